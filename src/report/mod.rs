@@ -1,0 +1,1 @@
+//! Exporters over one results model (placeholder; being written).

@@ -1,0 +1,1 @@
+//! Targets (placeholder; being written).
