@@ -1,1 +1,127 @@
-//! (placeholder)
+//! Stage one of the command line: clap turns arguments into strings and flags, nothing more.
+//! Stage two ([`crate::config`]) turns them into typed configuration and names the flag in
+//! every error.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+const COREDATA_EXAMPLES: &str = "\
+Examples:
+  edgebench coredata
+      Spawn private redis-servers and run the ten EdgeX core-data benchmarks over TCP and
+      over a Unix socket; print the benchtomd table; write every format to results/.
+  edgebench coredata --target redis-uds --bench 'Count|ById' --benchtime 2s --count 5
+      Only the count and by-id benchmarks, over a Unix socket, 2 s rounds, 5 repetitions.
+  edgebench coredata --target prod=redis://10.0.0.5:6379,local=redis+unix:///run/redis.sock
+      Your own servers, columns named 'prod' and 'local' (the benchmarks delete event*
+      and reading* keys there: use a database you can spare).
+  edgebench coredata --benchtime 100x --format md,go > bench.txt
+      Exactly 100 iterations per benchmark; print the table and Go text (for benchstat).";
+
+const BENCHTOMD_EXAMPLES: &str = "\
+Examples:
+  go test -bench . -benchmem | tee results.txt; edgebench report benchtomd results.txt
+  edgebench report benchtomd - < results.txt";
+
+/// edgebench: what does it cost to keep your edge/IoT data in Redis over TCP, over a Unix
+/// socket, in-process, or in a document store, for your workload?
+#[derive(Debug, Parser)]
+#[command(name = "edgebench", version, propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the EdgeX core-data benchmarks (the 2018 EdgeX/Redis PoC) against each target.
+    #[command(after_help = COREDATA_EXAMPLES)]
+    Coredata(CoreDataArgs),
+    /// Turn results into tables.
+    #[command(subcommand)]
+    Report(ReportCommand),
+}
+
+/// `edgebench coredata` flags.
+#[derive(Debug, Args)]
+pub struct CoreDataArgs {
+    /// Where to run: redis-tcp, redis-uds (each spawns a private redis-server from PATH),
+    /// redis://HOST:PORT, redis+unix:///PATH, or NAME=any of these to name the column.
+    /// Repeatable; takes comma-separated lists. Default: redis-tcp,redis-uds.
+    #[arg(short = 't', long = "target", value_name = "T")]
+    pub targets: Vec<String>,
+
+    /// Run only benchmarks matching this regular expression, as go test -bench does;
+    /// TARGET/BENCH matches the column and the benchmark separately.
+    #[arg(long, value_name = "REGEX")]
+    pub bench: Option<String>,
+
+    /// How long each benchmark's measured round lasts (1s, 500ms, 1m30s), or Nx for exactly
+    /// N iterations.
+    #[arg(long, value_name = "D|Nx", default_value = "1s")]
+    pub benchtime: String,
+
+    /// Run each benchmark N times; tables show the median, percentiles the spread.
+    #[arg(long, value_name = "N", default_value = "1")]
+    pub count: String,
+
+    /// What to print on stdout at the end, comma-separated: md (benchtomd table), go (Go
+    /// benchmark text for benchstat), pct (percentile table), csv, json. Every format is
+    /// written to the results directory regardless.
+    #[arg(long, value_name = "LIST", default_value = "md")]
+    pub format: String,
+
+    /// Write the results files into DIR instead of results/<timestamp>-coredata/.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+/// `edgebench report ...`
+#[derive(Debug, Subcommand)]
+pub enum ReportCommand {
+    /// Read `go test -bench` output and print the markdown table, like benchtomd.awk.
+    #[command(after_help = BENCHTOMD_EXAMPLES)]
+    Benchtomd {
+        /// The file to read; `-` or nothing reads stdin.
+        #[arg(value_name = "FILE|-")]
+        file: Option<PathBuf>,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn coredata_flags_parse_as_strings() {
+        let cli = Cli::try_parse_from([
+            "edgebench",
+            "coredata",
+            "--target",
+            "redis-tcp,redis-uds",
+            "-t",
+            "x=redis://h:1",
+            "--benchtime",
+            "100x",
+            "--count",
+            "3",
+        ])
+        .unwrap();
+        let Command::Coredata(a) = cli.command else {
+            panic!("expected coredata")
+        };
+        assert_eq!(a.targets, vec!["redis-tcp,redis-uds", "x=redis://h:1"]);
+        assert_eq!(a.benchtime, "100x");
+        assert_eq!(a.count, "3");
+        assert_eq!(a.format, "md");
+    }
+}

@@ -17,7 +17,6 @@
 //! - [`config`] and [`cli`]: the two-stage command line.
 
 pub mod cli;
-pub mod config;
 pub mod model;
 pub mod report;
 pub mod results;

@@ -4,7 +4,7 @@
 //! has one [`Measurement`] per `--count` repetition. Summaries across repetitions (median and
 //! spread) are computed here, once, so every exporter shows the same figures.
 //!
-//! Each measurement keeps its full HDR histogram (serialized, base64 V2 format) so results of
+//! Each measurement keeps its full HDR histogram (HdrHistogram's compressed V2 encoding, base64) so results of
 //! several runs or hosts can later be merged exactly, not just their percentiles.
 
 use serde::{Deserialize, Serialize};
@@ -86,7 +86,8 @@ pub struct Measurement {
     pub p999_ns: u64,
     /// Slowest single operation, ns.
     pub max_ns: u64,
-    /// The round's full latency histogram, HDR V2 serialization, base64.
+    /// The round's full latency histogram: HdrHistogram V2 compressed encoding, base64 (the
+    /// form of HdrHistogram interval logs), so runs can be merged without losing precision.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub histogram: String,
 }

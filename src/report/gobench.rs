@@ -1,0 +1,223 @@
+//! Go benchmark text, byte for byte as Go's `testing` package prints it, so `benchstat` (and
+//! any script written for `go test -bench` output, such as benchtomd.awk) reads edgebench runs.
+//!
+//! Each target becomes a top-level benchmark and each workload benchmark a sub-benchmark:
+//! `BenchmarkRedisDB_TCP/AddReading-4`. Every repetition is its own line, as `go test -count`
+//! prints them, because benchstat computes its own statistics from the repetitions. The
+//! formatting rules (name padding, `%8d`, the significant-digit table of `prettyPrint`) are
+//! Go's, from `src/testing/benchmark.go`.
+
+use std::fmt::Write as _;
+use std::io;
+
+use super::Exporter;
+use crate::results::{Measurement, RunResults};
+
+/// The Go benchmark text exporter (`bench.txt`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GoBench;
+
+impl Exporter for GoBench {
+    fn file_name(&self) -> &'static str {
+        "bench.txt"
+    }
+
+    fn render(&self, results: &RunResults) -> io::Result<Vec<u8>> {
+        Ok(text(results).into_bytes())
+    }
+}
+
+/// The whole file: configuration header, one line per repetition, `PASS`.
+pub fn text(results: &RunResults) -> String {
+    let meta = &results.meta;
+    let mut out = String::new();
+    // Writing to a String cannot fail.
+    let _ = writeln!(out, "goos: {}", meta.goos);
+    let _ = writeln!(out, "goarch: {}", meta.goarch);
+    let _ = writeln!(out, "pkg: edgebench/{}", meta.workload);
+    if !meta.cpu.is_empty() {
+        let _ = writeln!(out, "cpu: {}", meta.cpu);
+    }
+
+    let lines: Vec<(String, &Measurement)> = results
+        .targets
+        .iter()
+        .flat_map(|t| {
+            t.benchmarks.iter().flat_map(move |b| {
+                let name = bench_name(&t.name, &b.name, meta.procs);
+                b.runs.iter().map(move |m| (name.clone(), m))
+            })
+        })
+        .collect();
+    // Go pads every name to the longest benchmark name of the run, so the columns line up.
+    let width = lines
+        .iter()
+        .map(|(name, _)| name.chars().count())
+        .max()
+        .unwrap_or(0);
+    for (name, m) in &lines {
+        let _ = writeln!(
+            out,
+            "{name:<width$}\t{:8}\t{} ns/op\t{:8} B/op\t{:8} allocs/op",
+            m.n,
+            pretty_ns(m.ns_per_op),
+            m.bytes_per_op,
+            m.allocs_per_op
+        );
+    }
+    out.push_str("PASS\n");
+    out
+}
+
+/// `Benchmark{target}/{bench}-{procs}`. Go leaves the `-N` suffix out when GOMAXPROCS is 1
+/// (`benchmarkName`), and rewrites spaces in names to `_` (`rewrite`), because benchstat splits
+/// lines on whitespace; both rules are followed here.
+fn bench_name(target: &str, bench: &str, procs: usize) -> String {
+    let clean = |s: &str| s.replace(char::is_whitespace, "_");
+    let name = format!("Benchmark{}/{}", clean(target), clean(bench));
+    if procs > 1 {
+        format!("{name}-{procs}")
+    } else {
+        name
+    }
+}
+
+/// ns/op as Go's `prettyPrint` prints it: a fixed width, and more decimals the smaller the value,
+/// so that about four significant digits show.
+fn pretty_ns(x: f64) -> String {
+    let y = x.abs();
+    let (width, decimals) = if y == 0.0 || y >= 999.95 {
+        (10, 0)
+    } else if y >= 99.995 {
+        (12, 1)
+    } else if y >= 9.9995 {
+        (13, 2)
+    } else if y >= 0.99995 {
+        (14, 3)
+    } else if y >= 0.099995 {
+        (15, 4)
+    } else if y >= 0.0099995 {
+        (16, 5)
+    } else if y >= 0.00099995 {
+        (17, 6)
+    } else {
+        (18, 7)
+    };
+    // Rust's `{:.N}` rounds the exact binary value with ties to even, as Go's `%.Nf` does.
+    format!("{x:>width$.decimals$}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::benchtomd::parse_go_bench;
+    use crate::report::fixture;
+
+    #[test]
+    fn snapshot() {
+        insta::assert_snapshot!(text(&fixture::run()), @r#"
+            goos: linux
+            goarch: amd64
+            pkg: edgebench/coredata
+            cpu: Intel(R) Xeon(R) CPU E5-2686 v4 @ 2.30GHz
+            BenchmarkRedisDB_TCP/AddReading-4	   20000	     76292 ns/op	    1019 B/op	      42 allocs/op
+            BenchmarkRedisDB_TCP/AddReading-4	   20000	     70100 ns/op	    1019 B/op	      42 allocs/op
+            BenchmarkRedisDB_TCP/AddReading-4	   20000	     81000 ns/op	    1020 B/op	      42 allocs/op
+            BenchmarkRedisDB_TCP/Events-4    	      20	 100022091 ns/op	 1796015 B/op	   28010 allocs/op
+            BenchmarkRedisDB_TCP/EventCount-4	 5000000	       210.4 ns/op	       0 B/op	       0 allocs/op
+            BenchmarkMongoDB/AddReading-4    	   10000	    146033 ns/op	    3632 B/op	      70 allocs/op
+            BenchmarkMongoDB/EventCount-4    	   20000	     94343 ns/op	    1832 B/op	      43 allocs/op
+            PASS
+            "#);
+    }
+
+    #[test]
+    fn line_matches_go_output() {
+        let mut results = fixture::run();
+        results.meta.procs = 2;
+        results.targets.truncate(1);
+        results.targets[0].benchmarks.truncate(1);
+        results.targets[0].benchmarks[0].runs.truncate(1);
+        let text = text(&results);
+        let line = text.lines().find(|l| l.starts_with("Benchmark")).unwrap();
+        assert_eq!(
+            line,
+            "BenchmarkRedisDB_TCP/AddReading-2\t   20000\t     76292 ns/op\t    1019 B/op\t      42 allocs/op"
+        );
+    }
+
+    #[test]
+    fn pretty_print_thresholds() {
+        // Each row of Go's prettyPrint table, at and just below its threshold.
+        assert_eq!(pretty_ns(0.0), "         0");
+        assert_eq!(pretty_ns(999.95), "      1000");
+        assert_eq!(pretty_ns(999.94), "       999.9");
+        assert_eq!(pretty_ns(99.995), "       100.0");
+        assert_eq!(pretty_ns(99.99), "        99.99");
+        assert_eq!(pretty_ns(9.9995), "        10.00");
+        assert_eq!(pretty_ns(9.999), "         9.999");
+        assert_eq!(pretty_ns(0.99995), "         1.000");
+        assert_eq!(pretty_ns(0.5), "         0.5000");
+        assert_eq!(pretty_ns(0.05), "         0.05000");
+        assert_eq!(pretty_ns(0.005), "         0.005000");
+        assert_eq!(pretty_ns(0.0001), "         0.0001000");
+        assert_eq!(pretty_ns(76292.0), "     76292");
+        assert_eq!(pretty_ns(475972675.0), " 475972675");
+    }
+
+    #[test]
+    fn procs_one_has_no_suffix_and_spaces_become_underscores() {
+        assert_eq!(
+            bench_name("Redis TCP", "Add Reading", 1),
+            "BenchmarkRedis_TCP/Add_Reading"
+        );
+        assert_eq!(
+            bench_name("RedisDB_TCP", "Events", 0),
+            "BenchmarkRedisDB_TCP/Events"
+        );
+        assert_eq!(
+            bench_name("RedisDB_TCP", "Events", 8),
+            "BenchmarkRedisDB_TCP/Events-8"
+        );
+    }
+
+    #[test]
+    fn round_trip_through_parse_go_bench() {
+        let original = fixture::run();
+        let parsed = parse_go_bench(&text(&original));
+        assert_eq!(parsed.meta.goos, original.meta.goos);
+        assert_eq!(parsed.meta.goarch, original.meta.goarch);
+        assert_eq!(parsed.meta.cpu, original.meta.cpu);
+        assert_eq!(parsed.meta.workload, original.meta.workload);
+        assert_eq!(parsed.meta.procs, original.meta.procs);
+        let figures = |m: &Measurement| {
+            (
+                m.n,
+                m.ns_per_op.round() as u64,
+                m.bytes_per_op,
+                m.allocs_per_op,
+            )
+        };
+        // The parser sorts targets by name, as benchtomd.awk does; compare by name.
+        assert_eq!(parsed.targets.len(), original.targets.len());
+        for want in &original.targets {
+            let got = parsed
+                .targets
+                .iter()
+                .find(|t| t.name == want.name)
+                .unwrap_or_else(|| panic!("target {} lost", want.name));
+            let names = |t: &crate::results::TargetResults| {
+                t.benchmarks
+                    .iter()
+                    .map(|b| b.name.clone())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(names(got), names(want));
+            for (g, w) in got.benchmarks.iter().zip(&want.benchmarks) {
+                let g: Vec<_> = g.runs.iter().map(figures).collect();
+                let w: Vec<_> = w.runs.iter().map(figures).collect();
+                assert_eq!(g, w, "{}/{}", want.name, got.name);
+            }
+        }
+    }
+}

@@ -1,0 +1,177 @@
+//! JSON: the whole results model, as serde writes it, for tools and for merging runs later.
+//!
+//! Nothing is summarised or dropped (each repetition keeps its serialized HDR histogram), so
+//! this file is the one that can be read back into a [`RunResults`] exactly. Pretty-printed
+//! with a trailing newline so it diffs well and ends like a text file.
+
+use std::io;
+
+use super::Exporter;
+use crate::results::RunResults;
+
+/// The JSON exporter (`results.json`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Json;
+
+impl Exporter for Json {
+    fn file_name(&self) -> &'static str {
+        "results.json"
+    }
+
+    fn render(&self, results: &RunResults) -> io::Result<Vec<u8>> {
+        let mut bytes = serde_json::to_vec_pretty(results)?;
+        bytes.push(b'\n');
+        Ok(bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixture;
+
+    #[test]
+    fn snapshot() {
+        let bytes = Json.render(&fixture::run()).unwrap();
+        insta::assert_snapshot!(String::from_utf8(bytes).unwrap(), @r#"
+            {
+              "meta": {
+                "workload": "coredata",
+                "version": "0.1.0",
+                "started": "2024-05-01T12:00:00Z",
+                "benchtime": "1s",
+                "count": 3,
+                "goos": "linux",
+                "goarch": "amd64",
+                "cpu": "Intel(R) Xeon(R) CPU E5-2686 v4 @ 2.30GHz",
+                "procs": 4
+              },
+              "targets": [
+                {
+                  "name": "RedisDB_TCP",
+                  "endpoint": "redis://127.0.0.1:6379",
+                  "benchmarks": [
+                    {
+                      "name": "AddReading",
+                      "runs": [
+                        {
+                          "n": 20000,
+                          "ns_per_op": 76292.0,
+                          "bytes_per_op": 1019,
+                          "allocs_per_op": 42,
+                          "p50_ns": 71000,
+                          "p90_ns": 88100,
+                          "p99_ns": 120300,
+                          "p999_ns": 250100,
+                          "max_ns": 1005000
+                        },
+                        {
+                          "n": 20000,
+                          "ns_per_op": 70100.4,
+                          "bytes_per_op": 1019,
+                          "allocs_per_op": 42,
+                          "p50_ns": 68000,
+                          "p90_ns": 80000,
+                          "p99_ns": 99900,
+                          "p999_ns": 200000,
+                          "max_ns": 900000
+                        },
+                        {
+                          "n": 20000,
+                          "ns_per_op": 81000.0,
+                          "bytes_per_op": 1020,
+                          "allocs_per_op": 42,
+                          "p50_ns": 75000,
+                          "p90_ns": 95000,
+                          "p99_ns": 130000,
+                          "p999_ns": 300000,
+                          "max_ns": 1200000
+                        }
+                      ]
+                    },
+                    {
+                      "name": "Events",
+                      "runs": [
+                        {
+                          "n": 20,
+                          "ns_per_op": 100022091.0,
+                          "bytes_per_op": 1796015,
+                          "allocs_per_op": 28010,
+                          "p50_ns": 99800000,
+                          "p90_ns": 101200000,
+                          "p99_ns": 104857600,
+                          "p999_ns": 104857600,
+                          "max_ns": 105000123
+                        }
+                      ]
+                    },
+                    {
+                      "name": "EventCount",
+                      "runs": [
+                        {
+                          "n": 5000000,
+                          "ns_per_op": 210.4,
+                          "bytes_per_op": 0,
+                          "allocs_per_op": 0,
+                          "p50_ns": 205,
+                          "p90_ns": 230,
+                          "p99_ns": 415,
+                          "p999_ns": 1005,
+                          "max_ns": 30015
+                        }
+                      ]
+                    }
+                  ]
+                },
+                {
+                  "name": "MongoDB",
+                  "endpoint": "mongodb://127.0.0.1:27017",
+                  "error": "connection reset by peer during Events",
+                  "benchmarks": [
+                    {
+                      "name": "AddReading",
+                      "runs": [
+                        {
+                          "n": 10000,
+                          "ns_per_op": 146033.0,
+                          "bytes_per_op": 3632,
+                          "allocs_per_op": 70,
+                          "p50_ns": 140000,
+                          "p90_ns": 160000,
+                          "p99_ns": 210000,
+                          "p999_ns": 400000,
+                          "max_ns": 2000000
+                        }
+                      ]
+                    },
+                    {
+                      "name": "EventCount",
+                      "runs": [
+                        {
+                          "n": 20000,
+                          "ns_per_op": 94343.0,
+                          "bytes_per_op": 1832,
+                          "allocs_per_op": 43,
+                          "p50_ns": 90000,
+                          "p90_ns": 99000,
+                          "p99_ns": 150000,
+                          "p999_ns": 300000,
+                          "max_ns": 600000
+                        }
+                      ]
+                    }
+                  ]
+                }
+              ]
+            }
+            "#);
+    }
+
+    #[test]
+    fn reads_back() {
+        let original = fixture::run();
+        let bytes = Json.render(&original).unwrap();
+        let back: RunResults = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(Json.render(&back).unwrap(), bytes);
+    }
+}

@@ -1,0 +1,111 @@
+//! The benchtomd table: one row per benchmark, one column per target, µs per op.
+//!
+//! It reproduces the layout of the `benchtomd.awk` script that formatted the original EdgeX
+//! Redis-vs-Mongo comparison, so old and new tables can be compared line by line: rows sorted
+//! byte-wise (awk `asorti`), cells truncated to whole microseconds with `,` separators (awk
+//! `%'d`). Two deliberate differences: columns keep the order the targets were given (awk sorts
+//! them; [`super::benchtomd::parse_go_bench`] sorts them when reading Go text, so the awk order
+//! comes back there), and values under 1 µs get two decimals, where awk would print a
+//! misleading `0`. A cell is the median repetition, so `--count` runs give a stable figure.
+
+use std::fmt::Write as _;
+use std::io;
+
+use super::{group_float, group_thousands, md_cell, Exporter};
+use crate::results::{Measurement, RunResults, TargetResults};
+
+/// The benchtomd table exporter (`results.md`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Markdown;
+
+impl Exporter for Markdown {
+    fn file_name(&self) -> &'static str {
+        "results.md"
+    }
+
+    fn render(&self, results: &RunResults) -> io::Result<Vec<u8>> {
+        Ok(table(results).into_bytes())
+    }
+}
+
+/// The table as text, ending with a newline. With no benchmarks at all it is still the header
+/// and divider, so a results file exists from the first write on.
+pub fn table(results: &RunResults) -> String {
+    // A target that finished nothing (e.g. unreachable) would only be a column of n/a; its
+    // error is reported in percentiles.md instead.
+    let columns: Vec<&TargetResults> = results
+        .targets
+        .iter()
+        .filter(|t| !t.benchmarks.is_empty())
+        .collect();
+    let mut out = String::from("| Benchmark |");
+    for t in &columns {
+        // Writing to a String cannot fail.
+        let _ = write!(out, " {} (micro/op) |", md_cell(&t.name));
+    }
+    out.push_str("\n|-|");
+    for _ in &columns {
+        out.push_str("-|");
+    }
+    out.push('\n');
+    for name in results.bench_names() {
+        let _ = write!(out, "| {} |", md_cell(&name));
+        for t in &columns {
+            let cell = t
+                .bench(&name)
+                .and_then(|b| b.median())
+                .map_or_else(|| "n/a".to_string(), micros_cell);
+            let _ = write!(out, " {cell} |");
+        }
+        out.push('\n');
+    }
+    out
+}
+
+// Room for `pub fn baseline_table(results: &RunResults, baseline: &str) -> Option<String>`
+// (each cell relative to one target's column); not needed yet.
+
+/// One cell: µs/op truncated like awk's `%'d`, or two decimals under 1 µs.
+fn micros_cell(m: &Measurement) -> String {
+    let micros = m.ns_per_op / 1000.0;
+    if m.ns_per_op < 1000.0 {
+        group_float(micros, 2)
+    } else {
+        // `as` saturates, so even an absurd value cannot panic here.
+        group_thousands(micros.trunc() as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixture;
+
+    #[test]
+    fn snapshot() {
+        insta::assert_snapshot!(table(&fixture::run()), @r#"
+            | Benchmark | RedisDB_TCP (micro/op) | MongoDB (micro/op) |
+            |-|-|-|
+            | AddReading | 76 | 146 |
+            | EventCount | 0.21 | 94 |
+            | Events | 100,022 | n/a |
+            "#);
+    }
+
+    #[test]
+    fn empty_run_still_has_header_and_divider() {
+        assert_eq!(table(&RunResults::default()), "| Benchmark |\n|-|\n");
+    }
+
+    #[test]
+    fn target_without_benchmarks_is_not_a_column() {
+        let mut results = fixture::run();
+        results.targets.push(TargetResults {
+            name: "RedisDB_UDS".into(),
+            endpoint: "unix:///tmp/redis.sock".into(),
+            error: Some("cannot connect to unix socket /tmp/redis.sock".into()),
+            benchmarks: Vec::new(),
+        });
+        assert_eq!(table(&results), table(&fixture::run()));
+    }
+}
