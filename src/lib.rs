@@ -16,7 +16,9 @@
 //! - [`report`]: exporters (benchtomd markdown, Go bench text, percentiles, CSV, JSON).
 //! - [`config`] and [`cli`]: the two-stage command line.
 
+pub mod app;
 pub mod cli;
+pub mod config;
 pub mod model;
 pub mod report;
 pub mod results;

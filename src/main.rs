@@ -1,1 +1,94 @@
-fn main() {}
+//! The `edgebench` binary: parse, configure, run, print. Everything else is in the library.
+
+use std::io::{Read, Write};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use clap::Parser;
+
+use edgebench::cli::{Cli, Command, ReportCommand};
+use edgebench::config::CoreDataConfig;
+use edgebench::report::{self, Format};
+use edgebench::runner::alloc::CountingAlloc;
+
+/// B/op and allocs/op, as `go test -benchmem` reports them.
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc;
+
+/// Exit status after Ctrl-C, as shells report a SIGINT death (128 + 2).
+const EXIT_INTERRUPTED: u8 = 130;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            // Not eprintln!: it panics when stderr is closed.
+            let _ = writeln!(std::io::stderr(), "edgebench: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Coredata(args) => {
+            let interrupted = Arc::new(AtomicBool::new(false));
+            let cfg = match CoreDataConfig::from_args(&args, interrupted.clone()) {
+                Ok(cfg) => cfg,
+                Err(e) => {
+                    let _ = writeln!(std::io::stderr(), "edgebench: {e}");
+                    return Ok(ExitCode::from(2));
+                }
+            };
+            let flag = interrupted.clone();
+            ctrlc::set_handler(move || {
+                if flag.swap(true, Ordering::Relaxed) {
+                    // A second Ctrl-C: stop now. Spawned servers die with us (PDEATHSIG).
+                    std::process::exit(i32::from(EXIT_INTERRUPTED));
+                }
+            })
+            .context("cannot install the Ctrl-C handler")?;
+
+            let outcome = edgebench::app::coredata(&cfg, &mut std::io::stderr())?;
+            let mut stdout = std::io::stdout().lock();
+            for format in &cfg.formats {
+                stdout.write_all(&format.exporter().render(&outcome.results)?)?;
+            }
+            stdout.flush()?;
+            let _ = writeln!(
+                std::io::stderr(),
+                "edgebench: results in {}",
+                outcome.dir.display()
+            );
+            Ok(if outcome.interrupted {
+                ExitCode::from(EXIT_INTERRUPTED)
+            } else if outcome.failed_targets > 0 {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Command::Report(ReportCommand::Benchtomd { file }) => {
+            let text = match file.as_deref() {
+                None => read_stdin()?,
+                Some(p) if p.as_os_str() == "-" => read_stdin()?,
+                Some(p) => std::fs::read_to_string(p)
+                    .with_context(|| format!("cannot read {}", p.display()))?,
+            };
+            let results = report::benchtomd::parse_go_bench(&text);
+            std::io::stdout().write_all(&Format::Markdown.exporter().render(&results)?)?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn read_stdin() -> anyhow::Result<String> {
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .context("cannot read standard input")?;
+    Ok(text)
+}

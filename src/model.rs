@@ -65,7 +65,7 @@ pub struct ObjectId([u8; 12]);
 
 impl ObjectId {
     /// A new id, unique within this process and ordered after every earlier one
-    /// (until the 24-bit counter has produced 2^23 ids, see [`counter`]).
+    /// (until the 24-bit counter has produced 2^23 ids; see `counter`).
     pub fn new() -> Self {
         let secs = SystemTime::now()
             .duration_since(UNIX_EPOCH)

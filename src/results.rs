@@ -178,7 +178,10 @@ mod tests {
         assert_eq!(b.median().unwrap().ns_per_op, 100.0);
         assert!((b.spread() - 0.10).abs() < 1e-12);
         // Even count: the lower middle repetition.
-        assert_eq!(bench(&[4.0, 1.0, 3.0, 2.0]).median().unwrap().ns_per_op, 2.0);
+        assert_eq!(
+            bench(&[4.0, 1.0, 3.0, 2.0]).median().unwrap().ns_per_op,
+            2.0
+        );
     }
 
     #[test]

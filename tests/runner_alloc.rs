@@ -13,9 +13,14 @@ static ALLOC: CountingAlloc = CountingAlloc;
 
 #[test]
 fn the_timing_loop_allocates_nothing_and_counts_what_the_op_allocates() {
-    let mut runner = Runner::new(BenchTime::Iterations(100_000), Arc::new(AtomicBool::new(false)));
+    let mut runner = Runner::new(
+        BenchTime::Iterations(100_000),
+        Arc::new(AtomicBool::new(false)),
+    );
 
-    let noop = runner.run(|i| black_box(Ok::<u64, ()>(i)).map(drop), |_| {}).unwrap();
+    let noop = runner
+        .run(|i| black_box(Ok::<u64, ()>(i)).map(drop), |_| {})
+        .unwrap();
     assert_eq!(noop.n, 100_000);
     assert_eq!((noop.allocs_per_op, noop.bytes_per_op), (0, 0));
 

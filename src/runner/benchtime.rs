@@ -85,9 +85,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, DurationError> {
         if num_len == 0 {
             return Err(err("expected a number"));
         }
-        let value: f64 = rest[..num_len]
-            .parse()
-            .map_err(|_| err("not a number"))?;
+        let value: f64 = rest[..num_len].parse().map_err(|_| err("not a number"))?;
         rest = &rest[num_len..];
         let unit_len = rest
             .find(|c: char| c.is_ascii_digit() || c == '.')

@@ -1,1 +1,979 @@
-//! The Redis store (placeholder; being written).
+//! The Redis store: the 2018 EdgeX `redis_client` layout and commands, over any transport.
+//!
+//! [`RedisStore`] is generic over [`redis::ConnectionLike`], so the same code runs over a TCP
+//! connection, a Unix-socket connection and (later) the in-process engine: whoever opens the
+//! connection ([`crate::target`]) picks the transport, and nothing here depends on it.
+//!
+//! It follows the 2018 client at `2e866b8` (`../shared/reference/edgex-core-data.md` §3):
+//! msgpack records stored under the bare id, sorted-set indexes (see `Keys`), every write one
+//! `MULTI … EXEC` round trip, range reads as `ZRANGE` + `MGET` ("local" mode, two round trips),
+//! and every event loading its readings with its own `ZRANGE` + `MGET`. That N+1 is what the
+//! Events benchmarks measure. It differs from 2018 on purpose in two places:
+//! - `event:readings:<id>` holds the bare hex ids, scored by position, so an event's readings
+//!   are really found and come back in the order they were added. The 2018 client stored
+//!   `ObjectIdHex("…")` and so never found them (§3.6).
+//! - An update rewrites the record and fixes only the indexes that changed, in one
+//!   `MULTI … EXEC`, where 2018 did delete + add.
+//!
+//! Invariant: every record is in exactly the indexes `Keys` lists for its kind, with
+//! `created` (or `pushed`) as its score. There is one exception. A reading deleted on its own
+//! stays a member of its event's `event:readings:<id>`, because a reading record does not name
+//! its event. Reads skip such members (their `MGET` entry is nil), and deleting the event
+//! unlinks the whole set.
+//!
+//! Updates read, merge and write without `WATCH`. A store is one connection used by one
+//! thread (see [`crate::store`]), and two writers updating the same record is not a workload
+//! we measure.
+
+use std::borrow::Cow;
+
+use redis::{ConnectionLike, Pipeline, RedisError, ToRedisArgs};
+use serde::{Deserialize, Serialize};
+
+use crate::model::{is_object_id, now_ms, Event, ObjectId, Reading};
+use crate::store::{CoreData, StoreError, StoreResult, UNLIMITED};
+
+/// The key layout of the 2018 client (reference §3.2), in one place.
+///
+/// | key | type | members (score) |
+/// |---|---|---|
+/// | `<id>` | string | msgpack [`RedisEvent`] or [`RedisReading`] |
+/// | `event` | zset | event ids (0, so lexicographic = id order) |
+/// | `event:created` | zset | event ids (created) |
+/// | `event:pushed` | zset | event ids (pushed; 0 = not pushed) |
+/// | `event:device:<d>` | zset | event ids (created) |
+/// | `event:readings:<eid>` | zset | the event's reading ids, bare hex (position 0..n-1) |
+/// | `reading` | zset | reading ids (0) |
+/// | `reading:created` | zset | reading ids (created) |
+/// | `reading:device:<d>` | zset | reading ids (created) |
+/// | `reading:name:<n>` | zset | reading ids (created) |
+///
+/// Every index key starts with `event` or `reading`, and every record is a member of `event`
+/// or `reading`. [`CoreData::scrub_all_events`] relies on both facts. Redis Cluster will need
+/// the keys of one write to share a slot: the hash tags go here and nowhere else.
+struct Keys;
+
+impl Keys {
+    const EVENTS: &'static str = "event";
+    const EVENTS_BY_CREATED: &'static str = "event:created";
+    const EVENTS_BY_PUSHED: &'static str = "event:pushed";
+    const READINGS: &'static str = "reading";
+    const READINGS_BY_CREATED: &'static str = "reading:created";
+    /// `SCAN` patterns that match every index key (but no record).
+    const INDEX_PATTERNS: [&'static str; 2] = ["event*", "reading*"];
+
+    /// The key of a record: its bare id, as in 2018.
+    fn record(id: &str) -> &str {
+        id
+    }
+
+    fn events_by_device(device: &str) -> String {
+        format!("event:device:{device}")
+    }
+
+    fn event_readings(event_id: &str) -> String {
+        format!("event:readings:{event_id}")
+    }
+
+    fn readings_by_device(device: &str) -> String {
+        format!("reading:device:{device}")
+    }
+
+    fn readings_by_name(name: &str) -> String {
+        format!("reading:name:{name}")
+    }
+}
+
+/// How many keys one `UNLINK` takes in [`RedisStore::scrub_all_events`] (the 2018 Lua chunk).
+const UNLINK_CHUNK: usize = 4096;
+/// `SCAN … COUNT` hint for the scrub; a throughput knob only, results don't depend on it.
+const SCAN_COUNT: usize = 1000;
+
+/// The stored form of a reading (2018 `RedisReading`, msgpack with field names).
+///
+/// `Cow` lets a write encode straight from the caller's [`Reading`] and a read decode into
+/// owned strings, with one struct for both. `deny_unknown_fields` keeps an event record from
+/// decoding as a reading, and the other way round (see [`decode_reading`]).
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RedisReading<'a> {
+    id: Cow<'a, str>,
+    pushed: i64,
+    created: i64,
+    origin: i64,
+    modified: i64,
+    device: Cow<'a, str>,
+    name: Cow<'a, str>,
+    value: Cow<'a, str>,
+}
+
+impl<'a> RedisReading<'a> {
+    fn of(r: &'a Reading) -> Self {
+        RedisReading {
+            id: Cow::Borrowed(&r.id),
+            pushed: r.pushed,
+            created: r.created,
+            origin: r.origin,
+            modified: r.modified,
+            device: Cow::Borrowed(&r.device),
+            name: Cow::Borrowed(&r.name),
+            value: Cow::Borrowed(&r.value),
+        }
+    }
+
+    fn into_reading(self) -> Reading {
+        Reading {
+            id: self.id.into_owned(),
+            pushed: self.pushed,
+            created: self.created,
+            origin: self.origin,
+            modified: self.modified,
+            device: self.device.into_owned(),
+            name: self.name.into_owned(),
+            value: self.value.into_owned(),
+        }
+    }
+}
+
+/// The stored form of an event (2018 `RedisEvent`): its readings live in their own records,
+/// linked by `event:readings:<id>` (reference §3.3).
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RedisEvent<'a> {
+    id: Cow<'a, str>,
+    pushed: i64,
+    device: Cow<'a, str>,
+    created: i64,
+    modified: i64,
+    origin: i64,
+    event: Cow<'a, str>,
+}
+
+impl<'a> RedisEvent<'a> {
+    fn of(e: &'a Event) -> Self {
+        RedisEvent {
+            id: Cow::Borrowed(&e.id),
+            pushed: e.pushed,
+            device: Cow::Borrowed(&e.device),
+            created: e.created,
+            modified: e.modified,
+            origin: e.origin,
+            event: Cow::Borrowed(&e.event),
+        }
+    }
+
+    fn into_event(self) -> Event {
+        Event {
+            id: self.id.into_owned(),
+            pushed: self.pushed,
+            device: self.device.into_owned(),
+            created: self.created,
+            modified: self.modified,
+            origin: self.origin,
+            event: self.event.into_owned(),
+            readings: Vec::new(),
+        }
+    }
+}
+
+/// The [`CoreData`] store over one Redis connection, of any transport.
+pub struct RedisStore<C: ConnectionLike + Send> {
+    conn: C,
+}
+
+impl<C: ConnectionLike + Send> RedisStore<C> {
+    /// A store that talks over `conn`. The connection must be to database 0 of a server (or
+    /// engine) that holds only what this store wrote, or unrelated keys that start with
+    /// neither `event` nor `reading` ([`CoreData::scrub_all_events`] deletes those).
+    pub fn new(conn: C) -> Self {
+        RedisStore { conn }
+    }
+
+    /// Gives the connection back.
+    pub fn into_inner(self) -> C {
+        self.conn
+    }
+
+    fn query<T: redis::FromRedisValue>(&mut self, cmd: &redis::Cmd) -> StoreResult<T> {
+        cmd.query(&mut self.conn).map_err(backend)
+    }
+
+    fn run(&mut self, pipe: &Pipeline) -> StoreResult<()> {
+        pipe.query::<()>(&mut self.conn).map_err(backend)
+    }
+
+    /// The first `limit` members of a zset, by score then member.
+    fn zrange(&mut self, key: &str, limit: usize) -> StoreResult<Vec<String>> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let stop = i64::try_from(limit).map_or(-1, |n| n - 1);
+        self.query(redis::cmd("ZRANGE").arg(key).arg(0).arg(stop))
+    }
+
+    /// The first `limit` members with `min <= score <= max` (bounds in `ZRANGEBYSCORE` syntax).
+    fn zrange_by_score(
+        &mut self,
+        key: &str,
+        min: impl ToRedisArgs,
+        max: impl ToRedisArgs,
+        limit: usize,
+    ) -> StoreResult<Vec<String>> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let mut cmd = redis::cmd("ZRANGEBYSCORE");
+        cmd.arg(key).arg(min).arg(max);
+        if let Ok(count) = i64::try_from(limit) {
+            cmd.arg("LIMIT").arg(0).arg(count);
+        }
+        self.query(&cmd)
+    }
+
+    /// The records of `ids`, in order; `None` where an id names nothing.
+    fn mget(&mut self, ids: &[String]) -> StoreResult<Vec<Option<Vec<u8>>>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.query(redis::cmd("MGET").arg(ids))
+    }
+
+    /// The readings of `ids`, in order; ids that name nothing are skipped.
+    fn readings_at(&mut self, ids: &[String]) -> StoreResult<Vec<Reading>> {
+        let blobs = self.mget(ids)?;
+        ids.iter()
+            .zip(blobs)
+            .filter_map(|(id, blob)| blob.map(|b| decode_reading(id, &b)))
+            .collect()
+    }
+
+    /// The events of `ids`, each with its readings: one `ZRANGE` + `MGET` per event, as 2018.
+    fn events_at(&mut self, ids: &[String]) -> StoreResult<Vec<Event>> {
+        let blobs = self.mget(ids)?;
+        let mut events = Vec::with_capacity(blobs.len());
+        for (id, blob) in ids.iter().zip(blobs) {
+            if let Some(blob) = blob {
+                let mut e = decode_event(id, &blob)?;
+                self.load_readings(&mut e)?;
+                events.push(e);
+            }
+        }
+        Ok(events)
+    }
+
+    fn load_readings(&mut self, e: &mut Event) -> StoreResult<()> {
+        let ids = self.zrange(&Keys::event_readings(&e.id), UNLIMITED)?;
+        e.readings = self.readings_at(&ids)?;
+        Ok(())
+    }
+
+    fn get(&mut self, id: &str) -> StoreResult<Option<Vec<u8>>> {
+        self.query(redis::cmd("GET").arg(Keys::record(id)))
+    }
+
+    /// The event record (without readings); `NotFound` when `id` names no event.
+    fn event_record(&mut self, id: &str) -> StoreResult<Event> {
+        check_id(id)?;
+        let blob = self.get(id)?;
+        found_event(id, blob)
+    }
+
+    /// The reading record; `NotFound` when `id` names no reading.
+    fn reading_record(&mut self, id: &str) -> StoreResult<Reading> {
+        check_id(id)?;
+        let blob = self.get(id)?;
+        found_reading(id, blob)
+    }
+
+    /// `UNLINK`s `keys` in chunks, all chunks in one pipelined round trip.
+    fn unlink_all(&mut self, keys: &[String]) -> StoreResult<()> {
+        if keys.is_empty() {
+            return Ok(());
+        }
+        let mut pipe = redis::pipe();
+        for chunk in keys.chunks(UNLINK_CHUNK) {
+            pipe.cmd("UNLINK").arg(chunk);
+        }
+        self.run(&pipe)
+    }
+}
+
+impl<C: ConnectionLike + Send> CoreData for RedisStore<C> {
+    fn add_event(&mut self, e: &mut Event) -> StoreResult<String> {
+        e.id = ObjectId::new().to_string();
+        if e.created == 0 {
+            e.created = now_ms();
+        }
+        // 5 commands for the event, 5 per reading, 1 for the links (MULTI/EXEC are implicit).
+        let mut pipe = Pipeline::with_capacity(6 + 5 * e.readings.len());
+        pipe.atomic();
+        pipe.cmd("SET")
+            .arg(Keys::record(&e.id))
+            .arg(encode("event", &e.id, &RedisEvent::of(e))?);
+        pipe.cmd("ZADD").arg(Keys::EVENTS).arg(0).arg(&e.id);
+        pipe.cmd("ZADD")
+            .arg(Keys::EVENTS_BY_CREATED)
+            .arg(e.created)
+            .arg(&e.id);
+        pipe.cmd("ZADD")
+            .arg(Keys::EVENTS_BY_PUSHED)
+            .arg(e.pushed)
+            .arg(&e.id);
+        pipe.cmd("ZADD")
+            .arg(Keys::events_by_device(&e.device))
+            .arg(e.created)
+            .arg(&e.id);
+        for r in &mut e.readings {
+            r.id = ObjectId::new().to_string();
+            r.created = e.created;
+            if r.device.is_empty() {
+                r.device.clone_from(&e.device);
+            }
+            push_add_reading(&mut pipe, r)?;
+        }
+        if !e.readings.is_empty() {
+            let links = pipe.cmd("ZADD").arg(Keys::event_readings(&e.id));
+            for (position, r) in e.readings.iter().enumerate() {
+                links.arg(position).arg(&r.id);
+            }
+        }
+        self.run(&pipe)?;
+        Ok(e.id.clone())
+    }
+
+    fn update_event(&mut self, e: &Event) -> StoreResult<()> {
+        let mut stored = self.event_record(&e.id)?;
+        let mut pipe = redis::pipe();
+        pipe.atomic();
+        if e.pushed != 0 && e.pushed != stored.pushed {
+            stored.pushed = e.pushed;
+            pipe.cmd("ZADD")
+                .arg(Keys::EVENTS_BY_PUSHED)
+                .arg(e.pushed)
+                .arg(&e.id);
+        }
+        if !e.device.is_empty() && e.device != stored.device {
+            pipe.cmd("ZREM")
+                .arg(Keys::events_by_device(&stored.device))
+                .arg(&e.id);
+            pipe.cmd("ZADD")
+                .arg(Keys::events_by_device(&e.device))
+                .arg(stored.created)
+                .arg(&e.id);
+            stored.device.clone_from(&e.device);
+        }
+        if e.origin != 0 {
+            stored.origin = e.origin;
+        }
+        if !e.event.is_empty() {
+            stored.event.clone_from(&e.event);
+        }
+        stored.modified = now_ms();
+        pipe.cmd("SET").arg(Keys::record(&e.id)).arg(encode(
+            "event",
+            &e.id,
+            &RedisEvent::of(&stored),
+        )?);
+        self.run(&pipe)
+    }
+
+    fn event_by_id(&mut self, id: &str) -> StoreResult<Event> {
+        let mut e = self.event_record(id)?;
+        self.load_readings(&mut e)?;
+        Ok(e)
+    }
+
+    fn event_count(&mut self) -> StoreResult<usize> {
+        self.query(redis::cmd("ZCARD").arg(Keys::EVENTS))
+    }
+
+    fn event_count_by_device(&mut self, device: &str) -> StoreResult<usize> {
+        self.query(redis::cmd("ZCARD").arg(Keys::events_by_device(device)))
+    }
+
+    fn delete_event_by_id(&mut self, id: &str) -> StoreResult<()> {
+        let e = self.event_by_id(id)?;
+        let links = Keys::event_readings(id);
+        let mut pipe = redis::pipe();
+        pipe.atomic();
+        // The links key goes too, with any members whose readings were deleted on their own.
+        pipe.cmd("UNLINK").arg(Keys::record(id)).arg(&links);
+        pipe.cmd("ZREM").arg(Keys::EVENTS).arg(id);
+        pipe.cmd("ZREM").arg(Keys::EVENTS_BY_CREATED).arg(id);
+        pipe.cmd("ZREM").arg(Keys::EVENTS_BY_PUSHED).arg(id);
+        pipe.cmd("ZREM")
+            .arg(Keys::events_by_device(&e.device))
+            .arg(id);
+        for r in &e.readings {
+            push_remove_reading(&mut pipe, r);
+        }
+        self.run(&pipe)
+    }
+
+    fn events(&mut self) -> StoreResult<Vec<Event>> {
+        let ids = self.zrange(Keys::EVENTS, UNLIMITED)?;
+        self.events_at(&ids)
+    }
+
+    fn events_for_device_limit(&mut self, device: &str, limit: usize) -> StoreResult<Vec<Event>> {
+        let ids = self.zrange(&Keys::events_by_device(device), limit)?;
+        self.events_at(&ids)
+    }
+
+    fn events_by_creation_time(
+        &mut self,
+        start_ms: i64,
+        end_ms: i64,
+        limit: usize,
+    ) -> StoreResult<Vec<Event>> {
+        let ids = self.zrange_by_score(Keys::EVENTS_BY_CREATED, start_ms, end_ms, limit)?;
+        self.events_at(&ids)
+    }
+
+    fn events_older_than_age(&mut self, age_ms: i64) -> StoreResult<Vec<Event>> {
+        // `(` makes the bound exclusive: created < now - age.
+        let cutoff = format!("({}", now_ms().saturating_sub(age_ms));
+        let ids = self.zrange_by_score(Keys::EVENTS_BY_CREATED, "-inf", cutoff, UNLIMITED)?;
+        self.events_at(&ids)
+    }
+
+    fn events_pushed(&mut self) -> StoreResult<Vec<Event>> {
+        // pushed is never negative, so `(0` is exactly pushed != 0.
+        let ids = self.zrange_by_score(Keys::EVENTS_BY_PUSHED, "(0", "+inf", UNLIMITED)?;
+        self.events_at(&ids)
+    }
+
+    fn scrub_all_events(&mut self) -> StoreResult<()> {
+        // Records first (they match no pattern), then every index key.
+        for collection in [Keys::EVENTS, Keys::READINGS] {
+            let ids = self.zrange(collection, UNLIMITED)?;
+            self.unlink_all(&ids)?;
+        }
+        for pattern in Keys::INDEX_PATTERNS {
+            let mut cursor: u64 = 0;
+            loop {
+                let (next, keys): (u64, Vec<String>) = self.query(
+                    redis::cmd("SCAN")
+                        .arg(cursor)
+                        .arg("MATCH")
+                        .arg(pattern)
+                        .arg("COUNT")
+                        .arg(SCAN_COUNT),
+                )?;
+                // Deleting during a SCAN is safe: SCAN still returns every key that stays.
+                self.unlink_all(&keys)?;
+                if next == 0 {
+                    break;
+                }
+                cursor = next;
+            }
+        }
+        Ok(())
+    }
+
+    fn add_reading(&mut self, r: &mut Reading) -> StoreResult<String> {
+        r.id = ObjectId::new().to_string();
+        if r.created == 0 {
+            r.created = now_ms();
+        }
+        let mut pipe = Pipeline::with_capacity(5);
+        pipe.atomic();
+        push_add_reading(&mut pipe, r)?;
+        self.run(&pipe)?;
+        Ok(r.id.clone())
+    }
+
+    fn update_reading(&mut self, r: &Reading) -> StoreResult<()> {
+        let mut stored = self.reading_record(&r.id)?;
+        let mut pipe = redis::pipe();
+        pipe.atomic();
+        if !r.device.is_empty() && r.device != stored.device {
+            pipe.cmd("ZREM")
+                .arg(Keys::readings_by_device(&stored.device))
+                .arg(&r.id);
+            pipe.cmd("ZADD")
+                .arg(Keys::readings_by_device(&r.device))
+                .arg(stored.created)
+                .arg(&r.id);
+            stored.device.clone_from(&r.device);
+        }
+        if !r.name.is_empty() && r.name != stored.name {
+            pipe.cmd("ZREM")
+                .arg(Keys::readings_by_name(&stored.name))
+                .arg(&r.id);
+            pipe.cmd("ZADD")
+                .arg(Keys::readings_by_name(&r.name))
+                .arg(stored.created)
+                .arg(&r.id);
+            stored.name.clone_from(&r.name);
+        }
+        if r.pushed != 0 {
+            stored.pushed = r.pushed;
+        }
+        if r.origin != 0 {
+            stored.origin = r.origin;
+        }
+        if !r.value.is_empty() {
+            stored.value.clone_from(&r.value);
+        }
+        stored.modified = now_ms();
+        pipe.cmd("SET").arg(Keys::record(&r.id)).arg(encode(
+            "reading",
+            &r.id,
+            &RedisReading::of(&stored),
+        )?);
+        self.run(&pipe)
+    }
+
+    fn readings(&mut self) -> StoreResult<Vec<Reading>> {
+        let ids = self.zrange(Keys::READINGS, UNLIMITED)?;
+        self.readings_at(&ids)
+    }
+
+    fn reading_by_id(&mut self, id: &str) -> StoreResult<Reading> {
+        self.reading_record(id)
+    }
+
+    fn reading_count(&mut self) -> StoreResult<usize> {
+        self.query(redis::cmd("ZCARD").arg(Keys::READINGS))
+    }
+
+    fn delete_reading_by_id(&mut self, id: &str) -> StoreResult<()> {
+        let r = self.reading_record(id)?;
+        let mut pipe = redis::pipe();
+        pipe.atomic();
+        pipe.cmd("UNLINK").arg(Keys::record(id));
+        push_remove_reading(&mut pipe, &r);
+        self.run(&pipe)
+    }
+
+    fn readings_by_device(&mut self, device: &str, limit: usize) -> StoreResult<Vec<Reading>> {
+        let ids = self.zrange(&Keys::readings_by_device(device), limit)?;
+        self.readings_at(&ids)
+    }
+
+    fn readings_by_name(&mut self, name: &str, limit: usize) -> StoreResult<Vec<Reading>> {
+        let ids = self.zrange(&Keys::readings_by_name(name), limit)?;
+        self.readings_at(&ids)
+    }
+
+    fn readings_by_names(&mut self, names: &[&str], limit: usize) -> StoreResult<Vec<Reading>> {
+        let mut readings = Vec::new();
+        for name in names {
+            let left = limit - readings.len();
+            if left == 0 {
+                break;
+            }
+            readings.append(&mut self.readings_by_name(name, left)?);
+        }
+        Ok(readings)
+    }
+
+    fn readings_by_creation_time(
+        &mut self,
+        start_ms: i64,
+        end_ms: i64,
+        limit: usize,
+    ) -> StoreResult<Vec<Reading>> {
+        let ids = self.zrange_by_score(Keys::READINGS_BY_CREATED, start_ms, end_ms, limit)?;
+        self.readings_at(&ids)
+    }
+
+    fn readings_by_device_and_name(
+        &mut self,
+        device: &str,
+        name: &str,
+        limit: usize,
+    ) -> StoreResult<Vec<Reading>> {
+        // As 2018: the device's readings in order, filtered by a pipelined ZSCORE in the name
+        // index. The limit applies after the filter, so the result is exact.
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let by_device = self.zrange(&Keys::readings_by_device(device), UNLIMITED)?;
+        if by_device.is_empty() {
+            return Ok(Vec::new());
+        }
+        let name_key = Keys::readings_by_name(name);
+        let mut pipe = Pipeline::with_capacity(by_device.len());
+        for id in &by_device {
+            pipe.cmd("ZSCORE").arg(&name_key).arg(id);
+        }
+        let scores: Vec<Option<f64>> = pipe.query(&mut self.conn).map_err(backend)?;
+        let ids: Vec<String> = by_device
+            .into_iter()
+            .zip(scores)
+            .filter_map(|(id, score)| score.map(|_| id))
+            .take(limit)
+            .collect();
+        self.readings_at(&ids)
+    }
+}
+
+/// Queues the SET and the four index ZADDs of one reading.
+fn push_add_reading(pipe: &mut Pipeline, r: &Reading) -> StoreResult<()> {
+    pipe.cmd("SET")
+        .arg(Keys::record(&r.id))
+        .arg(encode("reading", &r.id, &RedisReading::of(r))?);
+    pipe.cmd("ZADD").arg(Keys::READINGS).arg(0).arg(&r.id);
+    pipe.cmd("ZADD")
+        .arg(Keys::READINGS_BY_CREATED)
+        .arg(r.created)
+        .arg(&r.id);
+    pipe.cmd("ZADD")
+        .arg(Keys::readings_by_device(&r.device))
+        .arg(r.created)
+        .arg(&r.id);
+    pipe.cmd("ZADD")
+        .arg(Keys::readings_by_name(&r.name))
+        .arg(r.created)
+        .arg(&r.id);
+    Ok(())
+}
+
+/// Queues the UNLINK of a reading record and its removal from the four reading indexes.
+fn push_remove_reading(pipe: &mut Pipeline, r: &Reading) {
+    pipe.cmd("UNLINK").arg(Keys::record(&r.id));
+    pipe.cmd("ZREM").arg(Keys::READINGS).arg(&r.id);
+    pipe.cmd("ZREM").arg(Keys::READINGS_BY_CREATED).arg(&r.id);
+    pipe.cmd("ZREM")
+        .arg(Keys::readings_by_device(&r.device))
+        .arg(&r.id);
+    pipe.cmd("ZREM")
+        .arg(Keys::readings_by_name(&r.name))
+        .arg(&r.id);
+}
+
+fn check_id(id: &str) -> StoreResult<()> {
+    if is_object_id(id) {
+        Ok(())
+    } else {
+        Err(StoreError::InvalidId(id.to_string()))
+    }
+}
+
+fn backend(e: RedisError) -> StoreError {
+    let message = if e.is_io_error() {
+        format!("{e} (connection lost: is the server still running?)")
+    } else {
+        e.to_string()
+    };
+    StoreError::Backend {
+        backend: "redis",
+        message,
+    }
+}
+
+fn encode<T: Serialize>(kind: &'static str, id: &str, record: &T) -> StoreResult<Vec<u8>> {
+    rmp_serde::to_vec_named(record).map_err(|e| StoreError::Backend {
+        backend: "redis",
+        message: format!("cannot encode {kind} {id}: {e}"),
+    })
+}
+
+fn decode_reading(id: &str, blob: &[u8]) -> StoreResult<Reading> {
+    rmp_serde::from_slice::<RedisReading>(blob)
+        .map(RedisReading::into_reading)
+        .map_err(|e| StoreError::Decode {
+            kind: "reading",
+            id: id.to_string(),
+            reason: e.to_string(),
+        })
+}
+
+fn decode_event(id: &str, blob: &[u8]) -> StoreResult<Event> {
+    rmp_serde::from_slice::<RedisEvent>(blob)
+        .map(RedisEvent::into_event)
+        .map_err(|e| StoreError::Decode {
+            kind: "event",
+            id: id.to_string(),
+            reason: e.to_string(),
+        })
+}
+
+/// The result of a by-id `GET` as an event. Events and readings share the id key space, so
+/// a reading's id names no event: `NotFound`, as on a backend with one table per kind.
+fn found_event(id: &str, blob: Option<Vec<u8>>) -> StoreResult<Event> {
+    let not_found = || StoreError::NotFound {
+        kind: "event",
+        id: id.to_string(),
+    };
+    let blob = blob.ok_or_else(not_found)?;
+    decode_event(id, &blob).map_err(|e| {
+        if decode_reading(id, &blob).is_ok() {
+            not_found()
+        } else {
+            e
+        }
+    })
+}
+
+/// The result of a by-id `GET` as a reading; an event's id is `NotFound` (see [`found_event`]).
+fn found_reading(id: &str, blob: Option<Vec<u8>>) -> StoreResult<Reading> {
+    let not_found = || StoreError::NotFound {
+        kind: "reading",
+        id: id.to_string(),
+    };
+    let blob = blob.ok_or_else(not_found)?;
+    decode_reading(id, &blob).map_err(|e| {
+        if decode_event(id, &blob).is_ok() {
+            not_found()
+        } else {
+            e
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    //! The wire shape of the store's calls, against a recording connection: which commands,
+    //! in how many round trips. The results themselves are checked against real servers by
+    //! `tests/conformance.rs`.
+
+    use std::collections::VecDeque;
+
+    use redis::{RedisResult, Value};
+
+    use super::*;
+
+    /// Records every request (one per round trip) and answers from a script; unscripted
+    /// requests get a harmless default.
+    #[derive(Default)]
+    struct Recorder {
+        requests: Vec<Vec<Vec<String>>>,
+        replies: VecDeque<Value>,
+    }
+
+    impl ConnectionLike for Recorder {
+        fn req_packed_command(&mut self, cmd: &[u8]) -> RedisResult<Value> {
+            self.requests.push(parse_commands(cmd));
+            Ok(self.replies.pop_front().unwrap_or(Value::Nil))
+        }
+
+        fn req_packed_commands(
+            &mut self,
+            cmd: &[u8],
+            offset: usize,
+            count: usize,
+        ) -> RedisResult<Vec<Value>> {
+            self.requests.push(parse_commands(cmd));
+            Ok(match self.replies.pop_front() {
+                Some(Value::Array(items)) if offset == 0 => items,
+                Some(reply) => vec![reply],
+                // MULTI … EXEC: the EXEC reply, one entry per queued command.
+                None if offset > 0 => vec![Value::Array(vec![Value::Int(1); offset - 1])],
+                None => vec![Value::Nil; count],
+            })
+        }
+
+        fn get_db(&self) -> i64 {
+            0
+        }
+
+        fn check_connection(&mut self) -> bool {
+            true
+        }
+
+        fn is_open(&self) -> bool {
+            true
+        }
+    }
+
+    /// Splits packed RESP into commands, each a list of its arguments.
+    fn parse_commands(mut bytes: &[u8]) -> Vec<Vec<String>> {
+        fn line(bytes: &mut &[u8], prefix: u8) -> usize {
+            assert_eq!(bytes[0], prefix);
+            let end = bytes.windows(2).position(|w| w == b"\r\n").expect("CRLF");
+            let n = std::str::from_utf8(&bytes[1..end])
+                .expect("utf-8")
+                .parse()
+                .expect("n");
+            *bytes = &bytes[end + 2..];
+            n
+        }
+        let mut commands = Vec::new();
+        while !bytes.is_empty() {
+            let argc = line(&mut bytes, b'*');
+            let args = (0..argc)
+                .map(|_| {
+                    let len = line(&mut bytes, b'$');
+                    let arg = String::from_utf8_lossy(&bytes[..len]).into_owned();
+                    bytes = &bytes[len + 2..];
+                    arg
+                })
+                .collect();
+            commands.push(args);
+        }
+        commands
+    }
+
+    fn names(request: &[Vec<String>]) -> Vec<&str> {
+        request.iter().map(|args| args[0].as_str()).collect()
+    }
+
+    fn bulk(bytes: Vec<u8>) -> Value {
+        Value::BulkString(bytes)
+    }
+
+    fn ids(ids: &[&str]) -> Value {
+        Value::Array(ids.iter().map(|id| bulk(id.as_bytes().to_vec())).collect())
+    }
+
+    #[test]
+    fn add_event_is_one_multi_exec_of_33_commands_for_5_readings() {
+        let mut store = RedisStore::new(Recorder::default());
+        let mut e = Event {
+            device: "device0".into(),
+            readings: (0..5)
+                .map(|i| Reading {
+                    name: format!("name{i}"),
+                    ..Reading::default()
+                })
+                .collect(),
+            ..Event::default()
+        };
+        let id = store.add_event(&mut e).expect("add_event");
+        let requests = &store.conn.requests;
+        assert_eq!(requests.len(), 1, "one round trip");
+        let commands = &requests[0];
+        assert_eq!(commands.len(), 33);
+        let mut want = vec!["MULTI", "SET", "ZADD", "ZADD", "ZADD", "ZADD"];
+        for _ in 0..5 {
+            want.extend(["SET", "ZADD", "ZADD", "ZADD", "ZADD"]);
+        }
+        want.extend(["ZADD", "EXEC"]);
+        assert_eq!(names(commands), want);
+        let created = e.created.to_string();
+        assert_eq!(commands[2], ["ZADD", "event", "0", id.as_str()]);
+        assert_eq!(commands[3], ["ZADD", "event:created", &created, &id]);
+        assert_eq!(commands[4], ["ZADD", "event:pushed", "0", &id]);
+        assert_eq!(commands[5], ["ZADD", "event:device:device0", &created, &id]);
+        let r0 = &e.readings[0].id;
+        assert_eq!(commands[7], ["ZADD", "reading", "0", r0.as_str()]);
+        assert_eq!(commands[8], ["ZADD", "reading:created", &created, r0]);
+        assert_eq!(
+            commands[9],
+            ["ZADD", "reading:device:device0", &created, r0]
+        );
+        assert_eq!(commands[10], ["ZADD", "reading:name:name0", &created, r0]);
+        let mut links = vec!["ZADD".to_string(), format!("event:readings:{id}")];
+        for (i, r) in e.readings.iter().enumerate() {
+            links.extend([i.to_string(), r.id.clone()]);
+        }
+        assert_eq!(commands[31], links);
+    }
+
+    #[test]
+    fn add_reading_is_one_multi_exec_of_7_commands() {
+        let mut store = RedisStore::new(Recorder::default());
+        let mut r = Reading {
+            device: "device0".into(),
+            name: "test0".into(),
+            ..Reading::default()
+        };
+        store.add_reading(&mut r).expect("add_reading");
+        assert_eq!(store.conn.requests.len(), 1);
+        assert_eq!(
+            names(&store.conn.requests[0]),
+            ["MULTI", "SET", "ZADD", "ZADD", "ZADD", "ZADD", "EXEC"]
+        );
+    }
+
+    #[test]
+    fn range_reads_are_zrange_then_mget_and_skip_what_they_need_not_send() {
+        let mut store = RedisStore::new(Recorder::default());
+        // limit 0: no round trip at all.
+        assert_eq!(store.readings_by_device("d", 0).expect("read"), vec![]);
+        assert!(store.conn.requests.is_empty());
+        // Nothing in the index: no MGET.
+        store.conn.replies.push_back(ids(&[]));
+        assert_eq!(store.readings_by_device("d", 100).expect("read"), vec![]);
+        assert_eq!(
+            store.conn.requests,
+            [[["ZRANGE", "reading:device:d", "0", "99"]]]
+        );
+        store.conn.requests.clear();
+        store.conn.replies.push_back(ids(&[]));
+        store.readings_by_device("d", UNLIMITED).expect("read");
+        assert_eq!(
+            store.conn.requests,
+            [[["ZRANGE", "reading:device:d", "0", "-1"]]]
+        );
+    }
+
+    #[test]
+    fn an_event_is_get_then_zrange_then_mget_and_skips_deleted_readings() {
+        let id = ObjectId::new().to_string();
+        let (r0, gone) = (ObjectId::new().to_string(), ObjectId::new().to_string());
+        let event = Event {
+            id: id.clone(),
+            device: "d".into(),
+            ..Event::default()
+        };
+        let reading = Reading {
+            id: r0.clone(),
+            device: "d".into(),
+            ..Reading::default()
+        };
+        let mut store = RedisStore::new(Recorder::default());
+        store.conn.replies.extend([
+            bulk(encode("event", &id, &RedisEvent::of(&event)).expect("encode")),
+            ids(&[&r0, &gone]),
+            Value::Array(vec![
+                bulk(encode("reading", &r0, &RedisReading::of(&reading)).expect("encode")),
+                Value::Nil,
+            ]),
+        ]);
+        let got = store.event_by_id(&id).expect("event_by_id");
+        assert_eq!(
+            got,
+            Event {
+                readings: vec![reading],
+                ..event
+            }
+        );
+        let links = format!("event:readings:{id}");
+        assert_eq!(
+            store.conn.requests,
+            [
+                vec![vec!["GET".to_string(), id.clone()]],
+                vec![vec!["ZRANGE".into(), links, "0".into(), "-1".into()]],
+                vec![vec!["MGET".into(), r0, gone]],
+            ]
+        );
+    }
+
+    #[test]
+    fn records_are_msgpack_maps_with_the_2018_field_names_in_order() {
+        let r = Reading::default();
+        let e = Event::default();
+        let cases: [(Vec<u8>, &[&str]); 2] = [
+            (
+                encode("reading", "", &RedisReading::of(&r)).expect("encode"),
+                &[
+                    "id", "pushed", "created", "origin", "modified", "device", "name", "value",
+                ],
+            ),
+            (
+                encode("event", "", &RedisEvent::of(&e)).expect("encode"),
+                &[
+                    "id", "pushed", "device", "created", "modified", "origin", "event",
+                ],
+            ),
+        ];
+        for (blob, fields) in cases {
+            // A fixmap header (0x80 | entries), then each key as a fixstr (0xa0 | len).
+            assert_eq!(blob[0], 0x80 | fields.len() as u8);
+            let mut rest = &blob[1..];
+            for field in fields {
+                let mut key = vec![0xa0 | field.len() as u8];
+                key.extend_from_slice(field.as_bytes());
+                let at = rest
+                    .windows(key.len())
+                    .position(|w| w == key.as_slice())
+                    .unwrap_or_else(|| panic!("field {field} missing or out of order"));
+                rest = &rest[at + key.len()..];
+            }
+        }
+    }
+}

@@ -46,9 +46,15 @@ const PER_DEVICE: u64 = 100;
 /// Readings attached to each event.
 pub const READINGS_PER_EVENT: usize = 5;
 /// The reading names of an event, as in the 2018 harness.
-const EVENT_READING_NAMES: [&str; READINGS_PER_EVENT] = ["name0", "name1", "name2", "name3", "name4"];
+const EVENT_READING_NAMES: [&str; READINGS_PER_EVENT] =
+    ["name0", "name1", "name2", "name3", "name4"];
 
-const READ_READINGS: [&str; 4] = ["Readings", "ReadingCount", "ReadingById", "ReadingsByDevice"];
+const READ_READINGS: [&str; 4] = [
+    "Readings",
+    "ReadingCount",
+    "ReadingById",
+    "ReadingsByDevice",
+];
 const READ_EVENTS: [&str; 4] = ["Events", "EventCount", "EventById", "EventsForDevice"];
 
 /// What the workload reports while it runs.
@@ -117,13 +123,21 @@ pub fn run<C: Clock>(
     if selected("AddReading") {
         let mut reading = Reading::default();
         let (mut name, mut device) = (String::new(), String::new());
-        measure(runner, store, "AddReading", count, true, on, &mut |store, i| {
-            numbered(&mut name, "test", i);
-            numbered(&mut device, "device", i / PER_DEVICE);
-            reading.name.clone_from(&name);
-            reading.device.clone_from(&device);
-            store.add_reading(&mut reading).map(drop)
-        })?;
+        measure(
+            runner,
+            store,
+            "AddReading",
+            count,
+            true,
+            on,
+            &mut |store, i| {
+                numbered(&mut name, "test", i);
+                numbered(&mut device, "device", i / PER_DEVICE);
+                reading.name.clone_from(&name);
+                reading.device.clone_from(&device);
+                store.add_reading(&mut reading).map(drop)
+            },
+        )?;
     }
     if READ_READINGS.iter().any(|b| selected(b)) {
         on(Progress::Preparing("1,000 readings"));
@@ -136,31 +150,59 @@ pub fn run<C: Clock>(
             })?;
         }
         if selected("ReadingCount") {
-            measure(runner, store, "ReadingCount", count, false, on, &mut |s, _| {
-                s.reading_count().map(drop)
-            })?;
+            measure(
+                runner,
+                store,
+                "ReadingCount",
+                count,
+                false,
+                on,
+                &mut |s, _| s.reading_count().map(drop),
+            )?;
         }
         if selected("ReadingById") {
-            measure(runner, store, "ReadingById", count, false, on, &mut |s, i| {
-                s.reading_by_id(&ids[cycle(i)]).map(drop)
-            })?;
+            measure(
+                runner,
+                store,
+                "ReadingById",
+                count,
+                false,
+                on,
+                &mut |s, i| s.reading_by_id(&ids[cycle(i)]).map(drop),
+            )?;
         }
         if selected("ReadingsByDevice") {
-            measure(runner, store, "ReadingsByDevice", count, false, on, &mut |s, i| {
-                s.readings_by_device(&devices[device_of(i)], PER_DEVICE as usize)
-                    .map(drop)
-            })?;
+            measure(
+                runner,
+                store,
+                "ReadingsByDevice",
+                count,
+                false,
+                on,
+                &mut |s, i| {
+                    s.readings_by_device(&devices[device_of(i)], PER_DEVICE as usize)
+                        .map(drop)
+                },
+            )?;
         }
     }
 
     // ---- events phase ----
     if selected("AddEvent") {
         let mut device = String::new();
-        measure(runner, store, "AddEvent", count, true, on, &mut |store, i| {
-            numbered(&mut device, "device", i / PER_DEVICE);
-            let mut e = new_event(&device);
-            store.add_event(&mut e).map(drop)
-        })?;
+        measure(
+            runner,
+            store,
+            "AddEvent",
+            count,
+            true,
+            on,
+            &mut |store, i| {
+                numbered(&mut device, "device", i / PER_DEVICE);
+                let mut e = new_event(&device);
+                store.add_event(&mut e).map(drop)
+            },
+        )?;
     }
     if READ_EVENTS.iter().any(|b| selected(b)) {
         on(Progress::Preparing("1,000 events × 5 readings"));
@@ -173,9 +215,15 @@ pub fn run<C: Clock>(
             })?;
         }
         if selected("EventCount") {
-            measure(runner, store, "EventCount", count, false, on, &mut |s, _| {
-                s.event_count().map(drop)
-            })?;
+            measure(
+                runner,
+                store,
+                "EventCount",
+                count,
+                false,
+                on,
+                &mut |s, _| s.event_count().map(drop),
+            )?;
         }
         if selected("EventById") {
             measure(runner, store, "EventById", count, false, on, &mut |s, i| {
@@ -183,9 +231,15 @@ pub fn run<C: Clock>(
             })?;
         }
         if selected("EventsForDevice") {
-            measure(runner, store, "EventsForDevice", count, false, on, &mut |s, i| {
-                s.events_for_device(&devices[device_of(i)]).map(drop)
-            })?;
+            measure(
+                runner,
+                store,
+                "EventsForDevice",
+                count,
+                false,
+                on,
+                &mut |s, i| s.events_for_device(&devices[device_of(i)]).map(drop),
+            )?;
         }
     }
     scrub(store, "scrub")
@@ -249,7 +303,12 @@ fn prep_readings(store: &mut dyn CoreData) -> Result<Vec<String>, WorkloadError>
     let count = store.reading_count().map_err(err)?;
     expect(bench, "reading_count()", count, DATASET_SIZE)?;
     let first = store.reading_by_id(&ids[0]).map_err(err)?;
-    expect(bench, "reading_by_id(first).name", first.name.as_str(), "test0")?;
+    expect(
+        bench,
+        "reading_by_id(first).name",
+        first.name.as_str(),
+        "test0",
+    )?;
     Ok(ids)
 }
 
@@ -262,7 +321,12 @@ fn prep_events(store: &mut dyn CoreData) -> Result<Vec<String>, WorkloadError> {
         let mut e = new_event(&format!("device{}", i / PER_DEVICE));
         ids.push(store.add_event(&mut e).map_err(err)?);
     }
-    expect(bench, "event_count()", store.event_count().map_err(err)?, DATASET_SIZE)?;
+    expect(
+        bench,
+        "event_count()",
+        store.event_count().map_err(err)?,
+        DATASET_SIZE,
+    )?;
     expect(
         bench,
         "reading_count()",
@@ -271,7 +335,12 @@ fn prep_events(store: &mut dyn CoreData) -> Result<Vec<String>, WorkloadError> {
     )?;
     let first = store.event_by_id(&ids[0]).map_err(err)?;
     let names: Vec<&str> = first.readings.iter().map(|r| r.name.as_str()).collect();
-    expect(bench, "event_by_id(first) reading names", names, EVENT_READING_NAMES.to_vec())?;
+    expect(
+        bench,
+        "event_by_id(first) reading names",
+        names,
+        EVENT_READING_NAMES.to_vec(),
+    )?;
     Ok(ids)
 }
 

@@ -1,0 +1,337 @@
+//! A `redis-server` that this process starts, owns and stops.
+//!
+//! [`RedisServer::spawn`] runs `redis-server` from `PATH` (or from `EDGEBENCH_REDIS_SERVER`,
+//! see [`REDIS_SERVER_ENV`]) with persistence off, a private temporary directory for its
+//! files, and either a free TCP port on 127.0.0.1 or a Unix socket in that directory. It
+//! returns once the server answers `PING`. Dropping the guard stops the server (SIGTERM, then
+//! SIGKILL after 2 s) and removes the directory.
+//!
+//! Invariants: the server never outlives edgebench. It runs in its own process group, so a
+//! terminal's Ctrl-C reaches edgebench alone, and edgebench stops the server in order. It
+//! also gets `PR_SET_PDEATHSIG = SIGKILL`, so it dies if edgebench is killed outright.
+
+use std::fs::{self, File};
+use std::io;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use tempfile::TempDir;
+
+use super::Endpoint;
+
+/// Environment variable naming the `redis-server` binary to spawn, instead of the one on
+/// `PATH`. Its value is a path (anything containing `/`, e.g. `/opt/redis-7.2/bin/redis-server`)
+/// or a program name looked up on `PATH` (e.g. `redis-server-7.2`). Unset or empty means
+/// `redis-server`.
+pub const REDIS_SERVER_ENV: &str = "EDGEBENCH_REDIS_SERVER";
+
+/// How long a spawned server gets to answer PING. Startup without persistence takes a few ms;
+/// 5 s leaves room for a loaded CI machine.
+const START_TIMEOUT: Duration = Duration::from_secs(5);
+/// How often the startup loop polls; small against the startup time, so it costs little.
+const POLL_INTERVAL: Duration = Duration::from_millis(10);
+/// Per-attempt connect timeout while polling.
+const PING_TIMEOUT: Duration = Duration::from_millis(200);
+/// How long a stopping server gets after SIGTERM before SIGKILL.
+const STOP_TIMEOUT: Duration = Duration::from_secs(2);
+/// Attempts to start on a TCP port: another process can take the free port between our
+/// probe and redis-server's bind.
+const TCP_ATTEMPTS: usize = 3;
+/// `sun_path` holds 108 bytes, NUL included.
+const MAX_SOCKET_PATH: usize = 107;
+
+/// What a spawned server listens on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listen {
+    /// A free TCP port on 127.0.0.1.
+    Tcp,
+    /// A Unix socket in the server's temporary directory (no TCP port).
+    Unix,
+}
+
+/// Why a server could not be spawned. Each message is one line that names the fix.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SpawnError {
+    /// No `redis-server` on `PATH`, and `EDGEBENCH_REDIS_SERVER` unset.
+    #[error(
+        "redis-server not found on PATH: install it (apt-get install redis-server) or pass \
+         --target redis://HOST:PORT"
+    )]
+    NotFound,
+    /// `EDGEBENCH_REDIS_SERVER` names no executable.
+    #[error(
+        "EDGEBENCH_REDIS_SERVER={value} is not an executable file: point it at a redis-server \
+         binary, or unset it to use redis-server from PATH"
+    )]
+    BadEnvBinary {
+        /// The variable's value.
+        value: String,
+    },
+    /// Setting up the server's directory, port or log files failed.
+    #[error("cannot prepare redis-server: {what}: {error}")]
+    Prepare {
+        /// What was being done, e.g. "create a temporary directory".
+        what: &'static str,
+        /// The OS error.
+        error: io::Error,
+    },
+    /// The process could not be started.
+    #[error("cannot start {binary}: {error}")]
+    Start {
+        /// The binary that was run.
+        binary: String,
+        /// The OS error.
+        error: io::Error,
+    },
+    /// The server exited before answering PING.
+    #[error("redis-server on {endpoint} exited during startup ({status}): {last_log_line}")]
+    Exited {
+        /// Where it was to listen.
+        endpoint: Endpoint,
+        /// How it exited.
+        status: ExitStatus,
+        /// The last line it logged, which usually says why.
+        last_log_line: String,
+    },
+    /// The server did not answer PING in time.
+    #[error(
+        "redis-server on {endpoint} did not answer PING within {}s (last log line: \
+         {last_log_line})",
+        START_TIMEOUT.as_secs()
+    )]
+    Timeout {
+        /// Where it was to listen.
+        endpoint: Endpoint,
+        /// The last line it logged.
+        last_log_line: String,
+    },
+}
+
+/// A running `redis-server` owned by this process; dropping it stops the server.
+#[derive(Debug)]
+pub struct RedisServer {
+    child: Child,
+    endpoint: Endpoint,
+    // Dropped after `Drop::drop` has stopped the server, which removes the directory.
+    dir: TempDir,
+}
+
+impl RedisServer {
+    /// Starts a server listening on `listen` and waits until it answers PING.
+    ///
+    /// PDEATHSIG follows the *thread* that spawns the server, not the process: if that
+    /// thread exits, the kernel kills the server even though edgebench still runs. Spawn
+    /// from a thread that outlives the guard (main, or the test's own thread).
+    pub fn spawn(listen: Listen) -> Result<RedisServer, SpawnError> {
+        let binary = redis_server_binary()?;
+        let attempts = match listen {
+            Listen::Tcp => TCP_ATTEMPTS,
+            Listen::Unix => 1,
+        };
+        let mut attempt = 1;
+        loop {
+            match Self::spawn_once(&binary, listen) {
+                // Most likely the port was taken before redis-server bound it: try another.
+                Err(SpawnError::Exited { .. }) if attempt < attempts => attempt += 1,
+                result => return result,
+            }
+        }
+    }
+
+    /// Where the server listens.
+    pub fn endpoint(&self) -> Endpoint {
+        self.endpoint.clone()
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The server's private directory (log, socket); removed when the guard drops.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn spawn_once(binary: &Path, listen: Listen) -> Result<RedisServer, SpawnError> {
+        let prepare = |what| move |error| SpawnError::Prepare { what, error };
+        let mut dir = temp_dir().map_err(prepare("create a temporary directory"))?;
+        let mut cmd = Command::new(binary);
+        let endpoint = match listen {
+            Listen::Tcp => {
+                let port = free_port().map_err(prepare("find a free port on 127.0.0.1"))?;
+                cmd.arg("--port").arg(port.to_string());
+                Endpoint::Tcp {
+                    host: "127.0.0.1".to_string(),
+                    port,
+                }
+            }
+            Listen::Unix => {
+                let mut socket = dir.path().join("redis.sock");
+                if socket.as_os_str().len() > MAX_SOCKET_PATH {
+                    // $TMPDIR is too deep for a socket path; /tmp is always short enough.
+                    dir = tempfile::Builder::new()
+                        .prefix("edgebench-redis-")
+                        .tempdir_in("/tmp")
+                        .map_err(prepare("create a temporary directory in /tmp"))?;
+                    socket = dir.path().join("redis.sock");
+                }
+                cmd.args(["--port", "0", "--unixsocket"])
+                    .arg(&socket)
+                    .args(["--unixsocketperm", "700"]);
+                Endpoint::Unix(socket)
+            }
+        };
+        // `--save ""` and `--appendonly no`: a benchmark store is scratch, and a background
+        // save would disturb the timings.
+        cmd.args(["--save", "", "--appendonly", "no", "--bind", "127.0.0.1"])
+            .arg("--dir")
+            .arg(dir.path())
+            .arg("--logfile")
+            .arg(dir.path().join("redis.log"))
+            .args(["--daemonize", "no"]);
+        // Config errors are printed before the log file is opened, so keep stderr too.
+        let stderr = File::create(dir.path().join("stderr.log"))
+            .map_err(prepare("create its stderr file"))?;
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(stderr)
+            .process_group(0);
+        let parent = std::process::id() as libc::pid_t;
+        // SAFETY: the closure runs in the forked child before exec and only makes
+        // async-signal-safe calls (prctl, getppid), without allocating.
+        unsafe {
+            cmd.pre_exec(move || {
+                // PDEATHSIG fires when the spawning *thread* exits (see `spawn`).
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                // The parent may have died before prctl took effect: then nobody owns us.
+                if libc::getppid() != parent {
+                    return Err(io::Error::from_raw_os_error(libc::ESRCH));
+                }
+                Ok(())
+            });
+        }
+        let child = cmd.spawn().map_err(|error| SpawnError::Start {
+            binary: binary.display().to_string(),
+            error,
+        })?;
+        // From here on, returning drops `server`, which stops the process and removes `dir`.
+        let mut server = RedisServer {
+            child,
+            endpoint,
+            dir,
+        };
+        server.wait_ready()?;
+        Ok(server)
+    }
+
+    fn wait_ready(&mut self) -> Result<(), SpawnError> {
+        let deadline = Instant::now() + START_TIMEOUT;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Err(SpawnError::Exited {
+                    endpoint: self.endpoint.clone(),
+                    status,
+                    last_log_line: self.last_log_line(),
+                });
+            }
+            if super::ping(&self.endpoint, PING_TIMEOUT).is_ok() {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                return Err(SpawnError::Timeout {
+                    endpoint: self.endpoint.clone(),
+                    last_log_line: self.last_log_line(),
+                });
+            }
+            std::thread::sleep(POLL_INTERVAL);
+        }
+    }
+
+    /// The last non-empty line of the server's log, or of its stderr when the log is empty.
+    fn last_log_line(&self) -> String {
+        ["redis.log", "stderr.log"]
+            .iter()
+            .filter_map(|file| fs::read_to_string(self.dir.path().join(file)).ok())
+            .find_map(|text| {
+                text.lines()
+                    .rev()
+                    .map(str::trim)
+                    .find(|line| !line.is_empty())
+                    .map(str::to_string)
+            })
+            .unwrap_or_else(|| "(nothing logged)".to_string())
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        // try_wait is Some once the child has been reaped: then its pid may belong to
+        // another process already, and must not be signalled.
+        if !matches!(self.child.try_wait(), Ok(None)) {
+            return;
+        }
+        let pid = self.child.id() as libc::pid_t;
+        // SAFETY: kill(2) with a pid we own (the child is not reaped yet) has no memory
+        // effects; SIGTERM lets redis-server shut down cleanly.
+        unsafe {
+            libc::kill(pid, libc::SIGTERM);
+        }
+        let deadline = Instant::now() + STOP_TIMEOUT;
+        while Instant::now() < deadline {
+            match self.child.try_wait() {
+                Ok(None) => std::thread::sleep(POLL_INTERVAL),
+                _ => return,
+            }
+        }
+        // Still running after SIGTERM: SIGKILL, and reap it so no zombie is left.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The `redis-server` to run: `EDGEBENCH_REDIS_SERVER`, or `redis-server` on `PATH`.
+pub(crate) fn redis_server_binary() -> Result<PathBuf, SpawnError> {
+    match std::env::var_os(REDIS_SERVER_ENV).filter(|v| !v.is_empty()) {
+        Some(value) => {
+            let found = if value.as_encoded_bytes().contains(&b'/') {
+                Some(PathBuf::from(&value)).filter(|p| is_executable(p))
+            } else {
+                find_on_path(Path::new(&value))
+            };
+            found.ok_or_else(|| SpawnError::BadEnvBinary {
+                value: value.to_string_lossy().into_owned(),
+            })
+        }
+        None => find_on_path(Path::new("redis-server")).ok_or(SpawnError::NotFound),
+    }
+}
+
+fn find_on_path(program: &Path) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &Path) -> bool {
+    fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+fn temp_dir() -> io::Result<TempDir> {
+    tempfile::Builder::new()
+        .prefix("edgebench-redis-")
+        .tempdir()
+}
+
+/// A port that was free a moment ago: bind port 0, read what the kernel chose, release it.
+fn free_port() -> io::Result<u16> {
+    let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
+    Ok(listener.local_addr()?.port())
+}

@@ -1,0 +1,375 @@
+//! The binary end to end: bad input gets one clear line, an unreachable target does not stop
+//! the others, results files are complete, `report benchtomd` reads what `coredata` wrote,
+//! and Ctrl-C keeps what finished and stops the spawned servers.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use assert_cmd::cargo::cargo_bin;
+
+fn edgebench() -> Command {
+    Command::new(cargo_bin("edgebench"))
+}
+
+/// Runs edgebench and returns (exit code, stdout, stderr).
+fn run(args: &[&str]) -> (i32, String, String) {
+    run_with(edgebench().args(args))
+}
+
+fn run_with(cmd: &mut Command) -> (i32, String, String) {
+    let out = cmd.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// The one line of an input error: exit status 2, nothing on stdout, one stderr line.
+fn assert_one_line_error(args: &[&str], expected: &str) {
+    let (code, stdout, stderr) = run(args);
+    assert_eq!(code, 2, "{args:?}: stderr {stderr}");
+    assert_eq!(stdout, "");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert_eq!(stderr.trim_end(), expected);
+}
+
+#[test]
+fn unknown_target_is_one_line() {
+    assert_one_line_error(
+        &["coredata", "--target", "redis-tcp,foo"],
+        "edgebench: --target: unknown target \"foo\": use redis-tcp, redis-uds, redis://HOST:PORT, redis+unix:///PATH or NAME=URL",
+    );
+}
+
+#[test]
+fn bad_url_is_one_line() {
+    let (code, _, stderr) = run(&["coredata", "--target", "redis://127.0.0.1:xx"]);
+    assert_eq!(code, 2);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("edgebench: --target: bad target URL \"redis://127.0.0.1:xx\""),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn bad_duration_count_bench_and_format_are_one_line() {
+    assert_one_line_error(
+        &["coredata", "--target", "redis-tcp", "--benchtime", "1parsec"],
+        "edgebench: --benchtime: invalid duration \"1parsec\": unknown unit (examples: 1s, 500ms, 1m30s, 2.5s, or 100x for 100 iterations)",
+    );
+    assert_one_line_error(
+        &["coredata", "--target", "redis-tcp", "--count", "0"],
+        "edgebench: --count \"0\": expected a whole number from 1 to 1000",
+    );
+    assert_one_line_error(
+        &["coredata", "--target", "redis-tcp", "--format", "md,xml"],
+        "edgebench: --format \"xml\": unknown format; use a comma-separated list of md, go, pct, csv, json",
+    );
+    let (code, _, stderr) = run(&["coredata", "--target", "redis-tcp", "--bench", "("]);
+    assert_eq!(code, 2);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("edgebench: --bench \"(\": not a regular expression"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn missing_redis_server_is_one_line_per_target_and_no_default_targets() {
+    let empty = tempfile::tempdir().unwrap();
+    let (code, _, stderr) = run_with(
+        edgebench()
+            .env("PATH", empty.path())
+            .env_remove("EDGEBENCH_REDIS_SERVER")
+            .args(["coredata", "--target", "redis-tcp", "--out"])
+            .arg(empty.path().join("out")),
+    );
+    assert_eq!(code, 1, "{stderr}");
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("redis-server not found on PATH"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+
+    // No --target and nothing to spawn: a usage error.
+    let (code, _, stderr) = run_with(
+        edgebench()
+            .env("PATH", empty.path())
+            .env_remove("EDGEBENCH_REDIS_SERVER")
+            .args(["coredata"]),
+    );
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr.trim_end(),
+        "edgebench: no target to run: redis-server is not on PATH; install it (apt-get install redis-server) or pass --target redis://HOST:PORT"
+    );
+}
+
+#[test]
+fn an_unreachable_target_is_reported_and_the_others_still_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let (code, stdout, stderr) = run_with(
+        edgebench()
+            .args([
+                "coredata",
+                "--target",
+                "dead=redis://127.0.0.1:1,redis-uds",
+                "--bench",
+                "Count",
+                "--benchtime",
+                "20x",
+                "--out",
+            ])
+            .arg(&out),
+    );
+    assert_eq!(code, 1, "one target failed: {stderr}");
+    let dead: Vec<&str> = stderr.lines().filter(|l| l.contains("dead")).collect();
+    assert_eq!(dead.len(), 1, "{stderr}");
+    assert!(dead[0].contains("cannot connect"), "{stderr}");
+    assert_eq!(
+        table_shape(&stdout),
+        (
+            vec!["RedisDB_UDS".to_string()],
+            vec!["EventCount".to_string(), "ReadingCount".to_string()]
+        )
+    );
+    let pct = std::fs::read_to_string(out.join("percentiles.md")).unwrap();
+    assert!(pct.contains("- dead: "), "{pct}");
+}
+
+#[test]
+fn a_full_run_writes_every_file_and_benchtomd_reads_its_go_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let (code, stdout, stderr) = run_with(
+        edgebench()
+            .args([
+                "coredata",
+                "--target",
+                "redis-tcp,redis-uds",
+                "--benchtime",
+                "5x",
+                "--count",
+                "2",
+                "--format",
+                "md,go",
+                "--out",
+            ])
+            .arg(&out),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let names = [
+        "AddEvent",
+        "AddReading",
+        "EventById",
+        "EventCount",
+        "Events",
+        "EventsForDevice",
+        "ReadingById",
+        "ReadingCount",
+        "Readings",
+        "ReadingsByDevice",
+    ];
+    let md = std::fs::read_to_string(out.join("results.md")).unwrap();
+    assert_eq!(
+        table_shape(&md),
+        (
+            vec!["RedisDB_TCP".to_string(), "RedisDB_UDS".to_string()],
+            names.iter().map(|s| s.to_string()).collect()
+        )
+    );
+    assert!(stdout.starts_with(&md), "stdout starts with the table");
+
+    // 10 benchmarks × 2 targets × --count 2 Go lines, each with N = 5.
+    let go = std::fs::read_to_string(out.join("bench.txt")).unwrap();
+    let lines: Vec<&str> = go.lines().filter(|l| l.starts_with("Benchmark")).collect();
+    assert_eq!(lines.len(), 40, "{go}");
+    assert!(lines
+        .iter()
+        .all(|l| l.split_whitespace().nth(1) == Some("5")));
+
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 41);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(json["targets"].as_array().unwrap().len(), 2);
+    assert!(out.join("percentiles.md").exists());
+    assert_no_temp_files(&out);
+
+    // benchtomd over our own Go text gives the same table (its columns are sorted, and
+    // RedisDB_TCP < RedisDB_UDS already).
+    let (code, from_go, _) = run(&[
+        "report",
+        "benchtomd",
+        out.join("bench.txt").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(from_go, md);
+}
+
+#[test]
+fn report_benchtomd_reproduces_the_seed_gist_table() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/seed-gist-bench.txt");
+    let (code, stdout, _) = run(&["report", "benchtomd", fixture.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        stdout,
+        "| Benchmark | MongoDB (micro/op) | RedisDB_Embedded (micro/op) | RedisDB_TCP (micro/op) | RedisDB_UDS (micro/op) |
+|-|-|-|-|-|
+| AddEvent | 352 | 193 | 201 | 189 |
+| AddReading | 146 | 35 | 76 | 69 |
+| EventById | 553 | 15 | 146 | 99 |
+| EventCount | 94 | 3 | 45 | 31 |
+| Events | 475,972 | 12,713 | 100,022 | 67,734 |
+| EventsForDevice | 47,433 | 1,216 | 10,039 | 6,801 |
+| ReadingById | 111 | 4 | 48 | 32 |
+| ReadingCount | 103 | 3 | 45 | 31 |
+| Readings | 3,658 | 1,681 | 1,466 | 1,429 |
+| ReadingsByDevice | 725 | 162 | 230 | 216 |
+"
+    );
+    // stdin works too.
+    let (code, from_stdin, _) = run_with(
+        edgebench()
+            .args(["report", "benchtomd", "-"])
+            .stdin(std::fs::File::open(&fixture).unwrap()),
+    );
+    assert_eq!(code, 0);
+    assert_eq!(from_stdin, stdout);
+}
+
+#[test]
+fn ctrl_c_keeps_what_finished_and_stops_the_spawned_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let mut child = edgebench()
+        .args([
+            "coredata",
+            "--target",
+            "redis-uds",
+            "--bench",
+            "^ReadingCount$|^EventCount$",
+            "--benchtime",
+            "1s",
+            "--out",
+        ])
+        .arg(&out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as i32;
+
+    // Interrupt once ReadingCount has finished (stderr is not a terminal, so each finished
+    // benchmark is one line) and EventCount is under way.
+    // A thread keeps reading stderr to the end, so edgebench can report the interruption.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stderr = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut seen = String::new();
+        for line in BufReader::new(stderr).lines() {
+            let line = line.unwrap();
+            if line.contains("ReadingCount") && line.contains("ns/op") {
+                let _ = tx.send(());
+            }
+            seen.push_str(&line);
+            seen.push('\n');
+        }
+        seen
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(60))
+        .expect("ReadingCount finished");
+    let servers = children_named(pid, "redis-server");
+    assert_eq!(servers.len(), 1, "one spawned redis-server");
+    // SAFETY: plain kill(2) on our own child.
+    unsafe { libc::kill(pid, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    let seen = reader.join().unwrap();
+    assert_eq!(status.code(), Some(130), "{seen}");
+    assert!(
+        seen.contains("edgebench: interrupted; keeping the benchmarks that finished"),
+        "{seen}"
+    );
+    for s in servers {
+        assert!(
+            !Path::new(&format!("/proc/{s}")).exists(),
+            "redis-server {s} still running"
+        );
+    }
+    // The results files are whole and keep ReadingCount, not the interrupted EventCount.
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let benches: Vec<&str> = json["targets"][0]["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(benches, ["ReadingCount"]);
+    assert_no_temp_files(&out);
+}
+
+/// (column names, row names) of a benchtomd table.
+fn table_shape(md: &str) -> (Vec<String>, Vec<String>) {
+    let mut lines = md.lines().filter(|l| l.starts_with('|'));
+    let header = lines.next().unwrap_or_default();
+    let columns = header
+        .split('|')
+        .map(str::trim)
+        .filter(|c| c.ends_with("(micro/op)"))
+        .map(|c| c.trim_end_matches("(micro/op)").trim().to_string())
+        .collect();
+    let rows = lines
+        .skip(1)
+        .map(|l| l.split('|').nth(1).unwrap_or_default().trim().to_string())
+        .collect();
+    (columns, rows)
+}
+
+fn assert_no_temp_files(dir: &Path) {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "bench.txt",
+            "percentiles.md",
+            "results.csv",
+            "results.json",
+            "results.md"
+        ]
+    );
+}
+
+/// Pids of live processes named `name` whose parent is `parent`.
+fn children_named(parent: i32, name: &str) -> Vec<i32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // /proc/PID/stat: "pid (comm) state ppid ..."
+        let Some((comm_part, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let comm = comm_part.split_once('(').map(|(_, c)| c).unwrap_or("");
+        let ppid = rest
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse::<i32>().ok());
+        if comm == name && ppid == Some(parent) {
+            found.push(pid);
+        }
+    }
+    found
+}
