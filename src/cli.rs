@@ -16,8 +16,8 @@ Examples:
   edgebench coredata --target prod=redis://10.0.0.5:6379,local=redis+unix:///run/redis.sock
       Your own servers, columns named 'prod' and 'local' (the benchmarks delete event*
       and reading* keys there: use a database you can spare).
-  edgebench coredata --benchtime 100x --format md,go > bench.txt
-      Exactly 100 iterations per benchmark; print the table and Go text (for benchstat).";
+  edgebench coredata --benchtime 100x --count 5 --format go > new.txt; benchstat old.txt new.txt
+      Exactly 100 iterations per benchmark, 5 times; compare Go text with benchstat.";
 
 const BENCHTOMD_EXAMPLES: &str = "\
 Examples:

@@ -105,6 +105,14 @@ impl ObjectId {
         out
     }
 
+    /// The 24 lowercase hex characters as a `String`: one allocation, no formatting machinery
+    /// (unlike `to_string`).
+    pub fn to_hex_string(&self) -> String {
+        let mut s = String::with_capacity(24);
+        s.extend(self.to_hex().iter().map(|&b| char::from(b)));
+        s
+    }
+
     /// The raw 12 bytes.
     pub fn bytes(&self) -> [u8; 12] {
         self.0
@@ -149,7 +157,7 @@ fn counter() -> &'static AtomicU32 {
             .duration_since(UNIX_EPOCH)
             .map(|d| d.subsec_nanos())
             .unwrap_or(0);
-        AtomicU32::new((nanos ^ std::process::id().rotate_left(7)) & 0x003f_ffff)
+        AtomicU32::new((nanos ^ std::process::id().rotate_left(7)) & 0x007f_ffff)
     })
 }
 
@@ -193,6 +201,7 @@ mod tests {
     fn parse_round_trips_and_rejects_bad_input() {
         let id = ObjectId::new();
         assert_eq!(ObjectId::parse(&id.to_string()), Some(id));
+        assert_eq!(id.to_hex_string(), id.to_string());
         assert_eq!(
             ObjectId::parse("5B4F00000000000000000001").map(|i| i.to_string()),
             Some("5b4f00000000000000000001".to_string())

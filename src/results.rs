@@ -112,9 +112,10 @@ impl BenchResults {
         order.get(order.len().saturating_sub(1) / 2).copied()
     }
 
-    /// Spread of ns/op over the repetitions: the largest distance from the median, as a
-    /// fraction of the median (the "± x%" of benchstat v1, without its outlier removal).
-    /// 0 for a single repetition.
+    /// Spread of ns/op over the repetitions: the largest distance of any repetition from the
+    /// median, as a fraction of the median. It is edgebench's own measure, chosen to match the
+    /// median the tables show; benchstat v1's "± x%" is the same idea measured from the mean
+    /// after removing outliers. 0 for a single repetition.
     pub fn spread(&self) -> f64 {
         let Some(median) = self.median().map(|m| m.ns_per_op) else {
             return 0.0;

@@ -54,6 +54,7 @@ macro_rules! conformance_suite {
                 update_event_merges_and_keeps_readings,
                 update_reading_merges_and_moves_indexes,
                 by_id_calls_reject_malformed_and_unknown_ids,
+                ids_are_case_insensitive,
                 scrub_all_events_empties_the_store,
                 events_come_back_with_readings_in_added_order,
             }
@@ -588,7 +589,8 @@ mod checks {
                 ..event("a", 1000, &["x", "y"])
             },
         );
-        // Empty and zero fields keep the stored value; id and created are never changed.
+        // Empty and zero fields keep the stored value; id and created never change, even when
+        // the argument carries a different non-zero created.
         let before = now_ms();
         ok(store.update_event(&Event {
             id: e.id.clone(),
@@ -605,6 +607,10 @@ mod checks {
             (before..=after).contains(&got.modified),
             "modified {} not in [{before}, {after}]",
             got.modified
+        );
+        assert_eq!(
+            got.created, 1000,
+            "created is immutable: a non-zero created is ignored"
         );
         let want = Event {
             pushed: 77,
@@ -666,6 +672,10 @@ mod checks {
         let after = now_ms();
         let got = ok(store.reading_by_id(&r.id));
         assert!((before..=after).contains(&got.modified), "{}", got.modified);
+        assert_eq!(
+            got.created, 1000,
+            "created is immutable: a non-zero created is ignored"
+        );
         let want = Reading {
             device: "d2".into(),
             value: "v2".into(),
@@ -778,6 +788,58 @@ mod checks {
         // Failed calls changed nothing.
         assert_eq!(ok(store.event_count()), 1);
         assert_eq!(ok(store.events_for_device("d")), vec![e]);
+    }
+
+    pub fn ids_are_case_insensitive(store: &mut dyn CoreData) {
+        let e = add_event(store, event("d", 100, &["a", "b"]));
+        let lone = add_reading(store, reading("d", "c", 200));
+        // (An id without a-f is its own upper-case form; that is 1 id in 10^5.)
+        let upper = |id: &str| id.to_ascii_uppercase();
+
+        // Gets by the upper-case form find the record, with its lowercase id.
+        for r in e.readings.iter().chain([&lone]) {
+            assert_eq!(ok(store.reading_by_id(&upper(&r.id))), *r);
+        }
+        assert_eq!(ok(store.event_by_id(&upper(&e.id))), e);
+
+        // Updates by the upper-case form change the record in place: same id, same indexes.
+        ok(store.update_event(&Event {
+            id: upper(&e.id),
+            device: "d2".into(),
+            ..Event::default()
+        }));
+        let got = ok(store.event_by_id(&e.id));
+        assert_eq!(got.id, e.id);
+        assert_eq!(got.device, "d2");
+        assert_eq!(ok(store.events()), vec![got.clone()]);
+        assert_eq!(ok(store.events_for_device("d2")), vec![got.clone()]);
+        ok(store.update_reading(&Reading {
+            id: upper(&lone.id),
+            value: "v2".into(),
+            ..Reading::default()
+        }));
+        let lone = ok(store.reading_by_id(&lone.id));
+        assert_eq!(lone.value, "v2");
+        assert_eq!(
+            ok(store.readings_by_name("c", UNLIMITED)),
+            vec![lone.clone()]
+        );
+        assert_eq!(ok(store.reading_count()), 3);
+
+        // Deletes by the upper-case form delete the record and its index entries.
+        let (r0, r1) = (&e.readings[0], &e.readings[1]);
+        ok(store.delete_reading_by_id(&upper(&r0.id)));
+        assert_not_found(store.reading_by_id(&r0.id), "reading", &r0.id);
+        assert_eq!(ok(store.event_by_id(&e.id)).readings, vec![r1.clone()]);
+        ok(store.delete_event_by_id(&upper(&e.id)));
+        assert_not_found(store.event_by_id(&e.id), "event", &e.id);
+        assert_not_found(store.reading_by_id(&r1.id), "reading", &r1.id);
+        assert_eq!(ok(store.event_count()), 0);
+        assert_eq!(ok(store.events_for_device("d2")), vec![]);
+        assert_eq!(ok(store.readings()), vec![lone.clone()]);
+        ok(store.delete_reading_by_id(&upper(&lone.id)));
+        assert_eq!(ok(store.reading_count()), 0);
+        assert_eq!(ok(store.readings_by_device("d", UNLIMITED)), vec![]);
     }
 
     pub fn scrub_all_events_empties_the_store(store: &mut dyn CoreData) {

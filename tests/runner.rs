@@ -157,8 +157,10 @@ fn percentiles_come_from_the_last_round_only() {
 #[test]
 fn an_operation_error_stops_the_benchmark() {
     let (mut r, clock, _) = runner(BenchTime::Iterations(10));
+    let calls = Cell::new(0);
     let res = r.run(
         |i| {
+            calls.set(calls.get() + 1);
             clock.advance(1);
             if i == 3 {
                 Err("boom")
@@ -169,6 +171,8 @@ fn an_operation_error_stops_the_benchmark() {
         |_| {},
     );
     assert!(matches!(res, Err(RunError::Op("boom"))));
+    // Round 1 (i = 0), then i = 0..=3 of round 2: nothing after the failing call.
+    assert_eq!(calls.get(), 5);
 }
 
 #[test]

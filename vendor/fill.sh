@@ -4,7 +4,9 @@
 # this prints into .cargo/config.toml on the offline machine (or pass --offline to cargo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo vendor --locked --versioned-dirs vendor/crates > /tmp/edgebench-vendor-config.toml
+cfg=$(mktemp)
+trap 'rm -f "$cfg"' EXIT
+cargo vendor --locked --versioned-dirs vendor/crates > "$cfg"
 echo "# vendor/crates is filled. Add these lines to .cargo/config.toml (in this repository):"
-cat /tmp/edgebench-vendor-config.toml
+cat "$cfg"
 echo "# then build offline: cargo build --release --offline"

@@ -141,20 +141,7 @@ mod tests {
 
     #[test]
     fn seed_gist_gives_the_gist_table() {
-        let expected = "\
-| Benchmark | MongoDB (micro/op) | RedisDB_Embedded (micro/op) | RedisDB_TCP (micro/op) | RedisDB_UDS (micro/op) |
-|-|-|-|-|-|
-| AddEvent | 352 | 193 | 201 | 189 |
-| AddReading | 146 | 35 | 76 | 69 |
-| EventById | 553 | 15 | 146 | 99 |
-| EventCount | 94 | 3 | 45 | 31 |
-| Events | 475,972 | 12,713 | 100,022 | 67,734 |
-| EventsForDevice | 47,433 | 1,216 | 10,039 | 6,801 |
-| ReadingById | 111 | 4 | 48 | 32 |
-| ReadingCount | 103 | 3 | 45 | 31 |
-| Readings | 3,658 | 1,681 | 1,466 | 1,429 |
-| ReadingsByDevice | 725 | 162 | 230 | 216 |
-";
+        let expected = include_str!("../../tests/fixtures/seed-gist-table.md");
         assert_eq!(markdown::table(&parse_go_bench(SEED_GIST)), expected);
     }
 

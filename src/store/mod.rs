@@ -25,8 +25,13 @@
 //! - A `limit` of 0 returns nothing; [`UNLIMITED`] returns everything.
 //! - An event comes back with its readings, in the order they were added.
 //! - Deleting an event deletes its readings; deleting a reading removes it from its event.
+//! - Ids are case-insensitive: a by-id call (`*_by_id`, `delete_*`, and the id inside the
+//!   argument of `update_*`) finds the record whatever the case of its hex digits, and records
+//!   always come back with the lowercase id the store assigned.
 //! - A malformed id is [`StoreError::InvalidId`]; a well-formed id that names nothing is
 //!   [`StoreError::NotFound`].
+//! - `id` and `created` are immutable: `created` is the time the store accepted the record
+//!   and orders it in every by-time list, so an update ignores both fields of its argument.
 
 pub mod redis;
 
@@ -80,8 +85,10 @@ pub trait CoreData: Send {
     /// Adds an event and its readings in one atomic write; sets `e.id`, `e.created` and the
     /// readings' ids, `created` and (when empty) `device`. Returns the event id.
     fn add_event(&mut self, e: &mut Event) -> StoreResult<String>;
-    /// Updates the event's own fields (not its readings): every non-empty / non-zero field of
-    /// `e` replaces the stored one (the 2018 `mergo.Merge`), and `modified` becomes now.
+    /// Updates the event's own fields (not its readings), found by `e.id`. `pushed`, `device`,
+    /// `origin` and `event` are replaced when non-zero / non-empty in `e` (the 2018
+    /// `mergo.Merge`) and kept otherwise; `modified` becomes now whatever `e` holds; `id` and
+    /// `created` never change (`e.created` is ignored); `e.readings` is ignored.
     fn update_event(&mut self, e: &Event) -> StoreResult<()>;
     /// The event with this id, with its readings.
     fn event_by_id(&mut self, id: &str) -> StoreResult<Event>;
@@ -117,8 +124,9 @@ pub trait CoreData: Send {
 
     /// Adds one reading; sets `r.id` and (when 0) `r.created`. Returns the id.
     fn add_reading(&mut self, r: &mut Reading) -> StoreResult<String>;
-    /// Updates the reading: every non-empty / non-zero field of `r` replaces the stored one,
-    /// and `modified` becomes now.
+    /// Updates the reading, found by `r.id`. `pushed`, `origin`, `device`, `name` and `value`
+    /// are replaced when non-zero / non-empty in `r` and kept otherwise; `modified` becomes now
+    /// whatever `r` holds; `id` and `created` never change (`r.created` is ignored).
     fn update_reading(&mut self, r: &Reading) -> StoreResult<()>;
     /// Every reading, in id order.
     fn readings(&mut self) -> StoreResult<Vec<Reading>>;

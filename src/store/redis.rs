@@ -5,7 +5,8 @@
 //! connection ([`crate::target`]) picks the transport, and nothing here depends on it.
 //!
 //! It follows the 2018 client at `2e866b8` (`../shared/reference/edgex-core-data.md` §3):
-//! msgpack records stored under the bare id, sorted-set indexes (see `Keys`), every write one
+//! msgpack records stored under the bare id (lowercase hex: a by-id call lowercases its
+//! argument, see `key_id`), sorted-set indexes (see `Keys`), every write one
 //! `MULTI … EXEC` round trip, range reads as `ZRANGE` + `MGET` ("local" mode, two round trips),
 //! and every event loading its readings with its own `ZRANGE` + `MGET`. That N+1 is what the
 //! Events benchmarks measure. It differs from 2018 on purpose in two places:
@@ -26,8 +27,9 @@
 //! we measure.
 
 use std::borrow::Cow;
+use std::io::Write;
 
-use redis::{ConnectionLike, Pipeline, RedisError, ToRedisArgs};
+use redis::{ConnectionLike, FromRedisValue, Pipeline, RedisError, RedisWrite, ToRedisArgs, Value};
 use serde::{Deserialize, Serialize};
 
 use crate::model::{is_object_id, now_ms, Event, ObjectId, Reading};
@@ -62,25 +64,39 @@ impl Keys {
     /// `SCAN` patterns that match every index key (but no record).
     const INDEX_PATTERNS: [&'static str; 2] = ["event*", "reading*"];
 
-    /// The key of a record: its bare id, as in 2018.
+    /// The key of a record: its bare id, as in 2018 (lowercase: see [`key_id`]).
     fn record(id: &str) -> &str {
         id
     }
 
-    fn events_by_device(device: &str) -> String {
-        format!("event:device:{device}")
+    fn events_by_device(device: &str) -> Key<'_> {
+        Key("event:device:", device)
     }
 
-    fn event_readings(event_id: &str) -> String {
-        format!("event:readings:{event_id}")
+    fn event_readings(event_id: &str) -> Key<'_> {
+        Key("event:readings:", event_id)
     }
 
-    fn readings_by_device(device: &str) -> String {
-        format!("reading:device:{device}")
+    fn readings_by_device(device: &str) -> Key<'_> {
+        Key("reading:device:", device)
     }
 
-    fn readings_by_name(name: &str) -> String {
-        format!("reading:name:{name}")
+    fn readings_by_name(name: &str) -> Key<'_> {
+        Key("reading:name:", name)
+    }
+}
+
+/// A `Keys` index key, prefix + value, written straight into the command that carries it (no
+/// `String` per key).
+#[derive(Clone, Copy)]
+struct Key<'a>(&'static str, &'a str);
+
+impl ToRedisArgs for Key<'_> {
+    fn write_redis_args<W: ?Sized + RedisWrite>(&self, out: &mut W) {
+        let mut arg = out.writer_for_next_arg();
+        // redis-rs writes arguments into memory (`Cmd`, `Vec<Vec<u8>>`): this cannot fail.
+        let _ = arg.write_all(self.0.as_bytes());
+        let _ = arg.write_all(self.1.as_bytes());
     }
 }
 
@@ -93,7 +109,7 @@ const SCAN_COUNT: usize = 1000;
 ///
 /// `Cow` lets a write encode straight from the caller's [`Reading`] and a read decode into
 /// owned strings, with one struct for both. `deny_unknown_fields` keeps an event record from
-/// decoding as a reading, and the other way round (see [`decode_reading`]).
+/// decoding as a reading, and the other way round (see [`Record`]).
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RedisReading<'a> {
@@ -179,6 +195,12 @@ impl<'a> RedisEvent<'a> {
 /// The [`CoreData`] store over one Redis connection, of any transport.
 pub struct RedisStore<C: ConnectionLike + Send> {
     conn: C,
+    /// Scratch for msgpack-encoding one record; its bytes are copied into the command, so one
+    /// buffer serves every record of a write.
+    buf: Vec<u8>,
+    /// `ZCARD event` and `ZCARD reading`, packed once: a count sends these bytes as they are.
+    zcard_events: Vec<u8>,
+    zcard_readings: Vec<u8>,
 }
 
 impl<C: ConnectionLike + Send> RedisStore<C> {
@@ -186,7 +208,13 @@ impl<C: ConnectionLike + Send> RedisStore<C> {
     /// engine) that holds only what this store wrote, or unrelated keys that start with
     /// neither `event` nor `reading` ([`CoreData::scrub_all_events`] deletes those).
     pub fn new(conn: C) -> Self {
-        RedisStore { conn }
+        let zcard = |key| redis::cmd("ZCARD").arg(key).get_packed_command();
+        RedisStore {
+            conn,
+            buf: Vec::new(),
+            zcard_events: zcard(Keys::EVENTS),
+            zcard_readings: zcard(Keys::READINGS),
+        }
     }
 
     /// Gives the connection back.
@@ -194,7 +222,7 @@ impl<C: ConnectionLike + Send> RedisStore<C> {
         self.conn
     }
 
-    fn query<T: redis::FromRedisValue>(&mut self, cmd: &redis::Cmd) -> StoreResult<T> {
+    fn query<T: FromRedisValue>(&mut self, cmd: &redis::Cmd) -> StoreResult<T> {
         cmd.query(&mut self.conn).map_err(backend)
     }
 
@@ -203,7 +231,7 @@ impl<C: ConnectionLike + Send> RedisStore<C> {
     }
 
     /// The first `limit` members of a zset, by score then member.
-    fn zrange(&mut self, key: &str, limit: usize) -> StoreResult<Vec<String>> {
+    fn zrange(&mut self, key: impl ToRedisArgs, limit: usize) -> StoreResult<Vec<String>> {
         if limit == 0 {
             return Ok(Vec::new());
         }
@@ -243,7 +271,7 @@ impl<C: ConnectionLike + Send> RedisStore<C> {
         let blobs = self.mget(ids)?;
         ids.iter()
             .zip(blobs)
-            .filter_map(|(id, blob)| blob.map(|b| decode_reading(id, &b)))
+            .filter_map(|(id, blob)| blob.map(|b| decode(id, &b)))
             .collect()
     }
 
@@ -253,7 +281,7 @@ impl<C: ConnectionLike + Send> RedisStore<C> {
         let mut events = Vec::with_capacity(blobs.len());
         for (id, blob) in ids.iter().zip(blobs) {
             if let Some(blob) = blob {
-                let mut e = decode_event(id, &blob)?;
+                let mut e = decode(id, &blob)?;
                 self.load_readings(&mut e)?;
                 events.push(e);
             }
@@ -262,27 +290,23 @@ impl<C: ConnectionLike + Send> RedisStore<C> {
     }
 
     fn load_readings(&mut self, e: &mut Event) -> StoreResult<()> {
-        let ids = self.zrange(&Keys::event_readings(&e.id), UNLIMITED)?;
+        let ids = self.zrange(Keys::event_readings(&e.id), UNLIMITED)?;
         e.readings = self.readings_at(&ids)?;
         Ok(())
     }
 
-    fn get(&mut self, id: &str) -> StoreResult<Option<Vec<u8>>> {
-        self.query(redis::cmd("GET").arg(Keys::record(id)))
-    }
-
-    /// The event record (without readings); `NotFound` when `id` names no event.
-    fn event_record(&mut self, id: &str) -> StoreResult<Event> {
-        check_id(id)?;
-        let blob = self.get(id)?;
-        found_event(id, blob)
-    }
-
-    /// The reading record; `NotFound` when `id` names no reading.
-    fn reading_record(&mut self, id: &str) -> StoreResult<Reading> {
-        check_id(id)?;
-        let blob = self.get(id)?;
-        found_reading(id, blob)
+    /// The record of kind `T` under `id` (checked and lowercase: see [`key_id`]); `NotFound`
+    /// when `id` names nothing, or a record of the other kind. Events and readings share the
+    /// id key space, so a reading's id names no event, as on a backend with a table per kind.
+    fn record<T: Record>(&mut self, id: &str) -> StoreResult<T> {
+        let blob: Option<Vec<u8>> = self.query(redis::cmd("GET").arg(Keys::record(id)))?;
+        let not_found = || StoreError::NotFound {
+            kind: T::KIND,
+            id: id.to_string(),
+        };
+        let blob = blob.ok_or_else(not_found)?;
+        // Not a `T`: if it is a record at all, it is one of the other kind.
+        decode(id, &blob).map_err(|e| if is_record(&blob) { not_found() } else { e })
     }
 
     /// `UNLINK`s `keys` in chunks, all chunks in one pipelined round trip.
@@ -300,36 +324,40 @@ impl<C: ConnectionLike + Send> RedisStore<C> {
 
 impl<C: ConnectionLike + Send> CoreData for RedisStore<C> {
     fn add_event(&mut self, e: &mut Event) -> StoreResult<String> {
-        e.id = ObjectId::new().to_string();
+        e.id = ObjectId::new().to_hex_string();
         if e.created == 0 {
             e.created = now_ms();
         }
         // 5 commands for the event, 5 per reading, 1 for the links (MULTI/EXEC are implicit).
         let mut pipe = Pipeline::with_capacity(6 + 5 * e.readings.len());
         pipe.atomic();
-        pipe.cmd("SET")
-            .arg(Keys::record(&e.id))
-            .arg(encode("event", &e.id, &RedisEvent::of(e))?);
-        pipe.cmd("ZADD").arg(Keys::EVENTS).arg(0).arg(&e.id);
+        let id = e.id.as_str();
+        pipe.cmd("SET").arg(Keys::record(id)).arg(encode(
+            &mut self.buf,
+            "event",
+            id,
+            &RedisEvent::of(e),
+        )?);
+        pipe.cmd("ZADD").arg(Keys::EVENTS).arg(0).arg(id);
         pipe.cmd("ZADD")
             .arg(Keys::EVENTS_BY_CREATED)
             .arg(e.created)
-            .arg(&e.id);
+            .arg(id);
         pipe.cmd("ZADD")
             .arg(Keys::EVENTS_BY_PUSHED)
             .arg(e.pushed)
-            .arg(&e.id);
+            .arg(id);
         pipe.cmd("ZADD")
             .arg(Keys::events_by_device(&e.device))
             .arg(e.created)
-            .arg(&e.id);
+            .arg(id);
         for r in &mut e.readings {
-            r.id = ObjectId::new().to_string();
+            r.id = ObjectId::new().to_hex_string();
             r.created = e.created;
             if r.device.is_empty() {
                 r.device.clone_from(&e.device);
             }
-            push_add_reading(&mut pipe, r)?;
+            push_add_reading(&mut pipe, &mut self.buf, r)?;
         }
         if !e.readings.is_empty() {
             let links = pipe.cmd("ZADD").arg(Keys::event_readings(&e.id));
@@ -342,7 +370,9 @@ impl<C: ConnectionLike + Send> CoreData for RedisStore<C> {
     }
 
     fn update_event(&mut self, e: &Event) -> StoreResult<()> {
-        let mut stored = self.event_record(&e.id)?;
+        let id = key_id(&e.id)?;
+        let id = &*id;
+        let mut stored: Event = self.record(id)?;
         let mut pipe = redis::pipe();
         pipe.atomic();
         if e.pushed != 0 && e.pushed != stored.pushed {
@@ -350,16 +380,16 @@ impl<C: ConnectionLike + Send> CoreData for RedisStore<C> {
             pipe.cmd("ZADD")
                 .arg(Keys::EVENTS_BY_PUSHED)
                 .arg(e.pushed)
-                .arg(&e.id);
+                .arg(id);
         }
         if !e.device.is_empty() && e.device != stored.device {
             pipe.cmd("ZREM")
                 .arg(Keys::events_by_device(&stored.device))
-                .arg(&e.id);
+                .arg(id);
             pipe.cmd("ZADD")
                 .arg(Keys::events_by_device(&e.device))
                 .arg(stored.created)
-                .arg(&e.id);
+                .arg(id);
             stored.device.clone_from(&e.device);
         }
         if e.origin != 0 {
@@ -369,22 +399,23 @@ impl<C: ConnectionLike + Send> CoreData for RedisStore<C> {
             stored.event.clone_from(&e.event);
         }
         stored.modified = now_ms();
-        pipe.cmd("SET").arg(Keys::record(&e.id)).arg(encode(
+        pipe.cmd("SET").arg(Keys::record(id)).arg(encode(
+            &mut self.buf,
             "event",
-            &e.id,
+            id,
             &RedisEvent::of(&stored),
         )?);
         self.run(&pipe)
     }
 
     fn event_by_id(&mut self, id: &str) -> StoreResult<Event> {
-        let mut e = self.event_record(id)?;
+        let mut e: Event = self.record(&key_id(id)?)?;
         self.load_readings(&mut e)?;
         Ok(e)
     }
 
     fn event_count(&mut self) -> StoreResult<usize> {
-        self.query(redis::cmd("ZCARD").arg(Keys::EVENTS))
+        query_packed(&mut self.conn, &self.zcard_events)
     }
 
     fn event_count_by_device(&mut self, device: &str) -> StoreResult<usize> {
@@ -392,12 +423,15 @@ impl<C: ConnectionLike + Send> CoreData for RedisStore<C> {
     }
 
     fn delete_event_by_id(&mut self, id: &str) -> StoreResult<()> {
+        let id = key_id(id)?;
+        let id = &*id;
         let e = self.event_by_id(id)?;
-        let links = Keys::event_readings(id);
         let mut pipe = redis::pipe();
         pipe.atomic();
         // The links key goes too, with any members whose readings were deleted on their own.
-        pipe.cmd("UNLINK").arg(Keys::record(id)).arg(&links);
+        pipe.cmd("UNLINK")
+            .arg(Keys::record(id))
+            .arg(Keys::event_readings(id));
         pipe.cmd("ZREM").arg(Keys::EVENTS).arg(id);
         pipe.cmd("ZREM").arg(Keys::EVENTS_BY_CREATED).arg(id);
         pipe.cmd("ZREM").arg(Keys::EVENTS_BY_PUSHED).arg(id);
@@ -416,7 +450,7 @@ impl<C: ConnectionLike + Send> CoreData for RedisStore<C> {
     }
 
     fn events_for_device_limit(&mut self, device: &str, limit: usize) -> StoreResult<Vec<Event>> {
-        let ids = self.zrange(&Keys::events_by_device(device), limit)?;
+        let ids = self.zrange(Keys::events_by_device(device), limit)?;
         self.events_at(&ids)
     }
 
@@ -472,39 +506,41 @@ impl<C: ConnectionLike + Send> CoreData for RedisStore<C> {
     }
 
     fn add_reading(&mut self, r: &mut Reading) -> StoreResult<String> {
-        r.id = ObjectId::new().to_string();
+        r.id = ObjectId::new().to_hex_string();
         if r.created == 0 {
             r.created = now_ms();
         }
         let mut pipe = Pipeline::with_capacity(5);
         pipe.atomic();
-        push_add_reading(&mut pipe, r)?;
+        push_add_reading(&mut pipe, &mut self.buf, r)?;
         self.run(&pipe)?;
         Ok(r.id.clone())
     }
 
     fn update_reading(&mut self, r: &Reading) -> StoreResult<()> {
-        let mut stored = self.reading_record(&r.id)?;
+        let id = key_id(&r.id)?;
+        let id = &*id;
+        let mut stored: Reading = self.record(id)?;
         let mut pipe = redis::pipe();
         pipe.atomic();
         if !r.device.is_empty() && r.device != stored.device {
             pipe.cmd("ZREM")
                 .arg(Keys::readings_by_device(&stored.device))
-                .arg(&r.id);
+                .arg(id);
             pipe.cmd("ZADD")
                 .arg(Keys::readings_by_device(&r.device))
                 .arg(stored.created)
-                .arg(&r.id);
+                .arg(id);
             stored.device.clone_from(&r.device);
         }
         if !r.name.is_empty() && r.name != stored.name {
             pipe.cmd("ZREM")
                 .arg(Keys::readings_by_name(&stored.name))
-                .arg(&r.id);
+                .arg(id);
             pipe.cmd("ZADD")
                 .arg(Keys::readings_by_name(&r.name))
                 .arg(stored.created)
-                .arg(&r.id);
+                .arg(id);
             stored.name.clone_from(&r.name);
         }
         if r.pushed != 0 {
@@ -517,9 +553,10 @@ impl<C: ConnectionLike + Send> CoreData for RedisStore<C> {
             stored.value.clone_from(&r.value);
         }
         stored.modified = now_ms();
-        pipe.cmd("SET").arg(Keys::record(&r.id)).arg(encode(
+        pipe.cmd("SET").arg(Keys::record(id)).arg(encode(
+            &mut self.buf,
             "reading",
-            &r.id,
+            id,
             &RedisReading::of(&stored),
         )?);
         self.run(&pipe)
@@ -531,29 +568,28 @@ impl<C: ConnectionLike + Send> CoreData for RedisStore<C> {
     }
 
     fn reading_by_id(&mut self, id: &str) -> StoreResult<Reading> {
-        self.reading_record(id)
+        self.record(&key_id(id)?)
     }
 
     fn reading_count(&mut self) -> StoreResult<usize> {
-        self.query(redis::cmd("ZCARD").arg(Keys::READINGS))
+        query_packed(&mut self.conn, &self.zcard_readings)
     }
 
     fn delete_reading_by_id(&mut self, id: &str) -> StoreResult<()> {
-        let r = self.reading_record(id)?;
+        let r = self.reading_by_id(id)?;
         let mut pipe = redis::pipe();
         pipe.atomic();
-        pipe.cmd("UNLINK").arg(Keys::record(id));
         push_remove_reading(&mut pipe, &r);
         self.run(&pipe)
     }
 
     fn readings_by_device(&mut self, device: &str, limit: usize) -> StoreResult<Vec<Reading>> {
-        let ids = self.zrange(&Keys::readings_by_device(device), limit)?;
+        let ids = self.zrange(Keys::readings_by_device(device), limit)?;
         self.readings_at(&ids)
     }
 
     fn readings_by_name(&mut self, name: &str, limit: usize) -> StoreResult<Vec<Reading>> {
-        let ids = self.zrange(&Keys::readings_by_name(name), limit)?;
+        let ids = self.zrange(Keys::readings_by_name(name), limit)?;
         self.readings_at(&ids)
     }
 
@@ -590,14 +626,14 @@ impl<C: ConnectionLike + Send> CoreData for RedisStore<C> {
         if limit == 0 {
             return Ok(Vec::new());
         }
-        let by_device = self.zrange(&Keys::readings_by_device(device), UNLIMITED)?;
+        let by_device = self.zrange(Keys::readings_by_device(device), UNLIMITED)?;
         if by_device.is_empty() {
             return Ok(Vec::new());
         }
         let name_key = Keys::readings_by_name(name);
         let mut pipe = Pipeline::with_capacity(by_device.len());
         for id in &by_device {
-            pipe.cmd("ZSCORE").arg(&name_key).arg(id);
+            pipe.cmd("ZSCORE").arg(name_key).arg(id);
         }
         let scores: Vec<Option<f64>> = pipe.query(&mut self.conn).map_err(backend)?;
         let ids: Vec<String> = by_device
@@ -611,10 +647,13 @@ impl<C: ConnectionLike + Send> CoreData for RedisStore<C> {
 }
 
 /// Queues the SET and the four index ZADDs of one reading.
-fn push_add_reading(pipe: &mut Pipeline, r: &Reading) -> StoreResult<()> {
-    pipe.cmd("SET")
-        .arg(Keys::record(&r.id))
-        .arg(encode("reading", &r.id, &RedisReading::of(r))?);
+fn push_add_reading(pipe: &mut Pipeline, buf: &mut Vec<u8>, r: &Reading) -> StoreResult<()> {
+    pipe.cmd("SET").arg(Keys::record(&r.id)).arg(encode(
+        buf,
+        "reading",
+        &r.id,
+        &RedisReading::of(r),
+    )?);
     pipe.cmd("ZADD").arg(Keys::READINGS).arg(0).arg(&r.id);
     pipe.cmd("ZADD")
         .arg(Keys::READINGS_BY_CREATED)
@@ -644,12 +683,30 @@ fn push_remove_reading(pipe: &mut Pipeline, r: &Reading) {
         .arg(&r.id);
 }
 
-fn check_id(id: &str) -> StoreResult<()> {
-    if is_object_id(id) {
-        Ok(())
-    } else {
-        Err(StoreError::InvalidId(id.to_string()))
+/// `id` as every key holds it: ids are case-insensitive ([`ObjectId::parse`] takes either
+/// case) and stored in lowercase, the form the store assigns. Allocates only for an id with
+/// upper-case letters; a malformed id is [`StoreError::InvalidId`].
+fn key_id(id: &str) -> StoreResult<Cow<'_, str>> {
+    if !is_object_id(id) {
+        return Err(StoreError::InvalidId(id.to_string()));
     }
+    Ok(if id.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(id.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(id)
+    })
+}
+
+/// Sends an already packed command and converts its reply, as `Cmd::query` would.
+fn query_packed<T: FromRedisValue>(
+    conn: &mut impl ConnectionLike,
+    packed: &[u8],
+) -> StoreResult<T> {
+    let reply = conn
+        .req_packed_command(packed)
+        .and_then(Value::extract_error)
+        .map_err(backend)?;
+    redis::from_redis_value(reply).map_err(|e| backend(e.into()))
 }
 
 fn backend(e: RedisError) -> StoreError {
@@ -664,64 +721,55 @@ fn backend(e: RedisError) -> StoreError {
     }
 }
 
-fn encode<T: Serialize>(kind: &'static str, id: &str, record: &T) -> StoreResult<Vec<u8>> {
-    rmp_serde::to_vec_named(record).map_err(|e| StoreError::Backend {
+/// `record` as msgpack in `buf` (cleared first), to be copied into a command: one buffer,
+/// reused, instead of a new `Vec` per record.
+fn encode<'b, T: Serialize>(
+    buf: &'b mut Vec<u8>,
+    kind: &'static str,
+    id: &str,
+    record: &T,
+) -> StoreResult<&'b [u8]> {
+    buf.clear();
+    rmp_serde::encode::write_named(buf, record).map_err(|e| StoreError::Backend {
         backend: "redis",
         message: format!("cannot encode {kind} {id}: {e}"),
-    })
+    })?;
+    Ok(buf)
 }
 
-fn decode_reading(id: &str, blob: &[u8]) -> StoreResult<Reading> {
-    rmp_serde::from_slice::<RedisReading>(blob)
-        .map(RedisReading::into_reading)
-        .map_err(|e| StoreError::Decode {
-            kind: "reading",
-            id: id.to_string(),
-            reason: e.to_string(),
-        })
+/// A model type and its stored form.
+trait Record: Sized {
+    /// "event" or "reading", for errors.
+    const KIND: &'static str;
+    /// Decodes a stored record; fails on a record of the other kind (`deny_unknown_fields`).
+    fn from_msgpack(blob: &[u8]) -> Result<Self, rmp_serde::decode::Error>;
 }
 
-fn decode_event(id: &str, blob: &[u8]) -> StoreResult<Event> {
-    rmp_serde::from_slice::<RedisEvent>(blob)
-        .map(RedisEvent::into_event)
-        .map_err(|e| StoreError::Decode {
-            kind: "event",
-            id: id.to_string(),
-            reason: e.to_string(),
-        })
+impl Record for Event {
+    const KIND: &'static str = "event";
+    fn from_msgpack(blob: &[u8]) -> Result<Self, rmp_serde::decode::Error> {
+        rmp_serde::from_slice::<RedisEvent>(blob).map(RedisEvent::into_event)
+    }
 }
 
-/// The result of a by-id `GET` as an event. Events and readings share the id key space, so
-/// a reading's id names no event: `NotFound`, as on a backend with one table per kind.
-fn found_event(id: &str, blob: Option<Vec<u8>>) -> StoreResult<Event> {
-    let not_found = || StoreError::NotFound {
-        kind: "event",
+impl Record for Reading {
+    const KIND: &'static str = "reading";
+    fn from_msgpack(blob: &[u8]) -> Result<Self, rmp_serde::decode::Error> {
+        rmp_serde::from_slice::<RedisReading>(blob).map(RedisReading::into_reading)
+    }
+}
+
+fn decode<T: Record>(id: &str, blob: &[u8]) -> StoreResult<T> {
+    T::from_msgpack(blob).map_err(|e| StoreError::Decode {
+        kind: T::KIND,
         id: id.to_string(),
-    };
-    let blob = blob.ok_or_else(not_found)?;
-    decode_event(id, &blob).map_err(|e| {
-        if decode_reading(id, &blob).is_ok() {
-            not_found()
-        } else {
-            e
-        }
+        reason: e.to_string(),
     })
 }
 
-/// The result of a by-id `GET` as a reading; an event's id is `NotFound` (see [`found_event`]).
-fn found_reading(id: &str, blob: Option<Vec<u8>>) -> StoreResult<Reading> {
-    let not_found = || StoreError::NotFound {
-        kind: "reading",
-        id: id.to_string(),
-    };
-    let blob = blob.ok_or_else(not_found)?;
-    decode_reading(id, &blob).map_err(|e| {
-        if decode_event(id, &blob).is_ok() {
-            not_found()
-        } else {
-            e
-        }
-    })
+/// Whether `blob` is a stored record of either kind.
+fn is_record(blob: &[u8]) -> bool {
+    Event::from_msgpack(blob).is_ok() || Reading::from_msgpack(blob).is_ok()
 }
 
 #[cfg(test)]
@@ -815,6 +863,12 @@ mod tests {
         Value::BulkString(bytes)
     }
 
+    fn blob<T: Serialize>(record: &T) -> Vec<u8> {
+        encode(&mut Vec::new(), "test", "", record)
+            .expect("encode")
+            .to_vec()
+    }
+
     fn ids(ids: &[&str]) -> Value {
         Value::Array(ids.iter().map(|id| bulk(id.as_bytes().to_vec())).collect())
     }
@@ -903,8 +957,11 @@ mod tests {
 
     #[test]
     fn an_event_is_get_then_zrange_then_mget_and_skips_deleted_readings() {
-        let id = ObjectId::new().to_string();
-        let (r0, gone) = (ObjectId::new().to_string(), ObjectId::new().to_string());
+        let id = ObjectId::new().to_hex_string();
+        let (r0, gone) = (
+            ObjectId::new().to_hex_string(),
+            ObjectId::new().to_hex_string(),
+        );
         let event = Event {
             id: id.clone(),
             device: "d".into(),
@@ -917,12 +974,9 @@ mod tests {
         };
         let mut store = RedisStore::new(Recorder::default());
         store.conn.replies.extend([
-            bulk(encode("event", &id, &RedisEvent::of(&event)).expect("encode")),
+            bulk(blob(&RedisEvent::of(&event))),
             ids(&[&r0, &gone]),
-            Value::Array(vec![
-                bulk(encode("reading", &r0, &RedisReading::of(&reading)).expect("encode")),
-                Value::Nil,
-            ]),
+            Value::Array(vec![bulk(blob(&RedisReading::of(&reading))), Value::Nil]),
         ]);
         let got = store.event_by_id(&id).expect("event_by_id");
         assert_eq!(
@@ -944,18 +998,47 @@ mod tests {
     }
 
     #[test]
+    fn counts_send_the_prepacked_zcard_and_by_id_calls_use_the_lowercase_key() {
+        let mut store = RedisStore::new(Recorder::default());
+        store.conn.replies.extend([Value::Int(3), Value::Int(4)]);
+        assert_eq!(store.event_count().expect("count"), 3);
+        assert_eq!(store.reading_count().expect("count"), 4);
+        let upper = "5B4F0000000000000000000A";
+        assert!(matches!(
+            store.reading_by_id(upper),
+            Err(StoreError::NotFound { .. })
+        ));
+        assert_eq!(
+            store.conn.requests,
+            [
+                [["ZCARD", "event"]],
+                [["ZCARD", "reading"]],
+                [["GET", "5b4f0000000000000000000a"]],
+            ]
+        );
+    }
+
+    #[test]
+    fn key_id_lowercases_and_allocates_only_for_upper_case() {
+        let lower = "5b4f0000000000000000000a";
+        assert!(matches!(key_id(lower), Ok(Cow::Borrowed(id)) if id == lower));
+        assert!(matches!(key_id("5B4F0000000000000000000A"), Ok(Cow::Owned(id)) if id == lower));
+        assert!(matches!(key_id("5b4f"), Err(StoreError::InvalidId(id)) if id == "5b4f"));
+    }
+
+    #[test]
     fn records_are_msgpack_maps_with_the_2018_field_names_in_order() {
         let r = Reading::default();
         let e = Event::default();
         let cases: [(Vec<u8>, &[&str]); 2] = [
             (
-                encode("reading", "", &RedisReading::of(&r)).expect("encode"),
+                blob(&RedisReading::of(&r)),
                 &[
                     "id", "pushed", "created", "origin", "modified", "device", "name", "value",
                 ],
             ),
             (
-                encode("event", "", &RedisEvent::of(&e)).expect("encode"),
+                blob(&RedisEvent::of(&e)),
                 &[
                     "id", "pushed", "device", "created", "modified", "origin", "event",
                 ],

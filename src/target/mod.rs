@@ -437,10 +437,23 @@ fn connect(endpoint: &Endpoint, timeout: Duration) -> Result<redis::Connection, 
     redis::Client::open(info)?.get_connection_with_timeout(timeout)
 }
 
-/// Whether a server answers PING on `endpoint`; used while a spawned server starts.
-pub(crate) fn ping(endpoint: &Endpoint, timeout: Duration) -> Result<(), String> {
+/// The `process_id` of the server that answers PING on `endpoint` (`None` if its `INFO server`
+/// has none); used while a spawned server starts, to tell it from another server on the port.
+pub(crate) fn ping_pid(endpoint: &Endpoint, timeout: Duration) -> Result<Option<u32>, String> {
     let mut conn = connect(endpoint, timeout).map_err(|e| e.to_string())?;
-    check_ping(&mut conn)
+    check_ping(&mut conn)?;
+    let info: String = redis::cmd("INFO")
+        .arg("server")
+        .query(&mut conn)
+        .map_err(|e| e.to_string())?;
+    Ok(process_id(&info))
+}
+
+/// The `process_id:` field of an `INFO` reply.
+fn process_id(info: &str) -> Option<u32> {
+    info.lines()
+        .find_map(|line| line.strip_prefix("process_id:"))
+        .and_then(|pid| pid.trim().parse().ok())
 }
 
 fn check_ping(conn: &mut redis::Connection) -> Result<(), String> {
@@ -647,6 +660,13 @@ mod tests {
             "bad target URL \"redis://[::]\": :: is a listen-on-all address, not one to \
              connect to: use 127.0.0.1 (or ::1)"
         );
+    }
+
+    #[test]
+    fn process_id_is_read_from_info_server() {
+        let info = "# Server\r\nredis_version:7.2.4\r\nprocess_id:4242\r\ntcp_port:6379\r\n";
+        assert_eq!(process_id(info), Some(4242));
+        assert_eq!(process_id("# Server\r\nredis_version:7.2.4\r\n"), None);
     }
 
     #[test]

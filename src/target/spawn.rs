@@ -3,7 +3,9 @@
 //! [`RedisServer::spawn`] runs `redis-server` from `PATH` (or from `EDGEBENCH_REDIS_SERVER`,
 //! see [`REDIS_SERVER_ENV`]) with persistence off, a private temporary directory for its
 //! files, and either a free TCP port on 127.0.0.1 or a Unix socket in that directory. It
-//! returns once the server answers `PING`. Dropping the guard stops the server (SIGTERM, then
+//! returns once the server answers `PING` and `INFO server` names the spawned process: a free
+//! port can be taken by another Redis between our probe and the child's bind, and that server
+//! must not be benchmarked (the benchmarks scrub its keys). Dropping the guard stops the server (SIGTERM, then
 //! SIGKILL after 2 s) and removes the directory.
 //!
 //! Invariants: the server never outlives edgebench. It runs in its own process group, so a
@@ -38,7 +40,7 @@ const PING_TIMEOUT: Duration = Duration::from_millis(200);
 /// How long a stopping server gets after SIGTERM before SIGKILL.
 const STOP_TIMEOUT: Duration = Duration::from_secs(2);
 /// Attempts to start on a TCP port: another process can take the free port between our
-/// probe and redis-server's bind.
+/// probe and redis-server's bind (then the child exits, or another server answers).
 const TCP_ATTEMPTS: usize = 3;
 /// `sun_path` holds 108 bytes, NUL included.
 const MAX_SOCKET_PATH: usize = 107;
@@ -97,6 +99,21 @@ pub enum SpawnError {
         /// The last line it logged, which usually says why.
         last_log_line: String,
     },
+    /// Another server answers on the endpoint: it took the port before the child bound it.
+    #[error(
+        "redis-server on {endpoint}: another server answers there (process_id {}, not the \
+         spawned pid {pid}), it took the port first; run again (if EDGEBENCH_REDIS_SERVER is a \
+         wrapper script, make it exec redis-server)",
+        answered.map_or_else(|| "unknown".to_string(), |p| p.to_string())
+    )]
+    PortTaken {
+        /// Where the child was to listen.
+        endpoint: Endpoint,
+        /// The spawned child's pid.
+        pid: u32,
+        /// The `process_id` the answering server reported, if any.
+        answered: Option<u32>,
+    },
     /// The server did not answer PING in time.
     #[error(
         "redis-server on {endpoint} did not answer PING within {}s (last log line: \
@@ -121,7 +138,8 @@ pub struct RedisServer {
 }
 
 impl RedisServer {
-    /// Starts a server listening on `listen` and waits until it answers PING.
+    /// Starts a server listening on `listen` and waits until it answers PING (itself, not
+    /// another server on the same port).
     ///
     /// PDEATHSIG follows the *thread* that spawns the server, not the process: if that
     /// thread exits, the kernel kills the server even though edgebench still runs. Spawn
@@ -136,7 +154,11 @@ impl RedisServer {
         loop {
             match Self::spawn_once(&binary, listen) {
                 // Most likely the port was taken before redis-server bound it: try another.
-                Err(SpawnError::Exited { .. }) if attempt < attempts => attempt += 1,
+                Err(SpawnError::Exited { .. } | SpawnError::PortTaken { .. })
+                    if attempt < attempts =>
+                {
+                    attempt += 1
+                }
                 result => return result,
             }
         }
@@ -158,19 +180,30 @@ impl RedisServer {
     }
 
     fn spawn_once(binary: &Path, listen: Listen) -> Result<RedisServer, SpawnError> {
+        let port = match listen {
+            Listen::Tcp => Some(free_port().map_err(|error| SpawnError::Prepare {
+                what: "find a free port on 127.0.0.1",
+                error,
+            })?),
+            Listen::Unix => None,
+        };
+        Self::spawn_at(binary, port)
+    }
+
+    /// Starts a server on TCP `port`, or on a Unix socket when `port` is `None`.
+    fn spawn_at(binary: &Path, port: Option<u16>) -> Result<RedisServer, SpawnError> {
         let prepare = |what| move |error| SpawnError::Prepare { what, error };
         let mut dir = temp_dir().map_err(prepare("create a temporary directory"))?;
         let mut cmd = Command::new(binary);
-        let endpoint = match listen {
-            Listen::Tcp => {
-                let port = free_port().map_err(prepare("find a free port on 127.0.0.1"))?;
+        let endpoint = match port {
+            Some(port) => {
                 cmd.arg("--port").arg(port.to_string());
                 Endpoint::Tcp {
                     host: "127.0.0.1".to_string(),
                     port,
                 }
             }
-            Listen::Unix => {
+            None => {
                 let mut socket = dir.path().join("redis.sock");
                 if socket.as_os_str().len() > MAX_SOCKET_PATH {
                     // $TMPDIR is too deep for a socket path; /tmp is always short enough.
@@ -241,8 +274,17 @@ impl RedisServer {
                     last_log_line: self.last_log_line(),
                 });
             }
-            if super::ping(&self.endpoint, PING_TIMEOUT).is_ok() {
-                return Ok(());
+            // Any server that answers is ours only if it reports the child's pid.
+            if let Ok(answered) = super::ping_pid(&self.endpoint, PING_TIMEOUT) {
+                let pid = self.child.id();
+                if answered == Some(pid) {
+                    return Ok(());
+                }
+                return Err(SpawnError::PortTaken {
+                    endpoint: self.endpoint.clone(),
+                    pid,
+                    answered,
+                });
             }
             if Instant::now() >= deadline {
                 return Err(SpawnError::Timeout {
@@ -334,4 +376,43 @@ fn temp_dir() -> io::Result<TempDir> {
 fn free_port() -> io::Result<u16> {
     let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
     Ok(listener.local_addr()?.port())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Needs redis-server, like the conformance suite: fails, not skips, without it.
+    #[test]
+    fn a_port_answered_by_another_server_is_not_taken_for_the_spawned_one() {
+        let first = RedisServer::spawn(Listen::Tcp).unwrap_or_else(|e| panic!("{e}"));
+        let Endpoint::Tcp { port, .. } = first.endpoint() else {
+            panic!("a TCP server on {}", first.endpoint());
+        };
+        let binary = redis_server_binary().unwrap_or_else(|e| panic!("{e}"));
+        // The second child cannot bind the port; whether it exits before the first server
+        // answers our PING is a race, and either way the spawn must fail.
+        match RedisServer::spawn_at(&binary, Some(port)) {
+            Err(e @ SpawnError::PortTaken { .. }) => {
+                let message = e.to_string();
+                assert!(!message.contains('\n'), "{message}");
+                assert!(
+                    message.contains(&format!("process_id {}", first.pid())),
+                    "{message}"
+                );
+            }
+            Err(SpawnError::Exited { .. }) => {}
+            Err(e) => panic!("unexpected error: {e}"),
+            Ok(second) => panic!(
+                "spawned pid {} accepted the server of pid {}",
+                second.pid(),
+                first.pid()
+            ),
+        }
+        // The first server is untouched.
+        assert_eq!(
+            super::super::ping_pid(&first.endpoint(), PING_TIMEOUT),
+            Ok(Some(first.pid()))
+        );
+    }
 }

@@ -16,7 +16,8 @@
 //! accumulates, and `i` restarts at 0 each round); edgebench scrubs before each `--count`
 //! repetition of an Add* benchmark, so every repetition starts from the same empty store.
 //! Before the read benchmarks the prepared dataset is checked (counts, and readings attached
-//! to events), outside any timing, so a store that drops data cannot post a fast figure.
+//! to events), and each read benchmark's call is made once and the records it returns are
+//! counted, all outside any timing, so a store that drops data cannot post a fast figure.
 
 use std::fmt::Write as _;
 
@@ -48,14 +49,6 @@ pub const READINGS_PER_EVENT: usize = 5;
 /// The reading names of an event, as in the 2018 harness.
 const EVENT_READING_NAMES: [&str; READINGS_PER_EVENT] =
     ["name0", "name1", "name2", "name3", "name4"];
-
-const READ_READINGS: [&str; 4] = [
-    "Readings",
-    "ReadingCount",
-    "ReadingById",
-    "ReadingsByDevice",
-];
-const READ_EVENTS: [&str; 4] = ["Events", "EventCount", "EventById", "EventsForDevice"];
 
 /// What the workload reports while it runs.
 #[derive(Debug)]
@@ -100,6 +93,82 @@ pub enum WorkloadError {
     Interrupted,
 }
 
+/// A read benchmark over a prepared dataset.
+struct ReadBench {
+    name: &'static str,
+    /// Records one call returns on the dataset (an event with its readings counts 1 + 5).
+    /// Checked once before timing, so a store that drops data cannot post a fast figure.
+    records: usize,
+    /// One iteration; returns the number of records it got back.
+    op: fn(&mut dyn CoreData, &Dataset, u64) -> Result<usize, StoreError>,
+}
+
+/// The ids of a prepared dataset, and its device names.
+struct Dataset {
+    ids: Vec<String>,
+    devices: Vec<String>,
+}
+
+const READING_READS: [ReadBench; 4] = [
+    ReadBench {
+        name: "Readings",
+        records: DATASET_SIZE,
+        op: |s, _, _| s.readings().map(|v| v.len()),
+    },
+    ReadBench {
+        name: "ReadingCount",
+        records: DATASET_SIZE,
+        op: |s, _, _| s.reading_count(),
+    },
+    ReadBench {
+        name: "ReadingById",
+        records: 1,
+        op: |s, d, i| s.reading_by_id(&d.ids[cycle(i)]).map(|_| 1),
+    },
+    ReadBench {
+        name: "ReadingsByDevice",
+        records: PER_DEVICE as usize,
+        op: |s, d, i| {
+            s.readings_by_device(&d.devices[device_of(i)], PER_DEVICE as usize)
+                .map(|v| v.len())
+        },
+    },
+];
+
+const EVENT_READS: [ReadBench; 4] = [
+    ReadBench {
+        name: "Events",
+        records: DATASET_SIZE * (1 + READINGS_PER_EVENT),
+        op: |s, _, _| s.events().map(|v| with_readings(&v)),
+    },
+    ReadBench {
+        name: "EventCount",
+        records: DATASET_SIZE,
+        op: |s, _, _| s.event_count(),
+    },
+    ReadBench {
+        name: "EventById",
+        records: 1 + READINGS_PER_EVENT,
+        op: |s, d, i| {
+            s.event_by_id(&d.ids[cycle(i)])
+                .map(|e| 1 + e.readings.len())
+        },
+    },
+    ReadBench {
+        name: "EventsForDevice",
+        records: PER_DEVICE as usize * (1 + READINGS_PER_EVENT),
+        op: |s, d, i| {
+            s.events_for_device(&d.devices[device_of(i)])
+                .map(|v| with_readings(&v))
+        },
+    },
+];
+
+/// Events plus their readings.
+fn with_readings(events: &[Event]) -> usize {
+    events.iter().map(|e| 1 + e.readings.len()).sum()
+}
+
 /// Runs the selected benchmarks against `store`, `count` times each. `selected(bench)` says
 /// which run; `on` receives progress and each finished benchmark.
 pub fn run<C: Clock>(
@@ -112,179 +181,133 @@ pub fn run<C: Clock>(
     if !BENCHMARKS.iter().any(|b| selected(b)) {
         return Ok(());
     }
-    let scrub = |store: &mut dyn CoreData, bench: &'static str| {
-        store
-            .scrub_all_events()
-            .map_err(|source| WorkloadError::Store { bench, source })
-    };
-    scrub(store, "scrub")?;
+    // No scrub up front: every benchmark scrubs before it starts (Add*) or prepares.
+    let mut session = Session { runner, count, on };
 
     // ---- readings phase ----
     if selected("AddReading") {
         let mut reading = Reading::default();
-        let (mut name, mut device) = (String::new(), String::new());
-        measure(
-            runner,
-            store,
-            "AddReading",
-            count,
-            true,
-            on,
-            &mut |store, i| {
-                numbered(&mut name, "test", i);
-                numbered(&mut device, "device", i / PER_DEVICE);
-                reading.name.clone_from(&name);
-                reading.device.clone_from(&device);
-                store.add_reading(&mut reading).map(drop)
-            },
-        )?;
+        session.measure(store, "AddReading", true, &mut |store, i| {
+            // A fresh reading each time, as Go passes it by value: no id, no created.
+            reading.id.clear();
+            reading.created = 0;
+            numbered(&mut reading.name, "test", i);
+            numbered(&mut reading.device, "device", i / PER_DEVICE);
+            store.add_reading(&mut reading).map(drop)
+        })?;
     }
-    if READ_READINGS.iter().any(|b| selected(b)) {
-        on(Progress::Preparing("1,000 readings"));
-        scrub(store, "prep readings")?;
-        let ids = prep_readings(store)?;
-        let devices = device_names();
-        if selected("Readings") {
-            measure(runner, store, "Readings", count, false, on, &mut |s, _| {
-                s.readings().map(drop)
-            })?;
-        }
-        if selected("ReadingCount") {
-            measure(
-                runner,
-                store,
-                "ReadingCount",
-                count,
-                false,
-                on,
-                &mut |s, _| s.reading_count().map(drop),
-            )?;
-        }
-        if selected("ReadingById") {
-            measure(
-                runner,
-                store,
-                "ReadingById",
-                count,
-                false,
-                on,
-                &mut |s, i| s.reading_by_id(&ids[cycle(i)]).map(drop),
-            )?;
-        }
-        if selected("ReadingsByDevice") {
-            measure(
-                runner,
-                store,
-                "ReadingsByDevice",
-                count,
-                false,
-                on,
-                &mut |s, i| {
-                    s.readings_by_device(&devices[device_of(i)], PER_DEVICE as usize)
-                        .map(drop)
-                },
-            )?;
-        }
-    }
+    session.reads(
+        store,
+        selected,
+        &READING_READS,
+        "1,000 readings",
+        prep_readings,
+    )?;
 
     // ---- events phase ----
     if selected("AddEvent") {
         let mut device = String::new();
-        measure(
-            runner,
-            store,
-            "AddEvent",
-            count,
-            true,
-            on,
-            &mut |store, i| {
-                numbered(&mut device, "device", i / PER_DEVICE);
-                let mut e = new_event(&device);
-                store.add_event(&mut e).map(drop)
-            },
-        )?;
+        session.measure(store, "AddEvent", true, &mut |store, i| {
+            numbered(&mut device, "device", i / PER_DEVICE);
+            let mut e = new_event(&device);
+            store.add_event(&mut e).map(drop)
+        })?;
     }
-    if READ_EVENTS.iter().any(|b| selected(b)) {
-        on(Progress::Preparing("1,000 events × 5 readings"));
-        scrub(store, "prep events")?;
-        let ids = prep_events(store)?;
-        let devices = device_names();
-        if selected("Events") {
-            measure(runner, store, "Events", count, false, on, &mut |s, _| {
-                s.events().map(drop)
-            })?;
-        }
-        if selected("EventCount") {
-            measure(
-                runner,
-                store,
-                "EventCount",
-                count,
-                false,
-                on,
-                &mut |s, _| s.event_count().map(drop),
-            )?;
-        }
-        if selected("EventById") {
-            measure(runner, store, "EventById", count, false, on, &mut |s, i| {
-                s.event_by_id(&ids[cycle(i)]).map(drop)
-            })?;
-        }
-        if selected("EventsForDevice") {
-            measure(
-                runner,
-                store,
-                "EventsForDevice",
-                count,
-                false,
-                on,
-                &mut |s, i| s.events_for_device(&devices[device_of(i)]).map(drop),
-            )?;
-        }
-    }
+    session.reads(
+        store,
+        selected,
+        &EVENT_READS,
+        "1,000 events × 5 readings",
+        prep_events,
+    )?;
     scrub(store, "scrub")
 }
 
-/// Runs one benchmark `count` times and reports it.
-#[allow(clippy::too_many_arguments)]
-fn measure<C: Clock>(
-    runner: &mut Runner<C>,
-    store: &mut dyn CoreData,
-    bench: &'static str,
+fn scrub(store: &mut dyn CoreData, bench: &'static str) -> Result<(), WorkloadError> {
+    store
+        .scrub_all_events()
+        .map_err(|source| WorkloadError::Store { bench, source })
+}
+
+/// What every benchmark of one target shares: the runner, `--count`, the progress sink.
+struct Session<'a, C: Clock> {
+    runner: &'a mut Runner<C>,
     count: u32,
-    scrub_each: bool,
-    on: &mut dyn FnMut(Progress<'_>),
-    op: &mut dyn FnMut(&mut dyn CoreData, u64) -> Result<(), StoreError>,
-) -> Result<(), WorkloadError> {
-    let mut result = BenchResults {
-        name: bench.to_string(),
-        runs: Vec::with_capacity(count as usize),
-    };
-    for repetition in 0..count {
-        if scrub_each {
-            store
-                .scrub_all_events()
-                .map_err(|source| WorkloadError::Store { bench, source })?;
+    on: &'a mut dyn FnMut(Progress<'_>),
+}
+
+impl<C: Clock> Session<'_, C> {
+    /// Prepares a dataset (scrub, then `prep`) and runs the selected read benchmarks on it;
+    /// nothing when none is selected.
+    fn reads(
+        &mut self,
+        store: &mut dyn CoreData,
+        selected: &dyn Fn(&str) -> bool,
+        benches: &[ReadBench],
+        what: &'static str,
+        prep: fn(&mut dyn CoreData) -> Result<Vec<String>, WorkloadError>,
+    ) -> Result<(), WorkloadError> {
+        if !benches.iter().any(|b| selected(b.name)) {
+            return Ok(());
         }
-        let m = runner
-            .run(
-                |i| op(&mut *store, i),
-                |round| {
-                    on(Progress::Round {
-                        bench,
-                        repetition,
-                        round,
-                    })
-                },
-            )
-            .map_err(|e| match e {
-                RunError::Op(source) => WorkloadError::Store { bench, source },
-                RunError::Interrupted => WorkloadError::Interrupted,
+        (self.on)(Progress::Preparing(what));
+        scrub(store, "prep")?;
+        let data = Dataset {
+            ids: prep(store)?,
+            devices: device_names(),
+        };
+        for b in benches.iter().filter(|b| selected(b.name)) {
+            let got = (b.op)(store, &data, 0).map_err(|source| WorkloadError::Store {
+                bench: b.name,
+                source,
             })?;
-        result.runs.push(m);
+            expect(b.name, "records returned by one call", got, b.records)?;
+            self.measure(store, b.name, false, &mut |s, i| {
+                (b.op)(s, &data, i).map(drop)
+            })?;
+        }
+        Ok(())
     }
-    on(Progress::Finished(&result));
-    Ok(())
+
+    /// Runs one benchmark `count` times and reports it; `scrub_each` empties the store
+    /// before every repetition (the Add* benchmarks).
+    fn measure(
+        &mut self,
+        store: &mut dyn CoreData,
+        bench: &'static str,
+        scrub_each: bool,
+        op: &mut dyn FnMut(&mut dyn CoreData, u64) -> Result<(), StoreError>,
+    ) -> Result<(), WorkloadError> {
+        let mut result = BenchResults {
+            name: bench.to_string(),
+            runs: Vec::with_capacity(self.count as usize),
+        };
+        for repetition in 0..self.count {
+            if scrub_each {
+                scrub(store, bench)?;
+            }
+            let on = &mut *self.on;
+            let m = self
+                .runner
+                .run(
+                    |i| op(&mut *store, i),
+                    |round| {
+                        on(Progress::Round {
+                            bench,
+                            repetition,
+                            round,
+                        })
+                    },
+                )
+                .map_err(|e| match e {
+                    RunError::Op(source) => WorkloadError::Store { bench, source },
+                    RunError::Interrupted => WorkloadError::Interrupted,
+                })?;
+            result.runs.push(m);
+        }
+        (self.on)(Progress::Finished(&result));
+        Ok(())
+    }
 }
 
 /// Adds the 1,000-reading dataset and checks it; returns the ids in insertion order.
