@@ -19,6 +19,7 @@
 pub mod app;
 pub mod cli;
 pub mod config;
+pub mod engine;
 pub mod model;
 pub mod report;
 pub mod results;

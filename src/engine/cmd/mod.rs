@@ -1,0 +1,311 @@
+//! The command table and dispatch: one file per command family, each exporting
+//! `COMMANDS: &[Spec]`.
+//!
+//! A [`Spec`] says what Redis's command table says: the name, the arity (positive = exactly,
+//! negative = at least, counting the name), which arguments are keys (so [`execute`] locks
+//! exactly their shards before `run`), and whether the command writes. `run` parses the
+//! arguments, calls typed operations on [`Locked`](crate::engine::Locked) and returns the
+//! reply; a `CmdError` becomes the error reply with Redis's exact text.
+
+pub mod hash;
+pub mod keys;
+pub mod list;
+pub mod server;
+pub mod set;
+pub mod stream;
+pub mod strings;
+pub mod tx;
+pub mod zset;
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::OnceLock;
+
+use super::{Client, CmdError, Engine, Locked, Reply};
+
+/// Which arguments of a command are keys.
+#[derive(Debug, Clone, Copy)]
+pub enum KeySpec {
+    /// No key (PING, CLIENT, ...).
+    None,
+    /// Keys at `first`, `first + step`, ... up to `last` (negative counts from the end: -1 is
+    /// the last argument), as in Redis's legacy key specs. Index 0 is the command name.
+    Range {
+        /// First key index.
+        first: usize,
+        /// Last key index; negative from the end.
+        last: isize,
+        /// Distance between keys (2 for MSET key value key value).
+        step: usize,
+    },
+    /// The whole database (KEYS, SCAN, FLUSHDB, DBSIZE, RANDOMKEY).
+    All,
+    /// Computed from the arguments (ZUNIONSTORE's numkeys, XREAD's STREAMS, ...): returns
+    /// the key arguments' indices.
+    Custom(fn(&[&[u8]]) -> Vec<usize>),
+}
+
+/// A command-table entry.
+#[derive(Debug, Clone, Copy)]
+pub struct Spec {
+    /// Lowercase name.
+    pub name: &'static str,
+    /// Redis arity: `n` exactly n arguments (with the name), `-n` at least n.
+    pub arity: i32,
+    /// Which arguments are keys.
+    pub keys: KeySpec,
+    /// Whether it may modify the keyspace (COMMAND INFO's `write` flag).
+    pub write: bool,
+    /// Runs the command.
+    pub run: fn(&mut Ctx<'_, '_>, &[&[u8]]) -> Result<Reply, CmdError>,
+}
+
+impl Spec {
+    /// The indices of the key arguments in `args`.
+    pub fn key_indices(&self, args: &[&[u8]]) -> Vec<usize> {
+        match self.keys {
+            KeySpec::None | KeySpec::All => Vec::new(),
+            KeySpec::Range { first, last, step } => {
+                let last = if last < 0 {
+                    args.len() as isize + last
+                } else {
+                    last
+                };
+                if last < first as isize {
+                    return Vec::new();
+                }
+                (first..=last as usize)
+                    .step_by(step.max(1))
+                    .filter(|&i| i < args.len())
+                    .collect()
+            }
+            KeySpec::Custom(f) => f(args).into_iter().filter(|&i| i < args.len()).collect(),
+        }
+    }
+}
+
+/// What a running command sees.
+pub struct Ctx<'e, 'l> {
+    /// The engine (for INFO, the clock, other databases).
+    pub engine: &'e Engine,
+    /// The calling client.
+    pub client: &'e mut Client,
+    /// The shards the command holds.
+    pub ks: Locked<'l>,
+}
+
+fn table() -> &'static HashMap<&'static str, &'static Spec> {
+    static TABLE: OnceLock<HashMap<&'static str, &'static Spec>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let families: [&'static [Spec]; 9] = [
+            strings::COMMANDS,
+            keys::COMMANDS,
+            hash::COMMANDS,
+            set::COMMANDS,
+            zset::COMMANDS,
+            list::COMMANDS,
+            stream::COMMANDS,
+            server::COMMANDS,
+            tx::COMMANDS,
+        ];
+        families
+            .iter()
+            .flat_map(|f| f.iter())
+            .map(|s| (s.name, s))
+            .collect()
+    })
+}
+
+/// Every command in the table (COMMAND, COMMAND COUNT).
+pub fn all_commands() -> impl Iterator<Item = &'static Spec> {
+    table().values().copied()
+}
+
+/// The spec of a command name, any case.
+pub fn lookup(name: &[u8]) -> Option<&'static Spec> {
+    let mut buf = [0u8; 32];
+    let lower = buf.get_mut(..name.len())?;
+    for (d, s) in lower.iter_mut().zip(name) {
+        *d = s.to_ascii_lowercase();
+    }
+    let name = std::str::from_utf8(lower).ok()?;
+    table().get(name).copied()
+}
+
+fn arity_ok(arity: i32, argc: usize) -> bool {
+    if arity >= 0 {
+        argc == arity as usize
+    } else {
+        argc >= arity.unsigned_abs() as usize
+    }
+}
+
+/// Redis's reply to a command it does not know.
+pub fn unknown_command(args: &[&[u8]]) -> Reply {
+    let name = String::from_utf8_lossy(&args[0][..args[0].len().min(128)]).into_owned();
+    let mut rest = String::new();
+    for a in &args[1..] {
+        if rest.len() >= 128 {
+            break;
+        }
+        let room = 128 - rest.len();
+        let a = String::from_utf8_lossy(&a[..a.len().min(room)]).into_owned();
+        rest.push('\'');
+        rest.push_str(&a);
+        rest.push_str("' ");
+    }
+    Reply::Error(format!("ERR unknown command '{name}', with args beginning with: {rest}").into())
+}
+
+/// Executes one command (see [`Engine::execute`]).
+pub fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
+    engine
+        .inner()
+        .stats
+        .commands
+        .fetch_add(1, Ordering::Relaxed);
+    if args.is_empty() {
+        return Reply::err("ERR empty command");
+    }
+    let Some(spec) = lookup(args[0]) else {
+        if client.in_multi() {
+            client.multi_dirty = true;
+        }
+        return unknown_command(args);
+    };
+    if !arity_ok(spec.arity, args.len()) {
+        if client.in_multi() {
+            client.multi_dirty = true;
+        }
+        return CmdError::Arity(spec.name.to_string()).into();
+    }
+    if client.in_multi() && !tx::runs_inside_multi(spec) {
+        if let Some(queue) = client.multi.as_mut() {
+            queue.push(args.iter().map(|a| a.to_vec()).collect());
+        }
+        return Reply::queued();
+    }
+    run(engine, client, spec, args)
+}
+
+/// Locks what `spec` declares and runs it.
+pub fn run(engine: &Engine, client: &mut Client, spec: &Spec, args: &[&[u8]]) -> Reply {
+    let db = engine.db(client.db);
+    let now = engine.now_ms();
+    let ks = match spec.keys {
+        KeySpec::All => db.lock_all(now),
+        KeySpec::None => db.lock_indices(&[], now),
+        _ => {
+            let idx = spec.key_indices(args);
+            db.lock(idx.iter().map(|&i| args[i]), now)
+        }
+    };
+    let mut ctx = Ctx { engine, client, ks };
+    (spec.run)(&mut ctx, args).unwrap_or_else(Reply::from)
+}
+
+// ---- argument parsing shared by the families ----
+
+/// Parses a Redis integer argument (`ERR value is not an integer or out of range`).
+pub fn parse_i64(arg: &[u8]) -> Result<i64, CmdError> {
+    std::str::from_utf8(arg)
+        .ok()
+        .filter(|s| {
+            !s.starts_with('+') && !(s.len() > 1 && s.starts_with('0')) && !s.starts_with("-0")
+        })
+        .and_then(|s| s.parse::<i64>().ok())
+        .ok_or(CmdError::NotInteger)
+}
+
+/// Parses a Redis float argument (`inf`, `-inf`, `+inf` accepted; NaN is not).
+pub fn parse_f64(arg: &[u8]) -> Result<f64, CmdError> {
+    let s = std::str::from_utf8(arg).map_err(|_| CmdError::NotFloat)?;
+    let v = match s.to_ascii_lowercase().as_str() {
+        "inf" | "+inf" | "infinity" | "+infinity" => f64::INFINITY,
+        "-inf" | "-infinity" => f64::NEG_INFINITY,
+        t if t.is_empty() || t.contains(char::is_whitespace) => return Err(CmdError::NotFloat),
+        t => t.parse::<f64>().map_err(|_| CmdError::NotFloat)?,
+    };
+    if v.is_nan() {
+        return Err(CmdError::NotFloat);
+    }
+    Ok(v)
+}
+
+/// Formats a double the way Redis replies with one (`%.17g`, shortest round trip; `inf`,
+/// `-inf`; integers without a fraction).
+pub fn format_f64(v: f64) -> String {
+    if v.is_infinite() {
+        return if v > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    if v == v.trunc() && v.abs() < 1e17 {
+        return format!("{}", v as i64);
+    }
+    // Rust's shortest round-trip representation matches Redis 7's (fpconv_dtoa) for the
+    // values workloads use; exponents are written as Redis writes them (e+21).
+    let s = format!("{v}");
+    if s.contains('e') {
+        s
+    } else if v.abs() >= 1e21 {
+        format!("{v:e}").replace('e', "e+")
+    } else {
+        s
+    }
+}
+
+/// Case-insensitive comparison of an argument with an ASCII keyword.
+pub fn is(arg: &[u8], keyword: &str) -> bool {
+    arg.eq_ignore_ascii_case(keyword.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_parse_like_redis() {
+        assert_eq!(parse_i64(b"42"), Ok(42));
+        assert_eq!(parse_i64(b"-7"), Ok(-7));
+        assert_eq!(parse_i64(b"0"), Ok(0));
+        for bad in [
+            &b"+1"[..],
+            b"01",
+            b"1.0",
+            b"",
+            b" 1",
+            b"-0",
+            b"9223372036854775808",
+        ] {
+            assert_eq!(parse_i64(bad), Err(CmdError::NotInteger), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn unknown_command_text_is_redis_7s() {
+        assert_eq!(
+            unknown_command(&[b"FOO", b"a", b"b"]),
+            Reply::err("ERR unknown command 'FOO', with args beginning with: 'a' 'b' ")
+        );
+        assert_eq!(
+            unknown_command(&[b"foo"]),
+            Reply::err("ERR unknown command 'foo', with args beginning with: ")
+        );
+    }
+
+    #[test]
+    fn key_specs_pick_the_key_arguments() {
+        let spec = Spec {
+            name: "mset",
+            arity: -3,
+            keys: KeySpec::Range {
+                first: 1,
+                last: -1,
+                step: 2,
+            },
+            write: true,
+            run: |_, _| Ok(Reply::ok()),
+        };
+        let args: [&[u8]; 5] = [b"mset", b"a", b"1", b"b", b"2"];
+        assert_eq!(spec.key_indices(&args), vec![1, 3]);
+    }
+}

@@ -1,0 +1,464 @@
+//! The keyspace: databases split into shards, each behind its own mutex, and [`Locked`], the
+//! view of the shards one command holds while it runs.
+//!
+//! Why shards of mutexes: many in-process callers (one per benchmark worker) hit the same
+//! database; one lock would serialize them all, while a key's shard is found by hashing it and
+//! only that shard is locked, so commands on different keys run in parallel. A command that
+//! touches several keys locks their shards in ascending index order (no deadlock possible);
+//! one that touches the whole database (KEYS, SCAN, FLUSHDB, DBSIZE) locks every shard of it,
+//! in the same order. A transaction (EXEC) locks the union of its commands' shards up front,
+//! so it is atomic with respect to every other caller. Critical sections are short: no I/O
+//! and no allocation beyond what the command itself needs happens under a lock.
+//!
+//! Invariants: an expired key is never visible. Reads and writes through [`Locked`] drop an
+//! expired key on access (lazy expiry), and `Engine`'s background thread removes the rest
+//! (active expiry) using each shard's deadline index. Every write goes through
+//! [`Locked::get_mut`], [`Locked::insert`] or [`Locked::remove`], which bump the version of
+//! any WATCHed key they touch.
+
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use std::hash::BuildHasher;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use super::types::{Stream, ZSet};
+use super::CmdError;
+
+/// A key or member: bytes, as Redis treats them.
+pub type Key = Box<[u8]>;
+
+/// The hasher for keys, fields and members (foldhash: fast, seeded per process).
+pub type Hasher = foldhash::fast::RandomState;
+
+/// A hash map keyed by bytes.
+pub type BytesMap<V> = HashMap<Key, V, Hasher>;
+/// A set of byte strings.
+pub type BytesSet = HashSet<Key, Hasher>;
+
+/// Shards per database. A power of two; more than the cores of a big machine, so two
+/// callers rarely meet on one lock.
+pub const SHARDS: usize = 64;
+
+/// A stored value.
+#[derive(Debug, Clone)]
+pub enum Value {
+    /// A string (also integers and floats, as text).
+    Str(Vec<u8>),
+    /// A list.
+    List(VecDeque<Vec<u8>>),
+    /// A hash.
+    Hash(BytesMap<Vec<u8>>),
+    /// A set.
+    Set(BytesSet),
+    /// A sorted set.
+    ZSet(ZSet),
+    /// A stream.
+    Stream(Stream),
+}
+
+impl Value {
+    /// The name TYPE reports.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Str(_) => "string",
+            Value::List(_) => "list",
+            Value::Hash(_) => "hash",
+            Value::Set(_) => "set",
+            Value::ZSet(_) => "zset",
+            Value::Stream(_) => "stream",
+        }
+    }
+}
+
+/// A value and its expiry.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// The value.
+    pub value: Value,
+    /// When the key expires, ms since the Unix epoch; `None` = never.
+    pub expires_at_ms: Option<u64>,
+}
+
+impl Entry {
+    /// A value that never expires.
+    pub fn new(value: Value) -> Entry {
+        Entry {
+            value,
+            expires_at_ms: None,
+        }
+    }
+
+    fn expired(&self, now_ms: u64) -> bool {
+        self.expires_at_ms.is_some_and(|t| t <= now_ms)
+    }
+}
+
+/// One shard of a database.
+#[derive(Debug, Default)]
+pub struct Shard {
+    map: BytesMap<Entry>,
+    /// (deadline ms, key) of keys given a TTL; may hold stale pairs (a TTL changed or the key
+    /// was deleted), which the active-expiry pass checks against the entry and drops.
+    deadlines: BTreeSet<(u64, Key)>,
+    /// Version counters of WATCHed keys (only those; absent = not watched).
+    watched: BytesMap<u64>,
+}
+
+impl Shard {
+    fn touch(&mut self, key: &[u8]) {
+        if !self.watched.is_empty() {
+            if let Some(v) = self.watched.get_mut(key) {
+                *v += 1;
+            }
+        }
+    }
+
+    /// Removes keys whose deadline has passed; returns how many.
+    fn expire_due(&mut self, now_ms: u64) -> usize {
+        let mut removed = 0;
+        while let Some((deadline, _)) = self.deadlines.first() {
+            if *deadline > now_ms {
+                break;
+            }
+            let Some((deadline, key)) = self.deadlines.pop_first() else {
+                break;
+            };
+            if self
+                .map
+                .get(&key)
+                .is_some_and(|e| e.expires_at_ms == Some(deadline))
+            {
+                self.map.remove(&key);
+                self.touch(&key);
+                removed += 1;
+            }
+        }
+        removed
+    }
+}
+
+/// One logical database (SELECT 0–15).
+#[derive(Debug)]
+pub struct Db {
+    shards: Box<[Mutex<Shard>]>,
+    /// A fixed seed: the shard of a key must not change while the process runs (the maps
+    /// inside shards keep randomly seeded hashers).
+    hasher: foldhash::fast::FixedState,
+}
+
+impl Default for Db {
+    fn default() -> Self {
+        Db {
+            shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
+            hasher: foldhash::fast::FixedState::with_seed(0x5eed),
+        }
+    }
+}
+
+impl Db {
+    /// The shard index of a key.
+    pub fn shard_of(&self, key: &[u8]) -> usize {
+        (self.hasher.hash_one(key) as usize) & (SHARDS - 1)
+    }
+
+    /// Locks the shards of `keys` (ascending order, each once).
+    pub fn lock<'a, 'k>(
+        &'a self,
+        keys: impl IntoIterator<Item = &'k [u8]>,
+        now_ms: u64,
+    ) -> Locked<'a> {
+        let mut idx: Vec<usize> = keys.into_iter().map(|k| self.shard_of(k)).collect();
+        idx.sort_unstable();
+        idx.dedup();
+        self.lock_indices(&idx, now_ms)
+    }
+
+    /// Locks the shards with these indices, which must be sorted and unique.
+    pub fn lock_indices(&self, idx: &[usize], now_ms: u64) -> Locked<'_> {
+        debug_assert!(idx.windows(2).all(|w| w[0] < w[1]));
+        Locked {
+            db: self,
+            now_ms,
+            guards: idx.iter().map(|&i| (i, lock(&self.shards[i]))).collect(),
+            all: false,
+        }
+    }
+
+    /// Locks every shard (whole-database commands).
+    pub fn lock_all(&self, now_ms: u64) -> Locked<'_> {
+        Locked {
+            db: self,
+            now_ms,
+            guards: self
+                .shards
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (i, lock(s)))
+                .collect(),
+            all: true,
+        }
+    }
+
+    /// Active expiry: removes every key whose deadline passed, shard by shard.
+    pub fn expire_due(&self, now_ms: u64) -> usize {
+        self.shards.iter().map(|s| lock(s).expire_due(now_ms)).sum()
+    }
+}
+
+/// A poisoned shard only means another caller panicked mid-command; the map itself is
+/// still a valid map, so keep serving it.
+fn lock(m: &Mutex<Shard>) -> MutexGuard<'_, Shard> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The shards one command holds, and the time it runs at (one `now` per command, as Redis
+/// evaluates expiry once per command).
+pub struct Locked<'a> {
+    db: &'a Db,
+    now_ms: u64,
+    guards: Vec<(usize, MutexGuard<'a, Shard>)>,
+    all: bool,
+}
+
+impl<'a> Locked<'a> {
+    /// The command's time, ms since the Unix epoch.
+    pub fn now_ms(&self) -> u64 {
+        self.now_ms
+    }
+
+    fn shard(&mut self, key: &[u8]) -> &mut Shard {
+        let i = self.db.shard_of(key);
+        let pos = if self.all {
+            i
+        } else {
+            match self.guards.binary_search_by_key(&i, |(j, _)| *j) {
+                Ok(p) => p,
+                // A command touched a key its key spec did not declare: a bug in the
+                // command table, not in the input.
+                Err(_) => panic!("engine: key in shard {i} used without its lock"),
+            }
+        };
+        &mut self.guards[pos].1
+    }
+
+    /// The live entry of `key` (an expired one is dropped first).
+    pub fn get(&mut self, key: &[u8]) -> Option<&Entry> {
+        self.get_mut_untouched(key).map(|e| &*e)
+    }
+
+    /// The live entry of `key`, for writing (a WATCHed key counts as modified).
+    pub fn get_mut(&mut self, key: &[u8]) -> Option<&mut Entry> {
+        let now = self.now_ms;
+        let shard = self.shard(key);
+        if shard.map.get(key)?.expired(now) {
+            shard.map.remove(key);
+            shard.touch(key);
+            return None;
+        }
+        shard.touch(key);
+        shard.map.get_mut(key)
+    }
+
+    fn get_mut_untouched(&mut self, key: &[u8]) -> Option<&mut Entry> {
+        let now = self.now_ms;
+        let shard = self.shard(key);
+        if shard.map.get(key)?.expired(now) {
+            shard.map.remove(key);
+            shard.touch(key);
+            return None;
+        }
+        shard.map.get_mut(key)
+    }
+
+    /// Whether `key` exists (and has not expired).
+    pub fn exists(&mut self, key: &[u8]) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// Stores `entry` under `key`, replacing any value (and its TTL, unless `entry` has one).
+    /// Returns the previous live entry.
+    pub fn insert(&mut self, key: &[u8], entry: Entry) -> Option<Entry> {
+        let now = self.now_ms;
+        let shard = self.shard(key);
+        shard.touch(key);
+        if let Some(t) = entry.expires_at_ms {
+            shard.deadlines.insert((t, key.into()));
+        }
+        let old = shard.map.insert(key.into(), entry);
+        old.filter(|e| !e.expired(now))
+    }
+
+    /// Removes `key`; returns its live entry.
+    pub fn remove(&mut self, key: &[u8]) -> Option<Entry> {
+        let now = self.now_ms;
+        let shard = self.shard(key);
+        let old = shard.map.remove(key)?;
+        shard.touch(key);
+        (!old.expired(now)).then_some(old)
+    }
+
+    /// Sets or clears the TTL of an existing key; false if there is no such key.
+    pub fn set_expiry(&mut self, key: &[u8], expires_at_ms: Option<u64>) -> bool {
+        let Some(e) = self.get_mut(key) else {
+            return false;
+        };
+        e.expires_at_ms = expires_at_ms;
+        if let Some(t) = expires_at_ms {
+            self.shard(key).deadlines.insert((t, key.into()));
+        }
+        true
+    }
+
+    /// Every live key of the locked shards (all of them after [`Db::lock_all`]), in shard
+    /// order. Expired keys are skipped (and dropped).
+    pub fn keys(&mut self) -> Vec<Key> {
+        let now = self.now_ms;
+        let mut out = Vec::new();
+        for (_, shard) in &mut self.guards {
+            shard.expire_due(now);
+            out.extend(shard.map.keys().cloned());
+        }
+        out
+    }
+
+    /// How many live keys the locked shards hold.
+    pub fn len(&mut self) -> usize {
+        let now = self.now_ms;
+        self.guards
+            .iter_mut()
+            .map(|(_, s)| {
+                s.expire_due(now);
+                s.map.len()
+            })
+            .sum()
+    }
+
+    /// Whether the locked shards hold no live key.
+    pub fn is_empty(&mut self) -> bool {
+        self.len() == 0
+    }
+
+    /// Removes every key of the locked shards (FLUSHDB with [`Db::lock_all`]).
+    pub fn clear(&mut self) {
+        for (_, shard) in &mut self.guards {
+            let watched: Vec<Key> = shard.watched.keys().cloned().collect();
+            shard.map.clear();
+            shard.deadlines.clear();
+            for k in watched {
+                shard.touch(&k);
+            }
+        }
+    }
+
+    /// Starts watching `key`: returns its current version.
+    pub fn watch(&mut self, key: &[u8]) -> u64 {
+        *self.shard(key).watched.entry(key.into()).or_insert(0)
+    }
+
+    /// The version of a watched key (`None` if nobody watches it any more).
+    pub fn watched_version(&mut self, key: &[u8]) -> Option<u64> {
+        self.shard(key).watched.get(key).copied()
+    }
+
+    // ---- typed access, shared by the command families ----
+
+    /// The string at `key`: `Ok(None)` if missing, WRONGTYPE if another type.
+    pub fn get_str(&mut self, key: &[u8]) -> Result<Option<&Vec<u8>>, CmdError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Entry {
+                value: Value::Str(s),
+                ..
+            }) => Ok(Some(s)),
+            Some(_) => Err(CmdError::WrongType),
+        }
+    }
+}
+
+/// Generates `Locked::<name>` / `<name>_mut` / `<name>_or_default` accessors for one value
+/// type: read access (`Ok(None)` when missing, WRONGTYPE for another type), write access,
+/// and write access creating an empty value when missing.
+macro_rules! typed_access {
+    ($variant:ident, $ty:ty, $get:ident, $get_mut:ident, $or_default:ident, $what:literal) => {
+        impl Locked<'_> {
+            #[doc = concat!("The ", $what, " at `key`: `Ok(None)` if missing, WRONGTYPE if another type.")]
+            pub fn $get(&mut self, key: &[u8]) -> Result<Option<&$ty>, CmdError> {
+                match self.get(key) {
+                    None => Ok(None),
+                    Some(Entry { value: Value::$variant(v), .. }) => Ok(Some(v)),
+                    Some(_) => Err(CmdError::WrongType),
+                }
+            }
+
+            #[doc = concat!("The ", $what, " at `key`, for writing.")]
+            pub fn $get_mut(&mut self, key: &[u8]) -> Result<Option<&mut $ty>, CmdError> {
+                match self.get_mut(key) {
+                    None => Ok(None),
+                    Some(Entry { value: Value::$variant(v), .. }) => Ok(Some(v)),
+                    Some(_) => Err(CmdError::WrongType),
+                }
+            }
+
+            #[doc = concat!("The ", $what, " at `key`, created empty when missing.")]
+            pub fn $or_default(&mut self, key: &[u8]) -> Result<&mut $ty, CmdError> {
+                if self.get(key).is_none() {
+                    self.insert(key, Entry::new(Value::$variant(Default::default())));
+                }
+                match self.get_mut(key) {
+                    Some(Entry { value: Value::$variant(v), .. }) => Ok(v),
+                    _ => Err(CmdError::WrongType),
+                }
+            }
+        }
+    };
+}
+
+typed_access!(
+    List,
+    VecDeque<Vec<u8>>,
+    get_list,
+    get_list_mut,
+    list_or_default,
+    "list"
+);
+typed_access!(
+    Hash,
+    BytesMap<Vec<u8>>,
+    get_hash,
+    get_hash_mut,
+    hash_or_default,
+    "hash"
+);
+typed_access!(Set, BytesSet, get_set, get_set_mut, set_or_default, "set");
+typed_access!(
+    ZSet,
+    ZSet,
+    get_zset,
+    get_zset_mut,
+    zset_or_default,
+    "sorted set"
+);
+typed_access!(
+    Stream,
+    Stream,
+    get_stream,
+    get_stream_mut,
+    stream_or_default,
+    "stream"
+);
+
+impl Locked<'_> {
+    /// Removes `key` if it holds an empty collection (Redis never keeps empty lists, hashes,
+    /// sets or sorted sets). Call after a command removed elements.
+    pub fn drop_if_empty(&mut self, key: &[u8]) {
+        let empty = match self.get(key).map(|e| &e.value) {
+            Some(Value::List(v)) => v.is_empty(),
+            Some(Value::Hash(v)) => v.is_empty(),
+            Some(Value::Set(v)) => v.is_empty(),
+            Some(Value::ZSet(v)) => v.is_empty(),
+            _ => false,
+        };
+        if empty {
+            self.remove(key);
+        }
+    }
+}
