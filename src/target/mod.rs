@@ -425,7 +425,7 @@ fn dedupe_names(specs: &mut [TargetSpec]) {
 }
 
 /// A new connection to `endpoint`, with `TCP_NODELAY` on.
-fn connect(endpoint: &Endpoint, timeout: Duration) -> Result<redis::Connection, RedisError> {
+pub fn connect(endpoint: &Endpoint, timeout: Duration) -> Result<redis::Connection, RedisError> {
     let addr = match endpoint {
         Endpoint::Tcp { host, port } => ConnectionAddr::Tcp(host.clone(), *port),
         Endpoint::Unix(path) => ConnectionAddr::Unix(path.clone()),

@@ -8,6 +8,8 @@
 // Each integration-test crate compiles this module and uses only part of it.
 #![allow(dead_code)]
 
+pub mod diff;
+
 use std::any::Any;
 
 use edgebench::store::CoreData;
