@@ -255,3 +255,59 @@ impl ProgressLine {
         }
     }
 }
+
+/// Runs `edgebench serve` until Ctrl-C or SIGTERM; `status` gets where it listens.
+pub fn serve(cfg: &crate::config::ServeConfig, status: &mut dyn Write) -> anyhow::Result<()> {
+    use crate::server::{run_many, Listener};
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("edgebench-serve")
+        .build()
+        .context("cannot start the server runtime")?;
+    runtime.block_on(async {
+        let mut listeners = Vec::new();
+        if let Some(addr) = &cfg.tcp {
+            let l = Listener::bind_tcp(addr).await.with_context(|| {
+                format!("cannot listen on {addr} (is the port taken? try --port)")
+            })?;
+            listeners.push(l);
+        }
+        if let Some(path) = &cfg.unixsocket {
+            let l = Listener::bind_unix(path).with_context(|| {
+                format!(
+                    "cannot listen on unix socket {} (does its directory exist?)",
+                    path.display()
+                )
+            })?;
+            listeners.push(l);
+        }
+        for l in &listeners {
+            if let Ok(endpoint) = l.endpoint() {
+                let _ = writeln!(status, "edgebench serve: listening on {endpoint}");
+            }
+        }
+        let shutdown = async {
+            let mut term =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = async {
+                    match term.as_mut() {
+                        Some(t) => { t.recv().await; }
+                        None => std::future::pending::<()>().await,
+                    }
+                } => {}
+            }
+        };
+        run_many(
+            listeners,
+            crate::engine::Engine::new(),
+            cfg.server.clone(),
+            shutdown,
+        )
+        .await
+        .context("the server stopped")?;
+        let _ = writeln!(status, "edgebench serve: stopped");
+        Ok(())
+    })
+}

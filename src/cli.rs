@@ -9,8 +9,9 @@ use clap::{Args, Parser, Subcommand};
 const COREDATA_EXAMPLES: &str = "\
 Examples:
   edgebench coredata
-      Spawn private redis-servers and run the ten EdgeX core-data benchmarks over TCP and
-      over a Unix socket; print the benchtomd table; write every format to results/.
+      The ten EdgeX core-data benchmarks on the in-process engine (directly, through
+      redis-rs, over TCP and a Unix socket) and on private redis-servers (TCP, Unix socket);
+      print the benchtomd table; write every format to results/.
   edgebench coredata --target redis-uds --bench 'Count|ById' --benchtime 2s --count 5
       Only the count and by-id benchmarks, over a Unix socket, 2 s rounds, 5 repetitions.
   edgebench coredata --target prod=redis://10.0.0.5:6379,local=redis+unix:///run/redis.sock
@@ -40,17 +41,59 @@ pub enum Command {
     /// Run the EdgeX core-data benchmarks (the 2018 EdgeX/Redis PoC) against each target.
     #[command(after_help = COREDATA_EXAMPLES)]
     Coredata(CoreDataArgs),
+    /// Serve the embedded engine over RESP (TCP and/or a Unix socket) until Ctrl-C or
+    /// SIGTERM; redis-cli, redis-benchmark, memtier and any Redis client can talk to it.
+    #[command(after_help = SERVE_EXAMPLES)]
+    Serve(ServeArgs),
     /// Turn results into tables.
     #[command(subcommand)]
     Report(ReportCommand),
 }
 
+const SERVE_EXAMPLES: &str = "\
+Examples:
+  edgebench serve --port 7000
+  edgebench serve --port 0 --unixsocket /tmp/edgebench.sock
+  redis-benchmark -p 7000 -t set,get -n 100000 -P 16";
+
+/// `edgebench serve` flags, named as redis-server names them.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// TCP port; 0 means no TCP listener.
+    #[arg(long, value_name = "PORT", default_value = "6379")]
+    pub port: String,
+
+    /// Address to bind the TCP port to.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1")]
+    pub bind: String,
+
+    /// Also (or only, with --port 0) listen on this Unix socket.
+    #[arg(long, value_name = "PATH")]
+    pub unixsocket: Option<PathBuf>,
+
+    /// Require AUTH with this password.
+    #[arg(long, value_name = "PW")]
+    pub requirepass: Option<String>,
+
+    /// Connections served at once; more are refused with redis-server's error.
+    #[arg(long, value_name = "N", default_value = "10000")]
+    pub maxclients: String,
+
+    /// The longest bulk string a request may carry, in bytes (suffixes kb, mb, gb as in
+    /// redis.conf).
+    #[arg(long, value_name = "BYTES", default_value = "512mb")]
+    pub proto_max_bulk_len: String,
+}
+
 /// `edgebench coredata` flags.
 #[derive(Debug, Args)]
 pub struct CoreDataArgs {
-    /// Where to run: redis-tcp, redis-uds (each spawns a private redis-server from PATH),
-    /// redis://HOST:PORT, redis+unix:///PATH, or NAME=any of these to name the column.
-    /// Repeatable; takes comma-separated lists. Default: redis-tcp,redis-uds.
+    /// Where to run: embedded (the in-process engine through its redis-rs connection),
+    /// embedded-direct (its typed API), embedded-tcp, embedded-uds (edgebench's own RESP
+    /// server, in-process), redis-tcp, redis-uds (each spawns a private redis-server from
+    /// PATH), redis://HOST:PORT, redis+unix:///PATH, or NAME=any of these to name the column.
+    /// Repeatable; takes comma-separated lists. Default: every embedded target, plus
+    /// redis-tcp and redis-uds when redis-server is on PATH.
     #[arg(short = 't', long = "target", value_name = "T")]
     pub targets: Vec<String>,
 

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use crate::cli::CoreDataArgs;
+use crate::cli::{CoreDataArgs, ServeArgs};
 use crate::report::Format;
 use crate::runner::BenchTime;
 use crate::target::{self, TargetSpec};
@@ -32,14 +32,21 @@ pub enum ConfigError {
         /// What the regex parser said (first line).
         reason: String,
     },
+    /// A `serve` flag.
+    #[error("--{flag} {value:?}: {fix}")]
+    Serve {
+        /// The flag, without dashes.
+        flag: &'static str,
+        /// The value given.
+        value: String,
+        /// What is expected.
+        fix: &'static str,
+    },
     /// `--format`.
     #[error(
         "--format {0:?}: unknown format; use a comma-separated list of md, go, pct, csv, json"
     )]
     Format(String),
-    /// No target given and none can be spawned.
-    #[error("no target to run: redis-server is not on PATH; install it (apt-get install redis-server) or pass --target redis://HOST:PORT")]
-    NoTargets,
 }
 
 /// Everything `edgebench coredata` needs, typed.
@@ -59,6 +66,8 @@ pub struct CoreDataConfig {
     pub out: Option<PathBuf>,
     /// Raised by Ctrl-C.
     pub interrupted: Arc<AtomicBool>,
+    /// Things the user should know before the run starts (one line each).
+    pub notes: Vec<String>,
 }
 
 impl CoreDataConfig {
@@ -67,10 +76,15 @@ impl CoreDataConfig {
         args: &CoreDataArgs,
         interrupted: Arc<AtomicBool>,
     ) -> Result<Self, ConfigError> {
+        let mut notes = Vec::new();
         let targets = if args.targets.is_empty() {
-            let defaults = target::default_targets();
-            if defaults.is_empty() {
-                return Err(ConfigError::NoTargets);
+            let (defaults, redis_missing) = target::default_targets();
+            if redis_missing {
+                notes.push(
+                    "redis-server is not on PATH: running the embedded targets only (install \
+                     redis-server for the RedisDB_TCP and RedisDB_UDS columns)"
+                        .to_string(),
+                );
             }
             defaults
         } else {
@@ -103,6 +117,7 @@ impl CoreDataConfig {
             formats,
             out: args.out.clone(),
             interrupted,
+            notes,
         })
     }
 }
@@ -117,4 +132,108 @@ pub fn parse_formats(list: &str) -> Result<Vec<Format>, ConfigError> {
         }
     }
     Ok(formats)
+}
+
+/// Everything `edgebench serve` needs, typed.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    /// `ADDR:PORT` to listen on, if any.
+    pub tcp: Option<String>,
+    /// The Unix socket to listen on, if any.
+    pub unixsocket: Option<PathBuf>,
+    /// Limits and the password.
+    pub server: crate::server::ServerConfig,
+}
+
+impl ServeConfig {
+    /// Checks and types the flags of `edgebench serve`.
+    pub fn from_args(args: &ServeArgs) -> Result<Self, ConfigError> {
+        let bad = |flag, value: &str, fix| ConfigError::Serve {
+            flag,
+            value: value.to_string(),
+            fix,
+        };
+        let port: u16 = args
+            .port
+            .parse()
+            .map_err(|_| bad("port", &args.port, "expected a TCP port from 0 to 65535"))?;
+        if port == 0 && args.unixsocket.is_none() {
+            return Err(bad(
+                "port",
+                &args.port,
+                "nothing to listen on: give a TCP port or --unixsocket PATH",
+            ));
+        }
+        let maxclients = match args.maxclients.parse::<usize>() {
+            Ok(n) if n > 0 => n,
+            _ => {
+                return Err(bad(
+                    "maxclients",
+                    &args.maxclients,
+                    "expected a whole number above 0",
+                ))
+            }
+        };
+        let proto_max_bulk_len = parse_memory(&args.proto_max_bulk_len).ok_or_else(|| {
+            bad(
+                "proto-max-bulk-len",
+                &args.proto_max_bulk_len,
+                "expected bytes, e.g. 1048576, 512mb or 1gb (at least 1mb, as redis-server)",
+            )
+        })?;
+        let tcp = (port != 0).then(|| {
+            if args.bind.contains(':') {
+                format!("[{}]:{port}", args.bind)
+            } else {
+                format!("{}:{port}", args.bind)
+            }
+        });
+        Ok(ServeConfig {
+            tcp,
+            unixsocket: args.unixsocket.clone(),
+            server: crate::server::ServerConfig {
+                maxclients,
+                proto_max_bulk_len,
+                requirepass: args.requirepass.clone(),
+            },
+        })
+    }
+}
+
+/// A redis.conf memory value: bytes, or with k/kb/m/mb/g/gb (k = 1000, kb = 1024, as
+/// redis.conf reads them); at least 1 MiB, as redis-server requires of proto-max-bulk-len.
+fn parse_memory(s: &str) -> Option<u64> {
+    let lower = s.to_ascii_lowercase();
+    let split = lower
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(lower.len());
+    let (digits, unit) = lower.split_at(split);
+    let n: u64 = digits.parse().ok()?;
+    let scale: u64 = match unit {
+        "" | "b" => 1,
+        "k" => 1000,
+        "kb" => 1024,
+        "m" => 1_000_000,
+        "mb" => 1024 * 1024,
+        "g" => 1_000_000_000,
+        "gb" => 1024 * 1024 * 1024,
+        _ => return None,
+    };
+    n.checked_mul(scale).filter(|&b| b >= 1024 * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_values_read_as_redis_conf_reads_them() {
+        assert_eq!(parse_memory("512mb"), Some(512 * 1024 * 1024));
+        assert_eq!(parse_memory("1GB"), Some(1024 * 1024 * 1024));
+        assert_eq!(parse_memory("2m"), Some(2_000_000));
+        assert_eq!(parse_memory("1048576"), Some(1_048_576));
+        assert_eq!(parse_memory("1kb"), None, "below 1 MiB");
+        assert_eq!(parse_memory("12xb"), None);
+        assert_eq!(parse_memory(""), None);
+    }
 }

@@ -9,7 +9,7 @@ use anyhow::Context as _;
 use clap::Parser;
 
 use edgebench::cli::{Cli, Command, ReportCommand};
-use edgebench::config::CoreDataConfig;
+use edgebench::config::{CoreDataConfig, ServeConfig};
 use edgebench::report::{self, Format};
 use edgebench::runner::alloc::CountingAlloc;
 
@@ -43,6 +43,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     return Ok(ExitCode::from(2));
                 }
             };
+            for note in &cfg.notes {
+                let _ = writeln!(std::io::stderr(), "edgebench: note: {note}");
+            }
             let flag = interrupted.clone();
             ctrlc::set_handler(move || {
                 if flag.swap(true, Ordering::Relaxed) {
@@ -70,6 +73,17 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             } else {
                 ExitCode::SUCCESS
             })
+        }
+        Command::Serve(args) => {
+            let cfg = match ServeConfig::from_args(&args) {
+                Ok(cfg) => cfg,
+                Err(e) => {
+                    let _ = writeln!(std::io::stderr(), "edgebench: {e}");
+                    return Ok(ExitCode::from(2));
+                }
+            };
+            edgebench::app::serve(&cfg, &mut std::io::stderr())?;
+            Ok(ExitCode::SUCCESS)
         }
         Command::Report(ReportCommand::Benchtomd { file }) => {
             let text = match file.as_deref() {

@@ -52,7 +52,7 @@ fn one_line_error(args: &[&str]) -> String {
 fn unknown_target_is_one_line() {
     assert_one_line_error(
         &["coredata", "--target", "redis-tcp,foo"],
-        "edgebench: --target: unknown target \"foo\": use redis-tcp, redis-uds, redis://HOST:PORT, redis+unix:///PATH or NAME=URL",
+        "edgebench: --target: unknown target \"foo\": use embedded, embedded-direct, embedded-tcp, embedded-uds, redis-tcp, redis-uds, redis://HOST:PORT, redis+unix:///PATH or NAME=any of these",
     );
 }
 
@@ -101,17 +101,41 @@ fn missing_redis_server_is_one_line_per_target_and_no_default_targets() {
         .collect();
     assert_eq!(errors.len(), 1, "{stderr}");
 
-    // No --target and nothing to spawn: a usage error.
-    let (code, _, stderr) = run_with(
+    // No --target and nothing to spawn: the embedded targets run, with a note.
+    let (code, stdout, stderr) = run_with(
         edgebench()
             .env("PATH", empty.path())
             .env_remove("EDGEBENCH_REDIS_SERVER")
-            .args(["coredata"]),
+            .args([
+                "coredata",
+                "--bench",
+                "ReadingCount",
+                "--benchtime",
+                "3x",
+                "--out",
+            ])
+            .arg(empty.path().join("out2")),
     );
-    assert_eq!(code, 2);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.starts_with(
+            "edgebench: note: redis-server is not on PATH: running the embedded targets only"
+        ),
+        "{stderr}"
+    );
     assert_eq!(
-        stderr.trim_end(),
-        "edgebench: no target to run: redis-server is not on PATH; install it (apt-get install redis-server) or pass --target redis://HOST:PORT"
+        table_shape(&stdout),
+        (
+            [
+                "Embedded_Direct",
+                "RedisDB_Embedded",
+                "Embedded_TCP",
+                "Embedded_UDS"
+            ]
+            .map(String::from)
+            .to_vec(),
+            vec!["ReadingCount".to_string()]
+        )
     );
 }
 

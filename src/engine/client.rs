@@ -1,4 +1,16 @@
 //! One connection's state: what Redis keeps per client.
+//!
+//! The engine knows no sockets: a RESP server fills in [`Client::addr`] and [`Client::laddr`]
+//! after [`Engine::client`](super::Engine::client), so CLIENT INFO and CLIENT LIST can show
+//! them; an in-process client leaves them empty.
+//!
+//! Each `Client` value counts as one connected client (INFO's `connected_clients`) from its
+//! creation until it is dropped: the server drops a connection's client when the connection
+//! closes.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
 
 use super::Key;
 
@@ -17,7 +29,8 @@ pub struct Client {
     pub lib_name: Option<Vec<u8>>,
     /// CLIENT SETINFO lib-ver.
     pub lib_ver: Option<Vec<u8>>,
-    /// Whether AUTH succeeded (or no password is required).
+    /// Whether AUTH succeeded (or no password was required when the client connected, or
+    /// when it last ran RESET).
     pub authenticated: bool,
     /// Commands queued after MULTI; `None` outside a transaction.
     pub multi: Option<Vec<Vec<Vec<u8>>>>,
@@ -27,6 +40,19 @@ pub struct Client {
     pub watched: Vec<(usize, Key, u64)>,
     /// Set by QUIT: the server closes the connection after the reply.
     pub closing: bool,
+    /// The peer's address as CLIENT LIST shows it (`127.0.0.1:52110`, or `/path/sock:0` for
+    /// a Unix socket), set by the server; `None` for an in-process client.
+    pub addr: Option<String>,
+    /// The local address the client connected to, same format; set by the server.
+    pub laddr: Option<String>,
+    /// CLIENT NO-EVICT ON (accepted and shown in the flags; the engine never evicts).
+    pub no_evict: bool,
+    /// CLIENT NO-TOUCH ON (accepted and shown in the flags; the engine keeps no LRU clock).
+    pub no_touch: bool,
+    /// When the client was created (CLIENT LIST's `age`).
+    pub created: Instant,
+    /// Counts this client in INFO's `connected_clients` while it lives.
+    pub(crate) live: LiveClient,
 }
 
 impl Client {
@@ -43,11 +69,47 @@ impl Client {
             multi_dirty: false,
             watched: Vec::new(),
             closing: false,
+            addr: None,
+            laddr: None,
+            no_evict: false,
+            no_touch: false,
+            created: Instant::now(),
+            live: LiveClient::default(),
         }
     }
 
     /// Whether a MULTI is open.
     pub fn in_multi(&self) -> bool {
         self.multi.is_some()
+    }
+}
+
+/// Membership in the engine's count of live clients: +1 when made (or cloned), -1 when
+/// dropped. A client made outside an engine counts nowhere.
+#[derive(Debug, Default)]
+pub(crate) struct LiveClient(Option<Arc<AtomicU64>>);
+
+impl LiveClient {
+    /// Counts one more client in `counter` until this value is dropped.
+    pub(crate) fn counted_in(counter: &Arc<AtomicU64>) -> LiveClient {
+        counter.fetch_add(1, Ordering::Relaxed);
+        LiveClient(Some(Arc::clone(counter)))
+    }
+}
+
+impl Clone for LiveClient {
+    fn clone(&self) -> Self {
+        match &self.0 {
+            Some(counter) => LiveClient::counted_in(counter),
+            None => LiveClient(None),
+        }
+    }
+}
+
+impl Drop for LiveClient {
+    fn drop(&mut self) {
+        if let Some(counter) = &self.0 {
+            counter.fetch_sub(1, Ordering::Relaxed);
+        }
     }
 }

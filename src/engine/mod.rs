@@ -16,6 +16,7 @@
 
 pub mod client;
 pub mod cmd;
+pub mod connection;
 pub mod keyspace;
 pub mod reply;
 pub mod types;
@@ -26,6 +27,7 @@ use std::sync::{Arc, Weak};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 pub use client::Client;
+pub use connection::EngineConnection;
 pub use keyspace::{Db, Entry, Key, Locked, Value};
 pub use reply::Reply;
 
@@ -126,6 +128,8 @@ pub(crate) struct Inner {
     pub(crate) next_client_id: AtomicU64,
     pub(crate) stats: Stats,
     pub(crate) started: std::time::Instant,
+    /// CONFIG parameters, command statistics, live clients (see [`cmd::server`]).
+    pub(crate) server: cmd::server::ServerState,
     stop: AtomicBool,
 }
 
@@ -181,6 +185,7 @@ impl Engine {
                 next_client_id: AtomicU64::new(1),
                 stats: Stats::default(),
                 started: std::time::Instant::now(),
+                server: cmd::server::ServerState::default(),
                 stop: AtomicBool::new(false),
             }),
         }
@@ -222,7 +227,15 @@ impl Engine {
     /// A new client (one connection's state: selected db, MULTI queue, name, protocol).
     pub fn client(&self) -> Client {
         self.inner.stats.connections.fetch_add(1, Ordering::Relaxed);
-        Client::new(self.inner.next_client_id.fetch_add(1, Ordering::Relaxed))
+        let id = self.inner.next_client_id.fetch_add(1, Ordering::Relaxed);
+        self.inner.server.new_client(id)
+    }
+
+    /// Sets or clears the password clients must send with AUTH (CONFIG `requirepass`).
+    /// Clients created while a password is set start unauthenticated; existing clients keep
+    /// their state, as in Redis.
+    pub fn set_requirepass(&self, password: Option<String>) {
+        self.inner.server.set_requirepass(password);
     }
 
     /// Executes one command for `client`. Never panics on any input.

@@ -33,6 +33,8 @@
 //! - `id` and `created` are immutable: `created` is the time the store accepted the record
 //!   and orders it in every by-time list, so an update ignores both fields of its argument.
 
+pub mod engine;
+pub(crate) mod layout;
 pub mod redis;
 
 use crate::model::{Event, Reading};

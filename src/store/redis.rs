@@ -4,92 +4,28 @@
 //! connection, a Unix-socket connection and (later) the in-process engine: whoever opens the
 //! connection ([`crate::target`]) picks the transport, and nothing here depends on it.
 //!
-//! It follows the 2018 client at `2e866b8` (`../shared/reference/edgex-core-data.md` §3):
-//! msgpack records stored under the bare id (lowercase hex: a by-id call lowercases its
-//! argument, see `key_id`), sorted-set indexes (see `Keys`), every write one
-//! `MULTI … EXEC` round trip, range reads as `ZRANGE` + `MGET` ("local" mode, two round trips),
-//! and every event loading its readings with its own `ZRANGE` + `MGET`. That N+1 is what the
-//! Events benchmarks measure. It differs from 2018 on purpose in two places:
-//! - `event:readings:<id>` holds the bare hex ids, scored by position, so an event's readings
-//!   are really found and come back in the order they were added. The 2018 client stored
-//!   `ObjectIdHex("…")` and so never found them (§3.6).
-//! - An update rewrites the record and fixes only the indexes that changed, in one
-//!   `MULTI … EXEC`, where 2018 did delete + add.
-//!
-//! Invariant: every record is in exactly the indexes `Keys` lists for its kind, with
-//! `created` (or `pushed`) as its score. There is one exception. A reading deleted on its own
-//! stays a member of its event's `event:readings:<id>`, because a reading record does not name
-//! its event. Reads skip such members (their `MGET` entry is nil), and deleting the event
-//! unlinks the whole set.
+//! It writes the layout of [`crate::store::layout`] (the 2018 client at `2e866b8`,
+//! `../shared/reference/edgex-core-data.md` §3) the way the 2018 client did: every write one
+//! `MULTI … EXEC` round trip, range reads as `ZRANGE` + `MGET` ("local" mode, two round
+//! trips), and every event loading its readings with its own `ZRANGE` + `MGET`. That N+1 is
+//! what the Events benchmarks measure. It differs from 2018 on purpose in two places: the
+//! readings links hold bare hex ids (see the layout), and an update rewrites the record and
+//! fixes only the indexes that changed, in one `MULTI … EXEC`, where 2018 did delete + add.
 //!
 //! Updates read, merge and write without `WATCH`. A store is one connection used by one
 //! thread (see [`crate::store`]), and two writers updating the same record is not a workload
 //! we measure.
 
-use std::borrow::Cow;
 use std::io::Write;
 
 use redis::{ConnectionLike, FromRedisValue, Pipeline, RedisError, RedisWrite, ToRedisArgs, Value};
-use serde::{Deserialize, Serialize};
 
-use crate::model::{is_object_id, now_ms, Event, ObjectId, Reading};
+use crate::model::{now_ms, Event, Reading};
+use crate::store::layout::{
+    self, decode, encode, found, key_id, merge_event, merge_reading, stamp_event, stamp_reading,
+    Key, Keys, Record, RedisEvent, RedisReading,
+};
 use crate::store::{CoreData, StoreError, StoreResult, UNLIMITED};
-
-/// The key layout of the 2018 client (reference §3.2), in one place.
-///
-/// | key | type | members (score) |
-/// |---|---|---|
-/// | `<id>` | string | msgpack [`RedisEvent`] or [`RedisReading`] |
-/// | `event` | zset | event ids (0, so lexicographic = id order) |
-/// | `event:created` | zset | event ids (created) |
-/// | `event:pushed` | zset | event ids (pushed; 0 = not pushed) |
-/// | `event:device:<d>` | zset | event ids (created) |
-/// | `event:readings:<eid>` | zset | the event's reading ids, bare hex (position 0..n-1) |
-/// | `reading` | zset | reading ids (0) |
-/// | `reading:created` | zset | reading ids (created) |
-/// | `reading:device:<d>` | zset | reading ids (created) |
-/// | `reading:name:<n>` | zset | reading ids (created) |
-///
-/// Every index key starts with `event` or `reading`, and every record is a member of `event`
-/// or `reading`. [`CoreData::scrub_all_events`] relies on both facts. Redis Cluster will need
-/// the keys of one write to share a slot: the hash tags go here and nowhere else.
-struct Keys;
-
-impl Keys {
-    const EVENTS: &'static str = "event";
-    const EVENTS_BY_CREATED: &'static str = "event:created";
-    const EVENTS_BY_PUSHED: &'static str = "event:pushed";
-    const READINGS: &'static str = "reading";
-    const READINGS_BY_CREATED: &'static str = "reading:created";
-    /// `SCAN` patterns that match every index key (but no record).
-    const INDEX_PATTERNS: [&'static str; 2] = ["event*", "reading*"];
-
-    /// The key of a record: its bare id, as in 2018 (lowercase: see [`key_id`]).
-    fn record(id: &str) -> &str {
-        id
-    }
-
-    fn events_by_device(device: &str) -> Key<'_> {
-        Key("event:device:", device)
-    }
-
-    fn event_readings(event_id: &str) -> Key<'_> {
-        Key("event:readings:", event_id)
-    }
-
-    fn readings_by_device(device: &str) -> Key<'_> {
-        Key("reading:device:", device)
-    }
-
-    fn readings_by_name(name: &str) -> Key<'_> {
-        Key("reading:name:", name)
-    }
-}
-
-/// A `Keys` index key, prefix + value, written straight into the command that carries it (no
-/// `String` per key).
-#[derive(Clone, Copy)]
-struct Key<'a>(&'static str, &'a str);
 
 impl ToRedisArgs for Key<'_> {
     fn write_redis_args<W: ?Sized + RedisWrite>(&self, out: &mut W) {
@@ -104,93 +40,6 @@ impl ToRedisArgs for Key<'_> {
 const UNLINK_CHUNK: usize = 4096;
 /// `SCAN … COUNT` hint for the scrub; a throughput knob only, results don't depend on it.
 const SCAN_COUNT: usize = 1000;
-
-/// The stored form of a reading (2018 `RedisReading`, msgpack with field names).
-///
-/// `Cow` lets a write encode straight from the caller's [`Reading`] and a read decode into
-/// owned strings, with one struct for both. `deny_unknown_fields` keeps an event record from
-/// decoding as a reading, and the other way round (see [`Record`]).
-#[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RedisReading<'a> {
-    id: Cow<'a, str>,
-    pushed: i64,
-    created: i64,
-    origin: i64,
-    modified: i64,
-    device: Cow<'a, str>,
-    name: Cow<'a, str>,
-    value: Cow<'a, str>,
-}
-
-impl<'a> RedisReading<'a> {
-    fn of(r: &'a Reading) -> Self {
-        RedisReading {
-            id: Cow::Borrowed(&r.id),
-            pushed: r.pushed,
-            created: r.created,
-            origin: r.origin,
-            modified: r.modified,
-            device: Cow::Borrowed(&r.device),
-            name: Cow::Borrowed(&r.name),
-            value: Cow::Borrowed(&r.value),
-        }
-    }
-
-    fn into_reading(self) -> Reading {
-        Reading {
-            id: self.id.into_owned(),
-            pushed: self.pushed,
-            created: self.created,
-            origin: self.origin,
-            modified: self.modified,
-            device: self.device.into_owned(),
-            name: self.name.into_owned(),
-            value: self.value.into_owned(),
-        }
-    }
-}
-
-/// The stored form of an event (2018 `RedisEvent`): its readings live in their own records,
-/// linked by `event:readings:<id>` (reference §3.3).
-#[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RedisEvent<'a> {
-    id: Cow<'a, str>,
-    pushed: i64,
-    device: Cow<'a, str>,
-    created: i64,
-    modified: i64,
-    origin: i64,
-    event: Cow<'a, str>,
-}
-
-impl<'a> RedisEvent<'a> {
-    fn of(e: &'a Event) -> Self {
-        RedisEvent {
-            id: Cow::Borrowed(&e.id),
-            pushed: e.pushed,
-            device: Cow::Borrowed(&e.device),
-            created: e.created,
-            modified: e.modified,
-            origin: e.origin,
-            event: Cow::Borrowed(&e.event),
-        }
-    }
-
-    fn into_event(self) -> Event {
-        Event {
-            id: self.id.into_owned(),
-            pushed: self.pushed,
-            device: self.device.into_owned(),
-            created: self.created,
-            modified: self.modified,
-            origin: self.origin,
-            event: self.event.into_owned(),
-            readings: Vec::new(),
-        }
-    }
-}
 
 /// The [`CoreData`] store over one Redis connection, of any transport.
 pub struct RedisStore<C: ConnectionLike + Send> {
@@ -296,17 +145,10 @@ impl<C: ConnectionLike + Send> RedisStore<C> {
     }
 
     /// The record of kind `T` under `id` (checked and lowercase: see [`key_id`]); `NotFound`
-    /// when `id` names nothing, or a record of the other kind. Events and readings share the
-    /// id key space, so a reading's id names no event, as on a backend with a table per kind.
+    /// when `id` names nothing, or a record of the other kind (see [`found`]).
     fn record<T: Record>(&mut self, id: &str) -> StoreResult<T> {
         let blob: Option<Vec<u8>> = self.query(redis::cmd("GET").arg(Keys::record(id)))?;
-        let not_found = || StoreError::NotFound {
-            kind: T::KIND,
-            id: id.to_string(),
-        };
-        let blob = blob.ok_or_else(not_found)?;
-        // Not a `T`: if it is a record at all, it is one of the other kind.
-        decode(id, &blob).map_err(|e| if is_record(&blob) { not_found() } else { e })
+        found(id, blob.as_deref())
     }
 
     /// `UNLINK`s `keys` in chunks, all chunks in one pipelined round trip.
@@ -324,10 +166,7 @@ impl<C: ConnectionLike + Send> RedisStore<C> {
 
 impl<C: ConnectionLike + Send> CoreData for RedisStore<C> {
     fn add_event(&mut self, e: &mut Event) -> StoreResult<String> {
-        e.id = ObjectId::new().to_hex_string();
-        if e.created == 0 {
-            e.created = now_ms();
-        }
+        stamp_event(e);
         // 5 commands for the event, 5 per reading, 1 for the links (MULTI/EXEC are implicit).
         let mut pipe = Pipeline::with_capacity(6 + 5 * e.readings.len());
         pipe.atomic();
@@ -351,12 +190,7 @@ impl<C: ConnectionLike + Send> CoreData for RedisStore<C> {
             .arg(Keys::events_by_device(&e.device))
             .arg(e.created)
             .arg(id);
-        for r in &mut e.readings {
-            r.id = ObjectId::new().to_hex_string();
-            r.created = e.created;
-            if r.device.is_empty() {
-                r.device.clone_from(&e.device);
-            }
+        for r in &e.readings {
             push_add_reading(&mut pipe, &mut self.buf, r)?;
         }
         if !e.readings.is_empty() {
@@ -373,32 +207,22 @@ impl<C: ConnectionLike + Send> CoreData for RedisStore<C> {
         let id = key_id(&e.id)?;
         let id = &*id;
         let mut stored: Event = self.record(id)?;
+        let moves = merge_event(&mut stored, e);
         let mut pipe = redis::pipe();
         pipe.atomic();
-        if e.pushed != 0 && e.pushed != stored.pushed {
-            stored.pushed = e.pushed;
+        if moves.pushed {
             pipe.cmd("ZADD")
                 .arg(Keys::EVENTS_BY_PUSHED)
-                .arg(e.pushed)
+                .arg(stored.pushed)
                 .arg(id);
         }
-        if !e.device.is_empty() && e.device != stored.device {
-            pipe.cmd("ZREM")
-                .arg(Keys::events_by_device(&stored.device))
-                .arg(id);
+        if let Some(old) = &moves.old_device {
+            pipe.cmd("ZREM").arg(Keys::events_by_device(old)).arg(id);
             pipe.cmd("ZADD")
-                .arg(Keys::events_by_device(&e.device))
+                .arg(Keys::events_by_device(&stored.device))
                 .arg(stored.created)
                 .arg(id);
-            stored.device.clone_from(&e.device);
         }
-        if e.origin != 0 {
-            stored.origin = e.origin;
-        }
-        if !e.event.is_empty() {
-            stored.event.clone_from(&e.event);
-        }
-        stored.modified = now_ms();
         pipe.cmd("SET").arg(Keys::record(id)).arg(encode(
             &mut self.buf,
             "event",
@@ -506,10 +330,7 @@ impl<C: ConnectionLike + Send> CoreData for RedisStore<C> {
     }
 
     fn add_reading(&mut self, r: &mut Reading) -> StoreResult<String> {
-        r.id = ObjectId::new().to_hex_string();
-        if r.created == 0 {
-            r.created = now_ms();
-        }
+        stamp_reading(r);
         let mut pipe = Pipeline::with_capacity(5);
         pipe.atomic();
         push_add_reading(&mut pipe, &mut self.buf, r)?;
@@ -521,38 +342,23 @@ impl<C: ConnectionLike + Send> CoreData for RedisStore<C> {
         let id = key_id(&r.id)?;
         let id = &*id;
         let mut stored: Reading = self.record(id)?;
+        let moves = merge_reading(&mut stored, r);
         let mut pipe = redis::pipe();
         pipe.atomic();
-        if !r.device.is_empty() && r.device != stored.device {
-            pipe.cmd("ZREM")
+        if let Some(old) = &moves.old_device {
+            pipe.cmd("ZREM").arg(Keys::readings_by_device(old)).arg(id);
+            pipe.cmd("ZADD")
                 .arg(Keys::readings_by_device(&stored.device))
-                .arg(id);
-            pipe.cmd("ZADD")
-                .arg(Keys::readings_by_device(&r.device))
                 .arg(stored.created)
                 .arg(id);
-            stored.device.clone_from(&r.device);
         }
-        if !r.name.is_empty() && r.name != stored.name {
-            pipe.cmd("ZREM")
+        if let Some(old) = &moves.old_name {
+            pipe.cmd("ZREM").arg(Keys::readings_by_name(old)).arg(id);
+            pipe.cmd("ZADD")
                 .arg(Keys::readings_by_name(&stored.name))
-                .arg(id);
-            pipe.cmd("ZADD")
-                .arg(Keys::readings_by_name(&r.name))
                 .arg(stored.created)
                 .arg(id);
-            stored.name.clone_from(&r.name);
         }
-        if r.pushed != 0 {
-            stored.pushed = r.pushed;
-        }
-        if r.origin != 0 {
-            stored.origin = r.origin;
-        }
-        if !r.value.is_empty() {
-            stored.value.clone_from(&r.value);
-        }
-        stored.modified = now_ms();
         pipe.cmd("SET").arg(Keys::record(id)).arg(encode(
             &mut self.buf,
             "reading",
@@ -594,15 +400,7 @@ impl<C: ConnectionLike + Send> CoreData for RedisStore<C> {
     }
 
     fn readings_by_names(&mut self, names: &[&str], limit: usize) -> StoreResult<Vec<Reading>> {
-        let mut readings = Vec::new();
-        for name in names {
-            let left = limit - readings.len();
-            if left == 0 {
-                break;
-            }
-            readings.append(&mut self.readings_by_name(name, left)?);
-        }
-        Ok(readings)
+        layout::readings_by_names(names, limit, |name, left| self.readings_by_name(name, left))
     }
 
     fn readings_by_creation_time(
@@ -683,20 +481,6 @@ fn push_remove_reading(pipe: &mut Pipeline, r: &Reading) {
         .arg(&r.id);
 }
 
-/// `id` as every key holds it: ids are case-insensitive ([`ObjectId::parse`] takes either
-/// case) and stored in lowercase, the form the store assigns. Allocates only for an id with
-/// upper-case letters; a malformed id is [`StoreError::InvalidId`].
-fn key_id(id: &str) -> StoreResult<Cow<'_, str>> {
-    if !is_object_id(id) {
-        return Err(StoreError::InvalidId(id.to_string()));
-    }
-    Ok(if id.bytes().any(|b| b.is_ascii_uppercase()) {
-        Cow::Owned(id.to_ascii_lowercase())
-    } else {
-        Cow::Borrowed(id)
-    })
-}
-
 /// Sends an already packed command and converts its reply, as `Cmd::query` would.
 fn query_packed<T: FromRedisValue>(
     conn: &mut impl ConnectionLike,
@@ -721,57 +505,6 @@ fn backend(e: RedisError) -> StoreError {
     }
 }
 
-/// `record` as msgpack in `buf` (cleared first), to be copied into a command: one buffer,
-/// reused, instead of a new `Vec` per record.
-fn encode<'b, T: Serialize>(
-    buf: &'b mut Vec<u8>,
-    kind: &'static str,
-    id: &str,
-    record: &T,
-) -> StoreResult<&'b [u8]> {
-    buf.clear();
-    rmp_serde::encode::write_named(buf, record).map_err(|e| StoreError::Backend {
-        backend: "redis",
-        message: format!("cannot encode {kind} {id}: {e}"),
-    })?;
-    Ok(buf)
-}
-
-/// A model type and its stored form.
-trait Record: Sized {
-    /// "event" or "reading", for errors.
-    const KIND: &'static str;
-    /// Decodes a stored record; fails on a record of the other kind (`deny_unknown_fields`).
-    fn from_msgpack(blob: &[u8]) -> Result<Self, rmp_serde::decode::Error>;
-}
-
-impl Record for Event {
-    const KIND: &'static str = "event";
-    fn from_msgpack(blob: &[u8]) -> Result<Self, rmp_serde::decode::Error> {
-        rmp_serde::from_slice::<RedisEvent>(blob).map(RedisEvent::into_event)
-    }
-}
-
-impl Record for Reading {
-    const KIND: &'static str = "reading";
-    fn from_msgpack(blob: &[u8]) -> Result<Self, rmp_serde::decode::Error> {
-        rmp_serde::from_slice::<RedisReading>(blob).map(RedisReading::into_reading)
-    }
-}
-
-fn decode<T: Record>(id: &str, blob: &[u8]) -> StoreResult<T> {
-    T::from_msgpack(blob).map_err(|e| StoreError::Decode {
-        kind: T::KIND,
-        id: id.to_string(),
-        reason: e.to_string(),
-    })
-}
-
-/// Whether `blob` is a stored record of either kind.
-fn is_record(blob: &[u8]) -> bool {
-    Event::from_msgpack(blob).is_ok() || Reading::from_msgpack(blob).is_ok()
-}
-
 #[cfg(test)]
 mod tests {
     //! The wire shape of the store's calls, against a recording connection: which commands,
@@ -781,8 +514,10 @@ mod tests {
     use std::collections::VecDeque;
 
     use redis::{RedisResult, Value};
+    use serde::Serialize;
 
     use super::*;
+    use crate::model::ObjectId;
 
     /// Records every request (one per round trip) and answers from a script; unscripted
     /// requests get a harmless default.
@@ -1016,47 +751,5 @@ mod tests {
                 [["GET", "5b4f0000000000000000000a"]],
             ]
         );
-    }
-
-    #[test]
-    fn key_id_lowercases_and_allocates_only_for_upper_case() {
-        let lower = "5b4f0000000000000000000a";
-        assert!(matches!(key_id(lower), Ok(Cow::Borrowed(id)) if id == lower));
-        assert!(matches!(key_id("5B4F0000000000000000000A"), Ok(Cow::Owned(id)) if id == lower));
-        assert!(matches!(key_id("5b4f"), Err(StoreError::InvalidId(id)) if id == "5b4f"));
-    }
-
-    #[test]
-    fn records_are_msgpack_maps_with_the_2018_field_names_in_order() {
-        let r = Reading::default();
-        let e = Event::default();
-        let cases: [(Vec<u8>, &[&str]); 2] = [
-            (
-                blob(&RedisReading::of(&r)),
-                &[
-                    "id", "pushed", "created", "origin", "modified", "device", "name", "value",
-                ],
-            ),
-            (
-                blob(&RedisEvent::of(&e)),
-                &[
-                    "id", "pushed", "device", "created", "modified", "origin", "event",
-                ],
-            ),
-        ];
-        for (blob, fields) in cases {
-            // A fixmap header (0x80 | entries), then each key as a fixstr (0xa0 | len).
-            assert_eq!(blob[0], 0x80 | fields.len() as u8);
-            let mut rest = &blob[1..];
-            for field in fields {
-                let mut key = vec![0xa0 | field.len() as u8];
-                key.extend_from_slice(field.as_bytes());
-                let at = rest
-                    .windows(key.len())
-                    .position(|w| w == key.as_slice())
-                    .unwrap_or_else(|| panic!("field {field} missing or out of order"));
-                rest = &rest[at + key.len()..];
-            }
-        }
     }
 }

@@ -24,6 +24,8 @@ use std::time::Duration;
 use redis::io::tcp::TcpSettings;
 use redis::{ConnectionAddr, IntoConnectionInfo, RedisError};
 
+use crate::engine::{Engine, EngineConnection};
+use crate::store::engine::EngineStore;
 use crate::store::redis::RedisStore;
 use crate::store::CoreData;
 use spawn::{Listen, RedisServer, SpawnError};
@@ -35,6 +37,15 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 const TCP_COLUMN: &str = "RedisDB_TCP";
 /// Column name of the Redis-over-Unix-socket targets (the 2018 `BenchmarkRedisDB_UDS`).
 const UDS_COLUMN: &str = "RedisDB_UDS";
+/// The Redis store on the in-process engine through its redis-rs connection (the 2018
+/// eredis column was `BenchmarkRedisDB_Embedded`).
+const EMBEDDED_COLUMN: &str = "RedisDB_Embedded";
+/// The engine's typed API, called directly.
+const DIRECT_COLUMN: &str = "Embedded_Direct";
+/// The engine served by edgebench's RESP server over TCP.
+const EMBEDDED_TCP_COLUMN: &str = "Embedded_TCP";
+/// The engine served by edgebench's RESP server over a Unix socket.
+const EMBEDDED_UDS_COLUMN: &str = "Embedded_UDS";
 
 /// Where a server listens.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,6 +84,28 @@ pub enum TargetKind {
     SpawnRedisUds,
     /// A Redis server already running at this endpoint.
     Redis(Endpoint),
+    /// The in-process engine, through its redis-rs connection (no socket).
+    Embedded,
+    /// The in-process engine's typed API, called directly by its own store.
+    EmbeddedDirect,
+    /// The engine served over TCP by edgebench's RESP server, inside this process.
+    EmbeddedTcp,
+    /// The engine served over a Unix socket by edgebench's RESP server, inside this process.
+    EmbeddedUds,
+}
+
+impl TargetKind {
+    /// The column name a target of this kind gets when the user names none.
+    fn default_column(&self) -> &'static str {
+        match self {
+            TargetKind::SpawnRedisUds | TargetKind::Redis(Endpoint::Unix(_)) => UDS_COLUMN,
+            TargetKind::SpawnRedisTcp | TargetKind::Redis(Endpoint::Tcp { .. }) => TCP_COLUMN,
+            TargetKind::Embedded => EMBEDDED_COLUMN,
+            TargetKind::EmbeddedDirect => DIRECT_COLUMN,
+            TargetKind::EmbeddedTcp => EMBEDDED_TCP_COLUMN,
+            TargetKind::EmbeddedUds => EMBEDDED_UDS_COLUMN,
+        }
+    }
 }
 
 /// A named target, as parsed from the command line; [`Target::start`] brings it up.
@@ -97,8 +130,8 @@ pub enum TargetError {
     },
     /// Neither a known target name nor a URL.
     #[error(
-        "unknown target {item:?}: use redis-tcp, redis-uds, redis://HOST:PORT, \
-         redis+unix:///PATH or NAME=URL"
+        "unknown target {item:?}: use embedded, embedded-direct, embedded-tcp, embedded-uds, \
+         redis-tcp, redis-uds, redis://HOST:PORT, redis+unix:///PATH or NAME=any of these"
     )]
     Unknown {
         /// The item as given.
@@ -178,22 +211,28 @@ pub fn parse_targets(values: &[String]) -> Result<Vec<TargetSpec>, TargetError> 
     Ok(specs)
 }
 
-/// `redis-tcp` and `redis-uds` when a `redis-server` can be spawned, else nothing (the
-/// caller then asks for `--target`).
-pub fn default_targets() -> Vec<TargetSpec> {
-    if !redis_server_on_path() {
-        return Vec::new();
+/// The targets of a run without `--target`: every embedded transport, then `redis-tcp` and
+/// `redis-uds` when a `redis-server` can be spawned. The flag says whether those two were
+/// left out (the caller notes it).
+pub fn default_targets() -> (Vec<TargetSpec>, bool) {
+    let mut kinds = vec![
+        TargetKind::EmbeddedDirect,
+        TargetKind::Embedded,
+        TargetKind::EmbeddedTcp,
+        TargetKind::EmbeddedUds,
+    ];
+    let redis = redis_server_on_path();
+    if redis {
+        kinds.extend([TargetKind::SpawnRedisTcp, TargetKind::SpawnRedisUds]);
     }
-    vec![
-        TargetSpec {
-            name: TCP_COLUMN.to_string(),
-            kind: TargetKind::SpawnRedisTcp,
-        },
-        TargetSpec {
-            name: UDS_COLUMN.to_string(),
-            kind: TargetKind::SpawnRedisUds,
-        },
-    ]
+    let specs = kinds
+        .into_iter()
+        .map(|kind| TargetSpec {
+            name: kind.default_column().to_string(),
+            kind,
+        })
+        .collect();
+    (specs, !redis)
 }
 
 /// Whether [`TargetKind::SpawnRedisTcp`] and [`TargetKind::SpawnRedisUds`] can start a
@@ -202,20 +241,36 @@ pub fn redis_server_on_path() -> bool {
     spawn::redis_server_binary().is_ok()
 }
 
-/// A started target: it owns the spawned server, if any, and opens stores on it.
+/// A started target: it owns what it started (a spawned server, an in-process engine and
+/// its RESP server) and opens stores on it.
 ///
 /// Stores opened from a target hold their own connections. Drop them before the target: a
 /// spawned server stops when its target drops.
 #[derive(Debug)]
 pub struct Target {
     name: String,
-    endpoint: Endpoint,
-    // Keeps the spawned server running; stops it on drop.
-    server: Option<RedisServer>,
+    backend: Backend,
+}
+
+/// What a started target talks to.
+#[derive(Debug)]
+enum Backend {
+    /// A Redis-protocol server at an endpoint; `server` is set when edgebench spawned it
+    /// (and keeps it running; dropping it stops the server).
+    Redis {
+        endpoint: Endpoint,
+        server: Option<Box<RedisServer>>,
+        /// Set when the server is edgebench's own RESP server serving an in-process engine
+        /// (dropping it shuts the server down).
+        served: Option<Box<crate::server::ServerHandle>>,
+    },
+    /// The in-process engine; `direct` picks its typed API over its redis-rs connection.
+    Engine { engine: Engine, direct: bool },
 }
 
 impl Target {
-    /// Spawns the server (waiting until it answers PING), or connects to the URL and PINGs it.
+    /// Brings the target up: spawns the server (waiting until it answers PING), starts the
+    /// engine (and its RESP server), or connects to the URL and PINGs it.
     pub fn start(spec: &TargetSpec) -> Result<Target, TargetError> {
         let spawn = |listen| {
             RedisServer::spawn(listen).map_err(|error| TargetError::Spawn {
@@ -223,26 +278,69 @@ impl Target {
                 error,
             })
         };
-        let (endpoint, server) = match &spec.kind {
-            TargetKind::SpawnRedisTcp => {
-                let server = spawn(Listen::Tcp)?;
-                (server.endpoint(), Some(server))
-            }
-            TargetKind::SpawnRedisUds => {
-                let server = spawn(Listen::Unix)?;
-                (server.endpoint(), Some(server))
-            }
-            TargetKind::Redis(endpoint) => (endpoint.clone(), None),
-        };
+        let backend =
+            match &spec.kind {
+                TargetKind::SpawnRedisTcp => {
+                    let server = spawn(Listen::Tcp)?;
+                    Backend::Redis {
+                        endpoint: server.endpoint(),
+                        server: Some(Box::new(server)),
+                        served: None,
+                    }
+                }
+                TargetKind::SpawnRedisUds => {
+                    let server = spawn(Listen::Unix)?;
+                    Backend::Redis {
+                        endpoint: server.endpoint(),
+                        server: Some(Box::new(server)),
+                        served: None,
+                    }
+                }
+                TargetKind::Redis(endpoint) => Backend::Redis {
+                    endpoint: endpoint.clone(),
+                    server: None,
+                    served: None,
+                },
+                TargetKind::Embedded => Backend::Engine {
+                    engine: Engine::new(),
+                    direct: false,
+                },
+                TargetKind::EmbeddedDirect => Backend::Engine {
+                    engine: Engine::new(),
+                    direct: true,
+                },
+                TargetKind::EmbeddedTcp | TargetKind::EmbeddedUds => {
+                    let listen = if spec.kind == TargetKind::EmbeddedTcp {
+                        Listen::Tcp
+                    } else {
+                        Listen::Unix
+                    };
+                    let handle = crate::server::spawn_in_background(listen, Engine::new())
+                        .map_err(|e| TargetError::Connect {
+                            name: spec.name.clone(),
+                            endpoint: "in-process RESP server".to_string(),
+                            reason: format!("cannot start it: {e}"),
+                        })?;
+                    Backend::Redis {
+                        endpoint: handle.endpoint(),
+                        server: None,
+                        served: Some(Box::new(handle)),
+                    }
+                }
+            };
         let target = Target {
             name: spec.name.clone(),
-            endpoint,
-            server,
+            backend,
         };
         // A spawned server has answered PING already; a URL is checked here, so a typo
         // fails before any benchmark runs.
-        if target.server.is_none() {
-            let mut conn = target.connect()?;
+        if let Backend::Redis {
+            endpoint,
+            server: None,
+            served: None,
+        } = &target.backend
+        {
+            let mut conn = target.connect(endpoint)?;
             check_ping(&mut conn).map_err(|reason| TargetError::Ping {
                 name: target.name.clone(),
                 endpoint: target.endpoint(),
@@ -257,21 +355,49 @@ impl Target {
         &self.name
     }
 
-    /// Where the server listens, as a URL (`redis://127.0.0.1:40123`, `redis+unix:///…`).
+    /// Where the target is, as a URL (`redis://127.0.0.1:40123`, `redis+unix:///…`), or
+    /// `in-process` for the engine.
     pub fn endpoint(&self) -> String {
-        self.endpoint.to_string()
+        match &self.backend {
+            Backend::Redis { endpoint, .. } => endpoint.to_string(),
+            Backend::Engine { direct: false, .. } => "in-process (redis-rs connection)".into(),
+            Backend::Engine { direct: true, .. } => "in-process (typed API)".into(),
+        }
     }
 
-    /// A store on a fresh connection; call once per worker.
+    /// A store on a fresh connection (a fresh engine client in-process); call once per
+    /// worker.
     pub fn open_store(&self) -> Result<Box<dyn CoreData>, TargetError> {
-        Ok(Box::new(RedisStore::new(self.connect()?)))
+        match &self.backend {
+            Backend::Redis { endpoint, .. } => {
+                Ok(Box::new(RedisStore::new(self.connect(endpoint)?)))
+            }
+            Backend::Engine {
+                engine,
+                direct: false,
+            } => Ok(Box::new(RedisStore::new(EngineConnection::new(
+                engine.clone(),
+            )))),
+            Backend::Engine {
+                engine,
+                direct: true,
+            } => Ok(Box::new(EngineStore::new(engine.clone(), 0))),
+        }
     }
 
-    fn connect(&self) -> Result<redis::Connection, TargetError> {
-        connect(&self.endpoint, CONNECT_TIMEOUT).map_err(|e| TargetError::Connect {
+    /// The server edgebench spawned for this target, if any.
+    pub fn spawned(&self) -> Option<&RedisServer> {
+        match &self.backend {
+            Backend::Redis { server, .. } => server.as_deref(),
+            Backend::Engine { .. } => None,
+        }
+    }
+
+    fn connect(&self, endpoint: &Endpoint) -> Result<redis::Connection, TargetError> {
+        connect(endpoint, CONNECT_TIMEOUT).map_err(|e| TargetError::Connect {
             name: self.name.clone(),
-            endpoint: self.endpoint(),
-            reason: connect_reason(&e, &self.endpoint),
+            endpoint: endpoint.to_string(),
+            reason: connect_reason(&e, endpoint),
         })
     }
 }
@@ -291,11 +417,7 @@ fn parse_item(item: &str) -> Result<TargetSpec, TargetError> {
         _ => (None, item),
     };
     let kind = parse_kind(what)?;
-    let name = match (name, &kind) {
-        (Some(name), _) => name,
-        (None, TargetKind::SpawnRedisUds | TargetKind::Redis(Endpoint::Unix(_))) => UDS_COLUMN,
-        (None, _) => TCP_COLUMN,
-    };
+    let name = name.unwrap_or(kind.default_column());
     Ok(TargetSpec {
         name: name.to_string(),
         kind,
@@ -306,6 +428,10 @@ fn parse_kind(what: &str) -> Result<TargetKind, TargetError> {
     match what {
         "redis-tcp" => return Ok(TargetKind::SpawnRedisTcp),
         "redis-uds" => return Ok(TargetKind::SpawnRedisUds),
+        "embedded" => return Ok(TargetKind::Embedded),
+        "embedded-direct" => return Ok(TargetKind::EmbeddedDirect),
+        "embedded-tcp" => return Ok(TargetKind::EmbeddedTcp),
+        "embedded-uds" => return Ok(TargetKind::EmbeddedUds),
         _ => {}
     }
     let Some((scheme, rest)) = what.split_once("://") else {
@@ -588,8 +714,9 @@ mod tests {
     fn bad_items_name_the_item_and_the_fix() {
         assert_eq!(
             error(&["foo"]),
-            "unknown target \"foo\": use redis-tcp, redis-uds, redis://HOST:PORT, \
-             redis+unix:///PATH or NAME=URL"
+            "unknown target \"foo\": use embedded, embedded-direct, embedded-tcp, \
+             embedded-uds, redis-tcp, redis-uds, redis://HOST:PORT, redis+unix:///PATH or \
+             NAME=any of these"
         );
         assert_eq!(
             error(&["redis://h:xx"]),
@@ -639,8 +766,9 @@ mod tests {
         );
         assert_eq!(
             error(&["db=nope"]),
-            "unknown target \"nope\": use redis-tcp, redis-uds, redis://HOST:PORT, \
-             redis+unix:///PATH or NAME=URL"
+            "unknown target \"nope\": use embedded, embedded-direct, embedded-tcp, \
+             embedded-uds, redis-tcp, redis-uds, redis://HOST:PORT, redis+unix:///PATH or \
+             NAME=any of these"
         );
         assert_eq!(
             error(&["redis-tcp,"]),
@@ -775,10 +903,7 @@ mod tests {
             let mut store = target.open_store().unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(store.event_count().ok(), Some(0));
             drop(store);
-            let server = target
-                .server
-                .as_ref()
-                .map(|s| (s.pid(), s.dir().to_path_buf()));
+            let server = target.spawned().map(|s| (s.pid(), s.dir().to_path_buf()));
             let (pid, dir) = server.unwrap_or_else(|| panic!("spawned target without server"));
             assert!(dir.exists());
             drop(target);
@@ -799,7 +924,7 @@ mod tests {
         let result = std::panic::catch_unwind(|| {
             let target = Target::start(&spec("T", TargetKind::SpawnRedisUds))
                 .unwrap_or_else(|e| panic!("{e}"));
-            *pid.lock().unwrap() = target.server.as_ref().map(|s| s.pid());
+            *pid.lock().unwrap() = target.spawned().map(|s| s.pid());
             panic!("a benchmark panicked");
         });
         assert!(result.is_err());

@@ -86,7 +86,11 @@ fn norm(v: RedisResult<Value>) -> String {
 
 fn sorted(s: &str) -> String {
     // Values are Debug strings; split array elements at the top level.
-    let inner = s.strip_prefix("Array([").and_then(|x| x.strip_suffix("])"));
+    // redis-rs 1.x prints arrays as `array([...])`.
+    let inner = s
+        .strip_prefix("array([")
+        .or_else(|| s.strip_prefix("Array(["))
+        .and_then(|x| x.strip_suffix("])"));
     match inner {
         Some(body) => {
             let mut parts: Vec<&str> = split_top(body);

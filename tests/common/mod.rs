@@ -12,6 +12,8 @@ pub mod diff;
 
 use std::any::Any;
 
+use edgebench::engine::Engine;
+use edgebench::store::engine::EngineStore;
 use edgebench::store::CoreData;
 use edgebench::target::{parse_targets, redis_server_on_path, Target};
 
@@ -44,6 +46,20 @@ pub fn spawned_redis(target: &str) -> Backend {
     let target = start(target);
     let store = target.open_store().unwrap_or_else(|e| panic!("{e}"));
     Backend::new(store, target)
+}
+
+/// A store on a fresh target that needs no external server (`embedded`, `embedded-tcp`,
+/// `embedded-uds`: each its own engine). Stopped when the backend drops.
+pub fn in_process(target: &str) -> Backend {
+    let target = start(target);
+    let store = target.open_store().unwrap_or_else(|e| panic!("{e}"));
+    Backend::new(store, target)
+}
+
+/// The `Embedded_Direct` store on a fresh engine of its own (database 0).
+pub fn engine_direct() -> Backend {
+    let store = EngineStore::new(Engine::new(), 0);
+    Backend::new(Box::new(store), ())
 }
 
 /// Starts the target that the `--target` item `item` names.

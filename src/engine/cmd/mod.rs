@@ -60,6 +60,44 @@ pub struct Spec {
     pub run: fn(&mut Ctx<'_, '_>, &[&[u8]]) -> Result<Reply, CmdError>,
 }
 
+/// The key spec of commands whose only key is the first argument.
+pub const ONE_KEY: KeySpec = KeySpec::Range {
+    first: 1,
+    last: 1,
+    step: 1,
+};
+
+/// The key spec of commands whose first two arguments are keys (RENAME, LMOVE, ...).
+pub const TWO_KEYS: KeySpec = KeySpec::Range {
+    first: 1,
+    last: 2,
+    step: 1,
+};
+
+/// The key spec of commands whose every argument is a key (DEL, EXISTS, SINTER, ...).
+pub const ALL_ARGS: KeySpec = KeySpec::Range {
+    first: 1,
+    last: -1,
+    step: 1,
+};
+
+/// A table entry, positionally (the families' tables read best one line per command).
+pub const fn spec(
+    name: &'static str,
+    arity: i32,
+    keys: KeySpec,
+    write: bool,
+    run: fn(&mut Ctx<'_, '_>, &[&[u8]]) -> Result<Reply, CmdError>,
+) -> Spec {
+    Spec {
+        name,
+        arity,
+        keys,
+        write,
+        run,
+    }
+}
+
 impl Spec {
     /// The indices of the key arguments in `args`.
     pub fn key_indices(&self, args: &[&[u8]]) -> Vec<usize> {
@@ -179,12 +217,23 @@ pub fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
         }
         return CmdError::Arity(spec.name.to_string()).into();
     }
+    // Redis checks authentication after the command's name and arity.
+    if !client.authenticated
+        && !server::runs_before_auth(spec)
+        && engine.inner().server.requires_auth()
+    {
+        if client.in_multi() {
+            client.multi_dirty = true;
+        }
+        return Reply::err(server::NOAUTH);
+    }
     if client.in_multi() && !tx::runs_inside_multi(spec) {
         if let Some(queue) = client.multi.as_mut() {
             queue.push(args.iter().map(|a| a.to_vec()).collect());
         }
         return Reply::queued();
     }
+    engine.inner().server.count_call(spec);
     run(engine, client, spec, args)
 }
 
@@ -210,47 +259,87 @@ pub fn run(engine: &Engine, client: &mut Client, spec: &Spec, args: &[&[u8]]) ->
 pub fn parse_i64(arg: &[u8]) -> Result<i64, CmdError> {
     std::str::from_utf8(arg)
         .ok()
+        // Redis's string2ll: no sign but '-', no leading zeros, no "-0".
         .filter(|s| {
-            !s.starts_with('+') && !(s.len() > 1 && s.starts_with('0')) && !s.starts_with("-0")
+            !s.starts_with('+') && (s.len() == 1 || !s.starts_with('0')) && !s.starts_with("-0")
         })
         .and_then(|s| s.parse::<i64>().ok())
         .ok_or(CmdError::NotInteger)
 }
 
-/// Parses a Redis float argument (`inf`, `-inf`, `+inf` accepted; NaN is not).
+/// Parses a Redis float argument as Redis's `string2d` does (`strtod` of the whole argument):
+/// decimal or hexadecimal (`0x1p-2`), `inf`/`infinity` with a sign; not NaN, not leading or
+/// trailing spaces, and not a value that overflows to infinity or underflows to zero (C's
+/// ERANGE), which Redis rejects.
 pub fn parse_f64(arg: &[u8]) -> Result<f64, CmdError> {
     let s = std::str::from_utf8(arg).map_err(|_| CmdError::NotFloat)?;
-    let v = match s.to_ascii_lowercase().as_str() {
-        "inf" | "+inf" | "infinity" | "+infinity" => f64::INFINITY,
-        "-inf" | "-infinity" => f64::NEG_INFINITY,
-        t if t.is_empty() || t.contains(char::is_whitespace) => return Err(CmdError::NotFloat),
-        t => t.parse::<f64>().map_err(|_| CmdError::NotFloat)?,
+    // Rust's parser reads C's decimal and inf/infinity/nan forms (any case), correctly
+    // rounded; strtod's hexadecimal form takes the slow path.
+    let v = match s.parse::<f64>() {
+        Ok(v) => {
+            let body = s.trim_start_matches(['+', '-']);
+            let literal_inf =
+                body.eq_ignore_ascii_case("inf") || body.eq_ignore_ascii_case("infinity");
+            let mantissa = body.split(['e', 'E']).next().unwrap_or("");
+            let overflow = v.is_infinite() && !literal_inf;
+            let underflow = v == 0.0 && mantissa.bytes().any(|c| matches!(c, b'1'..=b'9'));
+            if v.is_nan() || overflow || underflow {
+                return Err(CmdError::NotFloat);
+            }
+            v
+        }
+        // Rejects overflow and underflow itself.
+        Err(_) => strings::cfloat::parse_c_double(arg).ok_or(CmdError::NotFloat)?,
     };
-    if v.is_nan() {
-        return Err(CmdError::NotFloat);
-    }
     Ok(v)
 }
 
-/// Formats a double the way Redis replies with one (`%.17g`, shortest round trip; `inf`,
-/// `-inf`; integers without a fraction).
+/// Formats a double the way Redis 7.0 replies with one: C's `%.17g` (17 significant digits,
+/// trailing zeros dropped, exponent form below 1e-4 and from 1e17), `inf`, `-inf`, `-0`.
 pub fn format_f64(v: f64) -> String {
+    if v.is_nan() {
+        return "nan".into();
+    }
     if v.is_infinite() {
         return if v > 0.0 { "inf".into() } else { "-inf".into() };
     }
     if v == v.trunc() && v.abs() < 1e17 {
-        return format!("{}", v as i64);
+        // Integers print whole under %.17g; -0 keeps its sign.
+        return if v == 0.0 && v.is_sign_negative() {
+            "-0".into()
+        } else {
+            format!("{}", v as i64)
+        };
     }
-    // Rust's shortest round-trip representation matches Redis 7's (fpconv_dtoa) for the
-    // values workloads use; exponents are written as Redis writes them (e+21).
-    let s = format!("{v}");
-    if s.contains('e') {
-        s
-    } else if v.abs() >= 1e21 {
-        format!("{v:e}").replace('e', "e+")
+    // Rust rounds exactly (ties to even, as glibc): 17 significant digits, then laid out
+    // as %g lays them out.
+    let sci = format!("{v:.16e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let (sign, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => ("-", m),
+        None => ("", mantissa),
+    };
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let trim = |s: String| -> String {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    };
+    if !(-4..17).contains(&exp) {
+        let m = trim(format!("{}.{}", &digits[..1], &digits[1..]));
+        let esign = if exp < 0 { '-' } else { '+' };
+        return format!("{sign}{m}e{esign}{:02}", exp.unsigned_abs());
+    }
+    let fixed = if exp >= 0 {
+        let point = exp as usize + 1;
+        format!("{}.{}", &digits[..point], &digits[point..])
     } else {
-        s
-    }
+        format!("0.{}{digits}", "0".repeat(exp.unsigned_abs() as usize - 1))
+    };
+    format!("{sign}{}", trim(fixed))
 }
 
 /// Case-insensitive comparison of an argument with an ASCII keyword.

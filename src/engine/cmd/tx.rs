@@ -6,7 +6,8 @@
 //! - EXEC locks the shards of every queued command's keys (and of the WATCHed keys) before it
 //!   runs the first one, so no other caller sees the transaction half-done. A queue that
 //!   changes database (SELECT, MOVE, SWAPDB, COPY ... DB, FLUSHALL) cannot be locked up front
-//!   on one database: it runs command by command, atomic per command only.
+//!   on one database (nor can INFO, which reads every database): it runs command by command,
+//!   atomic per command only.
 //! - WATCH records a per-key version that every write to the key bumps; EXEC replies with a
 //!   null array when any watched key changed.
 
@@ -104,10 +105,11 @@ fn unwatch(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
     Ok(Reply::ok())
 }
 
-/// Queued commands that move between databases.
+/// Queued commands that change database or lock shards beyond their key spec (INFO counts
+/// every database): they cannot run under locks taken up front.
 fn changes_db(spec: &Spec, args: &[Vec<u8>]) -> bool {
     match spec.name {
-        "select" | "move" | "swapdb" | "flushall" => true,
+        "select" | "move" | "swapdb" | "flushall" | "info" => true,
         "copy" => args.iter().any(|a| a.eq_ignore_ascii_case(b"db")),
         _ => false,
     }

@@ -1,17 +1,60 @@
 //! The sorted set: members ordered by (score, member bytes), as Redis orders them.
 //!
 //! Two structures kept in step: a hash map member → score for O(1) ZSCORE/membership, and a
-//! B-tree of (score, member) for ordered ranges. Ranks (ZRANK, ZRANGE by index) walk the
-//! tree, O(rank); Redis's skip list makes them O(log n). For the sizes edgebench's
-//! workloads use this is not what dominates, and it keeps the structure std-only.
+//! B-tree of (score, member) nodes for ordered ranges. Each member's bytes are allocated once
+//! and shared by both (an `Arc<[u8]>`), so adding a member costs one allocation. The tree is
+//! searched with borrowed probes (the private `Probe` trait), so no lookup allocates, and
+//! each node caches its member's first 8 bytes, so most comparisons during a search never
+//! read the member's allocation (on a large set each such read is a cache miss).
 //!
-//! Invariant: `scores` and `order` hold the same members; no score is NaN; -0.0 is stored as
-//! 0.0 (Redis compares them equal).
+//! Ranks (ZRANK, ZRANGE by index) walk the tree, O(rank); Redis's skip list makes them
+//! O(log n). A rank range is walked from whichever end of the set is nearer, with no search,
+//! so `ZRANGE k -10 -1` costs what `ZRANGE k 0 9` costs; a rank in the middle of a large set
+//! costs a walk (tens of ns per member skipped on a tree built by random inserts). The
+//! workloads read from the ends (`ZRANGE k 0 n`, score ranges), so this is not what
+//! dominates, and it keeps the structure std-only.
+//!
+//! Redis keeps a small sorted set as a listpack and converts it, for good, to a skip list once
+//! it holds more than 128 members or a member longer than 64 bytes (`zset-max-listpack-*`
+//! defaults). The encoding shows in replies in two places, which [`ZSet::is_large`] lets the
+//! commands reproduce: ZSCAN returns a listpack whole, in order, with cursor 0; and lex ranges
+//! over members of different scores follow the listpack's linear walk (see
+//! [`ZSet::range_by_lex`]).
+//!
+//! Invariants: `scores` and `order` hold the same members with the same scores; no score is
+//! NaN; -0.0 is stored as 0.0 (Redis compares them equal).
 
+use std::borrow::Borrow;
 use std::cmp::Ordering;
-use std::collections::BTreeSet;
+use std::collections::{btree_set, BTreeSet, HashMap};
+use std::ops::Bound::{self, Excluded, Included, Unbounded};
+use std::sync::Arc;
 
-use crate::engine::keyspace::{BytesMap, Key};
+use crate::engine::keyspace::Hasher;
+
+/// Members a listpack-encoded sorted set holds at most (Redis's `zset-max-listpack-entries`).
+pub const LISTPACK_MAX_ENTRIES: usize = 128;
+/// The longest member a listpack-encoded sorted set holds (`zset-max-listpack-value`).
+pub const LISTPACK_MAX_VALUE: usize = 64;
+
+/// ZADD's rules for a member already scored `old`: Redis's `zsetAdd` update branch.
+fn update_outcome(old: f64, score: f64, flags: AddFlags) -> AddOutcome {
+    if flags.nx {
+        return AddOutcome::Skipped;
+    }
+    let new = if flags.incr { old + score } else { score };
+    if new.is_nan() {
+        return AddOutcome::NaN;
+    }
+    if (flags.lt && new >= old) || (flags.gt && new <= old) {
+        return AddOutcome::Skipped;
+    }
+    if canonical(new) == old {
+        AddOutcome::Unchanged(new)
+    } else {
+        AddOutcome::Updated(new)
+    }
+}
 
 /// A score with a total order (no NaN is ever stored).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -31,15 +74,318 @@ impl Ord for Score {
     }
 }
 
-fn pair((s, m): &(Score, Key)) -> (&[u8], f64) {
-    (&m[..], s.0)
+/// Redis compares -0 and 0 equal; the set stores 0.
+fn canonical(score: f64) -> f64 {
+    if score == 0.0 {
+        0.0
+    } else {
+        score
+    }
+}
+
+/// A member's bytes, shared by the hash map and the tree.
+type Member = Arc<[u8]>;
+
+/// A tree node. `prefix` caches the member's first 8 bytes so that most comparisons made
+/// while searching the tree never read the member's allocation (a cache miss each).
+#[derive(Debug, Clone)]
+struct Node {
+    score: Score,
+    prefix: u64,
+    member: Member,
+}
+
+impl Node {
+    fn new(score: f64, member: Member) -> Node {
+        Node {
+            score: Score(score),
+            prefix: prefix(&member),
+            member,
+        }
+    }
+}
+
+/// A member's first 8 bytes, big-endian, zero-padded. Where two prefixes differ they order
+/// the members as their bytes do (a zero pad only ties with a real zero byte, and ties fall
+/// through to the full comparison), so (prefix, bytes) orders exactly as bytes.
+fn prefix(member: &[u8]) -> u64 {
+    let mut buf = [0u8; 8];
+    let n = member.len().min(8);
+    buf[..n].copy_from_slice(&member[..n]);
+    u64::from_be_bytes(buf)
+}
+
+/// A position in the (score, member) order: a member (with its prefix), or the edges before
+/// and after every member of a score (so a score bound needs no made-up member).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Edge<'a> {
+    Before,
+    At(u64, &'a [u8]),
+    After,
+}
+
+/// The edge of a member.
+fn at(member: &[u8]) -> Edge<'_> {
+    Edge::At(prefix(member), member)
+}
+
+/// What the tree is searched with: its own nodes, or a borrowed (score, edge) pair. The
+/// `Borrow<dyn Probe>` impl below lets `BTreeSet<Node>` look up a pair without building a
+/// node (that would allocate the member).
+trait Probe {
+    fn key(&self) -> (Score, Edge<'_>);
+}
+
+impl Probe for Node {
+    fn key(&self) -> (Score, Edge<'_>) {
+        (self.score, Edge::At(self.prefix, &self.member))
+    }
+}
+
+impl Probe for (Score, Edge<'_>) {
+    fn key(&self) -> (Score, Edge<'_>) {
+        *self
+    }
+}
+
+impl<'a> Borrow<dyn Probe + 'a> for Node {
+    fn borrow(&self) -> &(dyn Probe + 'a) {
+        self
+    }
+}
+
+impl PartialEq for dyn Probe + '_ {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl Eq for dyn Probe + '_ {}
+
+impl PartialOrd for dyn Probe + '_ {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for dyn Probe + '_ {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
+// Node's own order must agree with the probes' (the tree relies on it).
+impl PartialEq for Node {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl Eq for Node {}
+
+impl PartialOrd for Node {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Node {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
+fn pair(n: &Node) -> (&[u8], f64) {
+    (&n.member, n.score.0)
+}
+
+/// ZADD's conditions (`NX`, `XX`, `GT`, `LT`) and `INCR`, for [`ZSet::add`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AddFlags {
+    /// Only add new members.
+    pub nx: bool,
+    /// Only update existing members.
+    pub xx: bool,
+    /// Only update when the new score is greater.
+    pub gt: bool,
+    /// Only update when the new score is less.
+    pub lt: bool,
+    /// Add the score to the current one (0 for a new member).
+    pub incr: bool,
+}
+
+/// What [`ZSet::add`] did.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum AddOutcome {
+    /// A new member, with this score.
+    Added(f64),
+    /// The member's score changed to this.
+    Updated(f64),
+    /// The member already had this score.
+    Unchanged(f64),
+    /// A condition (NX, XX, GT, LT) skipped the member.
+    Skipped,
+    /// INCR would have made the score NaN (`inf + -inf`); nothing changed.
+    NaN,
+}
+
+/// One end of a lexicographic range (ZRANGEBYLEX's `-`, `+`, `[m`, `(m`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LexBound<'a> {
+    /// `-`: before every member.
+    NegInf,
+    /// `+`: after every member.
+    PosInf,
+    /// `[m`: `m` included.
+    Included(&'a [u8]),
+    /// `(m`: `m` excluded.
+    Excluded(&'a [u8]),
+}
+
+/// A lexicographic range, `min` to `max`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LexRange<'a> {
+    /// The low end.
+    pub min: LexBound<'a>,
+    /// The high end.
+    pub max: LexBound<'a>,
+}
+
+impl LexRange<'_> {
+    /// Whether `member` is at or after `min` (Redis's `zslLexValueGteMin`).
+    pub fn above_min(&self, member: &[u8]) -> bool {
+        match self.min {
+            LexBound::NegInf => true,
+            LexBound::PosInf => false,
+            LexBound::Included(m) => member >= m,
+            LexBound::Excluded(m) => member > m,
+        }
+    }
+
+    /// Whether `member` is at or before `max` (`zslLexValueLteMax`).
+    pub fn below_max(&self, member: &[u8]) -> bool {
+        match self.max {
+            LexBound::NegInf => false,
+            LexBound::PosInf => true,
+            LexBound::Included(m) => member <= m,
+            LexBound::Excluded(m) => member < m,
+        }
+    }
+
+    /// Whether no member can be in the range (min after max, or equal ends not both
+    /// included; `-` and `+` count as excluded ends, as in Redis).
+    pub fn is_empty(&self) -> bool {
+        fn point<'a>(b: LexBound<'a>) -> (Edge<'a>, bool) {
+            match b {
+                LexBound::NegInf => (Edge::Before, true),
+                LexBound::PosInf => (Edge::After, true),
+                LexBound::Included(m) => (at(m), false),
+                LexBound::Excluded(m) => (at(m), true),
+            }
+        }
+        let (lo, lo_ex) = point(self.min);
+        let (hi, hi_ex) = point(self.max);
+        match lo.cmp(&hi) {
+            Ordering::Greater => true,
+            Ordering::Equal => lo_ex || hi_ex,
+            Ordering::Less => false,
+        }
+    }
+}
+
+/// Members of a rank range, in the order asked for (see [`ZSet::range_by_rank`]).
+pub struct RankRange<'a>(RankWalk<'a>);
+
+enum RankWalk<'a> {
+    /// Walking the tree in the reply's direction.
+    Lazy {
+        iter: btree_set::Iter<'a, Node>,
+        left: usize,
+        back: bool,
+    },
+    /// Walked against the reply's direction (from the nearer end), kept to be replayed.
+    Buffered(std::iter::Rev<std::vec::IntoIter<&'a Node>>),
+}
+
+impl<'a> RankRange<'a> {
+    fn next_node(&mut self) -> Option<&'a Node> {
+        match &mut self.0 {
+            RankWalk::Lazy { iter, left, back } => {
+                if *left == 0 {
+                    return None;
+                }
+                *left -= 1;
+                if *back {
+                    iter.next_back()
+                } else {
+                    iter.next()
+                }
+            }
+            RankWalk::Buffered(nodes) => nodes.next(),
+        }
+    }
+}
+
+impl<'a> Iterator for RankRange<'a> {
+    type Item = (&'a [u8], f64);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_node().map(pair)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = match &self.0 {
+            RankWalk::Lazy { left, .. } => *left,
+            RankWalk::Buffered(nodes) => nodes.len(),
+        };
+        (n, Some(n))
+    }
+}
+
+/// Members of a lex range, in the order asked for (see [`ZSet::range_by_lex`]).
+pub struct LexRangeIter<'a> {
+    range: Option<btree_set::Range<'a, Node>>,
+    lex: LexRange<'a>,
+    rev: bool,
+}
+
+impl<'a> LexRangeIter<'a> {
+    fn next_node(&mut self) -> Option<&'a Node> {
+        let range = self.range.as_mut()?;
+        let node = if self.rev {
+            range.next_back()
+        } else {
+            range.next()
+        };
+        let in_range = node.filter(|n| {
+            if self.rev {
+                self.lex.above_min(&n.member)
+            } else {
+                self.lex.below_max(&n.member)
+            }
+        });
+        if in_range.is_none() {
+            self.range = None;
+        }
+        in_range
+    }
+}
+
+impl<'a> Iterator for LexRangeIter<'a> {
+    type Item = (&'a [u8], f64);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_node().map(pair)
+    }
 }
 
 /// A sorted set.
 #[derive(Debug, Clone, Default)]
 pub struct ZSet {
-    scores: BytesMap<f64>,
-    order: BTreeSet<(Score, Key)>,
+    scores: HashMap<Member, f64, Hasher>,
+    order: BTreeSet<Node>,
+    /// Redis would hold this set as a skip list rather than a listpack (see the module doc).
+    large: bool,
 }
 
 impl ZSet {
@@ -53,6 +399,13 @@ impl ZSet {
         self.scores.is_empty()
     }
 
+    /// Whether Redis would have converted this set from a listpack to a skip list (it grew
+    /// past [`LISTPACK_MAX_ENTRIES`] members or took a member longer than
+    /// [`LISTPACK_MAX_VALUE`]; Redis never converts back).
+    pub fn is_large(&self) -> bool {
+        self.large
+    }
+
     /// The score of `member`.
     pub fn score(&self, member: &[u8]) -> Option<f64> {
         self.scores.get(member).copied()
@@ -60,24 +413,58 @@ impl ZSet {
 
     /// Adds `member` or changes its score; true if it was new. `score` must not be NaN.
     pub fn insert(&mut self, member: &[u8], score: f64) -> bool {
+        matches!(
+            self.add(member, score, AddFlags::default()),
+            AddOutcome::Added(_)
+        )
+    }
+
+    /// What [`ZSet::add`] would do, without doing it (so a ZADD that changes nothing need
+    /// not count as a write).
+    pub fn preview_add(&self, member: &[u8], score: f64, flags: AddFlags) -> AddOutcome {
+        match self.scores.get(member) {
+            Some(&old) => update_outcome(old, score, flags),
+            None if flags.xx => AddOutcome::Skipped,
+            None => AddOutcome::Added(score),
+        }
+    }
+
+    /// ZADD for one member, with its conditions: Redis's `zsetAdd`. `score` must not be NaN
+    /// (the increment, with `incr`).
+    pub fn add(&mut self, member: &[u8], score: f64, flags: AddFlags) -> AddOutcome {
         debug_assert!(!score.is_nan());
-        // Redis compares -0 and 0 equal; store one of them.
-        let score = if score == 0.0 { 0.0 } else { score };
         match self.scores.get_mut(member) {
-            Some(old) => {
-                if *old != score {
-                    let key: Key = member.into();
-                    self.order.remove(&(Score(*old), key.clone()));
-                    self.order.insert((Score(score), key));
-                    *old = score;
-                }
-                false
+            Some(current) => {
+                let old = *current;
+                let outcome = update_outcome(old, score, flags);
+                let AddOutcome::Updated(new) = outcome else {
+                    return outcome;
+                };
+                let stored = canonical(new);
+                *current = stored;
+                let probe = (Score(old), at(member));
+                let member = match self.order.take(&probe as &dyn Probe) {
+                    Some(node) => node.member,
+                    None => {
+                        // The invariant says this cannot happen; repair rather than lose it.
+                        debug_assert!(false, "zset member missing from the tree");
+                        Member::from(member)
+                    }
+                };
+                self.order.insert(Node::new(stored, member));
+                AddOutcome::Updated(new)
             }
+            None if flags.xx => AddOutcome::Skipped,
             None => {
-                let key: Key = member.into();
-                self.scores.insert(key.clone(), score);
-                self.order.insert((Score(score), key));
-                true
+                let stored = canonical(score);
+                let shared = Member::from(member);
+                self.scores.insert(shared.clone(), stored);
+                self.order.insert(Node::new(stored, shared));
+                if self.scores.len() > LISTPACK_MAX_ENTRIES || member.len() > LISTPACK_MAX_VALUE {
+                    self.large = true;
+                }
+                // The reply shows the score as given (ZINCRBY of -0 on a new member is "-0").
+                AddOutcome::Added(score)
             }
         }
     }
@@ -86,70 +473,230 @@ impl ZSet {
     pub fn remove(&mut self, member: &[u8]) -> bool {
         match self.scores.remove(member) {
             Some(score) => {
-                self.order.remove(&(Score(score), Key::from(member)));
+                let removed = self.order.remove(&(Score(score), at(member)) as &dyn Probe);
+                debug_assert!(removed, "zset member missing from the tree");
                 true
             }
             None => false,
         }
     }
 
-    /// Members in order, lowest first (`.rev()` for highest first).
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&[u8], f64)> + '_ {
-        self.order.iter().map(|(s, m)| (&m[..], s.0))
+    /// Removes and returns the lowest member (`max`: the highest).
+    pub fn pop(&mut self, max: bool) -> Option<(Vec<u8>, f64)> {
+        let node = if max {
+            self.order.pop_last()?
+        } else {
+            self.order.pop_first()?
+        };
+        self.scores.remove(&node.member[..]);
+        Some((node.member.to_vec(), node.score.0))
     }
 
-    /// Members with `min <= score <= max` bounds as given, in order.
+    /// Members in order, lowest first (`.rev()` for highest first).
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&[u8], f64)> + '_ {
+        self.order.iter().map(pair)
+    }
+
+    /// Members with scores within the bounds, in order.
     pub fn range_by_score(
         &self,
-        min: std::ops::Bound<f64>,
-        max: std::ops::Bound<f64>,
+        min: Bound<f64>,
+        max: Bound<f64>,
     ) -> impl DoubleEndedIterator<Item = (&[u8], f64)> + '_ {
-        use std::ops::Bound::*;
-        // (score, member) pairs sort members within one score, so a score bound becomes a
-        // pair bound with the empty member (the least of a score) of the score or of the next
-        // representable score.
-        let zero = |x: f64| if x == 0.0 { 0.0 } else { x };
+        self.score_nodes(min, max).map(pair)
+    }
+
+    fn score_nodes(
+        &self,
+        min: Bound<f64>,
+        max: Bound<f64>,
+    ) -> impl DoubleEndedIterator<Item = &Node> + '_ {
+        // A score bound is a probe at the edge before or after every member of that score.
         let lo = match min {
-            Included(x) => Included((Score(zero(x)), Key::default())),
-            Excluded(x) if x == f64::INFINITY => {
-                return self
-                    .order
-                    .range(..(Score(f64::NEG_INFINITY), Key::default()))
-                    .map(pair)
-            }
-            Excluded(x) => Included((Score(zero(x).next_up()), Key::default())),
+            Included(x) => Included((Score(canonical(x)), Edge::Before)),
+            Excluded(x) => Excluded((Score(canonical(x)), Edge::After)),
             Unbounded => Unbounded,
         };
         let hi = match max {
-            Included(x) if x == f64::INFINITY => Unbounded,
-            Included(x) => Excluded((Score(zero(x).next_up()), Key::default())),
-            Excluded(x) => Excluded((Score(zero(x)), Key::default())),
+            Included(x) => Included((Score(canonical(x)), Edge::After)),
+            Excluded(x) => Excluded((Score(canonical(x)), Edge::Before)),
             Unbounded => Unbounded,
         };
-        if matches!((&lo, &hi), (Included(a), Excluded(b)) if a >= b) {
-            return self
-                .order
-                .range(..(Score(f64::NEG_INFINITY), Key::default()))
-                .map(pair);
+        // BTreeSet::range panics on an inverted range; such a range is simply empty here.
+        let nonempty = match (&lo, &hi) {
+            (Included(a) | Excluded(a), Included(b) | Excluded(b)) => a < b,
+            _ => true,
+        };
+        nonempty
+            .then(|| {
+                self.order
+                    .range::<dyn Probe, _>((as_probe(&lo), as_probe(&hi)))
+            })
+            .into_iter()
+            .flatten()
+    }
+
+    /// Removes the members with scores within the bounds (ZREMRANGEBYSCORE); returns how
+    /// many.
+    pub fn remove_range_by_score(&mut self, min: Bound<f64>, max: Bound<f64>) -> usize {
+        let doomed: Vec<Node> = self.score_nodes(min, max).cloned().collect();
+        self.remove_nodes(doomed)
+    }
+
+    /// Removes the members of ranks `start..=stop` (ZREMRANGEBYRANK; see
+    /// [`ZSet::range_by_rank`]); returns how many.
+    pub fn remove_range_by_rank(&mut self, start: usize, stop: usize) -> usize {
+        let mut it = self.range_by_rank(start, stop, false);
+        let doomed: Vec<Node> = std::iter::from_fn(|| it.next_node()).cloned().collect();
+        self.remove_nodes(doomed)
+    }
+
+    /// Removes the members of a lex range (ZREMRANGEBYLEX; see [`ZSet::range_by_lex`]);
+    /// returns how many.
+    pub fn remove_range_by_lex(&mut self, lex: LexRange<'_>) -> usize {
+        let mut it = self.range_by_lex(lex, false);
+        let doomed: Vec<Node> = std::iter::from_fn(|| it.next_node()).cloned().collect();
+        self.remove_nodes(doomed)
+    }
+
+    /// Removes nodes taken from the tree (cloning a node shares its member, no copy).
+    fn remove_nodes(&mut self, doomed: Vec<Node>) -> usize {
+        for node in &doomed {
+            self.order.remove(node);
+            self.scores.remove(&node.member[..]);
         }
-        self.order.range((lo, hi)).map(pair)
+        doomed.len()
+    }
+
+    /// Members of ranks `start..=stop` (0-based, lowest score first; `rev`: ranks counted from
+    /// the highest, which come first). Empty when `start > stop` or `start >= len`; `stop`
+    /// is clamped to the last rank. The walk starts from whichever end of the set is nearer
+    /// and never searches the tree.
+    pub fn range_by_rank(&self, start: usize, stop: usize, rev: bool) -> RankRange<'_> {
+        let len = self.len();
+        let mut iter = self.order.iter();
+        if start > stop || start >= len {
+            return RankRange(RankWalk::Lazy {
+                iter,
+                left: 0,
+                back: false,
+            });
+        }
+        let stop = stop.min(len - 1);
+        let n = stop - start + 1;
+        // The same members as ascending ranks lo..=hi.
+        let (lo, hi) = if rev {
+            (len - 1 - stop, len - 1 - start)
+        } else {
+            (start, stop)
+        };
+        let from_front = lo <= len - 1 - hi;
+        if from_front && lo > 0 {
+            iter.nth(lo - 1);
+        } else if !from_front && hi < len - 1 {
+            iter.nth_back(len - 2 - hi);
+        }
+        RankRange(match (from_front, rev) {
+            (true, false) => RankWalk::Lazy {
+                iter,
+                left: n,
+                back: false,
+            },
+            (false, true) => RankWalk::Lazy {
+                iter,
+                left: n,
+                back: true,
+            },
+            (true, true) => RankWalk::Buffered(iter.take(n).collect::<Vec<_>>().into_iter().rev()),
+            (false, false) => {
+                RankWalk::Buffered(iter.rev().take(n).collect::<Vec<_>>().into_iter().rev())
+            }
+        })
+    }
+
+    /// Members within a lex range, in order (`rev`: from the highest). Lex ranges assume every
+    /// member has the same score, as Redis documents; then the start is found in O(log n).
+    /// Otherwise this reproduces Redis's listpack walk: from the first member (in set order)
+    /// at or above `min`, while members are at or below `max` (reversed: from the last at or
+    /// below `max`, while at or above `min`), and nothing unless the last member is at or
+    /// above `min` and the first at or below `max`.
+    pub fn range_by_lex<'a>(&'a self, lex: LexRange<'a>, rev: bool) -> LexRangeIter<'a> {
+        let none = LexRangeIter {
+            range: None,
+            lex,
+            rev,
+        };
+        let (Some(first), Some(last)) = (self.order.first(), self.order.last()) else {
+            return none;
+        };
+        if lex.is_empty() || !lex.above_min(&last.member) || !lex.below_max(&first.member) {
+            return none;
+        }
+        let start: Option<&Node> = if first.score == last.score {
+            let score = first.score;
+            let edge = |b: LexBound<'a>| match b {
+                LexBound::NegInf => Included((score, Edge::Before)),
+                LexBound::PosInf => Excluded((score, Edge::After)),
+                LexBound::Included(m) => Included((score, at(m))),
+                LexBound::Excluded(m) => Excluded((score, at(m))),
+            };
+            if rev {
+                let hi = edge(lex.max);
+                self.order
+                    .range::<dyn Probe, _>((Unbounded, as_probe(&hi)))
+                    .next_back()
+            } else {
+                let lo = edge(lex.min);
+                self.order
+                    .range::<dyn Probe, _>((as_probe(&lo), Unbounded))
+                    .next()
+            }
+        } else if rev {
+            self.order.iter().rev().find(|n| lex.below_max(&n.member))
+        } else {
+            self.order.iter().find(|n| lex.above_min(&n.member))
+        };
+        let Some(start) = start else {
+            return none;
+        };
+        let probe: &dyn Probe = start;
+        let range = if rev {
+            self.order
+                .range::<dyn Probe, _>((Unbounded, Included(probe)))
+        } else {
+            self.order
+                .range::<dyn Probe, _>((Included(probe), Unbounded))
+        };
+        LexRangeIter {
+            range: Some(range),
+            lex,
+            rev,
+        }
     }
 
     /// The 0-based rank of `member`, lowest score first.
     pub fn rank(&self, member: &[u8]) -> Option<usize> {
         let score = self.score(member)?;
+        let probe = (Score(score), at(member));
         Some(
             self.order
-                .range(..(Score(score), Key::from(member)))
+                .range::<dyn Probe, _>((Unbounded, Excluded(&probe as &dyn Probe)))
                 .count(),
         )
+    }
+}
+
+fn as_probe<'b, 'p>(b: &'b Bound<(Score, Edge<'p>)>) -> Bound<&'b (dyn Probe + 'b)> {
+    match b {
+        Included(p) => Included(p as &dyn Probe),
+        Excluded(p) => Excluded(p as &dyn Probe),
+        Unbounded => Unbounded,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::ops::Bound::*;
 
     #[test]
     fn orders_by_score_then_member_and_keeps_both_structures_in_step() {
@@ -180,5 +727,255 @@ mod tests {
         assert_eq!(ranged, vec![&b"b"[..], &b"c"[..]]);
         z.insert(b"z", -0.0);
         assert_eq!(z.score(b"z").map(f64::to_bits), Some(0.0f64.to_bits()));
+    }
+
+    fn members<'a>(it: impl Iterator<Item = (&'a [u8], f64)>) -> Vec<String> {
+        it.map(|(m, _)| String::from_utf8_lossy(m).into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn score_bounds_handle_infinities_and_inverted_ranges() {
+        let mut z = ZSet::default();
+        for (m, s) in [("a", f64::NEG_INFINITY), ("b", 1.0), ("c", f64::INFINITY)] {
+            z.insert(m.as_bytes(), s);
+        }
+        let all = |lo, hi| members(z.range_by_score(lo, hi));
+        assert_eq!(all(Included(f64::NEG_INFINITY), Unbounded), ["a", "b", "c"]);
+        assert_eq!(
+            all(Excluded(f64::NEG_INFINITY), Excluded(f64::INFINITY)),
+            ["b"]
+        );
+        assert_eq!(
+            all(Excluded(f64::INFINITY), Unbounded),
+            Vec::<String>::new()
+        );
+        assert_eq!(all(Included(2.0), Included(1.0)), Vec::<String>::new());
+        assert_eq!(all(Excluded(1.0), Excluded(1.0)), Vec::<String>::new());
+        assert_eq!(all(Included(1.0), Included(1.0)), ["b"]);
+        assert_eq!(
+            members(z.range_by_score(Unbounded, Included(1.0)).rev()),
+            ["b", "a"]
+        );
+    }
+
+    #[test]
+    fn rank_ranges_walk_from_either_end_in_either_direction() {
+        let mut z = ZSet::default();
+        for i in 0..1000u32 {
+            z.insert(format!("m{i:04}").as_bytes(), f64::from(i));
+        }
+        assert_eq!(
+            members(z.range_by_rank(0, 2, false)),
+            ["m0000", "m0001", "m0002"]
+        );
+        assert_eq!(
+            members(z.range_by_rank(997, 5000, false)),
+            ["m0997", "m0998", "m0999"]
+        );
+        assert_eq!(members(z.range_by_rank(0, 1, true)), ["m0999", "m0998"]);
+        assert_eq!(members(z.range_by_rank(998, 999, true)), ["m0001", "m0000"]);
+        assert_eq!(z.range_by_rank(5, 4, false).count(), 0);
+        assert_eq!(z.range_by_rank(1000, 2000, false).count(), 0);
+        assert_eq!(z.range_by_rank(0, usize::MAX, false).count(), 1000);
+    }
+
+    #[test]
+    fn every_rank_range_matches_a_naive_slice() {
+        let mut z = ZSet::default();
+        let names: Vec<String> = (0..7).map(|i| format!("m{i}")).collect();
+        for (i, m) in names.iter().enumerate() {
+            z.insert(m.as_bytes(), i as f64);
+        }
+        for start in 0..9 {
+            for stop in 0..9 {
+                for rev in [false, true] {
+                    let mut want: Vec<String> = Vec::new();
+                    if start <= stop && start < 7 {
+                        let ordered: Vec<&String> = if rev {
+                            names.iter().rev().collect()
+                        } else {
+                            names.iter().collect()
+                        };
+                        want = ordered[start..=stop.min(6)]
+                            .iter()
+                            .map(|s| s.to_string())
+                            .collect();
+                    }
+                    let got = z.range_by_rank(start, stop, rev);
+                    assert_eq!(got.size_hint().0, want.len());
+                    assert_eq!(members(got), want, "{start}..={stop} rev={rev}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn prefixes_never_change_the_byte_order() {
+        let tricky: [&[u8]; 12] = [
+            b"",
+            b"\0",
+            b"\0\0",
+            b"a",
+            b"a\0",
+            b"a\0\x01",
+            b"abcdefgh",
+            b"abcdefgh\0",
+            b"abcdefghi",
+            b"abcdefgg\xff\xff",
+            b"\xff",
+            b"\xff\xff\xff\xff\xff\xff\xff\xff\xff",
+        ];
+        let mut z = ZSet::default();
+        for m in tricky.iter().rev() {
+            z.insert(m, 1.0);
+        }
+        let mut sorted = tricky.to_vec();
+        sorted.sort();
+        let order: Vec<&[u8]> = z.iter().map(|(m, _)| m).collect();
+        assert_eq!(order, sorted);
+        for (i, m) in sorted.iter().enumerate() {
+            assert_eq!(z.rank(m), Some(i));
+        }
+        let lex = LexRange {
+            min: LexBound::Excluded(b"a"),
+            max: LexBound::Included(b"abcdefgh\0"),
+        };
+        let inside: Vec<&[u8]> = z.range_by_lex(lex, false).map(|(m, _)| m).collect();
+        assert_eq!(
+            inside,
+            [
+                &b"a\0"[..],
+                b"a\0\x01",
+                b"abcdefgg\xff\xff",
+                b"abcdefgh",
+                b"abcdefgh\0"
+            ]
+        );
+        for m in tricky {
+            assert!(z.remove(m));
+        }
+        assert!(z.is_empty() && z.iter().next().is_none());
+    }
+
+    #[test]
+    fn add_follows_zadd_conditions() {
+        let mut z = ZSet::default();
+        let f = |nx, xx, gt, lt, incr| AddFlags {
+            nx,
+            xx,
+            gt,
+            lt,
+            incr,
+        };
+        assert_eq!(
+            z.add(b"a", 1.0, f(false, true, false, false, false)),
+            AddOutcome::Skipped
+        );
+        assert_eq!(
+            z.add(b"a", 1.0, f(true, false, false, false, false)),
+            AddOutcome::Added(1.0)
+        );
+        assert_eq!(
+            z.add(b"a", 5.0, f(true, false, false, false, false)),
+            AddOutcome::Skipped
+        );
+        assert_eq!(
+            z.add(b"a", 0.5, f(false, false, true, false, false)),
+            AddOutcome::Skipped
+        );
+        assert_eq!(
+            z.add(b"a", 2.0, f(false, false, true, false, false)),
+            AddOutcome::Updated(2.0)
+        );
+        assert_eq!(
+            z.add(b"a", 2.0, f(false, false, false, false, false)),
+            AddOutcome::Unchanged(2.0)
+        );
+        assert_eq!(
+            z.add(b"a", 1.0, f(false, false, false, false, true)),
+            AddOutcome::Updated(3.0)
+        );
+        assert_eq!(
+            z.add(b"a", f64::INFINITY, f(false, false, false, false, false)),
+            AddOutcome::Updated(f64::INFINITY)
+        );
+        assert_eq!(
+            z.add(b"a", f64::NEG_INFINITY, f(false, false, false, false, true)),
+            AddOutcome::NaN
+        );
+        assert_eq!(z.score(b"a"), Some(f64::INFINITY));
+        assert_eq!(z.rank(b"a"), Some(0));
+    }
+
+    #[test]
+    fn lex_ranges_seek_when_scores_are_equal_and_walk_like_a_listpack_otherwise() {
+        let mut z = ZSet::default();
+        for m in ["a", "b", "c", "d"] {
+            z.insert(m.as_bytes(), 0.0);
+        }
+        let r = |min, max| LexRange { min, max };
+        use LexBound::*;
+        assert_eq!(
+            members(z.range_by_lex(r(Excluded(b"a"), Included(b"c")), false)),
+            ["b", "c"]
+        );
+        assert_eq!(
+            members(z.range_by_lex(r(NegInf, Excluded(b"c")), true)),
+            ["b", "a"]
+        );
+        assert_eq!(members(z.range_by_lex(r(PosInf, PosInf), false)).len(), 0);
+        assert_eq!(
+            members(z.range_by_lex(r(Included(b"c"), Included(b"b")), false)).len(),
+            0
+        );
+
+        // Mixed scores: (1,b) (2,a) (3,d) (4,c), as Redis's listpack walk answers.
+        let mut m = ZSet::default();
+        for (k, s) in [("b", 1.0), ("a", 2.0), ("d", 3.0), ("c", 4.0)] {
+            m.insert(k.as_bytes(), s);
+        }
+        assert_eq!(
+            members(m.range_by_lex(r(NegInf, Included(b"b")), false)),
+            ["b", "a"]
+        );
+        assert_eq!(
+            members(m.range_by_lex(r(Included(b"b"), PosInf), true)),
+            ["c", "d"]
+        );
+        assert_eq!(
+            members(m.range_by_lex(r(Included(b"d"), PosInf), false)).len(),
+            0
+        );
+    }
+
+    #[test]
+    fn tracks_the_encoding_redis_would_use() {
+        let mut z = ZSet::default();
+        for i in 0..LISTPACK_MAX_ENTRIES {
+            z.insert(format!("m{i}").as_bytes(), i as f64);
+        }
+        assert!(!z.is_large());
+        z.insert(b"one-more", 0.0);
+        assert!(z.is_large());
+        z.remove(b"one-more");
+        assert!(z.is_large(), "Redis never converts back");
+        let mut long = ZSet::default();
+        long.insert(&[b'x'; LISTPACK_MAX_VALUE], 1.0);
+        assert!(!long.is_large());
+        long.insert(&[b'x'; LISTPACK_MAX_VALUE + 1], 1.0);
+        assert!(long.is_large());
+    }
+
+    #[test]
+    fn pop_takes_from_either_end_and_keeps_the_map_in_step() {
+        let mut z = ZSet::default();
+        z.insert(b"a", 1.0);
+        z.insert(b"b", 2.0);
+        assert_eq!(z.pop(true), Some((b"b".to_vec(), 2.0)));
+        assert_eq!(z.score(b"b"), None);
+        assert_eq!(z.pop(false), Some((b"a".to_vec(), 1.0)));
+        assert_eq!(z.pop(false), None);
+        assert!(z.is_empty());
     }
 }

@@ -1,0 +1,417 @@
+//! One client connection: read bytes, run every complete command they hold, write all the
+//! replies at once. Generic over the stream, so TCP and Unix sockets share every line.
+//!
+//! Layers: bytes → [`RequestParser`] → arguments → [`Session::dispatch`] → the engine (or
+//! the pub/sub broker) → [`Reply`] → RESP bytes in one output buffer.
+//!
+//! Invariants:
+//! - Pipelining: all complete requests in the input buffer run before the connection writes,
+//!   and their replies go out in one `write_all`.
+//! - A protocol error is answered, after the replies of the requests before it, and ends this
+//!   connection only.
+//! - Shutdown is seen between batches, never in the middle of one: a batch that started is
+//!   answered in full.
+
+use std::io;
+use std::sync::Arc;
+
+use bytes::{Buf, BytesMut};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::broadcast;
+
+use super::pubsub::{pubsub_command, Kind, Subscriptions};
+use super::Shared;
+use crate::engine::cmd::{is, lookup};
+use crate::engine::{Client, Engine, Reply};
+use crate::resp::encode::write_len;
+use crate::resp::{encode, Protocol, RequestParser};
+
+/// Room made in the input buffer before each read: Redis's `PROTO_IOBUF_LEN`.
+const READ_CHUNK: usize = 16 * 1024;
+/// The most the input buffer grows by in one step while a large bulk string arrives (it
+/// grows geometrically past that), so a `$` header alone cannot make the server allocate
+/// the announced size.
+const MAX_READ_RESERVE: usize = 1024 * 1024;
+/// Pub/sub messages are gathered into one write until the output holds this much.
+const MESSAGE_BATCH: usize = 64 * 1024;
+/// Buffers larger than this after a batch are released, so an idle connection that once
+/// moved a large value does not keep its memory.
+const MAX_IDLE_BUFFER: usize = 1024 * 1024;
+/// Requests with at most this many arguments are passed to the engine from a stack array;
+/// longer ones allocate a `Vec`.
+const STACK_ARGS: usize = 16;
+
+/// Redis's reply to a RESP2 client in the subscribed state that sends anything else.
+const SUBSCRIBED_CONTEXT: &str =
+    "only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context";
+
+/// Commands that have subcommands: Redis names them `name|sub` in errors.
+const CONTAINER_COMMANDS: &[&str] = &[
+    "acl", "client", "cluster", "command", "config", "function", "latency", "memory", "module",
+    "object", "pubsub", "script", "slowlog", "xgroup", "xinfo",
+];
+
+/// The pub/sub commands the server runs itself, with their Redis arity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PubSubCommand {
+    Subscribe(Kind),
+    Unsubscribe(Kind),
+    Publish,
+    SPublish,
+    PubSub,
+}
+
+/// The pub/sub commands: name, command, Redis arity.
+const PUBSUB_COMMANDS: [(&str, PubSubCommand, i32); 9] = [
+    ("subscribe", PubSubCommand::Subscribe(Kind::Channel), -2),
+    ("psubscribe", PubSubCommand::Subscribe(Kind::Pattern), -2),
+    ("ssubscribe", PubSubCommand::Subscribe(Kind::Shard), -2),
+    ("unsubscribe", PubSubCommand::Unsubscribe(Kind::Channel), -1),
+    (
+        "punsubscribe",
+        PubSubCommand::Unsubscribe(Kind::Pattern),
+        -1,
+    ),
+    ("sunsubscribe", PubSubCommand::Unsubscribe(Kind::Shard), -1),
+    ("publish", PubSubCommand::Publish, 3),
+    ("spublish", PubSubCommand::SPublish, 3),
+    ("pubsub", PubSubCommand::PubSub, -2),
+];
+
+impl PubSubCommand {
+    /// The command, its name and arity, if `name` is a pub/sub command. Every request asks,
+    /// so most names are turned away by their length alone.
+    fn lookup(name: &[u8]) -> Option<(PubSubCommand, &'static str, i32)> {
+        if !(6..=12).contains(&name.len()) {
+            return None;
+        }
+        PUBSUB_COMMANDS
+            .iter()
+            .find(|(n, _, _)| is(name, n))
+            .map(|&(n, c, a)| (c, n, a))
+    }
+
+    /// Allowed to a RESP2 client in the subscribed state.
+    fn allowed_when_subscribed(self) -> bool {
+        matches!(
+            self,
+            PubSubCommand::Subscribe(_) | PubSubCommand::Unsubscribe(_)
+        )
+    }
+}
+
+fn arity_ok(arity: i32, argc: usize) -> bool {
+    if arity >= 0 {
+        argc == arity as usize
+    } else {
+        argc >= arity.unsigned_abs() as usize
+    }
+}
+
+fn arity_error(name: &str) -> Reply {
+    Reply::Error(format!("ERR wrong number of arguments for '{name}' command").into())
+}
+
+/// A client's state apart from its stream: what [`Session::dispatch`] needs.
+pub(crate) struct Session {
+    engine: Engine,
+    client: Client,
+    subscriptions: Subscriptions,
+    /// Replies of the current batch, written at once.
+    output: Vec<u8>,
+}
+
+impl Session {
+    /// The session of a new client connected from `addr` to `laddr`.
+    pub(crate) fn new(engine: Engine, shared: &Shared, addr: String, laddr: String) -> Session {
+        let mut client = engine.client();
+        client.addr = Some(addr);
+        client.laddr = Some(laddr);
+        let subscriptions = Subscriptions::new(Arc::clone(&shared.broker), client.id);
+        Session {
+            engine,
+            client,
+            subscriptions,
+            output: Vec::with_capacity(READ_CHUNK),
+        }
+    }
+
+    fn protocol(&self) -> Protocol {
+        Protocol::of(self.client.resp)
+    }
+
+    fn reply(&mut self, reply: &Reply) {
+        encode(reply, self.protocol(), &mut self.output);
+    }
+
+    /// A command rejected before it ran: inside MULTI it also dooms the transaction, and
+    /// EXEC gets it as an EXECABORT (as Redis's `rejectCommand` does).
+    fn reject(&mut self, args: &[&[u8]], text: &str) {
+        if self.client.in_multi() {
+            self.client.multi_dirty = true;
+        }
+        if is(args[0], "exec") {
+            self.reply(&Reply::Error(
+                format!("EXECABORT Transaction discarded because of: {text}").into(),
+            ));
+        } else {
+            self.reply(&Reply::Error(format!("ERR {text}").into()));
+        }
+    }
+
+    /// Runs one command and appends its reply (or replies: SUBSCRIBE a b confirms twice).
+    pub(crate) fn dispatch(&mut self, args: &[&[u8]]) {
+        if let Some((command, name, arity)) = PubSubCommand::lookup(args[0]) {
+            return self.pubsub(command, name, arity, args);
+        }
+        if is(args[0], "exec") && self.queue_has_pubsub() {
+            return self.exec_with_pubsub();
+        }
+        if self.subscriptions.active() && self.protocol() == Protocol::Resp2 {
+            if is(args[0], "ping") && args.len() <= 2 {
+                self.output.extend_from_slice(b"*2\r\n$4\r\npong\r\n");
+                let payload = args.get(1).copied().unwrap_or_default();
+                self.reply(&Reply::bulk(payload));
+                return;
+            }
+            let known = lookup(args[0]).filter(|spec| arity_ok(spec.arity, args.len()));
+            if let Some(spec) = known {
+                if !matches!(spec.name, "ping" | "quit" | "reset") && self.client.authenticated {
+                    let name = full_name(spec.name, args);
+                    return self.reject(
+                        args,
+                        &format!("Can't execute '{name}': {SUBSCRIBED_CONTEXT}"),
+                    );
+                }
+            }
+        }
+        if is(args[0], "reset") && args.len() == 1 {
+            self.subscriptions.clear();
+        }
+        let reply = self.engine.execute(&mut self.client, args);
+        // After the command: HELLO 3 is itself answered in RESP3.
+        self.reply(&reply);
+    }
+
+    fn queue_has_pubsub(&self) -> bool {
+        !self.client.multi_dirty
+            && self.client.multi.as_ref().is_some_and(|queue| {
+                queue
+                    .iter()
+                    .any(|args| PubSubCommand::lookup(&args[0]).is_some())
+            })
+    }
+
+    fn pubsub(&mut self, command: PubSubCommand, name: &str, arity: i32, args: &[&[u8]]) {
+        if !arity_ok(arity, args.len()) {
+            if self.client.in_multi() {
+                self.client.multi_dirty = true;
+            }
+            return self.reply(&arity_error(name));
+        }
+        if !self.client.authenticated {
+            if self.client.in_multi() {
+                self.client.multi_dirty = true;
+            }
+            return self.reply(&Reply::err("NOAUTH Authentication required."));
+        }
+        if self.subscriptions.active()
+            && self.protocol() == Protocol::Resp2
+            && !command.allowed_when_subscribed()
+        {
+            let name = full_name(name, args);
+            return self.reject(
+                args,
+                &format!("Can't execute '{name}': {SUBSCRIBED_CONTEXT}"),
+            );
+        }
+        if let Some(queue) = self.client.multi.as_mut() {
+            queue.push(args.iter().map(|a| a.to_vec()).collect());
+            return self.reply(&Reply::queued());
+        }
+        self.run_pubsub(command, args);
+    }
+
+    fn run_pubsub(&mut self, command: PubSubCommand, args: &[&[u8]]) {
+        let protocol = self.protocol();
+        let broker = self.subscriptions.broker();
+        let reply = match command {
+            PubSubCommand::Subscribe(kind) => {
+                self.subscriptions
+                    .subscribe(kind, &args[1..], protocol, &mut self.output);
+                return;
+            }
+            PubSubCommand::Unsubscribe(kind) => {
+                self.subscriptions
+                    .unsubscribe(kind, &args[1..], protocol, &mut self.output);
+                return;
+            }
+            PubSubCommand::Publish => Reply::Int(broker.publish(args[1], args[2]) as i64),
+            PubSubCommand::SPublish => Reply::Int(broker.spublish(args[1], args[2]) as i64),
+            PubSubCommand::PubSub => pubsub_command(broker, args),
+        };
+        self.reply(&reply);
+    }
+
+    /// EXEC of a transaction that queued pub/sub commands, which the engine cannot run: the
+    /// engine checks WATCH with an empty transaction first, then runs each stretch of engine
+    /// commands as a transaction of its own, and the server runs the pub/sub commands
+    /// between them. The reply has Redis's shape: one header, then each command's replies.
+    fn exec_with_pubsub(&mut self) {
+        let queue = self.client.multi.replace(Vec::new()).unwrap_or_default();
+        let check = self.engine.execute(&mut self.client, &[b"EXEC"]);
+        if !matches!(check, Reply::Array(_)) {
+            return self.reply(&check);
+        }
+        write_len(&mut self.output, b'*', queue.len());
+        let mut stretch: Vec<Vec<Vec<u8>>> = Vec::new();
+        for args in queue {
+            match PubSubCommand::lookup(&args[0]) {
+                Some((command, _, _)) => {
+                    self.exec_stretch(std::mem::take(&mut stretch));
+                    let args: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
+                    self.run_pubsub(command, &args);
+                }
+                None => stretch.push(args),
+            }
+        }
+        self.exec_stretch(stretch);
+    }
+
+    fn exec_stretch(&mut self, stretch: Vec<Vec<Vec<u8>>>) {
+        if stretch.is_empty() {
+            return;
+        }
+        self.client.multi = Some(stretch);
+        match self.engine.execute(&mut self.client, &[b"EXEC"]) {
+            Reply::Array(replies) => {
+                for reply in &replies {
+                    self.reply(reply);
+                }
+            }
+            other => self.reply(&other),
+        }
+    }
+}
+
+/// `name`, or `name|sub` for a command with subcommands, as Redis names it in errors.
+fn full_name(name: &str, args: &[&[u8]]) -> String {
+    match args.get(1) {
+        Some(sub) if CONTAINER_COMMANDS.contains(&name) => {
+            format!(
+                "{name}|{}",
+                String::from_utf8_lossy(sub).to_ascii_lowercase()
+            )
+        }
+        _ => name.to_string(),
+    }
+}
+
+/// A connection: its stream, input buffer, parser and session.
+pub(crate) struct Connection<S> {
+    stream: S,
+    input: BytesMut,
+    parser: RequestParser,
+    session: Session,
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
+    pub(crate) fn new(stream: S, session: Session, max_bulk_len: u64) -> Connection<S> {
+        Connection {
+            stream,
+            input: BytesMut::with_capacity(READ_CHUNK),
+            parser: RequestParser::new(max_bulk_len),
+            session,
+        }
+    }
+
+    /// Serves the client until it leaves, QUITs, sends a malformed request, overflows its
+    /// pub/sub queue, or `shutdown` fires.
+    pub(crate) async fn serve(mut self, mut shutdown: broadcast::Receiver<()>) -> io::Result<()> {
+        loop {
+            let close = self.run_batch();
+            if !self.session.output.is_empty() {
+                self.stream.write_all(&self.session.output).await?;
+                self.session.output.clear();
+                if self.session.output.capacity() > MAX_IDLE_BUFFER {
+                    self.session.output = Vec::with_capacity(READ_CHUNK);
+                }
+            }
+            if close {
+                let _ = self.stream.shutdown().await;
+                return Ok(());
+            }
+            if self.input.is_empty() && self.input.capacity() > MAX_IDLE_BUFFER {
+                self.input = BytesMut::with_capacity(READ_CHUNK);
+            }
+            let missing = self.parser.bytes_needed().saturating_sub(self.input.len());
+            self.input
+                .reserve(missing.clamp(READ_CHUNK, MAX_READ_RESERVE));
+            tokio::select! {
+                read = self.stream.read_buf(&mut self.input) => {
+                    if read? == 0 {
+                        return Ok(());
+                    }
+                }
+                Some(delivery) = self.session.subscriptions.recv() => {
+                    let protocol = self.session.protocol();
+                    delivery.encode(protocol, &mut self.session.output);
+                    while self.session.output.len() < MESSAGE_BATCH {
+                        let Some(delivery) = self.session.subscriptions.try_recv() else {
+                            break;
+                        };
+                        delivery.encode(protocol, &mut self.session.output);
+                    }
+                    if self.session.subscriptions.overflowed() {
+                        // Redis drops a pub/sub client over its output limit without a word.
+                        return Ok(());
+                    }
+                }
+                _ = shutdown.recv() => return Ok(()),
+            }
+        }
+    }
+
+    /// Runs every complete request in the input buffer; true when the connection must
+    /// close after writing the replies.
+    fn run_batch(&mut self) -> bool {
+        let mut consumed = 0;
+        let mut close = false;
+        loop {
+            let authenticated = self.session.client.authenticated;
+            match self.parser.parse(&self.input[consumed..], authenticated) {
+                Ok(Some(request)) => {
+                    consumed += request.consumed();
+                    if request.is_empty() {
+                        continue;
+                    }
+                    let mut stack: [&[u8]; STACK_ARGS] = [&[]; STACK_ARGS];
+                    let heap: Vec<&[u8]>;
+                    let args: &[&[u8]] = if request.len() <= STACK_ARGS {
+                        for (slot, arg) in stack.iter_mut().zip(request.args()) {
+                            *slot = arg;
+                        }
+                        &stack[..request.len()]
+                    } else {
+                        heap = request.args().collect();
+                        &heap
+                    };
+                    self.session.dispatch(args);
+                    if self.session.client.closing {
+                        close = true;
+                        break;
+                    }
+                }
+                Ok(None) => break,
+                Err(error) => {
+                    let reply = Reply::Error(error.text().into());
+                    self.session.reply(&reply);
+                    close = true;
+                    break;
+                }
+            }
+        }
+        self.input.advance(consumed);
+        close
+    }
+}

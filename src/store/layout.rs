@@ -1,0 +1,503 @@
+//! The stored form of core data in a Redis keyspace, shared by every store that writes one:
+//! the 2018 EdgeX `redis_client` key layout (`Keys`), its msgpack records (`RedisReading`,
+//! `RedisEvent`), and the rules every write follows (`stamp_event`, `merge_event`, `key_id`,
+//! ...).
+//!
+//! [`super::redis::RedisStore`] writes this layout with Redis commands;
+//! [`super::engine::EngineStore`] writes the same keys and the same bytes straight into the
+//! embedded engine's keyspace. Keeping both on this one module is what makes their columns
+//! comparable: they differ only in the access path, never in what is stored.
+//!
+//! Layout, after the 2018 client at `2e866b8` (`../shared/reference/edgex-core-data.md` §3):
+//! msgpack records stored under the bare id (lowercase hex: a by-id call lowercases its
+//! argument, see `key_id`) and sorted-set indexes (see `Keys`). It differs from 2018 on
+//! purpose in one place: `event:readings:<id>` holds the bare hex ids, scored by position, so
+//! an event's readings are really found and come back in the order they were added. The 2018
+//! client stored `ObjectIdHex("…")` and so never found them (§3.6).
+//!
+//! Invariant: every record is in exactly the indexes `Keys` lists for its kind, with
+//! `created` (or `pushed`) as its score. There is one exception. A reading deleted on its own
+//! stays a member of its event's `event:readings:<id>`, because a reading record does not name
+//! its event. Reads skip such members (their record is gone), and deleting the event unlinks
+//! the whole set.
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{is_object_id, now_ms, Event, ObjectId, Reading};
+use crate::store::{StoreError, StoreResult};
+
+/// The key layout of the 2018 client (reference §3.2), in one place.
+///
+/// | key | type | members (score) |
+/// |---|---|---|
+/// | `<id>` | string | msgpack [`RedisEvent`] or [`RedisReading`] |
+/// | `event` | zset | event ids (0, so lexicographic = id order) |
+/// | `event:created` | zset | event ids (created) |
+/// | `event:pushed` | zset | event ids (pushed; 0 = not pushed) |
+/// | `event:device:<d>` | zset | event ids (created) |
+/// | `event:readings:<eid>` | zset | the event's reading ids, bare hex (position 0..n-1) |
+/// | `reading` | zset | reading ids (0) |
+/// | `reading:created` | zset | reading ids (created) |
+/// | `reading:device:<d>` | zset | reading ids (created) |
+/// | `reading:name:<n>` | zset | reading ids (created) |
+///
+/// Every index key starts with `event` or `reading`, and every record is a member of `event`
+/// or `reading`. Scrubbing relies on both facts ([`Keys::is_index`]). Redis Cluster will need
+/// the keys of one write to share a slot: the hash tags go here and nowhere else.
+pub(crate) struct Keys;
+
+impl Keys {
+    pub(crate) const EVENTS: &'static str = "event";
+    pub(crate) const EVENTS_BY_CREATED: &'static str = "event:created";
+    pub(crate) const EVENTS_BY_PUSHED: &'static str = "event:pushed";
+    pub(crate) const READINGS: &'static str = "reading";
+    pub(crate) const READINGS_BY_CREATED: &'static str = "reading:created";
+    /// `SCAN` patterns that match every index key (but no record).
+    pub(crate) const INDEX_PATTERNS: [&'static str; 2] = ["event*", "reading*"];
+
+    /// The key of a record: its bare id, as in 2018 (lowercase: see [`key_id`]).
+    pub(crate) fn record(id: &str) -> &str {
+        id
+    }
+
+    pub(crate) fn events_by_device(device: &str) -> Key<'_> {
+        Key("event:device:", device)
+    }
+
+    pub(crate) fn event_readings(event_id: &str) -> Key<'_> {
+        Key("event:readings:", event_id)
+    }
+
+    pub(crate) fn readings_by_device(device: &str) -> Key<'_> {
+        Key("reading:device:", device)
+    }
+
+    pub(crate) fn readings_by_name(name: &str) -> Key<'_> {
+        Key("reading:name:", name)
+    }
+
+    /// Whether `key` is an index key (what [`Keys::INDEX_PATTERNS`] match). No record is:
+    /// a record key is 24 hex digits, and `event` and `reading` are not hex.
+    pub(crate) fn is_index(key: &[u8]) -> bool {
+        key.starts_with(Self::EVENTS.as_bytes()) || key.starts_with(Self::READINGS.as_bytes())
+    }
+}
+
+/// A `Keys` index key, prefix + value, kept in two parts so that a store can write it straight
+/// into wherever it goes (a command argument, a key buffer) with no `String` per key.
+#[derive(Clone, Copy)]
+pub(crate) struct Key<'a>(pub(crate) &'static str, pub(crate) &'a str);
+
+/// The stored form of a reading (2018 `RedisReading`, msgpack with field names).
+///
+/// `Cow` lets a write encode straight from the caller's [`Reading`] and a read decode into
+/// owned strings, with one struct for both. `deny_unknown_fields` keeps an event record from
+/// decoding as a reading, and the other way round (see [`Record`]).
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RedisReading<'a> {
+    id: Cow<'a, str>,
+    pushed: i64,
+    created: i64,
+    origin: i64,
+    modified: i64,
+    device: Cow<'a, str>,
+    name: Cow<'a, str>,
+    value: Cow<'a, str>,
+}
+
+impl<'a> RedisReading<'a> {
+    pub(crate) fn of(r: &'a Reading) -> Self {
+        RedisReading {
+            id: Cow::Borrowed(&r.id),
+            pushed: r.pushed,
+            created: r.created,
+            origin: r.origin,
+            modified: r.modified,
+            device: Cow::Borrowed(&r.device),
+            name: Cow::Borrowed(&r.name),
+            value: Cow::Borrowed(&r.value),
+        }
+    }
+
+    fn into_reading(self) -> Reading {
+        Reading {
+            id: self.id.into_owned(),
+            pushed: self.pushed,
+            created: self.created,
+            origin: self.origin,
+            modified: self.modified,
+            device: self.device.into_owned(),
+            name: self.name.into_owned(),
+            value: self.value.into_owned(),
+        }
+    }
+}
+
+/// The stored form of an event (2018 `RedisEvent`): its readings live in their own records,
+/// linked by `event:readings:<id>` (reference §3.3).
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RedisEvent<'a> {
+    id: Cow<'a, str>,
+    pushed: i64,
+    device: Cow<'a, str>,
+    created: i64,
+    modified: i64,
+    origin: i64,
+    event: Cow<'a, str>,
+}
+
+impl<'a> RedisEvent<'a> {
+    pub(crate) fn of(e: &'a Event) -> Self {
+        RedisEvent {
+            id: Cow::Borrowed(&e.id),
+            pushed: e.pushed,
+            device: Cow::Borrowed(&e.device),
+            created: e.created,
+            modified: e.modified,
+            origin: e.origin,
+            event: Cow::Borrowed(&e.event),
+        }
+    }
+
+    fn into_event(self) -> Event {
+        Event {
+            id: self.id.into_owned(),
+            pushed: self.pushed,
+            device: self.device.into_owned(),
+            created: self.created,
+            modified: self.modified,
+            origin: self.origin,
+            event: self.event.into_owned(),
+            readings: Vec::new(),
+        }
+    }
+}
+
+/// `record` as msgpack in `buf` (cleared first): one buffer, reused, instead of a new `Vec`
+/// per record.
+///
+/// Writing into a `Vec` cannot fail, nor can serializing strings and integers; the error is
+/// kept for form's sake and names the encoder.
+pub(crate) fn encode<'b, T: Serialize>(
+    buf: &'b mut Vec<u8>,
+    kind: &'static str,
+    id: &str,
+    record: &T,
+) -> StoreResult<&'b [u8]> {
+    buf.clear();
+    rmp_serde::encode::write_named(buf, record).map_err(|e| StoreError::Backend {
+        backend: "msgpack",
+        message: format!("cannot encode {kind} {id}: {e}"),
+    })?;
+    Ok(buf)
+}
+
+/// A model type and its stored form.
+pub(crate) trait Record: Sized {
+    /// "event" or "reading", for errors.
+    const KIND: &'static str;
+    /// Decodes a stored record; fails on a record of the other kind (`deny_unknown_fields`).
+    fn from_msgpack(blob: &[u8]) -> Result<Self, rmp_serde::decode::Error>;
+}
+
+impl Record for Event {
+    const KIND: &'static str = "event";
+    fn from_msgpack(blob: &[u8]) -> Result<Self, rmp_serde::decode::Error> {
+        rmp_serde::from_slice::<RedisEvent>(blob).map(RedisEvent::into_event)
+    }
+}
+
+impl Record for Reading {
+    const KIND: &'static str = "reading";
+    fn from_msgpack(blob: &[u8]) -> Result<Self, rmp_serde::decode::Error> {
+        rmp_serde::from_slice::<RedisReading>(blob).map(RedisReading::into_reading)
+    }
+}
+
+/// Decodes the record stored under `id` (its key, as text or bytes: only an error names it).
+pub(crate) fn decode<T: Record>(id: &(impl AsRef<[u8]> + ?Sized), blob: &[u8]) -> StoreResult<T> {
+    T::from_msgpack(blob).map_err(|e| StoreError::Decode {
+        kind: T::KIND,
+        id: String::from_utf8_lossy(id.as_ref()).into_owned(),
+        reason: e.to_string(),
+    })
+}
+
+/// Whether `blob` is a stored record of either kind.
+fn is_record(blob: &[u8]) -> bool {
+    Event::from_msgpack(blob).is_ok() || Reading::from_msgpack(blob).is_ok()
+}
+
+/// The record of kind `T` under `id` (checked and lowercase: see [`key_id`]), given the value
+/// of that key (`None`: no such key). `NotFound` when `id` names nothing, or a record of the
+/// other kind: events and readings share the id key space, so a reading's id names no event,
+/// as on a backend with a table per kind.
+pub(crate) fn found<T: Record>(id: &str, blob: Option<&[u8]>) -> StoreResult<T> {
+    let not_found = || StoreError::NotFound {
+        kind: T::KIND,
+        id: id.to_string(),
+    };
+    let blob = blob.ok_or_else(not_found)?;
+    // Not a `T`: if it is a record at all, it is one of the other kind.
+    decode(id, blob).map_err(|e| if is_record(blob) { not_found() } else { e })
+}
+
+/// `id` as every key holds it: ids are case-insensitive ([`ObjectId::parse`] takes either
+/// case) and stored in lowercase, the form the store assigns. Allocates only for an id with
+/// upper-case letters; a malformed id is [`StoreError::InvalidId`].
+pub(crate) fn key_id(id: &str) -> StoreResult<Cow<'_, str>> {
+    if !is_object_id(id) {
+        return Err(StoreError::InvalidId(id.to_string()));
+    }
+    Ok(if id.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(id.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(id)
+    })
+}
+
+/// What a store does to a reading it is about to add: a fresh id whatever `r.id` held, and
+/// `created` = now when it is 0.
+pub(crate) fn stamp_reading(r: &mut Reading) {
+    r.id = ObjectId::new().to_hex_string();
+    if r.created == 0 {
+        r.created = now_ms();
+    }
+}
+
+/// What a store does to an event it is about to add: fresh ids for it and its readings,
+/// `created` = now when it is 0, and the readings get the event's `created`, and its `device`
+/// when their own is empty.
+pub(crate) fn stamp_event(e: &mut Event) {
+    e.id = ObjectId::new().to_hex_string();
+    if e.created == 0 {
+        e.created = now_ms();
+    }
+    for r in &mut e.readings {
+        r.id = ObjectId::new().to_hex_string();
+        r.created = e.created;
+        if r.device.is_empty() {
+            r.device.clone_from(&e.device);
+        }
+    }
+}
+
+/// The index changes an event update needs, as [`merge_event`] found them.
+pub(crate) struct EventMoves {
+    /// `pushed` changed: the event's score in `event:pushed` becomes the merged `pushed`.
+    pub(crate) pushed: bool,
+    /// The device changed from this one: the event moves from `event:device:<old>` to the
+    /// merged device's index, with its `created` as score.
+    pub(crate) old_device: Option<String>,
+}
+
+/// Merges an update into the stored event (the 2018 `mergo.Merge`): `pushed`, `device`,
+/// `origin` and `event` are replaced when non-zero / non-empty in `update`, `modified`
+/// becomes now; `id`, `created` and the readings never change.
+pub(crate) fn merge_event(stored: &mut Event, update: &Event) -> EventMoves {
+    let pushed = update.pushed != 0 && update.pushed != stored.pushed;
+    if pushed {
+        stored.pushed = update.pushed;
+    }
+    let old_device = replace_if_changed(&mut stored.device, &update.device);
+    if update.origin != 0 {
+        stored.origin = update.origin;
+    }
+    if !update.event.is_empty() {
+        stored.event.clone_from(&update.event);
+    }
+    stored.modified = now_ms();
+    EventMoves { pushed, old_device }
+}
+
+/// The index changes a reading update needs, as [`merge_reading`] found them. Each old value
+/// moves the reading from that index to the merged value's, with its `created` as score.
+pub(crate) struct ReadingMoves {
+    /// The device changed from this one (`reading:device:<old>`).
+    pub(crate) old_device: Option<String>,
+    /// The name changed from this one (`reading:name:<old>`).
+    pub(crate) old_name: Option<String>,
+}
+
+/// Merges an update into the stored reading: `pushed`, `origin`, `device`, `name` and
+/// `value` are replaced when non-zero / non-empty in `update`, `modified` becomes now; `id`
+/// and `created` never change.
+pub(crate) fn merge_reading(stored: &mut Reading, update: &Reading) -> ReadingMoves {
+    let old_device = replace_if_changed(&mut stored.device, &update.device);
+    let old_name = replace_if_changed(&mut stored.name, &update.name);
+    if update.pushed != 0 {
+        stored.pushed = update.pushed;
+    }
+    if update.origin != 0 {
+        stored.origin = update.origin;
+    }
+    if !update.value.is_empty() {
+        stored.value.clone_from(&update.value);
+    }
+    stored.modified = now_ms();
+    ReadingMoves {
+        old_device,
+        old_name,
+    }
+}
+
+/// Sets `stored` to `update` when `update` is non-empty and different; returns the old value
+/// then.
+fn replace_if_changed(stored: &mut String, update: &str) -> Option<String> {
+    (!update.is_empty() && update != stored).then(|| std::mem::replace(stored, update.into()))
+}
+
+/// The 2018 client's `readings_by_names` loop: the readings of each name in turn, through
+/// `by_name(name, left)`, until `limit` readings have been collected.
+pub(crate) fn readings_by_names(
+    names: &[&str],
+    limit: usize,
+    mut by_name: impl FnMut(&str, usize) -> StoreResult<Vec<Reading>>,
+) -> StoreResult<Vec<Reading>> {
+    let mut readings = Vec::new();
+    for name in names {
+        let left = limit - readings.len();
+        if left == 0 {
+            break;
+        }
+        readings.append(&mut by_name(name, left)?);
+    }
+    Ok(readings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blob<T: Serialize>(record: &T) -> Vec<u8> {
+        encode(&mut Vec::new(), "test", "", record)
+            .expect("encode")
+            .to_vec()
+    }
+
+    #[test]
+    fn key_id_lowercases_and_allocates_only_for_upper_case() {
+        let lower = "5b4f0000000000000000000a";
+        assert!(matches!(key_id(lower), Ok(Cow::Borrowed(id)) if id == lower));
+        assert!(matches!(key_id("5B4F0000000000000000000A"), Ok(Cow::Owned(id)) if id == lower));
+        assert!(matches!(key_id("5b4f"), Err(StoreError::InvalidId(id)) if id == "5b4f"));
+    }
+
+    #[test]
+    fn records_are_msgpack_maps_with_the_2018_field_names_in_order() {
+        let r = Reading::default();
+        let e = Event::default();
+        let cases: [(Vec<u8>, &[&str]); 2] = [
+            (
+                blob(&RedisReading::of(&r)),
+                &[
+                    "id", "pushed", "created", "origin", "modified", "device", "name", "value",
+                ],
+            ),
+            (
+                blob(&RedisEvent::of(&e)),
+                &[
+                    "id", "pushed", "device", "created", "modified", "origin", "event",
+                ],
+            ),
+        ];
+        for (blob, fields) in cases {
+            // A fixmap header (0x80 | entries), then each key as a fixstr (0xa0 | len).
+            assert_eq!(blob[0], 0x80 | fields.len() as u8);
+            let mut rest = &blob[1..];
+            for field in fields {
+                let mut key = vec![0xa0 | field.len() as u8];
+                key.extend_from_slice(field.as_bytes());
+                let at = rest
+                    .windows(key.len())
+                    .position(|w| w == key.as_slice())
+                    .unwrap_or_else(|| panic!("field {field} missing or out of order"));
+                rest = &rest[at + key.len()..];
+            }
+        }
+    }
+
+    #[test]
+    fn found_tells_a_missing_or_other_kind_record_from_a_corrupt_one() {
+        let id = "5b4f0000000000000000000a";
+        let e = Event::default();
+        let event_blob = blob(&RedisEvent::of(&e));
+        assert!(matches!(found::<Event>(id, Some(&event_blob)), Ok(got) if got == e));
+        assert!(matches!(
+            found::<Reading>(id, Some(&event_blob)),
+            Err(StoreError::NotFound {
+                kind: "reading",
+                ..
+            })
+        ));
+        assert!(matches!(
+            found::<Reading>(id, None),
+            Err(StoreError::NotFound {
+                kind: "reading",
+                ..
+            })
+        ));
+        assert!(matches!(
+            found::<Reading>(id, Some(b"not msgpack")),
+            Err(StoreError::Decode {
+                kind: "reading",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn merges_replace_only_non_zero_fields_and_report_index_moves() {
+        let mut stored = Event {
+            pushed: 1,
+            device: "a".into(),
+            origin: 2,
+            event: "s".into(),
+            created: 10,
+            ..Event::default()
+        };
+        let moves = merge_event(&mut stored, &Event::default());
+        assert!(!moves.pushed && moves.old_device.is_none());
+        assert_eq!((stored.pushed, stored.origin, stored.created), (1, 2, 10));
+        let moves = merge_event(
+            &mut stored,
+            &Event {
+                pushed: 5,
+                device: "b".into(),
+                created: 99,
+                ..Event::default()
+            },
+        );
+        assert!(moves.pushed);
+        assert_eq!(moves.old_device.as_deref(), Some("a"));
+        assert_eq!((stored.pushed, stored.device.as_str()), (5, "b"));
+        assert_eq!(stored.created, 10, "created is immutable");
+
+        let mut stored = Reading {
+            device: "d".into(),
+            name: "n".into(),
+            value: "v".into(),
+            ..Reading::default()
+        };
+        let same = Reading {
+            device: "d".into(),
+            ..Reading::default()
+        };
+        let moves = merge_reading(&mut stored, &same);
+        assert!(moves.old_device.is_none() && moves.old_name.is_none());
+        let moves = merge_reading(
+            &mut stored,
+            &Reading {
+                name: "m".into(),
+                ..Reading::default()
+            },
+        );
+        assert_eq!(moves.old_name.as_deref(), Some("n"));
+        assert!(moves.old_device.is_none());
+        assert_eq!((stored.name.as_str(), stored.value.as_str()), ("m", "v"));
+    }
+}
