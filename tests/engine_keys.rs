@@ -159,7 +159,8 @@ fn del_unlink_exists_type() {
 
 #[test]
 fn keys_with_glob_patterns() {
-    let mut d = Diff::new();
+    // Random picks or hash order that agree with Redis only by chance: no third leg.
+    let mut d = Diff::in_process_only();
     d.check(&[&[
         "MSET", "hello", "1", "hallo", "1", "hxllo", "1", "hllo", "1", "heeeello", "1", "h*llo",
         "1", "h?llo", "1", "a[b", "1", "x\\y", "1", "", "1", "-", "1", "]", "1", "user:1", "1",
@@ -437,7 +438,8 @@ fn dbsize_flushdb_flushall() {
 
 #[test]
 fn randomkey() {
-    let mut d = Diff::new();
+    // Random picks or hash order that agree with Redis only by chance: no third leg.
+    let mut d = Diff::in_process_only();
     d.check(&[
         &["RANDOMKEY"],
         &["SET", "only", "1"],

@@ -1,6 +1,8 @@
-//! Differential testing: the same commands sent to a real, spawned `redis-server` and to the
-//! engine; the replies must be equal, exactly (compared as the `redis::Value`s redis-rs
-//! parses, errors included, so error texts must match byte for byte).
+//! Differential testing: the same commands sent to a real, spawned `redis-server`, to the
+//! engine in-process, and to another engine served over a Unix socket by edgebench's own RESP
+//! server; the replies must be equal, exactly (compared as the `redis::Value`s redis-rs
+//! parses, errors included, so error texts must match byte for byte). The served leg checks
+//! the RESP parser and encoder on every command the in-process leg checks.
 
 use edgebench::engine::{Client, Engine};
 use edgebench::target::spawn::{Listen, RedisServer};
@@ -10,6 +12,9 @@ use redis::{ConnectionLike, RedisResult, Value};
 pub struct Diff {
     _server: RedisServer,
     redis: redis::Connection,
+    /// The third leg: an engine of its own behind `edgebench serve`'s code, and a connection
+    /// to it (`None` for tests that drive the in-process engine directly as well).
+    served: Option<(edgebench::server::ServerHandle, redis::Connection)>,
     /// The engine under test.
     pub engine: Engine,
     /// The engine-side client (its SELECT, MULTI state...).
@@ -23,8 +28,21 @@ impl Default for Diff {
 }
 
 impl Diff {
-    /// Spawns a private redis-server (fails, not skips, without one).
+    /// Spawns a private redis-server (fails, not skips, without one) and serves a second
+    /// engine over a Unix socket.
     pub fn new() -> Diff {
+        let mut d = Diff::in_process_only();
+        let handle = edgebench::server::spawn_in_background(Listen::Unix, Engine::new())
+            .unwrap_or_else(|e| panic!("cannot serve the engine: {e}"));
+        let con = edgebench::target::connect(&handle.endpoint(), std::time::Duration::from_secs(5))
+            .unwrap_or_else(|e| panic!("{e}"));
+        d.served = Some((handle, con));
+        d
+    }
+
+    /// Like [`Diff::new`] without the served leg, for tests that also run commands on
+    /// [`Diff::engine`] alone (the served engine would then hold different data).
+    pub fn in_process_only() -> Diff {
         let server = RedisServer::spawn(Listen::Unix).unwrap_or_else(|e| panic!("{e}"));
         let redis =
             edgebench::target::connect(&server.endpoint(), std::time::Duration::from_secs(5))
@@ -34,6 +52,7 @@ impl Diff {
         Diff {
             _server: server,
             redis,
+            served: None,
             engine,
             client,
         }
@@ -45,13 +64,33 @@ impl Diff {
         for a in &args[1..] {
             cmd.arg(*a);
         }
-        let real = norm(self.redis.req_packed_command(&cmd.get_packed_command()));
+        let packed = cmd.get_packed_command();
+        let real = norm(self.redis.req_packed_command(&packed));
+        let served = self
+            .served
+            .as_mut()
+            .map(|(_, con)| norm(con.req_packed_command(&packed)));
         let argv: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
         let ours = self
             .engine
             .execute(&mut self.client, &argv)
             .into_redis_value(self.client.resp);
-        (real, norm(Ok(ours)))
+        let ours = norm(Ok(ours));
+        // Where the in-process reply equals Redis's exactly, the served one must hold the same
+        // elements. Order is the in-process leg's to check: the served engine is another
+        // engine, whose hash-ordered replies (SMEMBERS, KEYS) may agree with Redis's order by
+        // chance in one and not in the other. Where the in-process reply differs (random
+        // picks, client ids), the caller compares in a way only the in-process leg follows.
+        if let Some(served) = served {
+            if ours == real {
+                assert_eq!(
+                    sorted(&served),
+                    sorted(&real),
+                    "{args:?}: engine through edgebench's RESP server (left) vs redis-server (right)"
+                );
+            }
+        }
+        (real, ours)
     }
 
     /// Runs every command of `script` on both; panics at the first difference.
@@ -84,8 +123,8 @@ fn norm(v: RedisResult<Value>) -> String {
     }
 }
 
+/// `s` with the elements of every array, at every depth, in sorted order.
 fn sorted(s: &str) -> String {
-    // Values are Debug strings; split array elements at the top level.
     // redis-rs 1.x prints arrays as `array([...])`.
     let inner = s
         .strip_prefix("array([")
@@ -93,9 +132,9 @@ fn sorted(s: &str) -> String {
         .and_then(|x| x.strip_suffix("])"));
     match inner {
         Some(body) => {
-            let mut parts: Vec<&str> = split_top(body);
+            let mut parts: Vec<String> = split_top(body).into_iter().map(sorted).collect();
             parts.sort_unstable();
-            parts.join(", ")
+            format!("array([{}])", parts.join(", "))
         }
         None => s.to_string(),
     }
