@@ -14,12 +14,13 @@
 //! expired key on access (lazy expiry), and `Engine`'s background thread removes the rest
 //! (active expiry) using each shard's deadline index. Every write goes through
 //! [`Locked::get_mut`], [`Locked::insert`] or [`Locked::remove`], which bump the version of
-//! any WATCHed key they touch.
+//! any WATCHed key they touch, and signal clients blocked on the key (see [`super::notify`]).
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::hash::BuildHasher;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+use super::notify::BlockedClients;
 use super::types::{Stream, ZSet};
 use super::CmdError;
 
@@ -143,6 +144,8 @@ pub struct Db {
     /// A fixed seed: the shard of a key must not change while the process runs (the maps
     /// inside shards keep randomly seeded hashers).
     hasher: foldhash::fast::FixedState,
+    /// Clients blocked on keys of this database (BLPOP, XREAD BLOCK...).
+    blocked: BlockedClients,
 }
 
 impl Default for Db {
@@ -150,6 +153,7 @@ impl Default for Db {
         Db {
             shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
             hasher: foldhash::fast::FixedState::with_seed(0x5eed),
+            blocked: BlockedClients::default(),
         }
     }
 }
@@ -158,6 +162,11 @@ impl Db {
     /// The shard index of a key.
     pub fn shard_of(&self, key: &[u8]) -> usize {
         (self.hasher.hash_one(key) as usize) & (SHARDS - 1)
+    }
+
+    /// The clients blocked on keys of this database.
+    pub fn blocked(&self) -> &BlockedClients {
+        &self.blocked
     }
 
     /// Locks the shards of `keys` (ascending order, each once).
@@ -248,6 +257,7 @@ impl<'a> Locked<'a> {
     /// The live entry of `key`, for writing (a WATCHed key counts as modified).
     pub fn get_mut(&mut self, key: &[u8]) -> Option<&mut Entry> {
         let now = self.now_ms;
+        let db = self.db;
         let shard = self.shard(key);
         if shard.map.get(key)?.expired(now) {
             shard.map.remove(key);
@@ -255,6 +265,7 @@ impl<'a> Locked<'a> {
             return None;
         }
         shard.touch(key);
+        db.blocked.written(db, key);
         shard.map.get_mut(key)
     }
 
@@ -278,8 +289,10 @@ impl<'a> Locked<'a> {
     /// Returns the previous live entry.
     pub fn insert(&mut self, key: &[u8], entry: Entry) -> Option<Entry> {
         let now = self.now_ms;
+        let db = self.db;
         let shard = self.shard(key);
         shard.touch(key);
+        db.blocked.written(db, key);
         if let Some(t) = entry.expires_at_ms {
             shard.deadlines.insert((t, key.into()));
         }

@@ -18,6 +18,7 @@ pub mod client;
 pub mod cmd;
 pub mod connection;
 pub mod keyspace;
+pub mod notify;
 pub mod reply;
 pub mod types;
 

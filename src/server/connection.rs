@@ -11,6 +11,10 @@
 //!   connection only.
 //! - Shutdown is seen between batches, never in the middle of one: a batch that started is
 //!   answered in full.
+//! - A blocking command that has to wait ([`blocking`]) ends the batch: the replies before it
+//!   are written, and the requests after it stay in the input buffer until it is answered,
+//!   as in Redis. After each command, clients blocked on keys it wrote are served before the
+//!   next command runs.
 
 use std::io;
 use std::sync::Arc;
@@ -19,6 +23,7 @@ use bytes::{Buf, BytesMut};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::broadcast;
 
+use super::blocking::{self, Parked, Plan};
 use super::pubsub::{pubsub_command, Kind, Subscriptions};
 use super::Shared;
 use crate::engine::cmd::{is, lookup};
@@ -40,6 +45,9 @@ const MAX_IDLE_BUFFER: usize = 1024 * 1024;
 /// Requests with at most this many arguments are passed to the engine from a stack array;
 /// longer ones allocate a `Vec`.
 const STACK_ARGS: usize = 16;
+/// While a client is blocked, its connection reads (to notice when it leaves) only while the
+/// unprocessed input holds less than this.
+const MAX_BLOCKED_INPUT: usize = 1024 * 1024;
 
 /// Redis's reply to a RESP2 client in the subscribed state that sends anything else.
 const SUBSCRIBED_CONTEXT: &str =
@@ -119,6 +127,8 @@ pub(crate) struct Session {
     subscriptions: Subscriptions,
     /// Replies of the current batch, written at once.
     output: Vec<u8>,
+    /// The blocked command this connection waits on before it runs anything else.
+    blocked: Option<Parked>,
 }
 
 impl Session {
@@ -133,6 +143,7 @@ impl Session {
             client,
             subscriptions,
             output: Vec::with_capacity(READ_CHUNK),
+            blocked: None,
         }
     }
 
@@ -188,9 +199,40 @@ impl Session {
         if is(args[0], "reset") && args.len() == 1 {
             self.subscriptions.clear();
         }
+        if let Some(kind) = blocking::lookup(args[0]) {
+            if !self.client.in_multi() {
+                if let Some(plan) = Plan::new(&self.engine, self.client.db, kind, args) {
+                    return self.dispatch_blocking(&plan, args);
+                }
+            }
+        }
         let reply = self.engine.execute(&mut self.client, args);
         // After the command: HELLO 3 is itself answered in RESP3.
         self.reply(&reply);
+    }
+
+    /// Runs a command that may block: the engine's nil (its timeout reply) means nothing
+    /// was there, and the client waits instead of getting it.
+    fn dispatch_blocking(&mut self, plan: &Plan, request: &[&[u8]]) {
+        let args = plan.args(request);
+        let reply = self.engine.execute(&mut self.client, &args);
+        if !matches!(reply, Reply::Nil | Reply::NilArray) {
+            return self.reply(&reply);
+        }
+        let call = plan.call(&self.client, &args);
+        match Parked::new(&self.engine, call, plan.deadline()) {
+            Ok(parked) => self.blocked = Some(parked),
+            Err(reply) => self.reply(&reply),
+        }
+    }
+
+    /// Serves the clients blocked on keys the last command wrote, before the next command
+    /// runs (Redis's `handleClientsBlockedOnKeys`): one relaxed load when there are none.
+    fn serve_blocked(&self) {
+        let db = self.client.db;
+        if self.engine.has_ready_keys(db) {
+            self.engine.serve_blocked(db);
+        }
     }
 
     fn queue_has_pubsub(&self) -> bool {
@@ -330,16 +372,19 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
     pub(crate) async fn serve(mut self, mut shutdown: broadcast::Receiver<()>) -> io::Result<()> {
         loop {
             let close = self.run_batch();
-            if !self.session.output.is_empty() {
-                self.stream.write_all(&self.session.output).await?;
-                self.session.output.clear();
-                if self.session.output.capacity() > MAX_IDLE_BUFFER {
-                    self.session.output = Vec::with_capacity(READ_CHUNK);
-                }
-            }
+            self.flush().await?;
             if close {
                 let _ = self.stream.shutdown().await;
                 return Ok(());
+            }
+            if let Some(parked) = self.session.blocked.take() {
+                if self.wait_unblocked(parked, &mut shutdown).await? {
+                    self.flush().await?;
+                    let _ = self.stream.shutdown().await;
+                    return Ok(());
+                }
+                // Answered: run what the client pipelined behind the blocking command.
+                continue;
             }
             if self.input.is_empty() && self.input.capacity() > MAX_IDLE_BUFFER {
                 self.input = BytesMut::with_capacity(READ_CHUNK);
@@ -372,6 +417,76 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         }
     }
 
+    /// Writes the replies gathered so far.
+    async fn flush(&mut self) -> io::Result<()> {
+        if !self.session.output.is_empty() {
+            self.stream.write_all(&self.session.output).await?;
+            self.session.output.clear();
+            if self.session.output.capacity() > MAX_IDLE_BUFFER {
+                self.session.output = Vec::with_capacity(READ_CHUNK);
+            }
+        }
+        Ok(())
+    }
+
+    /// Waits until the blocked command is served or times out (its reply is then in the
+    /// output; false), or the client leaves or the server shuts down (true: close). Pub/sub
+    /// messages for a RESP3 client are written meanwhile; requests are read, not run.
+    async fn wait_unblocked(
+        &mut self,
+        parked: Parked,
+        shutdown: &mut broadcast::Receiver<()>,
+    ) -> io::Result<bool> {
+        let deadline = parked.deadline();
+        let timeout = async move {
+            match deadline {
+                Some(deadline) => tokio::time::sleep_until(deadline).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(timeout);
+        loop {
+            let reading = self.input.len() < MAX_BLOCKED_INPUT;
+            if reading {
+                self.input.reserve(READ_CHUNK);
+            }
+            tokio::select! {
+                () = parked.woken() => {
+                    if let Some(reply) = parked.served() {
+                        self.session.reply(&reply);
+                        return Ok(false);
+                    }
+                }
+                () = &mut timeout => {
+                    // Redis 7.0 answers a timed-out BLPOP, BRPOP, BLMOVE and XREAD alike.
+                    let reply = parked.unblock().unwrap_or(Reply::NilArray);
+                    self.session.reply(&reply);
+                    return Ok(false);
+                }
+                read = self.stream.read_buf(&mut self.input), if reading => {
+                    // The client left: dropping `parked` forgets its call.
+                    if read? == 0 {
+                        return Ok(true);
+                    }
+                }
+                Some(delivery) = self.session.subscriptions.recv() => {
+                    delivery.encode(self.session.protocol(), &mut self.session.output);
+                    if self.session.subscriptions.overflowed() {
+                        return Ok(true);
+                    }
+                    self.flush().await?;
+                }
+                _ = shutdown.recv() => {
+                    // A reply served at this very moment still goes out before the close.
+                    if let Some(reply) = parked.unblock() {
+                        self.session.reply(&reply);
+                    }
+                    return Ok(true);
+                }
+            }
+        }
+    }
+
     /// Runs every complete request in the input buffer; true when the connection must
     /// close after writing the replies.
     fn run_batch(&mut self) -> bool {
@@ -397,8 +512,12 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                         &heap
                     };
                     self.session.dispatch(args);
+                    self.session.serve_blocked();
                     if self.session.client.closing {
                         close = true;
+                        break;
+                    }
+                    if self.session.blocked.is_some() {
                         break;
                     }
                 }

@@ -17,6 +17,7 @@
 //! - [`spawn_in_background`] runs a server on its own runtime and thread, for the
 //!   `embedded-tcp` / `embedded-uds` targets that serve the engine inside edgebench.
 
+mod blocking;
 mod connection;
 pub mod pubsub;
 

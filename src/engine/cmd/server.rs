@@ -1289,9 +1289,12 @@ impl Engine {
                 put("maxclients", server.get(Param::MAXCLIENTS));
                 put("client_recent_max_input_buffer", "0".into());
                 put("client_recent_max_output_buffer", "0".into());
-                put("blocked_clients", "0".into());
+                put("blocked_clients", self.blocked_clients().to_string());
                 put("tracking_clients", "0".into());
-                put("clients_in_timeout_table", "0".into());
+                put(
+                    "clients_in_timeout_table",
+                    self.blocked_clients().to_string(),
+                );
             }
             "memory" => {
                 let rss = process_rss_bytes();

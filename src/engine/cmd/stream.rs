@@ -424,6 +424,25 @@ fn parse_xread(args: &[&[u8]]) -> Result<XreadArgs, CmdError> {
     Err(CmdError::Syntax)
 }
 
+/// XREAD BLOCK's parameters, for a transport that parks the client (the RESP server).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct XreadBlock {
+    /// BLOCK's timeout in ms; 0 = forever.
+    pub timeout_ms: u64,
+    /// The indices of the key arguments; as many ids follow them.
+    pub keys: std::ops::Range<usize>,
+}
+
+/// XREAD's BLOCK parameters, when `args` parse and give BLOCK; `None` otherwise (XREAD then
+/// replies at once, error or not). The engine itself never waits: see the module doc.
+pub fn xread_block(args: &[&[u8]]) -> Option<XreadBlock> {
+    let parsed = parse_xread(args).ok()?;
+    Some(XreadBlock {
+        timeout_ms: parsed.block_ms?,
+        keys: parsed.first_key..parsed.first_key + parsed.streams,
+    })
+}
+
 /// XREAD's keys: those after STREAMS, found by the same parse `xread` runs (so the shards
 /// locked are exactly the keys read); none when the arguments are invalid.
 fn xread_keys(args: &[&[u8]]) -> Vec<usize> {
