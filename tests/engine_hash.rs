@@ -6,38 +6,8 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::diff::Diff;
+use common::diff::{elements, Diff};
 use edgebench::engine::{Engine, Reply};
-
-/// The top-level elements of a reply's text as [`Diff::both`] prints it (`array([...])`).
-fn elements(reply: &str) -> Vec<String> {
-    let Some(body) = reply
-        .strip_prefix("array([")
-        .and_then(|b| b.strip_suffix("])"))
-    else {
-        return Vec::new();
-    };
-    let (mut depth, mut start, mut in_str, mut escaped) = (0i32, 0usize, false, false);
-    let mut out = Vec::new();
-    for (i, c) in body.char_indices() {
-        match c {
-            _ if escaped => escaped = false,
-            '\\' if in_str => escaped = true,
-            '"' => in_str = !in_str,
-            '(' | '[' if !in_str => depth += 1,
-            ')' | ']' if !in_str => depth -= 1,
-            ',' if !in_str && depth == 0 => {
-                out.push(body[start..i].trim().to_string());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    if !body[start..].trim().is_empty() {
-        out.push(body[start..].trim().to_string());
-    }
-    out
-}
 
 /// A reply with its arrays sorted, recursively: equal for two replies that differ only in
 /// the order Redis leaves undefined. With `pairs`, an even-length array is sorted as

@@ -126,41 +126,40 @@ fn norm(v: RedisResult<Value>) -> String {
 /// `s` with the elements of every array, at every depth, in sorted order.
 fn sorted(s: &str) -> String {
     // redis-rs 1.x prints arrays as `array([...])`.
-    let inner = s
-        .strip_prefix("array([")
-        .or_else(|| s.strip_prefix("Array(["))
-        .and_then(|x| x.strip_suffix("])"));
-    match inner {
-        Some(body) => {
-            let mut parts: Vec<String> = split_top(body).into_iter().map(sorted).collect();
-            parts.sort_unstable();
-            format!("array([{}])", parts.join(", "))
-        }
-        None => s.to_string(),
+    if !s.starts_with("array([") {
+        return s.to_string();
     }
+    let mut parts: Vec<String> = elements(s).iter().map(|e| sorted(e)).collect();
+    parts.sort_unstable();
+    format!("array([{}])", parts.join(", "))
 }
 
-fn split_top(body: &str) -> Vec<&str> {
-    let (mut depth, mut start, mut out) = (0i32, 0usize, Vec::new());
-    let bytes = body.as_bytes();
-    let mut in_str = false;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' if in_str => i += 1,
-            b'"' => in_str = !in_str,
-            b'(' | b'[' | b'{' if !in_str => depth += 1,
-            b')' | b']' | b'}' if !in_str => depth -= 1,
-            b',' if !in_str && depth == 0 => {
-                out.push(body[start..i].trim());
+/// The top-level elements of a reply's text as [`Diff::both`] prints it (`array([...])`).
+pub fn elements(reply: &str) -> Vec<String> {
+    let Some(body) = reply
+        .strip_prefix("array([")
+        .and_then(|b| b.strip_suffix("])"))
+    else {
+        return Vec::new();
+    };
+    let (mut depth, mut start, mut in_str, mut escaped) = (0i32, 0usize, false, false);
+    let mut out = Vec::new();
+    for (i, c) in body.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if in_str => escaped = true,
+            '"' => in_str = !in_str,
+            '(' | '[' if !in_str => depth += 1,
+            ')' | ']' if !in_str => depth -= 1,
+            ',' if !in_str && depth == 0 => {
+                out.push(body[start..i].trim().to_string());
                 start = i + 1;
             }
             _ => {}
         }
-        i += 1;
     }
-    if start < body.len() {
-        out.push(body[start..].trim());
+    if !body[start..].trim().is_empty() {
+        out.push(body[start..].trim().to_string());
     }
     out
 }
