@@ -104,22 +104,28 @@ impl Spec {
         match self.keys {
             KeySpec::None | KeySpec::All => Vec::new(),
             KeySpec::Range { first, last, step } => {
-                let last = if last < 0 {
-                    args.len() as isize + last
-                } else {
-                    last
-                };
-                if last < first as isize {
-                    return Vec::new();
-                }
-                (first..=last as usize)
-                    .step_by(step.max(1))
-                    .filter(|&i| i < args.len())
-                    .collect()
+                range_positions(args.len(), first, last, step).collect()
             }
             KeySpec::Custom(f) => f(args).into_iter().filter(|&i| i < args.len()).collect(),
         }
     }
+}
+
+/// The key positions of a [`KeySpec::Range`] in a request of `argc` arguments.
+fn range_positions(
+    argc: usize,
+    first: usize,
+    last: isize,
+    step: usize,
+) -> impl Iterator<Item = usize> {
+    let last = if last < 0 { argc as isize + last } else { last };
+    // An empty range when the request ends before `first`.
+    let end = if last < first as isize {
+        first
+    } else {
+        (last as usize + 1).min(argc).max(first)
+    };
+    (first..end).step_by(step.max(1))
 }
 
 /// What a running command sees.
@@ -132,8 +138,16 @@ pub struct Ctx<'e, 'l> {
     pub ks: Locked<'l>,
 }
 
-fn table() -> &'static HashMap<&'static str, &'static Spec> {
-    static TABLE: OnceLock<HashMap<&'static str, &'static Spec>> = OnceLock::new();
+/// The command table: every spec once, and each name's position in it. The position is a
+/// command's index into per-command arrays (INFO commandstats' call counters), so counting a
+/// call is an array access rather than a second hash lookup.
+struct Table {
+    specs: Vec<&'static Spec>,
+    by_name: HashMap<&'static str, usize, foldhash::fast::RandomState>,
+}
+
+fn table() -> &'static Table {
+    static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| {
         let families: [&'static [Spec]; 9] = [
             strings::COMMANDS,
@@ -146,28 +160,44 @@ fn table() -> &'static HashMap<&'static str, &'static Spec> {
             server::COMMANDS,
             tx::COMMANDS,
         ];
-        families
-            .iter()
-            .flat_map(|f| f.iter())
-            .map(|s| (s.name, s))
-            .collect()
+        let mut specs: Vec<&'static Spec> = Vec::new();
+        let mut by_name = HashMap::with_hasher(foldhash::fast::RandomState::default());
+        for spec in families.iter().flat_map(|f| f.iter()) {
+            // A name listed twice keeps its last spec, as the name → spec map always did.
+            match by_name.get(spec.name) {
+                Some(&i) => specs[i] = spec,
+                None => {
+                    by_name.insert(spec.name, specs.len());
+                    specs.push(spec);
+                }
+            }
+        }
+        Table { specs, by_name }
     })
 }
 
-/// Every command in the table (COMMAND, COMMAND COUNT).
+/// Every command in the table (COMMAND, COMMAND COUNT), in table order: the `n`th is the
+/// command whose index [`lookup_indexed`] gives as `n`.
 pub fn all_commands() -> impl Iterator<Item = &'static Spec> {
-    table().values().copied()
+    table().specs.iter().copied()
 }
 
 /// The spec of a command name, any case.
 pub fn lookup(name: &[u8]) -> Option<&'static Spec> {
+    lookup_indexed(name).map(|(_, spec)| spec)
+}
+
+/// The spec of a command name, any case, with its index in [`all_commands`].
+pub(crate) fn lookup_indexed(name: &[u8]) -> Option<(usize, &'static Spec)> {
     let mut buf = [0u8; 32];
     let lower = buf.get_mut(..name.len())?;
     for (d, s) in lower.iter_mut().zip(name) {
         *d = s.to_ascii_lowercase();
     }
     let name = std::str::from_utf8(lower).ok()?;
-    table().get(name).copied()
+    let table = table();
+    let &i = table.by_name.get(name)?;
+    Some((i, table.specs[i]))
 }
 
 fn arity_ok(arity: i32, argc: usize) -> bool {
@@ -205,7 +235,7 @@ pub fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
     if args.is_empty() {
         return Reply::err("ERR empty command");
     }
-    let Some(spec) = lookup(args[0]) else {
+    let Some((index, spec)) = lookup_indexed(args[0]) else {
         if client.in_multi() {
             client.multi_dirty = true;
         }
@@ -233,7 +263,7 @@ pub fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
         }
         return Reply::queued();
     }
-    engine.inner().server.count_call(spec);
+    engine.inner().server.count_call(index);
     run(engine, client, spec, args)
 }
 
@@ -244,7 +274,12 @@ pub fn run(engine: &Engine, client: &mut Client, spec: &Spec, args: &[&[u8]]) ->
     let ks = match spec.keys {
         KeySpec::All => db.lock_all(now),
         KeySpec::None => db.lock_indices(&[], now),
-        _ => {
+        // The common case, without collecting the positions first.
+        KeySpec::Range { first, last, step } => db.lock(
+            range_positions(args.len(), first, last, step).map(|i| args[i]),
+            now,
+        ),
+        KeySpec::Custom(_) => {
             let idx = spec.key_indices(args);
             db.lock(idx.iter().map(|&i| args[i]), now)
         }

@@ -16,7 +16,6 @@
 //! database at a time while holding nothing else.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
@@ -124,7 +123,8 @@ fn help(args: &[&[u8]], lines: &[&'static str]) -> Reply {
 #[derive(Debug)]
 pub struct ServerState {
     config: RwLock<Vec<String>>,
-    calls: HashMap<&'static str, AtomicU64, foldhash::fast::RandomState>,
+    /// Calls per command, indexed as [`all_commands`] lists them.
+    calls: Box<[AtomicU64]>,
     live_clients: Arc<AtomicU64>,
     peak_memory: AtomicU64,
     run_id: String,
@@ -135,9 +135,7 @@ impl Default for ServerState {
     fn default() -> Self {
         ServerState {
             config: RwLock::new(PARAMS.iter().map(|p| p.default.to_string()).collect()),
-            calls: all_commands()
-                .map(|s| (s.name, AtomicU64::new(0)))
-                .collect(),
+            calls: all_commands().map(|_| AtomicU64::new(0)).collect(),
             live_clients: Arc::new(AtomicU64::new(0)),
             peak_memory: AtomicU64::new(0),
             run_id: random_hex40(),
@@ -158,9 +156,9 @@ impl ServerState {
         client
     }
 
-    /// Counts one call of `spec` (INFO commandstats).
-    pub(crate) fn count_call(&self, spec: &Spec) {
-        if let Some(n) = self.calls.get(spec.name) {
+    /// Counts one call of the command at `index` in [`all_commands`] (INFO commandstats).
+    pub(crate) fn count_call(&self, index: usize) {
+        if let Some(n) = self.calls.get(index) {
             n.fetch_add(1, Ordering::Relaxed);
         }
     }
@@ -980,7 +978,7 @@ impl Engine {
         stats.commands.store(0, Ordering::Relaxed);
         stats.connections.store(0, Ordering::Relaxed);
         stats.expired_keys.store(0, Ordering::Relaxed);
-        for n in self.server().calls.values() {
+        for n in self.server().calls.iter() {
             n.store(0, Ordering::Relaxed);
         }
         self.server().peak_memory.store(0, Ordering::Relaxed);
@@ -1384,10 +1382,9 @@ impl Engine {
                 put("used_cpu_user_children", "0.000000".into());
             }
             "commandstats" => {
-                let mut calls: Vec<(&str, u64)> = server
-                    .calls
-                    .iter()
-                    .map(|(name, n)| (*name, n.load(Ordering::Relaxed)))
+                let mut calls: Vec<(&str, u64)> = all_commands()
+                    .zip(server.calls.iter())
+                    .map(|(spec, n)| (spec.name, n.load(Ordering::Relaxed)))
                     .filter(|&(_, n)| n > 0)
                     .collect();
                 calls.sort_unstable();

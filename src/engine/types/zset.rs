@@ -1,28 +1,36 @@
 //! The sorted set: members ordered by (score, member bytes), as Redis orders them.
 //!
-//! Two structures kept in step: a hash map member → score for O(1) ZSCORE/membership, and a
-//! B-tree of (score, member) nodes for ordered ranges. Each member's bytes are allocated once
-//! and shared by both (an `Arc<[u8]>`), so adding a member costs one allocation. The tree is
-//! searched with borrowed probes (the private `Probe` trait), so no lookup allocates, and
-//! each node caches its member's first 8 bytes, so most comparisons during a search never
-//! read the member's allocation (on a large set each such read is a cache miss).
+//! Two encodings, as Redis has. A small set (at most 128 members of at most 64 bytes, Redis's
+//! `zset-max-listpack-*` defaults) is one sorted `Vec` of (score, member), searched linearly
+//! by member and by binary search by (score, member), like Redis's listpack: a new one-member
+//! set costs two allocations instead of a map, a tree node and a shared member, and at this
+//! size a scan beats hashing. A set that outgrows it converts, for good, to the large form.
 //!
-//! Ranks (ZRANK, ZRANGE by index) walk the tree, O(rank); Redis's skip list makes them
-//! O(log n). A rank range is walked from whichever end of the set is nearer, with no search,
-//! so `ZRANGE k -10 -1` costs what `ZRANGE k 0 9` costs; a rank in the middle of a large set
+//! The large form keeps two structures in step: a hash map member → score for O(1)
+//! ZSCORE/membership, and a B-tree of (score, member) nodes for ordered ranges. Each member's
+//! bytes are allocated once and shared by both (an `Arc<[u8]>`), so adding a member costs one
+//! allocation. The tree is searched with borrowed probes (the private `Probe` trait), so no
+//! lookup allocates, and each node caches its member's first 8 bytes, so most comparisons
+//! during a search never read the member's allocation (on a large set each such read is a
+//! cache miss).
+//!
+//! Ranks (ZRANK, ZRANGE by index) walk the large form's tree, O(rank); Redis's skip list
+//! makes them O(log n). A rank range is walked from whichever end of the set is nearer, with
+//! no search, so `ZRANGE k -10 -1` costs what `ZRANGE k 0 9` costs; a rank in the middle of a
+//! large set
 //! costs a walk (tens of ns per member skipped on a tree built by random inserts). The
 //! workloads read from the ends (`ZRANGE k 0 n`, score ranges), so this is not what
 //! dominates, and it keeps the structure std-only.
 //!
-//! Redis keeps a small sorted set as a listpack and converts it, for good, to a skip list once
-//! it holds more than 128 members or a member longer than 64 bytes (`zset-max-listpack-*`
-//! defaults). The encoding shows in replies in two places, which [`ZSet::is_large`] lets the
+//! The encoding shows in replies in two places, which [`ZSet::is_large`] lets the
 //! commands reproduce: ZSCAN returns a listpack whole, in order, with cursor 0; and lex ranges
 //! over members of different scores follow the listpack's linear walk (see
 //! [`ZSet::range_by_lex`]).
 //!
-//! Invariants: `scores` and `order` hold the same members with the same scores; no score is
-//! NaN; -0.0 is stored as 0.0 (Redis compares them equal).
+//! Invariants: a small set is sorted by (score, member) with no member twice; a large set's
+//! `scores` and `order` hold the same members with the same scores; a set is large exactly
+//! when Redis's would be a skip list; no score is NaN; -0.0 is stored as 0.0 (Redis compares
+//! them equal).
 
 use std::borrow::Borrow;
 use std::cmp::Ordering;
@@ -293,10 +301,161 @@ impl LexRange<'_> {
     }
 }
 
+/// A member of a small (listpack-like) set: its score, its bytes and their [`tag`].
+#[derive(Debug, Clone)]
+struct SmallEntry {
+    score: f64,
+    tag: u64,
+    member: Box<[u8]>,
+}
+
+impl SmallEntry {
+    fn new(score: f64, member: Box<[u8]>) -> SmallEntry {
+        SmallEntry {
+            score,
+            tag: tag(&member),
+            member,
+        }
+    }
+}
+
+/// A member's first and last 8 bytes and length, folded: equal members have equal tags, so a
+/// search by member compares the tags it holds inline and reads the member's allocation
+/// (a cache miss each) only where they match. Both ends, as members often share a prefix
+/// (`user:1`, `user:2`) or a suffix.
+fn tag(member: &[u8]) -> u64 {
+    let word = |bytes: &[u8]| {
+        let mut buf = [0u8; 8];
+        buf[..bytes.len()].copy_from_slice(bytes);
+        u64::from_le_bytes(buf)
+    };
+    let head = word(&member[..member.len().min(8)]);
+    let tail = word(&member[member.len().saturating_sub(8)..]);
+    head ^ tail.rotate_left(29) ^ member.len() as u64
+}
+
+/// The index of `member` in a small set.
+fn small_find(v: &[SmallEntry], member: &[u8]) -> Option<usize> {
+    let t = tag(member);
+    v.iter().position(|e| e.tag == t && *e.member == *member)
+}
+
+fn small_pair(e: &SmallEntry) -> (&[u8], f64) {
+    (&e.member, e.score)
+}
+
+/// Where `(score, member)` goes in a small set's (score, member) order.
+fn small_slot(v: &[SmallEntry], score: f64, member: &[u8]) -> usize {
+    v.partition_point(|e| (Score(e.score), &*e.member) < (Score(score), member))
+}
+
+/// The indexes of a small set's members with scores within the bounds (empty when the
+/// bounds are inverted), as [`Large::score_nodes`] finds them in the tree.
+fn small_score_span(v: &[SmallEntry], min: Bound<f64>, max: Bound<f64>) -> (usize, usize) {
+    let lo = match min {
+        Included(x) => v.partition_point(|e| Score(e.score) < Score(canonical(x))),
+        Excluded(x) => v.partition_point(|e| Score(e.score) <= Score(canonical(x))),
+        Unbounded => 0,
+    };
+    let hi = match max {
+        Included(x) => v.partition_point(|e| Score(e.score) <= Score(canonical(x))),
+        Excluded(x) => v.partition_point(|e| Score(e.score) < Score(canonical(x))),
+        Unbounded => v.len(),
+    };
+    (lo, hi.max(lo))
+}
+
+/// The ascending ranks `lo..=hi` holding the members of ranks `start..=stop` (`rev`:
+/// counted from the highest), or None when there are none (see [`ZSet::range_by_rank`]).
+fn rank_span(len: usize, start: usize, stop: usize, rev: bool) -> Option<(usize, usize)> {
+    if start > stop || start >= len {
+        return None;
+    }
+    let stop = stop.min(len - 1);
+    Some(if rev {
+        (len - 1 - stop, len - 1 - start)
+    } else {
+        (start, stop)
+    })
+}
+
+/// The indexes `lo..hi` of a small set's members in a lex range: Redis's listpack walk (see
+/// [`ZSet::range_by_lex`]), which always covers consecutive members.
+fn small_lex_span(v: &[SmallEntry], lex: &LexRange<'_>, rev: bool) -> (usize, usize) {
+    let (Some(first), Some(last)) = (v.first(), v.last()) else {
+        return (0, 0);
+    };
+    if lex.is_empty() || !lex.above_min(&last.member) || !lex.below_max(&first.member) {
+        return (0, 0);
+    }
+    if rev {
+        let Some(hi) = v.iter().rposition(|e| lex.below_max(&e.member)) else {
+            return (0, 0);
+        };
+        // The walk checks `min` from the start member itself.
+        let lo = v[..=hi]
+            .iter()
+            .rposition(|e| !lex.above_min(&e.member))
+            .map_or(0, |i| i + 1);
+        (lo, hi + 1)
+    } else {
+        let Some(lo) = v.iter().position(|e| lex.above_min(&e.member)) else {
+            return (0, 0);
+        };
+        let hi = v[lo..]
+            .iter()
+            .position(|e| !lex.below_max(&e.member))
+            .map_or(v.len(), |i| lo + i);
+        (lo, hi)
+    }
+}
+
+/// Members in (score, member) order, from either form of the set.
+enum Walk<'a> {
+    Small(std::slice::Iter<'a, SmallEntry>),
+    Tree(btree_set::Iter<'a, Node>),
+    TreeRange(btree_set::Range<'a, Node>),
+}
+
+impl<'a> Iterator for Walk<'a> {
+    type Item = (&'a [u8], f64);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Walk::Small(it) => it.next().map(small_pair),
+            Walk::Tree(it) => it.next().map(pair),
+            Walk::TreeRange(it) => it.next().map(pair),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            Walk::Small(it) => it.size_hint(),
+            Walk::Tree(it) => it.size_hint(),
+            Walk::TreeRange(it) => it.size_hint(),
+        }
+    }
+}
+
+impl DoubleEndedIterator for Walk<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        match self {
+            Walk::Small(it) => it.next_back().map(small_pair),
+            Walk::Tree(it) => it.next_back().map(pair),
+            Walk::TreeRange(it) => it.next_back().map(pair),
+        }
+    }
+}
+
 /// Members of a rank range, in the order asked for (see [`ZSet::range_by_rank`]).
 pub struct RankRange<'a>(RankWalk<'a>);
 
 enum RankWalk<'a> {
+    /// A small set's members, walked in the reply's direction.
+    Small {
+        iter: std::slice::Iter<'a, SmallEntry>,
+        back: bool,
+    },
     /// Walking the tree in the reply's direction.
     Lazy {
         iter: btree_set::Iter<'a, Node>,
@@ -308,8 +467,11 @@ enum RankWalk<'a> {
 }
 
 impl<'a> RankRange<'a> {
+    /// The next tree node; None at the end, and always for a small set (whose members
+    /// [`Iterator::next`] yields itself).
     fn next_node(&mut self) -> Option<&'a Node> {
         match &mut self.0 {
+            RankWalk::Small { .. } => None,
             RankWalk::Lazy { iter, left, back } => {
                 if *left == 0 {
                     return None;
@@ -330,11 +492,16 @@ impl<'a> Iterator for RankRange<'a> {
     type Item = (&'a [u8], f64);
 
     fn next(&mut self) -> Option<Self::Item> {
+        if let RankWalk::Small { iter, back } = &mut self.0 {
+            let e = if *back { iter.next_back() } else { iter.next() };
+            return e.map(small_pair);
+        }
         self.next_node().map(pair)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         let n = match &self.0 {
+            RankWalk::Small { iter, .. } => iter.len(),
             RankWalk::Lazy { left, .. } => *left,
             RankWalk::Buffered(nodes) => nodes.len(),
         };
@@ -343,29 +510,39 @@ impl<'a> Iterator for RankRange<'a> {
 }
 
 /// Members of a lex range, in the order asked for (see [`ZSet::range_by_lex`]).
-pub struct LexRangeIter<'a> {
-    range: Option<btree_set::Range<'a, Node>>,
-    lex: LexRange<'a>,
-    rev: bool,
+pub struct LexRangeIter<'a>(LexWalk<'a>);
+
+enum LexWalk<'a> {
+    /// A small set's members in the range (found up front), in the reply's direction.
+    Small {
+        iter: std::slice::Iter<'a, SmallEntry>,
+        rev: bool,
+    },
+    /// Walking the tree from the first member, while members are in the range.
+    Tree {
+        range: Option<btree_set::Range<'a, Node>>,
+        lex: LexRange<'a>,
+        rev: bool,
+    },
 }
 
 impl<'a> LexRangeIter<'a> {
+    /// The next tree node; None at the end, and always for a small set.
     fn next_node(&mut self) -> Option<&'a Node> {
-        let range = self.range.as_mut()?;
-        let node = if self.rev {
-            range.next_back()
-        } else {
-            range.next()
+        let LexWalk::Tree { range, lex, rev } = &mut self.0 else {
+            return None;
         };
+        let iter = range.as_mut()?;
+        let node = if *rev { iter.next_back() } else { iter.next() };
         let in_range = node.filter(|n| {
-            if self.rev {
-                self.lex.above_min(&n.member)
+            if *rev {
+                lex.above_min(&n.member)
             } else {
-                self.lex.below_max(&n.member)
+                lex.below_max(&n.member)
             }
         });
         if in_range.is_none() {
-            self.range = None;
+            *range = None;
         }
         in_range
     }
@@ -375,64 +552,57 @@ impl<'a> Iterator for LexRangeIter<'a> {
     type Item = (&'a [u8], f64);
 
     fn next(&mut self) -> Option<Self::Item> {
+        if let LexWalk::Small { iter, rev } = &mut self.0 {
+            let e = if *rev { iter.next_back() } else { iter.next() };
+            return e.map(small_pair);
+        }
         self.next_node().map(pair)
     }
 }
 
 /// A sorted set.
-#[derive(Debug, Clone, Default)]
-pub struct ZSet {
-    scores: HashMap<Member, f64, Hasher>,
-    order: BTreeSet<Node>,
-    /// Redis would hold this set as a skip list rather than a listpack (see the module doc).
-    large: bool,
+#[derive(Debug, Clone)]
+pub struct ZSet(Repr);
+
+/// The two encodings (see the module doc).
+#[derive(Debug, Clone)]
+enum Repr {
+    /// At most [`LISTPACK_MAX_ENTRIES`] members of at most [`LISTPACK_MAX_VALUE`] bytes, in
+    /// (score, member) order: Redis's listpack.
+    Small(Vec<SmallEntry>),
+    /// Redis's skip list: a hash map and a tree.
+    Large(Large),
 }
 
-impl ZSet {
-    /// Members.
-    pub fn len(&self) -> usize {
-        self.scores.len()
+impl Default for ZSet {
+    fn default() -> Self {
+        ZSet(Repr::Small(Vec::new()))
+    }
+}
+
+/// The large form: a member → score map and a (score, member) tree, kept in step.
+#[derive(Debug, Clone, Default)]
+struct Large {
+    scores: HashMap<Member, f64, Hasher>,
+    order: BTreeSet<Node>,
+}
+
+impl Large {
+    /// The large form of a small set's members (already in order).
+    fn of(small: Vec<SmallEntry>) -> Large {
+        let mut scores = HashMap::with_capacity_and_hasher(small.len() + 1, Hasher::default());
+        let order = small
+            .into_iter()
+            .map(|SmallEntry { score, member, .. }| {
+                let shared = Member::from(member);
+                scores.insert(shared.clone(), score);
+                Node::new(score, shared)
+            })
+            .collect();
+        Large { scores, order }
     }
 
-    /// Whether there are no members.
-    pub fn is_empty(&self) -> bool {
-        self.scores.is_empty()
-    }
-
-    /// Whether Redis would have converted this set from a listpack to a skip list (it grew
-    /// past [`LISTPACK_MAX_ENTRIES`] members or took a member longer than
-    /// [`LISTPACK_MAX_VALUE`]; Redis never converts back).
-    pub fn is_large(&self) -> bool {
-        self.large
-    }
-
-    /// The score of `member`.
-    pub fn score(&self, member: &[u8]) -> Option<f64> {
-        self.scores.get(member).copied()
-    }
-
-    /// Adds `member` or changes its score; true if it was new. `score` must not be NaN.
-    pub fn insert(&mut self, member: &[u8], score: f64) -> bool {
-        matches!(
-            self.add(member, score, AddFlags::default()),
-            AddOutcome::Added(_)
-        )
-    }
-
-    /// What [`ZSet::add`] would do, without doing it (so a ZADD that changes nothing need
-    /// not count as a write).
-    pub fn preview_add(&self, member: &[u8], score: f64, flags: AddFlags) -> AddOutcome {
-        match self.scores.get(member) {
-            Some(&old) => update_outcome(old, score, flags),
-            None if flags.xx => AddOutcome::Skipped,
-            None => AddOutcome::Added(score),
-        }
-    }
-
-    /// ZADD for one member, with its conditions: Redis's `zsetAdd`. `score` must not be NaN
-    /// (the increment, with `incr`).
-    pub fn add(&mut self, member: &[u8], score: f64, flags: AddFlags) -> AddOutcome {
-        debug_assert!(!score.is_nan());
+    fn add(&mut self, member: &[u8], score: f64, flags: AddFlags) -> AddOutcome {
         match self.scores.get_mut(member) {
             Some(current) => {
                 let old = *current;
@@ -460,17 +630,13 @@ impl ZSet {
                 let shared = Member::from(member);
                 self.scores.insert(shared.clone(), stored);
                 self.order.insert(Node::new(stored, shared));
-                if self.scores.len() > LISTPACK_MAX_ENTRIES || member.len() > LISTPACK_MAX_VALUE {
-                    self.large = true;
-                }
                 // The reply shows the score as given (ZINCRBY of -0 on a new member is "-0").
                 AddOutcome::Added(score)
             }
         }
     }
 
-    /// Removes `member`; true if it was there.
-    pub fn remove(&mut self, member: &[u8]) -> bool {
+    fn remove(&mut self, member: &[u8]) -> bool {
         match self.scores.remove(member) {
             Some(score) => {
                 let removed = self.order.remove(&(Score(score), at(member)) as &dyn Probe);
@@ -481,8 +647,7 @@ impl ZSet {
         }
     }
 
-    /// Removes and returns the lowest member (`max`: the highest).
-    pub fn pop(&mut self, max: bool) -> Option<(Vec<u8>, f64)> {
+    fn pop(&mut self, max: bool) -> Option<(Vec<u8>, f64)> {
         let node = if max {
             self.order.pop_last()?
         } else {
@@ -492,25 +657,8 @@ impl ZSet {
         Some((node.member.to_vec(), node.score.0))
     }
 
-    /// Members in order, lowest first (`.rev()` for highest first).
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&[u8], f64)> + '_ {
-        self.order.iter().map(pair)
-    }
-
-    /// Members with scores within the bounds, in order.
-    pub fn range_by_score(
-        &self,
-        min: Bound<f64>,
-        max: Bound<f64>,
-    ) -> impl DoubleEndedIterator<Item = (&[u8], f64)> + '_ {
-        self.score_nodes(min, max).map(pair)
-    }
-
-    fn score_nodes(
-        &self,
-        min: Bound<f64>,
-        max: Bound<f64>,
-    ) -> impl DoubleEndedIterator<Item = &Node> + '_ {
+    /// The nodes with scores within the bounds, or None when there are none for sure.
+    fn score_nodes(&self, min: Bound<f64>, max: Bound<f64>) -> Option<btree_set::Range<'_, Node>> {
         // A score bound is a probe at the edge before or after every member of that score.
         let lo = match min {
             Included(x) => Included((Score(canonical(x)), Edge::Before)),
@@ -527,36 +675,10 @@ impl ZSet {
             (Included(a) | Excluded(a), Included(b) | Excluded(b)) => a < b,
             _ => true,
         };
-        nonempty
-            .then(|| {
-                self.order
-                    .range::<dyn Probe, _>((as_probe(&lo), as_probe(&hi)))
-            })
-            .into_iter()
-            .flatten()
-    }
-
-    /// Removes the members with scores within the bounds (ZREMRANGEBYSCORE); returns how
-    /// many.
-    pub fn remove_range_by_score(&mut self, min: Bound<f64>, max: Bound<f64>) -> usize {
-        let doomed: Vec<Node> = self.score_nodes(min, max).cloned().collect();
-        self.remove_nodes(doomed)
-    }
-
-    /// Removes the members of ranks `start..=stop` (ZREMRANGEBYRANK; see
-    /// [`ZSet::range_by_rank`]); returns how many.
-    pub fn remove_range_by_rank(&mut self, start: usize, stop: usize) -> usize {
-        let mut it = self.range_by_rank(start, stop, false);
-        let doomed: Vec<Node> = std::iter::from_fn(|| it.next_node()).cloned().collect();
-        self.remove_nodes(doomed)
-    }
-
-    /// Removes the members of a lex range (ZREMRANGEBYLEX; see [`ZSet::range_by_lex`]);
-    /// returns how many.
-    pub fn remove_range_by_lex(&mut self, lex: LexRange<'_>) -> usize {
-        let mut it = self.range_by_lex(lex, false);
-        let doomed: Vec<Node> = std::iter::from_fn(|| it.next_node()).cloned().collect();
-        self.remove_nodes(doomed)
+        nonempty.then(|| {
+            self.order
+                .range::<dyn Probe, _>((as_probe(&lo), as_probe(&hi)))
+        })
     }
 
     /// Removes nodes taken from the tree (cloning a node shares its member, no copy).
@@ -568,28 +690,17 @@ impl ZSet {
         doomed.len()
     }
 
-    /// Members of ranks `start..=stop` (0-based, lowest score first; `rev`: ranks counted from
-    /// the highest, which come first). Empty when `start > stop` or `start >= len`; `stop`
-    /// is clamped to the last rank. The walk starts from whichever end of the set is nearer
-    /// and never searches the tree.
-    pub fn range_by_rank(&self, start: usize, stop: usize, rev: bool) -> RankRange<'_> {
-        let len = self.len();
+    fn range_by_rank(&self, start: usize, stop: usize, rev: bool) -> RankRange<'_> {
+        let len = self.order.len();
         let mut iter = self.order.iter();
-        if start > stop || start >= len {
+        let Some((lo, hi)) = rank_span(len, start, stop, rev) else {
             return RankRange(RankWalk::Lazy {
                 iter,
                 left: 0,
                 back: false,
             });
-        }
-        let stop = stop.min(len - 1);
-        let n = stop - start + 1;
-        // The same members as ascending ranks lo..=hi.
-        let (lo, hi) = if rev {
-            (len - 1 - stop, len - 1 - start)
-        } else {
-            (start, stop)
         };
+        let n = hi - lo + 1;
         let from_front = lo <= len - 1 - hi;
         if from_front && lo > 0 {
             iter.nth(lo - 1);
@@ -614,18 +725,12 @@ impl ZSet {
         })
     }
 
-    /// Members within a lex range, in order (`rev`: from the highest). Lex ranges assume every
-    /// member has the same score, as Redis documents; then the start is found in O(log n).
-    /// Otherwise this reproduces Redis's listpack walk: from the first member (in set order)
-    /// at or above `min`, while members are at or below `max` (reversed: from the last at or
-    /// below `max`, while at or above `min`), and nothing unless the last member is at or
-    /// above `min` and the first at or below `max`.
-    pub fn range_by_lex<'a>(&'a self, lex: LexRange<'a>, rev: bool) -> LexRangeIter<'a> {
-        let none = LexRangeIter {
+    fn range_by_lex<'a>(&'a self, lex: LexRange<'a>, rev: bool) -> LexRangeIter<'a> {
+        let none = LexRangeIter(LexWalk::Tree {
             range: None,
             lex,
             rev,
-        };
+        });
         let (Some(first), Some(last)) = (self.order.first(), self.order.last()) else {
             return none;
         };
@@ -667,22 +772,261 @@ impl ZSet {
             self.order
                 .range::<dyn Probe, _>((Included(probe), Unbounded))
         };
-        LexRangeIter {
+        LexRangeIter(LexWalk::Tree {
             range: Some(range),
             lex,
             rev,
-        }
+        })
     }
 
-    /// The 0-based rank of `member`, lowest score first.
-    pub fn rank(&self, member: &[u8]) -> Option<usize> {
-        let score = self.score(member)?;
+    fn rank(&self, member: &[u8]) -> Option<usize> {
+        let score = *self.scores.get(member)?;
         let probe = (Score(score), at(member));
         Some(
             self.order
                 .range::<dyn Probe, _>((Unbounded, Excluded(&probe as &dyn Probe)))
                 .count(),
         )
+    }
+}
+
+impl ZSet {
+    /// Members.
+    pub fn len(&self) -> usize {
+        match &self.0 {
+            Repr::Small(v) => v.len(),
+            Repr::Large(l) => l.scores.len(),
+        }
+    }
+
+    /// Whether there are no members.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether Redis would have converted this set from a listpack to a skip list (it grew
+    /// past [`LISTPACK_MAX_ENTRIES`] members or took a member longer than
+    /// [`LISTPACK_MAX_VALUE`]; Redis never converts back, nor does this set).
+    pub fn is_large(&self) -> bool {
+        matches!(self.0, Repr::Large(_))
+    }
+
+    /// The score of `member`.
+    pub fn score(&self, member: &[u8]) -> Option<f64> {
+        match &self.0 {
+            Repr::Small(v) => small_find(v, member).map(|i| v[i].score),
+            Repr::Large(l) => l.scores.get(member).copied(),
+        }
+    }
+
+    /// Adds `member` or changes its score; true if it was new. `score` must not be NaN.
+    pub fn insert(&mut self, member: &[u8], score: f64) -> bool {
+        matches!(
+            self.add(member, score, AddFlags::default()),
+            AddOutcome::Added(_)
+        )
+    }
+
+    /// What [`ZSet::add`] would do, without doing it (so a ZADD that changes nothing need
+    /// not count as a write).
+    pub fn preview_add(&self, member: &[u8], score: f64, flags: AddFlags) -> AddOutcome {
+        match self.score(member) {
+            Some(old) => update_outcome(old, score, flags),
+            None if flags.xx => AddOutcome::Skipped,
+            None => AddOutcome::Added(score),
+        }
+    }
+
+    /// ZADD for one member, with its conditions: Redis's `zsetAdd`. `score` must not be NaN
+    /// (the increment, with `incr`).
+    pub fn add(&mut self, member: &[u8], score: f64, flags: AddFlags) -> AddOutcome {
+        debug_assert!(!score.is_nan());
+        let v = match &mut self.0 {
+            Repr::Large(l) => return l.add(member, score, flags),
+            Repr::Small(v) => v,
+        };
+        match small_find(v, member) {
+            Some(i) => {
+                let outcome = update_outcome(v[i].score, score, flags);
+                let AddOutcome::Updated(new) = outcome else {
+                    return outcome;
+                };
+                let stored = canonical(new);
+                let mut entry = v.remove(i);
+                entry.score = stored;
+                let slot = small_slot(v, stored, &entry.member);
+                v.insert(slot, entry);
+                outcome
+            }
+            None if flags.xx => AddOutcome::Skipped,
+            None if v.len() >= LISTPACK_MAX_ENTRIES || member.len() > LISTPACK_MAX_VALUE => {
+                // Redis converts for good once the set outgrows a listpack.
+                let mut large = Large::of(std::mem::take(v));
+                let outcome = large.add(member, score, flags);
+                self.0 = Repr::Large(large);
+                outcome
+            }
+            None => {
+                let stored = canonical(score);
+                let slot = small_slot(v, stored, member);
+                v.insert(slot, SmallEntry::new(stored, member.into()));
+                // The reply shows the score as given (ZINCRBY of -0 on a new member is "-0").
+                AddOutcome::Added(score)
+            }
+        }
+    }
+
+    /// Removes `member`; true if it was there.
+    pub fn remove(&mut self, member: &[u8]) -> bool {
+        match &mut self.0 {
+            Repr::Small(v) => match small_find(v, member) {
+                Some(i) => {
+                    v.remove(i);
+                    true
+                }
+                None => false,
+            },
+            Repr::Large(l) => l.remove(member),
+        }
+    }
+
+    /// Removes and returns the lowest member (`max`: the highest).
+    pub fn pop(&mut self, max: bool) -> Option<(Vec<u8>, f64)> {
+        match &mut self.0 {
+            Repr::Small(v) => {
+                let SmallEntry { score, member, .. } = if max {
+                    v.pop()?
+                } else if v.is_empty() {
+                    return None;
+                } else {
+                    v.remove(0)
+                };
+                Some((member.into_vec(), score))
+            }
+            Repr::Large(l) => l.pop(max),
+        }
+    }
+
+    /// Members in order, lowest first (`.rev()` for highest first).
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&[u8], f64)> + '_ {
+        match &self.0 {
+            Repr::Small(v) => Walk::Small(v.iter()),
+            Repr::Large(l) => Walk::Tree(l.order.iter()),
+        }
+    }
+
+    /// Members with scores within the bounds, in order.
+    pub fn range_by_score(
+        &self,
+        min: Bound<f64>,
+        max: Bound<f64>,
+    ) -> impl DoubleEndedIterator<Item = (&[u8], f64)> + '_ {
+        match &self.0 {
+            Repr::Small(v) => {
+                let (lo, hi) = small_score_span(v, min, max);
+                Walk::Small(v[lo..hi].iter())
+            }
+            Repr::Large(l) => match l.score_nodes(min, max) {
+                Some(range) => Walk::TreeRange(range),
+                None => Walk::Small([].iter()),
+            },
+        }
+    }
+
+    /// Removes the members with scores within the bounds (ZREMRANGEBYSCORE); returns how
+    /// many.
+    pub fn remove_range_by_score(&mut self, min: Bound<f64>, max: Bound<f64>) -> usize {
+        match &mut self.0 {
+            Repr::Small(v) => {
+                let (lo, hi) = small_score_span(v, min, max);
+                v.drain(lo..hi).len()
+            }
+            Repr::Large(l) => {
+                let doomed: Vec<Node> = l
+                    .score_nodes(min, max)
+                    .into_iter()
+                    .flatten()
+                    .cloned()
+                    .collect();
+                l.remove_nodes(doomed)
+            }
+        }
+    }
+
+    /// Removes the members of ranks `start..=stop` (ZREMRANGEBYRANK; see
+    /// [`ZSet::range_by_rank`]); returns how many.
+    pub fn remove_range_by_rank(&mut self, start: usize, stop: usize) -> usize {
+        match &mut self.0 {
+            Repr::Small(v) => match rank_span(v.len(), start, stop, false) {
+                Some((lo, hi)) => v.drain(lo..=hi).len(),
+                None => 0,
+            },
+            Repr::Large(l) => {
+                let mut it = l.range_by_rank(start, stop, false);
+                let doomed: Vec<Node> = std::iter::from_fn(|| it.next_node()).cloned().collect();
+                l.remove_nodes(doomed)
+            }
+        }
+    }
+
+    /// Removes the members of a lex range (ZREMRANGEBYLEX; see [`ZSet::range_by_lex`]);
+    /// returns how many.
+    pub fn remove_range_by_lex(&mut self, lex: LexRange<'_>) -> usize {
+        match &mut self.0 {
+            Repr::Small(v) => {
+                let (lo, hi) = small_lex_span(v, &lex, false);
+                v.drain(lo..hi).len()
+            }
+            Repr::Large(l) => {
+                let mut it = l.range_by_lex(lex, false);
+                let doomed: Vec<Node> = std::iter::from_fn(|| it.next_node()).cloned().collect();
+                l.remove_nodes(doomed)
+            }
+        }
+    }
+
+    /// Members of ranks `start..=stop` (0-based, lowest score first; `rev`: ranks counted from
+    /// the highest, which come first). Empty when `start > stop` or `start >= len`; `stop`
+    /// is clamped to the last rank. On a large set the walk starts from whichever end of
+    /// the set is nearer and never searches the tree.
+    pub fn range_by_rank(&self, start: usize, stop: usize, rev: bool) -> RankRange<'_> {
+        match &self.0 {
+            Repr::Small(v) => {
+                let iter = match rank_span(v.len(), start, stop, rev) {
+                    Some((lo, hi)) => v[lo..=hi].iter(),
+                    None => [].iter(),
+                };
+                RankRange(RankWalk::Small { iter, back: rev })
+            }
+            Repr::Large(l) => l.range_by_rank(start, stop, rev),
+        }
+    }
+
+    /// Members within a lex range, in order (`rev`: from the highest). Lex ranges assume every
+    /// member has the same score, as Redis documents; then the start is found in O(log n).
+    /// Otherwise this reproduces Redis's listpack walk: from the first member (in set order)
+    /// at or above `min`, while members are at or below `max` (reversed: from the last at or
+    /// below `max`, while at or above `min`), and nothing unless the last member is at or
+    /// above `min` and the first at or below `max`.
+    pub fn range_by_lex<'a>(&'a self, lex: LexRange<'a>, rev: bool) -> LexRangeIter<'a> {
+        match &self.0 {
+            Repr::Small(v) => {
+                let (lo, hi) = small_lex_span(v, &lex, rev);
+                LexRangeIter(LexWalk::Small {
+                    iter: v[lo..hi].iter(),
+                    rev,
+                })
+            }
+            Repr::Large(l) => l.range_by_lex(lex, rev),
+        }
+    }
+
+    /// The 0-based rank of `member`, lowest score first.
+    pub fn rank(&self, member: &[u8]) -> Option<usize> {
+        match &self.0 {
+            Repr::Small(v) => small_find(v, member),
+            Repr::Large(l) => l.rank(member),
+        }
     }
 }
 
@@ -965,6 +1309,138 @@ mod tests {
         assert!(!long.is_large());
         long.insert(&[b'x'; LISTPACK_MAX_VALUE + 1], 1.0);
         assert!(long.is_large());
+    }
+
+    /// A set in the large form however few members it holds (a long member makes it large,
+    /// and it stays large once that member is gone).
+    fn forced_large() -> ZSet {
+        let mut z = ZSet::default();
+        z.insert(&[b'x'; LISTPACK_MAX_VALUE + 1], 0.0);
+        z.remove(&[b'x'; LISTPACK_MAX_VALUE + 1]);
+        assert!(z.is_large() && z.is_empty());
+        z
+    }
+
+    #[test]
+    fn small_and_large_forms_answer_alike() {
+        // Members sharing prefixes and suffixes, of lengths around the 8-byte caches, and
+        // few distinct scores, so ties are ordered by bytes.
+        let names: Vec<Vec<u8>> = [
+            "",
+            "\0",
+            "a",
+            "a\0",
+            "ab",
+            "abcdefgh",
+            "abcdefgh\0",
+            "abcdefghi",
+            "xabcdefgh",
+            "m1",
+            "m10",
+            "m2",
+            "user:1",
+            "user:2",
+            "\u{ff}",
+            "zz",
+        ]
+        .iter()
+        .map(|s| s.as_bytes().to_vec())
+        .collect();
+        let scores = [f64::NEG_INFINITY, -1.5, -0.0, 0.0, 1.0, 2.0, f64::INFINITY];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let lex_bounds = |m: &'static [u8]| {
+            [
+                LexBound::NegInf,
+                LexBound::PosInf,
+                LexBound::Included(m),
+                LexBound::Excluded(m),
+            ]
+        };
+        let score_bound = |x: f64| [Included(x), Excluded(x), Unbounded];
+        for round in 0..200 {
+            let (mut small, mut large) = (ZSet::default(), forced_large());
+            for _ in 0..(round % 24) {
+                let m = &names[next(names.len())];
+                let s = scores[next(scores.len())];
+                let flags = AddFlags {
+                    nx: next(4) == 0,
+                    xx: next(4) == 0,
+                    gt: next(5) == 0,
+                    lt: next(5) == 0,
+                    incr: next(3) == 0,
+                };
+                let flags = AddFlags {
+                    lt: flags.lt && !flags.gt,
+                    xx: flags.xx && !flags.nx,
+                    ..flags
+                };
+                match next(10) {
+                    0 => assert_eq!(small.remove(m), large.remove(m)),
+                    1 => {
+                        let max = next(2) == 0;
+                        assert_eq!(small.pop(max), large.pop(max));
+                    }
+                    _ => assert_eq!(small.add(m, s, flags), large.add(m, s, flags)),
+                }
+            }
+            assert!(!small.is_large() && large.is_large());
+            let all = |z: &ZSet| -> Vec<(Vec<u8>, u64)> {
+                z.iter().map(|(m, s)| (m.to_vec(), s.to_bits())).collect()
+            };
+            assert_eq!(all(&small), all(&large));
+            for m in &names {
+                assert_eq!(small.score(m), large.score(m));
+                assert_eq!(small.rank(m), large.rank(m));
+            }
+            for start in 0..small.len() + 2 {
+                for stop in [0, 1, start, start + 1, usize::MAX] {
+                    for rev in [false, true] {
+                        let a: Vec<_> = small.range_by_rank(start, stop, rev).collect();
+                        let b: Vec<_> = large.range_by_rank(start, stop, rev).collect();
+                        assert_eq!(a, b);
+                    }
+                }
+            }
+            for lo in scores.iter().flat_map(|&x| score_bound(x)) {
+                for hi in scores.iter().flat_map(|&x| score_bound(x)) {
+                    let a: Vec<_> = small.range_by_score(lo, hi).rev().collect();
+                    let b: Vec<_> = large.range_by_score(lo, hi).rev().collect();
+                    assert_eq!(a, b);
+                }
+            }
+            for min in lex_bounds(b"ab").into_iter().chain(lex_bounds(b"m10")) {
+                for max in lex_bounds(b"m2").into_iter().chain(lex_bounds(b"a")) {
+                    let lex = LexRange { min, max };
+                    for rev in [false, true] {
+                        let a: Vec<_> = small.range_by_lex(lex, rev).collect();
+                        let b: Vec<_> = large.range_by_lex(lex, rev).collect();
+                        assert_eq!(a, b, "{lex:?} rev={rev}");
+                    }
+                }
+            }
+            let (mut s2, mut l2) = (small.clone(), large.clone());
+            let lex = LexRange {
+                min: LexBound::Included(b"a"),
+                max: LexBound::Excluded(b"m2"),
+            };
+            assert_eq!(s2.remove_range_by_lex(lex), l2.remove_range_by_lex(lex));
+            assert_eq!(all(&s2), all(&l2));
+            let (mut s2, mut l2) = (small.clone(), large.clone());
+            assert_eq!(s2.remove_range_by_rank(1, 3), l2.remove_range_by_rank(1, 3));
+            assert_eq!(all(&s2), all(&l2));
+            let (lo, hi) = (Excluded(-1.5), Included(1.0));
+            assert_eq!(
+                small.remove_range_by_score(lo, hi),
+                large.remove_range_by_score(lo, hi)
+            );
+            assert_eq!(all(&small), all(&large));
+        }
     }
 
     #[test]
