@@ -134,6 +134,9 @@ pub fn parse_formats(list: &str) -> Result<Vec<Format>, ConfigError> {
     Ok(formats)
 }
 
+/// The largest `--maxclients`.
+const MAX_CLIENTS_LIMIT: usize = 1_000_000;
+
 /// Everything `edgebench serve` needs, typed.
 #[derive(Debug, Clone)]
 pub struct ServeConfig {
@@ -164,13 +167,15 @@ impl ServeConfig {
                 "nothing to listen on: give a TCP port or --unixsocket PATH",
             ));
         }
+        // A bound well under tokio's semaphore limit (which panics above usize::MAX >> 3) and
+        // above any file-descriptor limit a machine will have.
         let maxclients = match args.maxclients.parse::<usize>() {
-            Ok(n) if n > 0 => n,
+            Ok(n) if (1..=MAX_CLIENTS_LIMIT).contains(&n) => n,
             _ => {
                 return Err(bad(
                     "maxclients",
                     &args.maxclients,
-                    "expected a whole number above 0",
+                    "expected a whole number from 1 to 1000000",
                 ))
             }
         };

@@ -85,6 +85,22 @@ fn bad_duration_count_bench_and_format_are_one_line() {
 }
 
 #[test]
+fn bad_serve_flags_are_one_line() {
+    assert_one_line_error(
+        &["serve", "--maxclients", "18446744073709551615"],
+        "edgebench: --maxclients \"18446744073709551615\": expected a whole number from 1 to 1000000",
+    );
+    assert_one_line_error(
+        &["serve", "--port", "0"],
+        "edgebench: --port \"0\": nothing to listen on: give a TCP port or --unixsocket PATH",
+    );
+    assert_one_line_error(
+        &["serve", "--proto-max-bulk-len", "1kb"],
+        "edgebench: --proto-max-bulk-len \"1kb\": expected bytes, e.g. 1048576, 512mb or 1gb (at least 1mb, as redis-server)",
+    );
+}
+
+#[test]
 fn missing_redis_server_is_one_line_per_target_and_no_default_targets() {
     let empty = tempfile::tempdir().unwrap();
     let (code, _, stderr) = run_with(

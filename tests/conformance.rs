@@ -53,6 +53,7 @@ macro_rules! conformance_suite {
                 delete_reading_removes_it_from_its_event,
                 update_event_merges_and_keeps_readings,
                 update_reading_merges_and_moves_indexes,
+                updates_move_records_out_of_empty_device_and_name,
                 by_id_calls_reject_malformed_and_unknown_ids,
                 ids_are_case_insensitive,
                 scrub_all_events_empties_the_store,
@@ -653,6 +654,42 @@ mod checks {
             vec![got]
         );
         assert_eq!(ok(store.readings_by_device("a", UNLIMITED)), e.readings);
+    }
+
+    /// A record stored with an empty device or name is indexed under the empty suffix; an
+    /// update that gives it one moves it out of there (the Embedded_Direct store once
+    /// panicked on this).
+    pub fn updates_move_records_out_of_empty_device_and_name(store: &mut dyn CoreData) {
+        let r = add_reading(store, reading("", "", 1000));
+        let e = add_event(store, event("", 1000, &[]));
+        ok(store.update_reading(&Reading {
+            id: r.id.clone(),
+            device: "dev1".into(),
+            name: "n1".into(),
+            ..Reading::default()
+        }));
+        ok(store.update_event(&Event {
+            id: e.id.clone(),
+            device: "dev1".into(),
+            ..Event::default()
+        }));
+        assert_eq!(
+            ids_r(&ok(store.readings_by_device("dev1", UNLIMITED))),
+            [r.id.as_str()]
+        );
+        assert_eq!(
+            ids_r(&ok(store.readings_by_name("n1", UNLIMITED))),
+            [r.id.as_str()]
+        );
+        assert!(ok(store.readings_by_device("", UNLIMITED)).is_empty());
+        assert!(ok(store.readings_by_name("", UNLIMITED)).is_empty());
+        let moved: Vec<String> = ok(store.events_for_device("dev1"))
+            .into_iter()
+            .map(|e| e.id)
+            .collect();
+        assert_eq!(moved, [e.id.clone()]);
+        assert!(ok(store.events_for_device("")).is_empty());
+        assert_eq!(ok(store.event_count_by_device("")), 0);
     }
 
     pub fn update_reading_merges_and_moves_indexes(store: &mut dyn CoreData) {

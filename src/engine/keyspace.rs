@@ -105,6 +105,20 @@ pub struct Shard {
 }
 
 impl Shard {
+    /// Keeps the deadline index in step with a key's TTL change, so it never holds a pair
+    /// for a TTL that was replaced, cleared or deleted (which would grow with every write).
+    fn retime(&mut self, key: &[u8], old: Option<u64>, new: Option<u64>) {
+        if old == new {
+            return;
+        }
+        if let Some(t) = old {
+            self.deadlines.remove(&(t, Key::from(key)));
+        }
+        if let Some(t) = new {
+            self.deadlines.insert((t, key.into()));
+        }
+    }
+
     fn touch(&mut self, key: &[u8]) {
         if !self.watched.is_empty() {
             if let Some(v) = self.watched.get_mut(key) {
@@ -293,10 +307,13 @@ impl<'a> Locked<'a> {
         let shard = self.shard(key);
         shard.touch(key);
         db.blocked.written(db, key);
-        if let Some(t) = entry.expires_at_ms {
-            shard.deadlines.insert((t, key.into()));
-        }
+        let new_deadline = entry.expires_at_ms;
         let old = shard.map.insert(key.into(), entry);
+        shard.retime(
+            key,
+            old.as_ref().and_then(|e| e.expires_at_ms),
+            new_deadline,
+        );
         old.filter(|e| !e.expired(now))
     }
 
@@ -306,6 +323,7 @@ impl<'a> Locked<'a> {
         let shard = self.shard(key);
         let old = shard.map.remove(key)?;
         shard.touch(key);
+        shard.retime(key, old.expires_at_ms, None);
         (!old.expired(now)).then_some(old)
     }
 
@@ -314,10 +332,8 @@ impl<'a> Locked<'a> {
         let Some(e) = self.get_mut(key) else {
             return false;
         };
-        e.expires_at_ms = expires_at_ms;
-        if let Some(t) = expires_at_ms {
-            self.shard(key).deadlines.insert((t, key.into()));
-        }
+        let old = std::mem::replace(&mut e.expires_at_ms, expires_at_ms);
+        self.shard(key).retime(key, old, expires_at_ms);
         true
     }
 
@@ -473,5 +489,42 @@ impl Locked<'_> {
         if empty {
             self.remove(key);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn deadlines(db: &Db, key: &[u8]) -> usize {
+        lock(&db.shards[db.shard_of(key)]).deadlines.len()
+    }
+
+    /// Replacing, clearing or deleting a TTL leaves no pair behind in the deadline index
+    /// (it once grew with every `SET k v EX n` of the same key).
+    #[test]
+    fn the_deadline_index_follows_ttl_changes() {
+        let db = Db::default();
+        let key = b"k";
+        let with_ttl = |t| Entry {
+            value: Value::Str(b"v".to_vec()),
+            expires_at_ms: Some(t),
+        };
+        let mut ks = db.lock([&key[..]], 0);
+        for t in 1000..1100 {
+            ks.insert(key, with_ttl(t));
+        }
+        drop(ks);
+        assert_eq!(deadlines(&db, key), 1);
+        let mut ks = db.lock([&key[..]], 0);
+        assert!(ks.set_expiry(key, Some(5000)));
+        assert!(ks.set_expiry(key, None));
+        drop(ks);
+        assert_eq!(deadlines(&db, key), 0);
+        let mut ks = db.lock([&key[..]], 0);
+        ks.insert(key, with_ttl(7000));
+        assert!(ks.remove(key).is_some());
+        drop(ks);
+        assert_eq!(deadlines(&db, key), 0);
     }
 }

@@ -386,6 +386,12 @@ fn split_args(
     out: &mut Vec<u8>,
     ranges: &mut Vec<Range<usize>>,
 ) -> Result<(), ProtocolError> {
+    // Redis splits a C string: a NUL ends the line. (Without this cut, a NUL between
+    // arguments would stop both loops below without advancing.)
+    let line = match line.iter().position(|&b| b == 0) {
+        Some(end) => &line[..end],
+        None => line,
+    };
     let mut p = 0;
     loop {
         while p < line.len() && is_space(line[p]) {
@@ -454,7 +460,7 @@ fn split_args(
                 }
             } else {
                 match c {
-                    b' ' | b'\n' | b'\r' | b'\t' | 0 => break,
+                    b' ' | b'\n' | b'\r' | b'\t' => break,
                     b'"' => in_double = true,
                     b'\'' => in_single = true,
                     _ => out.push(c),
@@ -497,6 +503,14 @@ mod tests {
         assert_eq!(request.arg(1), b"hello");
         // The argument points into the input: no copy was made.
         assert!(std::ptr::eq(request.arg(1).as_ptr(), input[18..].as_ptr()));
+    }
+
+    /// A NUL in an inline request used to spin the splitter forever (and exhaust memory):
+    /// the line ends at the NUL, as Redis reads it as a C string.
+    #[test]
+    fn a_nul_in_an_inline_request_ends_its_line() {
+        assert_eq!(parse_all(b"GET\0k\r\n"), Ok(vec![args(&["GET"])]));
+        assert_eq!(parse_all(b"SET a\0 b c\r\n"), Ok(vec![args(&["SET", "a"])]));
     }
 
     #[test]

@@ -251,11 +251,10 @@ impl CoreData for EngineStore {
             lock.clear();
             lock.push(id.as_bytes());
             lock.push(Keys::EVENTS_BY_PUSHED.as_bytes());
-            for device in [Some(e.device.as_str()), old_device.as_deref()]
-                .into_iter()
-                .flatten()
-                .filter(|d| !d.is_empty())
-            {
+            // An empty device in the argument means "keep the stored one"; an empty stored
+            // device is a real index key (`event:device:`) and must be locked.
+            let new_device = (!e.device.is_empty()).then_some(e.device.as_str());
+            for device in [new_device, old_device.as_deref()].into_iter().flatten() {
                 lock.push_key(Keys::events_by_device(device));
             }
             let mut locked = db.lock(lock.iter(), self.engine.now_ms());
@@ -438,18 +437,14 @@ impl CoreData for EngineStore {
             let lock = &mut self.scratch.lock;
             lock.clear();
             lock.push(id.as_bytes());
-            for device in [Some(r.device.as_str()), old_device.as_deref()]
-                .into_iter()
-                .flatten()
-                .filter(|d| !d.is_empty())
-            {
+            // Empty in the argument means "keep the stored one"; empty as stored is a real
+            // index key (`reading:device:`, `reading:name:`) and must be locked.
+            let new_device = (!r.device.is_empty()).then_some(r.device.as_str());
+            for device in [new_device, old_device.as_deref()].into_iter().flatten() {
                 lock.push_key(Keys::readings_by_device(device));
             }
-            for name in [Some(r.name.as_str()), old_name.as_deref()]
-                .into_iter()
-                .flatten()
-                .filter(|n| !n.is_empty())
-            {
+            let new_name = (!r.name.is_empty()).then_some(r.name.as_str());
+            for name in [new_name, old_name.as_deref()].into_iter().flatten() {
                 lock.push_key(Keys::readings_by_name(name));
             }
             let mut locked = db.lock(lock.iter(), self.engine.now_ms());
