@@ -687,7 +687,7 @@ mod checks {
             .into_iter()
             .map(|e| e.id)
             .collect();
-        assert_eq!(moved, [e.id.clone()]);
+        assert_eq!(moved, std::slice::from_ref(&e.id));
         assert!(ok(store.events_for_device("")).is_empty());
         assert_eq!(ok(store.event_count_by_device("")), 0);
     }
