@@ -429,8 +429,14 @@ macro_rules! typed_access {
 
             #[doc = concat!("The ", $what, " at `key`, created empty when missing.")]
             pub fn $or_default(&mut self, key: &[u8]) -> Result<&mut $ty, CmdError> {
-                if self.get(key).is_none() {
-                    self.insert(key, Entry::new(Value::$variant(Default::default())));
+                // The type is checked before any write access: a write that fails with
+                // WRONGTYPE must not count as a change to a WATCHed key.
+                match self.get(key) {
+                    None => {
+                        self.insert(key, Entry::new(Value::$variant(Default::default())));
+                    }
+                    Some(Entry { value: Value::$variant(_), .. }) => {}
+                    Some(_) => return Err(CmdError::WrongType),
                 }
                 match self.get_mut(key) {
                     Some(Entry { value: Value::$variant(v), .. }) => Ok(v),
