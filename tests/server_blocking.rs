@@ -416,13 +416,18 @@ fn every_pushed_element_reaches_exactly_one_blocked_client() {
             let mut conn = connect();
             std::thread::spawn(move || {
                 let mut got = Vec::new();
-                // Ends once nothing came for a while: every element has been taken.
+                // Ends at a "stop" sentinel (pushed once per popper after all the work), not
+                // on a timer, so a slow machine cannot end it early; the long timeout only
+                // keeps a lost element from hanging the test (it then fails on the count).
                 while let Some((_, value)) = redis::cmd("BLPOP")
                     .arg("work")
-                    .arg(0.5)
+                    .arg(30)
                     .query::<Option<(String, String)>>(&mut conn)
                     .expect("BLPOP")
                 {
+                    if value == "stop" {
+                        break;
+                    }
                     got.push(value);
                 }
                 got
@@ -454,6 +459,14 @@ fn every_pushed_element_reaches_exactly_one_blocked_client() {
         .collect();
     for pusher in pushers {
         pusher.join().expect("pusher");
+    }
+    let mut conn = connect();
+    for _ in 0..POPPERS {
+        let _: i64 = redis::cmd("RPUSH")
+            .arg("work")
+            .arg("stop")
+            .query(&mut conn)
+            .expect("RPUSH stop");
     }
     let mut got: Vec<String> = poppers
         .into_iter()
