@@ -22,55 +22,35 @@ use std::borrow::Cow;
 use std::ops::Bound::{self, Excluded, Included};
 
 use super::set::{glob_match, parse_cursor, scan_page, scan_reply, ScanOptions};
-use super::{format_f64, is, parse_f64, parse_i64, Ctx, KeySpec, Spec};
+use super::{format_f64, is, parse_f64, parse_i64, spec, Ctx, Spec, ONE_KEY};
 use crate::engine::types::zset::{AddFlags, AddOutcome, LexBound, LexRange, ZSet};
 use crate::engine::{CmdError, Entry, Locked, Reply, Value};
 
-/// The sorted-set commands.
+/// The sorted-set commands; each has one key, the first argument.
 pub const COMMANDS: &[Spec] = &[
-    spec("zadd", -4, true, zadd_cmd),
-    spec("zrem", -3, true, zrem_cmd),
-    spec("zcard", 2, false, zcard_cmd),
-    spec("zscore", 3, false, zscore_cmd),
-    spec("zmscore", -3, false, zmscore_cmd),
-    spec("zincrby", 4, true, zincrby_cmd),
-    spec("zrank", 3, false, zrank_cmd),
-    spec("zrevrank", 3, false, zrevrank_cmd),
-    spec("zcount", 4, false, zcount_cmd),
-    spec("zlexcount", 4, false, zlexcount_cmd),
-    spec("zrange", -4, false, zrange_cmd),
-    spec("zrangebyscore", -4, false, zrangebyscore_cmd),
-    spec("zrevrangebyscore", -4, false, zrevrangebyscore_cmd),
-    spec("zrangebylex", -4, false, zrangebylex_cmd),
-    spec("zrevrangebylex", -4, false, zrevrangebylex_cmd),
-    spec("zrevrange", -4, false, zrevrange_cmd),
-    spec("zremrangebyscore", 4, true, zremrangebyscore_cmd),
-    spec("zremrangebyrank", 4, true, zremrangebyrank_cmd),
-    spec("zremrangebylex", 4, true, zremrangebylex_cmd),
-    spec("zpopmin", -2, true, zpopmin_cmd),
-    spec("zpopmax", -2, true, zpopmax_cmd),
-    spec("zscan", -3, false, zscan_cmd),
+    spec("zadd", -4, ONE_KEY, true, zadd_cmd),
+    spec("zrem", -3, ONE_KEY, true, zrem_cmd),
+    spec("zcard", 2, ONE_KEY, false, zcard_cmd),
+    spec("zscore", 3, ONE_KEY, false, zscore_cmd),
+    spec("zmscore", -3, ONE_KEY, false, zmscore_cmd),
+    spec("zincrby", 4, ONE_KEY, true, zincrby_cmd),
+    spec("zrank", 3, ONE_KEY, false, zrank_cmd),
+    spec("zrevrank", 3, ONE_KEY, false, zrevrank_cmd),
+    spec("zcount", 4, ONE_KEY, false, zcount_cmd),
+    spec("zlexcount", 4, ONE_KEY, false, zlexcount_cmd),
+    spec("zrange", -4, ONE_KEY, false, zrange_cmd),
+    spec("zrangebyscore", -4, ONE_KEY, false, zrangebyscore_cmd),
+    spec("zrevrangebyscore", -4, ONE_KEY, false, zrevrangebyscore_cmd),
+    spec("zrangebylex", -4, ONE_KEY, false, zrangebylex_cmd),
+    spec("zrevrangebylex", -4, ONE_KEY, false, zrevrangebylex_cmd),
+    spec("zrevrange", -4, ONE_KEY, false, zrevrange_cmd),
+    spec("zremrangebyscore", 4, ONE_KEY, true, zremrangebyscore_cmd),
+    spec("zremrangebyrank", 4, ONE_KEY, true, zremrangebyrank_cmd),
+    spec("zremrangebylex", 4, ONE_KEY, true, zremrangebylex_cmd),
+    spec("zpopmin", -2, ONE_KEY, true, zpopmin_cmd),
+    spec("zpopmax", -2, ONE_KEY, true, zpopmax_cmd),
+    spec("zscan", -3, ONE_KEY, false, zscan_cmd),
 ];
-
-/// Every command of this family has one key, the first argument.
-const fn spec(
-    name: &'static str,
-    arity: i32,
-    write: bool,
-    run: fn(&mut Ctx<'_, '_>, &[&[u8]]) -> Result<Reply, CmdError>,
-) -> Spec {
-    Spec {
-        name,
-        arity,
-        keys: KeySpec::Range {
-            first: 1,
-            last: 1,
-            step: 1,
-        },
-        write,
-        run,
-    }
-}
 
 fn err(text: &'static str) -> CmdError {
     CmdError::Other(Cow::Borrowed(text))
