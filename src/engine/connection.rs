@@ -5,7 +5,7 @@
 //! The sync `req_command` fast path reads the command's arguments straight from the `Cmd`
 //! (`args_iter`) and converts the engine's reply straight into a `redis::Value`: no RESP is
 //! written or parsed. Pipelines reach the sync trait as packed RESP bytes (redis-rs packs them
-//! before it calls `req_packed_commands`), so those are split here; atomic pipelines arrive as
+//! before it calls `req_packed_commands`), so those go through the RESP server's request parser; atomic pipelines arrive as
 //! `MULTI … EXEC` and go through the engine's transaction code like any client's. The async
 //! trait gets `&Cmd` and `&Pipeline` and never sees bytes at all.
 //!
@@ -16,6 +16,7 @@ use futures_util::future::{self, FutureExt as _};
 use redis::{Arg, Cmd, ErrorKind, Pipeline, RedisError, RedisFuture, RedisResult, Value};
 
 use super::{Client, Engine};
+use crate::resp::RequestParser;
 
 /// An in-process connection to an [`Engine`].
 #[derive(Debug)]
@@ -38,16 +39,37 @@ impl EngineConnection {
             .into_redis_value(self.client.resp)
     }
 
+    /// Runs every command packed in `bytes` (redis-rs packs pipelines as RESP before the sync
+    /// trait sees them), parsed by the RESP server's own request parser, in order.
+    fn exec_packed(&mut self, bytes: &[u8]) -> RedisResult<Vec<Value>> {
+        let mut parser = RequestParser::default();
+        let mut replies = Vec::new();
+        let mut pos = 0;
+        while pos < bytes.len() {
+            let request = parser
+                .parse(&bytes[pos..], true)
+                .map_err(|e| {
+                    RedisError::from((ErrorKind::Client, "malformed packed command", e.to_string()))
+                })?
+                .ok_or_else(|| {
+                    RedisError::from((ErrorKind::Client, "incomplete packed command"))
+                })?;
+            pos += request.consumed();
+            if request.is_empty() {
+                continue;
+            }
+            let args: Vec<&[u8]> = request.args().collect();
+            replies.push(self.exec_args(&args));
+        }
+        Ok(replies)
+    }
+
     fn exec_cmd(&mut self, cmd: &Cmd) -> Value {
         if cmd.args_iter().any(|a| !matches!(a, Arg::Simple(_))) {
             // A cursor argument (SCAN iterators) holds its value only in the packed form.
             let packed = cmd.get_packed_command();
-            return match split_packed(&packed) {
-                Ok(commands) => commands
-                    .iter()
-                    .map(|args| self.exec_args(args))
-                    .last()
-                    .unwrap_or(Value::Nil),
+            return match self.exec_packed(&packed) {
+                Ok(replies) => replies.into_iter().last().unwrap_or(Value::Nil),
                 Err(_) => Value::Nil,
             };
         }
@@ -68,12 +90,11 @@ impl redis::ConnectionLike for EngineConnection {
     }
 
     fn req_packed_command(&mut self, cmd: &[u8]) -> RedisResult<Value> {
-        let commands = split_packed(cmd)?;
-        let mut last = Value::Nil;
-        for args in commands {
-            last = self.exec_args(&args);
-        }
-        Ok(last)
+        Ok(self
+            .exec_packed(cmd)?
+            .into_iter()
+            .last()
+            .unwrap_or(Value::Nil))
     }
 
     fn req_packed_commands(
@@ -82,8 +103,7 @@ impl redis::ConnectionLike for EngineConnection {
         offset: usize,
         count: usize,
     ) -> RedisResult<Vec<Value>> {
-        let commands = split_packed(cmd)?;
-        let replies: Vec<Value> = commands.iter().map(|args| self.exec_args(args)).collect();
+        let replies = self.exec_packed(cmd)?;
         Ok(replies.into_iter().skip(offset).take(count).collect())
     }
 
@@ -132,59 +152,24 @@ impl redis::aio::ConnectionLike for EngineConnection {
     }
 }
 
-/// Splits packed redis-rs commands (`*N\r\n$len\r\narg\r\n…`, one after another) into
-/// their arguments, borrowing from `bytes`.
-fn split_packed(bytes: &[u8]) -> RedisResult<Vec<Vec<&[u8]>>> {
-    fn bad() -> RedisError {
-        RedisError::from((ErrorKind::Client, "malformed packed command"))
-    }
-    fn line(bytes: &[u8], pos: &mut usize, marker: u8) -> RedisResult<usize> {
-        if bytes.get(*pos) != Some(&marker) {
-            return Err(bad());
-        }
-        let rest = &bytes[*pos + 1..];
-        let end = rest.windows(2).position(|w| w == b"\r\n").ok_or_else(bad)?;
-        let n = std::str::from_utf8(&rest[..end])
-            .ok()
-            .and_then(|s| s.parse::<usize>().ok())
-            .ok_or_else(bad)?;
-        *pos += 1 + end + 2;
-        Ok(n)
-    }
-    let mut commands = Vec::new();
-    let mut pos = 0;
-    while pos < bytes.len() {
-        let argc = line(bytes, &mut pos, b'*')?;
-        let mut args = Vec::with_capacity(argc);
-        for _ in 0..argc {
-            let len = line(bytes, &mut pos, b'$')?;
-            let arg = bytes.get(pos..pos + len).ok_or_else(bad)?;
-            if bytes.get(pos + len..pos + len + 2) != Some(b"\r\n") {
-                return Err(bad());
-            }
-            args.push(arg);
-            pos += len + 2;
-        }
-        commands.push(args);
-    }
-    Ok(commands)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn splits_packed_pipelines() {
+    fn runs_packed_pipelines_and_rejects_broken_ones() {
+        use redis::ConnectionLike as _;
+        let mut con = EngineConnection::new(Engine::new());
         let mut p = redis::pipe();
         p.cmd("SET").arg("k").arg("v\r\nx").cmd("GET").arg("k");
-        let packed = p.get_packed_pipeline();
-        let cmds = split_packed(&packed).unwrap();
+        let replies = con
+            .req_packed_commands(&p.get_packed_pipeline(), 0, 2)
+            .unwrap();
         assert_eq!(
-            cmds,
-            vec![vec![&b"SET"[..], b"k", b"v\r\nx"], vec![&b"GET"[..], b"k"]]
+            replies,
+            vec![Value::Okay, Value::BulkString(b"v\r\nx".to_vec())]
         );
-        assert!(split_packed(b"*1\r\n$5\r\nab").is_err());
-        assert!(split_packed(b"GET k\r\n").is_err());
+        assert!(con.req_packed_command(b"*1\r\n$5\r\nab").is_err());
+        assert!(con.req_packed_command(b"*1\r\n$x\r\n").is_err());
     }
 }
