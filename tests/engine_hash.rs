@@ -20,7 +20,7 @@ fn canonical(reply: &str, pairs: bool) -> String {
         .iter()
         .map(|e| canonical(e, pairs))
         .collect();
-    let mut groups: Vec<String> = if pairs && items.len() % 2 == 0 {
+    let mut groups: Vec<String> = if pairs && items.len().is_multiple_of(2) {
         items.chunks(2).map(|p| p.join(" => ")).collect()
     } else {
         items

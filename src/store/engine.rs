@@ -33,10 +33,8 @@ use serde::Serialize;
 use crate::engine::types::ZSet;
 use crate::engine::{CmdError, Db, Engine, Entry, Locked, Value, DATABASES};
 use crate::model::{now_ms, Event, Reading};
-use crate::store::layout::{
-    self, decode, encode, found, key_id, merge_event, merge_reading, stamp_event, stamp_reading,
-    Key, Keys, Record, RedisEvent, RedisReading,
-};
+use crate::store::layout::{decode, encode, found, Key, Keys, Record, RedisEvent, RedisReading};
+use crate::store::rules::{self, key_id, merge_event, merge_reading, stamp_event, stamp_reading};
 use crate::store::{CoreData, StoreError, StoreResult, UNLIMITED};
 
 /// Records loaded under one lock by a range read. Big enough that the lock costs little per
@@ -533,7 +531,7 @@ impl CoreData for EngineStore {
     }
 
     fn readings_by_names(&mut self, names: &[&str], limit: usize) -> StoreResult<Vec<Reading>> {
-        layout::readings_by_names(names, limit, |name, left| self.readings_by_name(name, left))
+        rules::readings_by_names(names, limit, |name, left| self.readings_by_name(name, left))
     }
 
     fn readings_by_creation_time(

@@ -36,6 +36,7 @@
 pub mod engine;
 pub(crate) mod layout;
 pub mod redis;
+pub(crate) mod rules;
 
 use crate::model::{Event, Reading};
 

@@ -21,10 +21,8 @@ use std::io::Write;
 use redis::{ConnectionLike, FromRedisValue, Pipeline, RedisError, RedisWrite, ToRedisArgs, Value};
 
 use crate::model::{now_ms, Event, Reading};
-use crate::store::layout::{
-    self, decode, encode, found, key_id, merge_event, merge_reading, stamp_event, stamp_reading,
-    Key, Keys, Record, RedisEvent, RedisReading,
-};
+use crate::store::layout::{decode, encode, found, Key, Keys, Record, RedisEvent, RedisReading};
+use crate::store::rules::{self, key_id, merge_event, merge_reading, stamp_event, stamp_reading};
 use crate::store::{CoreData, StoreError, StoreResult, UNLIMITED};
 
 impl ToRedisArgs for Key<'_> {
@@ -400,7 +398,7 @@ impl<C: ConnectionLike + Send> CoreData for RedisStore<C> {
     }
 
     fn readings_by_names(&mut self, names: &[&str], limit: usize) -> StoreResult<Vec<Reading>> {
-        layout::readings_by_names(names, limit, |name, left| self.readings_by_name(name, left))
+        rules::readings_by_names(names, limit, |name, left| self.readings_by_name(name, left))
     }
 
     fn readings_by_creation_time(

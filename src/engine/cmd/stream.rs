@@ -398,7 +398,7 @@ fn parse_xread(args: &[&[u8]]) -> Result<XreadArgs, CmdError> {
             parsed.count = usize::try_from(n.max(0)).unwrap_or(usize::MAX);
         } else if is(opt, "streams") && more > 0 {
             let n = args.len() - (i + 1);
-            if n % 2 != 0 {
+            if !n.is_multiple_of(2) {
                 return Err(err(
                     "ERR Unbalanced XREAD list of streams: for each stream key an ID or '$' \
                      must be specified.",

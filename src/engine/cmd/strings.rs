@@ -514,7 +514,7 @@ type Pairs<'a> = Vec<(&'a [u8], &'a [u8])>;
 
 /// MSET/MSETNX's key-value pairs; an odd count is Redis's arity error.
 fn pairs<'a>(args: &[&'a [u8]]) -> Result<Pairs<'a>, CmdError> {
-    if args.len() % 2 == 0 {
+    if args.len().is_multiple_of(2) {
         let name = String::from_utf8_lossy(args[0]).to_ascii_lowercase();
         return Err(CmdError::Arity(name));
     }

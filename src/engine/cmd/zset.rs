@@ -556,7 +556,7 @@ fn zadd_generic(ctx: &mut Ctx<'_, '_>, args: &[&[u8]], incr: bool) -> Result<Rep
         i += 1;
     }
     let rest = &args[i..];
-    if rest.is_empty() || rest.len() % 2 != 0 {
+    if rest.is_empty() || !rest.len().is_multiple_of(2) {
         return Err(CmdError::Syntax);
     }
     check_zadd_flags(flags, rest.len() / 2)?;
