@@ -13,9 +13,11 @@ use edgebench::config::{CoreDataConfig, ServeConfig};
 use edgebench::report::{self, Format};
 use edgebench::runner::alloc::CountingAlloc;
 
-/// B/op and allocs/op, as `go test -benchmem` reports them.
+/// B/op and allocs/op, as `go test -benchmem` reports them, counted around mimalloc: the
+/// engine allocates per written key and member, and glibc's malloc was a fifth of the time of
+/// a write (docs/PERFORMANCE.md), as Redis ships with jemalloc rather than libc's allocator.
 #[global_allocator]
-static ALLOC: CountingAlloc = CountingAlloc;
+static ALLOC: CountingAlloc<mimalloc::MiMalloc> = CountingAlloc::new(mimalloc::MiMalloc);
 
 /// Exit status after Ctrl-C, as shells report a SIGINT death (128 + 2).
 const EXIT_INTERRUPTED: u8 = 130;
@@ -82,6 +84,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     return Ok(ExitCode::from(2));
                 }
             };
+            // A server reports no B/op; counting would only bounce a cache line between cores.
+            edgebench::runner::alloc::set_counting(false);
             edgebench::app::serve(&cfg, &mut std::io::stderr())?;
             Ok(ExitCode::SUCCESS)
         }

@@ -9,7 +9,7 @@ use edgebench::runner::alloc::CountingAlloc;
 use edgebench::runner::{BenchTime, Runner};
 
 #[global_allocator]
-static ALLOC: CountingAlloc = CountingAlloc;
+static ALLOC: CountingAlloc = CountingAlloc::system();
 
 #[test]
 fn the_timing_loop_allocates_nothing_and_counts_what_the_op_allocates() {

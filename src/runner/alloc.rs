@@ -1,8 +1,13 @@
 //! A counting global allocator: the B/op and allocs/op of Go's `-benchmem`.
 //!
 //! The binary (and any test binary that wants the figures) installs it with
-//! `#[global_allocator] static A: CountingAlloc = CountingAlloc;`. Where it is not installed
-//! the counters stay at zero and the runner reports 0 B/op.
+//! `#[global_allocator] static A: CountingAlloc = CountingAlloc::system();`, or around another
+//! allocator with [`CountingAlloc::new`] (the binary wraps mimalloc). Where it is not
+//! installed the counters stay at zero and the runner reports 0 B/op.
+//!
+//! Counting can be switched off ([`set_counting`]): two shared atomic increments per
+//! allocation are cheap on one thread, but a server answering on every core would pay for the
+//! cache line bouncing between them, and `edgebench serve` reports no B/op anyway.
 //!
 //! The counters are process-wide statics because a global allocator can only reach statics;
 //! they count every thread, as Go's `runtime.MemStats` does. What a benchmark round
@@ -10,38 +15,65 @@
 //! them on the thread that allocated, before and after the round.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 static ALLOCS: AtomicU64 = AtomicU64::new(0);
 static BYTES: AtomicU64 = AtomicU64::new(0);
+static COUNTING: AtomicBool = AtomicBool::new(true);
 
-/// The system allocator, counting allocations and allocated bytes.
-pub struct CountingAlloc;
+/// Turns counting on (the default) or off for the whole process.
+pub fn set_counting(on: bool) {
+    COUNTING.store(on, Ordering::Relaxed);
+}
 
-// SAFETY: every method forwards to `System` with the caller's arguments unchanged; the only
-// addition is counting, which does not allocate.
-unsafe impl GlobalAlloc for CountingAlloc {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+#[inline]
+fn count(bytes: usize) {
+    if COUNTING.load(Ordering::Relaxed) {
         ALLOCS.fetch_add(1, Ordering::Relaxed);
-        BYTES.fetch_add(layout.size() as u64, Ordering::Relaxed);
-        System.alloc(layout)
+        BYTES.fetch_add(bytes as u64, Ordering::Relaxed);
+    }
+}
+
+/// An allocator (the system's by default), counting allocations and allocated bytes.
+pub struct CountingAlloc<A = System> {
+    inner: A,
+}
+
+impl CountingAlloc<System> {
+    /// Counting around the system allocator.
+    pub const fn system() -> Self {
+        CountingAlloc { inner: System }
+    }
+}
+
+impl<A> CountingAlloc<A> {
+    /// Counting around `inner`.
+    pub const fn new(inner: A) -> Self {
+        CountingAlloc { inner }
+    }
+}
+
+// SAFETY: every method forwards to `inner` with the caller's arguments unchanged; the only
+// addition is counting, which does not allocate.
+unsafe impl<A: GlobalAlloc> GlobalAlloc for CountingAlloc<A> {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count(layout.size());
+        self.inner.alloc(layout)
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        BYTES.fetch_add(layout.size() as u64, Ordering::Relaxed);
-        System.alloc_zeroed(layout)
+        count(layout.size());
+        self.inner.alloc_zeroed(layout)
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
+        self.inner.dealloc(ptr, layout)
     }
 
     /// Go counts a growing append as a new allocation of the new size; so do we.
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        BYTES.fetch_add(new_size as u64, Ordering::Relaxed);
-        System.realloc(ptr, layout, new_size)
+        count(new_size);
+        self.inner.realloc(ptr, layout, new_size)
     }
 }
 
