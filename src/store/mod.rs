@@ -37,6 +37,7 @@ pub mod engine;
 pub(crate) mod layout;
 pub mod redis;
 pub(crate) mod rules;
+pub mod sqlite;
 
 use crate::model::{Event, Reading};
 
