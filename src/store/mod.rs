@@ -35,6 +35,7 @@
 
 pub mod engine;
 pub(crate) mod layout;
+pub mod mongo;
 pub mod redis;
 pub(crate) mod rules;
 pub mod sqlite;

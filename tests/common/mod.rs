@@ -9,6 +9,7 @@
 #![allow(dead_code)]
 
 pub mod diff;
+pub mod mongo;
 pub mod sqlite;
 
 use std::any::Any;

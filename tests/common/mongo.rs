@@ -1,0 +1,262 @@
+//! The MongoDB backend under test: one SecantusDB server (`secantusd-py`, a MongoDB
+//! wire-protocol server CI installs with `pip install --pre SecantusDB`) per test binary, and
+//! a private database per test.
+//!
+//! The server takes most of a second to start, so tests share one, started on first use;
+//! each test's [`MongoDatabase`] is its own `edgebench_<random>` database, dropped when the
+//! test's backend drops, so tests still run in parallel without seeing each other's data.
+//!
+//! The server never outlives the test process:
+//! - it is spawned, with `PR_SET_PDEATHSIG`, by a keeper thread that lives as long as the
+//!   process (PDEATHSIG follows the spawning *thread*), so any exit, a crash included,
+//!   SIGKILLs it;
+//! - on a normal exit an `atexit` hook stops it first with SIGTERM, SIGKILLs it when it has
+//!   not exited after a short grace period (it can take seconds), and removes its storage
+//!   directory. The directory is ours (a temp dir) rather than `--storage-path :memory:`,
+//!   whose directory the server removes only when it exits on its own, so a SIGKILL left it
+//!   behind.
+//!
+//! The keeper waits for the child without reaping it (`WNOWAIT`), so its pid cannot be
+//! reused while the hook may still signal it.
+
+use std::io;
+use std::net::TcpStream;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::{mpsc, OnceLock};
+use std::time::{Duration, Instant};
+
+use edgebench::store::mongo::{Fidelity, MongoDatabase, MongoLayout};
+
+use super::Backend;
+
+const BINARY: &str = "secantusd-py";
+/// It starts in ~0.7 s on an idle machine; leave room for a loaded CI box.
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+const POLL_INTERVAL: Duration = Duration::from_millis(20);
+/// SIGTERM → exit takes ~0.4 s when idle; then SIGKILL.
+const STOP_GRACE: Duration = Duration::from_secs(1);
+/// Attempts on a fresh free port: another process can take the port between our probe and
+/// the server's bind.
+const ATTEMPTS: usize = 3;
+
+/// The shared server's pid, 0 before it starts.
+static PID: AtomicI32 = AtomicI32::new(0);
+/// Set by the keeper thread once the server has exited.
+static EXITED: AtomicBool = AtomicBool::new(false);
+/// The server's storage directory, removed at exit.
+static STORAGE: OnceLock<PathBuf> = OnceLock::new();
+
+/// A store on a fresh private database of the shared server, with `layout` and `fidelity`.
+pub fn mongo(layout: MongoLayout, fidelity: Fidelity) -> Backend {
+    let db =
+        MongoDatabase::create(&server_url(), layout, fidelity).unwrap_or_else(|e| panic!("{e}"));
+    let store = db.open_store().unwrap_or_else(|e| panic!("{e}"));
+    Backend::new(Box::new(store), db)
+}
+
+/// The default: readings embedded in their events.
+pub fn embedded() -> Backend {
+    mongo(MongoLayout::Embedded, Fidelity::Modern)
+}
+
+/// The 2018 layout, readings loaded with one `$in` query per event list.
+pub fn referenced() -> Backend {
+    mongo(MongoLayout::Referenced, Fidelity::Modern)
+}
+
+/// The 2018 layout and the 2018 N+1 reads.
+pub fn referenced_2018() -> Backend {
+    mongo(MongoLayout::Referenced, Fidelity::Y2018)
+}
+
+/// `mongodb://127.0.0.1:PORT` of the shared server, started on first call. Panics with the
+/// fix when `secantusd-py` is missing or does not start: these tests fail, never skip.
+pub fn server_url() -> String {
+    static URL: OnceLock<Result<String, String>> = OnceLock::new();
+    match URL.get_or_init(start_shared_server) {
+        Ok(url) => url.clone(),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn start_shared_server() -> Result<String, String> {
+    if !on_path(BINARY) {
+        return Err(format!(
+            "{BINARY} not found on PATH: install it (pip install --pre SecantusDB); the \
+             MongoDB tests fail rather than skip without it"
+        ));
+    }
+    let mut last_error = String::new();
+    for _ in 0..ATTEMPTS {
+        match spawn_kept() {
+            Ok(port) => {
+                // SAFETY: registers a plain `extern "C" fn()`; it runs once, at exit.
+                unsafe {
+                    libc::atexit(stop_at_exit);
+                }
+                return Ok(format!("mongodb://127.0.0.1:{port}"));
+            }
+            Err(e) => last_error = e,
+        }
+    }
+    Err(last_error)
+}
+
+/// Spawns the server from a keeper thread that lives until the process exits, and waits
+/// until it accepts connections. Returns its port.
+fn spawn_kept() -> Result<u16, String> {
+    let port = free_port().map_err(|e| format!("cannot find a free port on 127.0.0.1: {e}"))?;
+    let storage = tempfile::Builder::new()
+        .prefix("edgebench-secantusd-")
+        .tempdir()
+        .map_err(|e| format!("cannot create a storage directory for {BINARY}: {e}"))?
+        .keep();
+    let (tx, rx) = mpsc::channel();
+    let dir = storage.clone();
+    let started = std::thread::Builder::new()
+        .name("secantusd-keeper".into())
+        .spawn(move || keep(port, &dir, &tx))
+        .map_err(|e| format!("cannot start the {BINARY} keeper thread: {e}"));
+    let ready = started.and_then(|_| {
+        rx.recv()
+            .map_err(|_| format!("the {BINARY} keeper thread ended before reporting"))?
+    });
+    match ready {
+        Ok(()) => {
+            let _ = STORAGE.set(storage);
+            Ok(port)
+        }
+        Err(e) => {
+            // The child is gone (the keeper reaped it, or it never started).
+            let _ = std::fs::remove_dir_all(&storage);
+            Err(e)
+        }
+    }
+}
+
+/// The keeper: spawns the server (PDEATHSIG tied to this thread), reports readiness on
+/// `ready`, then blocks until the server exits, without reaping it.
+fn keep(port: u16, storage: &Path, ready: &mpsc::Sender<Result<(), String>>) {
+    let mut cmd = Command::new(BINARY);
+    cmd.args(["--port", &port.to_string(), "--storage-path"])
+        .arg(storage)
+        .args(["--host", "127.0.0.1", "--log-level", "WARNING"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0);
+    let parent = std::process::id() as libc::pid_t;
+    // SAFETY: runs in the forked child before exec and only makes async-signal-safe calls
+    // (prctl, getppid), without allocating.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // The parent may have died before prctl took effect: then nobody owns us.
+            if libc::getppid() != parent {
+                return Err(io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            Ok(())
+        });
+    }
+    let mut child = match cmd.spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            let _ = ready.send(Err(format!("cannot start {BINARY}: {e}")));
+            return;
+        }
+    };
+    let deadline = Instant::now() + START_TIMEOUT;
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            let _ = ready.send(Err(format!(
+                "{BINARY} on port {port} exited during startup ({status}); run `{BINARY} \
+                 --port {port} --storage-path :memory:` by hand to see why"
+            )));
+            return;
+        }
+        if TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), POLL_INTERVAL).is_ok() {
+            break;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            let _ = ready.send(Err(format!(
+                "{BINARY} on port {port} did not accept connections within {}s",
+                START_TIMEOUT.as_secs()
+            )));
+            return;
+        }
+        std::thread::sleep(POLL_INTERVAL);
+    }
+    let pid = child.id() as libc::pid_t;
+    PID.store(pid, Ordering::SeqCst);
+    let _ = ready.send(Ok(()));
+    // Wait without reaping (WNOWAIT): the zombie keeps the pid ours until the process exits.
+    // SAFETY: waitid writes only into `info`, which lives on this stack.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        while libc::waitid(
+            libc::P_PID,
+            pid as libc::id_t,
+            &mut info,
+            libc::WEXITED | libc::WNOWAIT,
+        ) != 0
+            && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
+        {}
+    }
+    EXITED.store(true, Ordering::SeqCst);
+}
+
+/// `atexit` hook: SIGTERM, a short grace, SIGKILL, then the storage directory goes.
+extern "C" fn stop_at_exit() {
+    let pid = PID.load(Ordering::SeqCst);
+    if pid > 0 {
+        // SAFETY: `pid` is our unreaped child (see `keep`), so its process group (it leads
+        // one) names no other process.
+        unsafe {
+            libc::kill(-pid, libc::SIGTERM);
+        }
+        if !exited_within(STOP_GRACE) {
+            // SAFETY: as above.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+            exited_within(STOP_GRACE);
+        }
+    }
+    if let Some(dir) = STORAGE.get() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+/// Whether the keeper saw the server exit within `grace`.
+fn exited_within(grace: Duration) -> bool {
+    let deadline = Instant::now() + grace;
+    while !EXITED.load(Ordering::SeqCst) {
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(POLL_INTERVAL);
+    }
+    true
+}
+
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| is_file(&dir.join(program))))
+}
+
+fn is_file(path: &Path) -> bool {
+    path.metadata().is_ok_and(|m| m.is_file())
+}
+
+/// A port that was free a moment ago: bind port 0, read what the kernel chose, release it.
+fn free_port() -> io::Result<u16> {
+    let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
+    Ok(listener.local_addr()?.port())
+}
