@@ -69,6 +69,8 @@ conformance_suite!(engine_direct, common::engine_direct);
 conformance_suite!(redis_embedded, || common::in_process("embedded"));
 conformance_suite!(embedded_tcp, || common::in_process("embedded-tcp"));
 conformance_suite!(embedded_uds, || common::in_process("embedded-uds"));
+conformance_suite!(pg_tcp, common::postgres::pg_tcp);
+conformance_suite!(pg_uds, common::postgres::pg_uds);
 
 /// The checks, one function each; every one starts from an empty store.
 mod checks {

@@ -35,6 +35,7 @@
 
 pub mod engine;
 pub(crate) mod layout;
+pub mod postgres;
 pub mod redis;
 pub(crate) mod rules;
 

@@ -9,6 +9,7 @@
 #![allow(dead_code)]
 
 pub mod diff;
+pub mod postgres;
 
 use std::any::Any;
 
