@@ -74,6 +74,8 @@ conformance_suite!(sqlite_memory, common::sqlite::memory);
 conformance_suite!(mongo_embedded, common::mongo::embedded);
 conformance_suite!(mongo_referenced, common::mongo::referenced);
 conformance_suite!(mongo_referenced_2018, common::mongo::referenced_2018);
+conformance_suite!(pg_tcp, common::postgres::pg_tcp);
+conformance_suite!(pg_uds, common::postgres::pg_uds);
 
 /// The checks, one function each; every one starts from an empty store.
 mod checks {

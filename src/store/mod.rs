@@ -36,6 +36,7 @@
 pub mod engine;
 pub(crate) mod layout;
 pub mod mongo;
+pub mod postgres;
 pub mod redis;
 pub(crate) mod rules;
 pub mod sqlite;

@@ -10,6 +10,7 @@
 
 pub mod diff;
 pub mod mongo;
+pub mod postgres;
 pub mod sqlite;
 
 use std::any::Any;
