@@ -205,6 +205,7 @@ fn meta(workload: &str, cfg: &CoreDataConfig) -> RunMeta {
         procs: std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(1),
+        baseline: cfg.baseline.clone(),
     }
 }
 

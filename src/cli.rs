@@ -91,9 +91,13 @@ pub struct CoreDataArgs {
     /// Where to run: embedded (the in-process engine through its redis-rs connection),
     /// embedded-direct (its typed API), embedded-tcp, embedded-uds (edgebench's own RESP
     /// server, in-process), redis-tcp, redis-uds (each spawns a private redis-server from
-    /// PATH), redis://HOST:PORT, redis+unix:///PATH, or NAME=any of these to name the column.
-    /// Repeatable; takes comma-separated lists. Default: every embedded target, plus
-    /// redis-tcp and redis-uds when redis-server is on PATH.
+    /// PATH), redis://HOST:PORT, redis+unix:///PATH; the document stores sqlite (a temp
+    /// file), sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds (PostgreSQL from the PG*
+    /// variables), postgres://USER@HOST:PORT/DB, postgresql:///DB?host=/SOCKET/DIR,
+    /// mongodb://HOST:PORT (each run makes a private database and drops it); or NAME=any of
+    /// these to name the column. Repeatable; takes comma-separated lists. Default: every
+    /// embedded target, redis-tcp and redis-uds when redis-server is on PATH, sqlite, and
+    /// pg-tcp, pg-uds when PostgreSQL answers.
     #[arg(short = 't', long = "target", value_name = "T")]
     pub targets: Vec<String>,
 
@@ -120,6 +124,21 @@ pub struct CoreDataArgs {
     /// Write the results files into DIR instead of results/<timestamp>-coredata/.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+
+    /// Add a second markdown table: each column's time as a ratio to this column's.
+    #[arg(long, value_name = "COLUMN")]
+    pub baseline: Option<String>,
+
+    /// MongoDB targets: embedded (readings inside their event document, as a modern user
+    /// would) or referenced (readings in their own collection, as the 2018 client did).
+    /// Default: embedded, or referenced with --fidelity 2018.
+    #[arg(long, value_name = "LAYOUT")]
+    pub mongo_layout: Option<String>,
+
+    /// modern (default): load an event list's readings with one query. 2018: the 2018 Mongo
+    /// client's shape, one query per reading (N+1), to measure what that costs.
+    #[arg(long, value_name = "F", default_value = "modern")]
+    pub fidelity: String,
 }
 
 /// `edgebench report ...`

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use crate::cli::{CoreDataArgs, ServeArgs};
 use crate::report::Format;
 use crate::runner::BenchTime;
-use crate::target::{self, TargetSpec};
+use crate::store::mongo::{Fidelity, MongoLayout};
+use crate::target::{self, TargetKind, TargetSpec};
 use crate::workload::BenchFilter;
 
 /// A flag's value was rejected.
@@ -42,6 +43,26 @@ pub enum ConfigError {
         /// What is expected.
         fix: &'static str,
     },
+    /// `--baseline` names no column of the run.
+    #[error("--baseline {name:?}: no such column; use one of {columns}")]
+    Baseline {
+        /// The name given.
+        name: String,
+        /// The run's columns, comma-separated.
+        columns: String,
+    },
+    /// `--mongo-layout`.
+    #[error("--mongo-layout {0:?}: use embedded or referenced")]
+    MongoLayout(String),
+    /// `--fidelity`.
+    #[error("--fidelity {0:?}: use modern or 2018")]
+    Fidelity(String),
+    /// `--fidelity 2018` with `--mongo-layout embedded`.
+    #[error(
+        "--fidelity 2018 with --mongo-layout embedded: the 2018 client kept readings in their \
+         own collection; drop --mongo-layout or use --mongo-layout referenced"
+    )]
+    FidelityLayout,
     /// `--format`.
     #[error(
         "--format {0:?}: unknown format; use a comma-separated list of md, go, pct, csv, json"
@@ -68,6 +89,8 @@ pub struct CoreDataConfig {
     pub interrupted: Arc<AtomicBool>,
     /// Things the user should know before the run starts (one line each).
     pub notes: Vec<String>,
+    /// `--baseline`: the column the ratio table divides by.
+    pub baseline: Option<String>,
 }
 
 impl CoreDataConfig {
@@ -77,19 +100,50 @@ impl CoreDataConfig {
         interrupted: Arc<AtomicBool>,
     ) -> Result<Self, ConfigError> {
         let mut notes = Vec::new();
-        let targets = if args.targets.is_empty() {
-            let (defaults, redis_missing) = target::default_targets();
-            if redis_missing {
-                notes.push(
-                    "redis-server is not on PATH: running the embedded targets only (install \
-                     redis-server for the RedisDB_TCP and RedisDB_UDS columns)"
-                        .to_string(),
-                );
-            }
+        let mut targets = if args.targets.is_empty() {
+            let (defaults, missing) = target::default_targets();
+            notes.extend(missing);
             defaults
         } else {
             target::parse_targets(&args.targets)?
         };
+        let fidelity = match args.fidelity.as_str() {
+            "modern" => Fidelity::Modern,
+            "2018" => Fidelity::Y2018,
+            other => return Err(ConfigError::Fidelity(other.to_string())),
+        };
+        let layout = match args.mongo_layout.as_deref() {
+            None if fidelity == Fidelity::Y2018 => MongoLayout::Referenced,
+            None => MongoLayout::Embedded,
+            Some(name) => name
+                .parse()
+                .map_err(|_| ConfigError::MongoLayout(name.to_string()))?,
+        };
+        if fidelity == Fidelity::Y2018 && layout == MongoLayout::Embedded {
+            return Err(ConfigError::FidelityLayout);
+        }
+        for spec in &mut targets {
+            if let TargetKind::Mongo {
+                layout: l,
+                fidelity: f,
+                ..
+            } = &mut spec.kind
+            {
+                (*l, *f) = (layout, fidelity);
+            }
+        }
+        if let Some(name) = &args.baseline {
+            if !targets.iter().any(|t| &t.name == name) {
+                return Err(ConfigError::Baseline {
+                    name: name.clone(),
+                    columns: targets
+                        .iter()
+                        .map(|t| t.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                });
+            }
+        }
         let filter = match &args.bench {
             None => BenchFilter::all(),
             Some(p) => BenchFilter::parse(p).map_err(|e| ConfigError::Bench {
@@ -118,6 +172,7 @@ impl CoreDataConfig {
             out: args.out.clone(),
             interrupted,
             notes,
+            baseline: args.baseline.clone(),
         })
     }
 }

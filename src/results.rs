@@ -39,6 +39,9 @@ pub struct RunMeta {
     pub cpu: String,
     /// Logical CPUs available (the `-N` suffix of Go benchmark names).
     pub procs: usize,
+    /// `--baseline`: the column that `results.md`'s ratio table divides by.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub baseline: Option<String>,
 }
 
 /// One target's column.

@@ -52,7 +52,27 @@ fn one_line_error(args: &[&str]) -> String {
 fn unknown_target_is_one_line() {
     assert_one_line_error(
         &["coredata", "--target", "redis-tcp,foo"],
-        "edgebench: --target: unknown target \"foo\": use embedded, embedded-direct, embedded-tcp, embedded-uds, redis-tcp, redis-uds, redis://HOST:PORT, redis+unix:///PATH or NAME=any of these",
+        "edgebench: --target: unknown target \"foo\": use embedded, embedded-direct, embedded-tcp, embedded-uds, redis-tcp, redis-uds, redis://HOST:PORT, redis+unix:///PATH, sqlite, sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://…, mongodb://HOST:PORT or NAME=any of these",
+    );
+}
+
+#[test]
+fn document_store_flags_are_checked_with_one_line_errors() {
+    assert_one_line_error(
+        &["coredata", "--fidelity", "2019"],
+        "edgebench: --fidelity \"2019\": use modern or 2018",
+    );
+    assert_one_line_error(
+        &["coredata", "--mongo-layout", "nested"],
+        "edgebench: --mongo-layout \"nested\": use embedded or referenced",
+    );
+    assert_one_line_error(
+        &["coredata", "--fidelity", "2018", "--mongo-layout", "embedded"],
+        "edgebench: --fidelity 2018 with --mongo-layout embedded: the 2018 client kept readings in their own collection; drop --mongo-layout or use --mongo-layout referenced",
+    );
+    assert_one_line_error(
+        &["coredata", "--target", "embedded,sqlite", "--baseline", "RedisDB_UDS"],
+        "edgebench: --baseline \"RedisDB_UDS\": no such column; use one of RedisDB_Embedded, SQLite_Embedded",
     );
 }
 
@@ -117,11 +137,14 @@ fn missing_redis_server_is_one_line_per_target_and_no_default_targets() {
         .collect();
     assert_eq!(errors.len(), 1, "{stderr}");
 
-    // No --target and nothing to spawn: the embedded targets run, with a note.
+    // No --target, nothing to spawn and no PostgreSQL answering (port 1): the in-process
+    // targets run, with a note for each missing kind.
     let (code, stdout, stderr) = run_with(
         edgebench()
             .env("PATH", empty.path())
             .env_remove("EDGEBENCH_REDIS_SERVER")
+            .env_remove("PGHOST")
+            .env("PGPORT", "1")
             .args([
                 "coredata",
                 "--bench",
@@ -133,10 +156,20 @@ fn missing_redis_server_is_one_line_per_target_and_no_default_targets() {
             .arg(empty.path().join("out2")),
     );
     assert_eq!(code, 0, "{stderr}");
-    assert!(
-        stderr.starts_with(
-            "edgebench: note: redis-server is not on PATH: running the embedded targets only"
-        ),
+    let notes: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("edgebench: note: "))
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            "edgebench: note: redis-server is not on PATH: no RedisDB_TCP and RedisDB_UDS \
+             columns (install redis-server, or set EDGEBENCH_REDIS_SERVER to its path)",
+            "edgebench: note: no PostgreSQL answered at 127.0.0.1:1 or \
+             /var/run/postgresql:1: no PostgreSQL_TCP or PostgreSQL_UDS column (start \
+             PostgreSQL, set PGHOST/PGPORT/PGUSER, or give --target \
+             postgres://USER@HOST:PORT/DB)",
+        ],
         "{stderr}"
     );
     assert_eq!(
@@ -146,7 +179,8 @@ fn missing_redis_server_is_one_line_per_target_and_no_default_targets() {
                 "Embedded_Direct",
                 "RedisDB_Embedded",
                 "Embedded_TCP",
-                "Embedded_UDS"
+                "Embedded_UDS",
+                "SQLite_Embedded",
             ]
             .map(String::from)
             .to_vec(),

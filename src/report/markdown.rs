@@ -7,6 +7,10 @@
 //! them; [`super::benchtomd::parse_go_bench`] sorts them when reading Go text, so the awk order
 //! comes back there), and values under 1 µs get two decimals, where awk would print a
 //! misleading `0`. A cell is the median repetition, so `--count` runs give a stable figure.
+//!
+//! With `--baseline COLUMN` (recorded in the results' meta) a second table follows: each
+//! cell is that column's median time divided by the baseline column's, so `2.50x` reads
+//! "2.5 times as long as the baseline" and the baseline column is all `1.00x`.
 
 use std::fmt::Write as _;
 use std::io;
@@ -24,7 +28,17 @@ impl Exporter for Markdown {
     }
 
     fn render(&self, results: &RunResults) -> io::Result<Vec<u8>> {
-        Ok(table(results).into_bytes())
+        let mut text = table(results);
+        if let Some(ratios) = results
+            .meta
+            .baseline
+            .as_deref()
+            .and_then(|b| baseline_table(results, b))
+        {
+            text.push('\n');
+            text.push_str(&ratios);
+        }
+        Ok(text.into_bytes())
     }
 }
 
@@ -62,8 +76,47 @@ pub fn table(results: &RunResults) -> String {
     out
 }
 
-// Room for `pub fn baseline_table(results: &RunResults, baseline: &str) -> Option<String>`
-// (each cell relative to one target's column); not needed yet.
+/// The ratio table: the same rows and columns as [`table`], each cell the column's median
+/// ns/op over the `baseline` column's (two decimals and `x`), `n/a` where either is missing.
+/// `None` when the baseline column finished nothing (there is nothing to divide by).
+pub fn baseline_table(results: &RunResults, baseline: &str) -> Option<String> {
+    let base = results
+        .targets
+        .iter()
+        .find(|t| t.name == baseline && !t.benchmarks.is_empty())?;
+    let columns: Vec<&TargetResults> = results
+        .targets
+        .iter()
+        .filter(|t| !t.benchmarks.is_empty())
+        .collect();
+    let mut out = String::from("| Benchmark |");
+    for t in &columns {
+        let _ = write!(out, " {} (x {}) |", md_cell(&t.name), md_cell(baseline));
+    }
+    out.push_str("\n|-|");
+    for _ in &columns {
+        out.push_str("-|");
+    }
+    out.push('\n');
+    for name in results.bench_names() {
+        let _ = write!(out, "| {} |", md_cell(&name));
+        let base_ns = median(base, &name).map(|m| m.ns_per_op);
+        for t in &columns {
+            let cell = match (median(t, &name), base_ns) {
+                (Some(m), Some(b)) if b > 0.0 => format!("{}x", group_float(m.ns_per_op / b, 2)),
+                _ => "n/a".to_string(),
+            };
+            let _ = write!(out, " {cell} |");
+        }
+        out.push('\n');
+    }
+    Some(out)
+}
+
+/// The median repetition of `name` on `t`, if it ran.
+fn median<'t>(t: &'t TargetResults, name: &str) -> Option<&'t Measurement> {
+    t.bench(name).and_then(|b| b.median())
+}
 
 /// One cell: µs/op truncated like awk's `%'d`, or two decimals under 1 µs.
 fn micros_cell(m: &Measurement) -> String {
@@ -90,6 +143,34 @@ mod tests {
             | EventCount | 0.21 | 94 |
             | Events | 100,022 | n/a |
             "#);
+    }
+
+    #[test]
+    fn baseline_table_divides_by_the_baseline_column() {
+        let results = fixture::run();
+        insta::assert_snapshot!(baseline_table(&results, "RedisDB_TCP").expect("baseline ran"), @r#"
+            | Benchmark | RedisDB_TCP (x RedisDB_TCP) | MongoDB (x RedisDB_TCP) |
+            |-|-|-|
+            | AddReading | 1.00x | 1.91x |
+            | EventCount | 1.00x | 448.40x |
+            | Events | 1.00x | n/a |
+            "#);
+        assert_eq!(baseline_table(&results, "NoSuchColumn"), None);
+    }
+
+    #[test]
+    fn results_md_has_the_ratio_table_only_with_a_baseline() {
+        let mut results = fixture::run();
+        let plain = String::from_utf8(Markdown.render(&results).expect("render")).expect("utf8");
+        assert_eq!(plain, table(&results));
+        results.meta.baseline = Some("MongoDB".into());
+        let both = String::from_utf8(Markdown.render(&results).expect("render")).expect("utf8");
+        let ratios = baseline_table(&results, "MongoDB").expect("baseline ran");
+        assert_eq!(both, format!("{}\n{ratios}", table(&results)));
+        assert!(
+            ratios.contains("| AddReading | 0.52x | 1.00x |"),
+            "{ratios}"
+        );
     }
 
     #[test]

@@ -225,6 +225,7 @@ pub(crate) mod fixture {
                 goarch: "amd64".into(),
                 cpu: "Intel(R) Xeon(R) CPU E5-2686 v4 @ 2.30GHz".into(),
                 procs: 4,
+                baseline: None,
             },
             targets: vec![
                 TargetResults {

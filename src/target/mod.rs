@@ -1,11 +1,17 @@
-//! What a run talks to: a Redis server that edgebench spawns, or one already running at a URL.
+//! What a run talks to: a Redis server that edgebench spawns or finds at a URL, the in-process
+//! engine, or a document store (PostgreSQL, MongoDB, SQLite).
 //!
-//! Transport is data. An [`Endpoint`] says where a server is (a TCP host and port, or a Unix
-//! socket path). A [`TargetKind`] says how the server comes to exist (spawned here, or given
-//! by URL). Every target opens the same [`RedisStore`] over a [`redis::Connection`], so a
-//! workload written once against [`CoreData`] runs on every transport. A new transport (the
-//! in-process engine, a cluster) is one more `TargetKind` variant and one more arm in
+//! Transport is data. An [`Endpoint`] says where a Redis-protocol server is (a TCP host and
+//! port, or a Unix socket path). A [`TargetKind`] says how the backend comes to exist
+//! (spawned here, started in-process, or given by URL). Every Redis-protocol target opens the
+//! same [`RedisStore`], over a [`redis::Connection`] or the engine's in-process connection, so
+//! a workload written once against [`CoreData`] runs on every transport. The document stores
+//! are one store each, and their transports (PostgreSQL over TCP or its Unix socket) are
+//! again data. A new transport is one more `TargetKind` variant and one more arm in
 //! [`Target::start`] and [`Target::open_store`], not a new store.
+//!
+//! A document-store target owns a private database for the run (`edgebench_<random>`, or a
+//! temp-dir SQLite file) and drops it when the target drops.
 //!
 //! Each target has a column name (`RedisDB_TCP`, `RedisDB_UDS`, or the user's `NAME=`). It
 //! becomes part of Go benchmark names such as `BenchmarkRedisDB_TCP/AddEvent-2`, so it is
@@ -26,8 +32,11 @@ use redis::{ConnectionAddr, IntoConnectionInfo, RedisError};
 
 use crate::engine::{Engine, EngineConnection};
 use crate::store::engine::EngineStore;
+use crate::store::mongo::{Fidelity, MongoDatabase, MongoLayout};
+use crate::store::postgres::{self as pg, PgDatabase, PgTransport};
 use crate::store::redis::RedisStore;
-use crate::store::CoreData;
+use crate::store::sqlite::SqliteDatabase;
+use crate::store::{CoreData, StoreError};
 use spawn::{Listen, RedisServer, SpawnError};
 
 /// How long a connection attempt may take before the target counts as unreachable.
@@ -46,6 +55,16 @@ const DIRECT_COLUMN: &str = "Embedded_Direct";
 const EMBEDDED_TCP_COLUMN: &str = "Embedded_TCP";
 /// The engine served by edgebench's RESP server over a Unix socket.
 const EMBEDDED_UDS_COLUMN: &str = "Embedded_UDS";
+/// SQLite, in-process, as a document store.
+const SQLITE_COLUMN: &str = "SQLite_Embedded";
+/// PostgreSQL (JSONB) over TCP.
+const PG_TCP_COLUMN: &str = "PostgreSQL_TCP";
+/// PostgreSQL (JSONB) over its Unix socket.
+const PG_UDS_COLUMN: &str = "PostgreSQL_UDS";
+/// MongoDB (the seed's document-store column was `BenchmarkMongoDB`).
+const MONGO_COLUMN: &str = "MongoDB";
+/// How long the default run waits for a PostgreSQL server to answer before leaving it out.
+const PG_PROBE_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// Where a server listens.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,6 +111,39 @@ pub enum TargetKind {
     EmbeddedTcp,
     /// The engine served over a Unix socket by edgebench's RESP server, inside this process.
     EmbeddedUds,
+    /// SQLite in this process, as a document store.
+    Sqlite(SqliteAt),
+    /// A PostgreSQL server (JSONB documents) in which the run creates a private database.
+    Postgres(PgAt),
+    /// A MongoDB server in which the run creates a private database.
+    Mongo {
+        /// The `mongodb://` URL.
+        url: String,
+        /// Readings inside their event, or in their own collection.
+        layout: MongoLayout,
+        /// The 2018 client's one-query-per-reading loads, or one `$in` query.
+        fidelity: Fidelity,
+    },
+}
+
+/// Where a SQLite target keeps its database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SqliteAt {
+    /// A file in a fresh temp directory, removed after the run (`sqlite`).
+    Temp,
+    /// The user's file (`sqlite:///PATH`), kept.
+    File(PathBuf),
+    /// In memory (`sqlite::memory:`).
+    Memory,
+}
+
+/// Which PostgreSQL server a target uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PgAt {
+    /// `pg-tcp` / `pg-uds`: the PG* environment variables and libpq's defaults.
+    Env(PgTransport),
+    /// A `postgres://` or `postgresql://` URL.
+    Url(String),
 }
 
 impl TargetKind {
@@ -104,8 +156,25 @@ impl TargetKind {
             TargetKind::EmbeddedDirect => DIRECT_COLUMN,
             TargetKind::EmbeddedTcp => EMBEDDED_TCP_COLUMN,
             TargetKind::EmbeddedUds => EMBEDDED_UDS_COLUMN,
+            TargetKind::Sqlite(_) => SQLITE_COLUMN,
+            TargetKind::Postgres(PgAt::Env(PgTransport::Tcp)) => PG_TCP_COLUMN,
+            TargetKind::Postgres(PgAt::Env(PgTransport::Uds)) => PG_UDS_COLUMN,
+            TargetKind::Postgres(PgAt::Url(url)) => match pg::config_from_url(url) {
+                Ok(c) if is_pg_socket(&c) => PG_UDS_COLUMN,
+                _ => PG_TCP_COLUMN,
+            },
+            TargetKind::Mongo { .. } => MONGO_COLUMN,
         }
     }
+}
+
+/// Whether a PostgreSQL config connects through a Unix socket (its first host is a socket
+/// directory).
+fn is_pg_socket(config: &postgres::Config) -> bool {
+    matches!(
+        config.get_hosts().first(),
+        Some(postgres::config::Host::Unix(_))
+    )
 }
 
 /// A named target, as parsed from the command line; [`Target::start`] brings it up.
@@ -131,7 +200,9 @@ pub enum TargetError {
     /// Neither a known target name nor a URL.
     #[error(
         "unknown target {item:?}: use embedded, embedded-direct, embedded-tcp, embedded-uds, \
-         redis-tcp, redis-uds, redis://HOST:PORT, redis+unix:///PATH or NAME=any of these"
+         redis-tcp, redis-uds, redis://HOST:PORT, redis+unix:///PATH, sqlite, \
+         sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://…, mongodb://HOST:PORT \
+         or NAME=any of these"
     )]
     Unknown {
         /// The item as given.
@@ -174,6 +245,15 @@ pub enum TargetError {
         /// The OS or client error, with a hint.
         reason: String,
     },
+    /// A document store could not be opened (unreachable, refused, no rights to create a
+    /// database, ...).
+    #[error("target {name}: {error}")]
+    Store {
+        /// The target's column name.
+        name: String,
+        /// What the store said (it names the server and the fix).
+        error: StoreError,
+    },
     /// Something answered, but not as a Redis server that we can use.
     #[error("target {name} ({endpoint}): connected, but PING failed: {reason}")]
     Ping {
@@ -211,19 +291,50 @@ pub fn parse_targets(values: &[String]) -> Result<Vec<TargetSpec>, TargetError> 
     Ok(specs)
 }
 
-/// The targets of a run without `--target`: every embedded transport, then `redis-tcp` and
-/// `redis-uds` when a `redis-server` can be spawned. The flag says whether those two were
-/// left out (the caller notes it).
-pub fn default_targets() -> (Vec<TargetSpec>, bool) {
+/// The targets of a run without `--target`: every embedded transport; `redis-tcp` and
+/// `redis-uds` when a `redis-server` can be spawned; `SQLite_Embedded`; and `pg-tcp`, `pg-uds`
+/// when a PostgreSQL server answers there (the PG* variables and libpq's defaults). The notes
+/// say what was left out and how to get it (one line each).
+pub fn default_targets() -> (Vec<TargetSpec>, Vec<String>) {
     let mut kinds = vec![
         TargetKind::EmbeddedDirect,
         TargetKind::Embedded,
         TargetKind::EmbeddedTcp,
         TargetKind::EmbeddedUds,
     ];
-    let redis = redis_server_on_path();
-    if redis {
+    let mut notes = Vec::new();
+    if redis_server_on_path() {
         kinds.extend([TargetKind::SpawnRedisTcp, TargetKind::SpawnRedisUds]);
+    } else {
+        notes.push(
+            "redis-server is not on PATH: no RedisDB_TCP and RedisDB_UDS columns (install \
+             redis-server, or set EDGEBENCH_REDIS_SERVER to its path)"
+                .to_string(),
+        );
+    }
+    kinds.push(TargetKind::Sqlite(SqliteAt::Temp));
+    let mut missing = Vec::new();
+    for transport in [PgTransport::Tcp, PgTransport::Uds] {
+        let config = pg::config_from_env(transport);
+        if pg_answers(&config) {
+            kinds.push(TargetKind::Postgres(PgAt::Env(transport)));
+        } else {
+            missing.push(pg::endpoint(&config));
+        }
+    }
+    if !missing.is_empty() {
+        notes.push(format!(
+            "no PostgreSQL answered at {}: no {} column (start PostgreSQL, set PGHOST/PGPORT/\
+             PGUSER, or give --target postgres://USER@HOST:PORT/DB)",
+            missing.join(" or "),
+            if missing.len() == 2 {
+                "PostgreSQL_TCP or PostgreSQL_UDS"
+            } else if missing[0].starts_with('/') {
+                PG_UDS_COLUMN
+            } else {
+                PG_TCP_COLUMN
+            }
+        ));
     }
     let specs = kinds
         .into_iter()
@@ -232,7 +343,15 @@ pub fn default_targets() -> (Vec<TargetSpec>, bool) {
             kind,
         })
         .collect();
-    (specs, !redis)
+    (specs, notes)
+}
+
+/// Whether a PostgreSQL server accepts a connection with `config` within
+/// [`PG_PROBE_TIMEOUT`].
+fn pg_answers(config: &postgres::Config) -> bool {
+    let mut config = config.clone();
+    config.connect_timeout(PG_PROBE_TIMEOUT);
+    config.connect(postgres::NoTls).is_ok()
 }
 
 /// Whether [`TargetKind::SpawnRedisTcp`] and [`TargetKind::SpawnRedisUds`] can start a
@@ -266,6 +385,41 @@ enum Backend {
     },
     /// The in-process engine; `direct` picks its typed API over its redis-rs connection.
     Engine { engine: Engine, direct: bool },
+    /// A document store's private database for the run (dropped with the target).
+    Documents(DocumentDb),
+}
+
+/// The private database of a document-store target.
+enum DocumentDb {
+    Sqlite(Box<SqliteDatabase>),
+    Postgres(Box<PgDatabase>),
+    Mongo(Box<MongoDatabase>),
+}
+
+impl DocumentDb {
+    /// Where it is, for the run header.
+    fn describe(&self) -> String {
+        match self {
+            DocumentDb::Sqlite(db) => format!("sqlite {}", db.describe()),
+            DocumentDb::Postgres(db) => format!("postgres {}", db.describe()),
+            DocumentDb::Mongo(db) => format!("mongodb {}", db.describe()),
+        }
+    }
+
+    /// A store on a connection of its own.
+    fn open_store(&self) -> Result<Box<dyn CoreData>, StoreError> {
+        Ok(match self {
+            DocumentDb::Sqlite(db) => Box::new(db.open_store()?),
+            DocumentDb::Postgres(db) => Box::new(db.open_store()?),
+            DocumentDb::Mongo(db) => Box::new(db.open_store()?),
+        })
+    }
+}
+
+impl fmt::Debug for DocumentDb {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.describe())
+    }
 }
 
 impl Target {
@@ -327,6 +481,14 @@ impl Target {
                         served: Some(Box::new(handle)),
                     }
                 }
+                TargetKind::Sqlite(_) | TargetKind::Postgres(_) | TargetKind::Mongo { .. } => {
+                    Backend::Documents(open_documents(&spec.kind).map_err(|error| {
+                        TargetError::Store {
+                            name: spec.name.clone(),
+                            error,
+                        }
+                    })?)
+                }
             };
         let target = Target {
             name: spec.name.clone(),
@@ -362,6 +524,7 @@ impl Target {
             Backend::Redis { endpoint, .. } => endpoint.to_string(),
             Backend::Engine { direct: false, .. } => "in-process (redis-rs connection)".into(),
             Backend::Engine { direct: true, .. } => "in-process (typed API)".into(),
+            Backend::Documents(db) => db.describe(),
         }
     }
 
@@ -382,6 +545,10 @@ impl Target {
                 engine,
                 direct: true,
             } => Ok(Box::new(EngineStore::new(engine.clone(), 0))),
+            Backend::Documents(db) => db.open_store().map_err(|error| TargetError::Store {
+                name: self.name.clone(),
+                error,
+            }),
         }
     }
 
@@ -389,7 +556,7 @@ impl Target {
     pub fn spawned(&self) -> Option<&RedisServer> {
         match &self.backend {
             Backend::Redis { server, .. } => server.as_deref(),
-            Backend::Engine { .. } => None,
+            Backend::Engine { .. } | Backend::Documents(_) => None,
         }
     }
 
@@ -400,6 +567,37 @@ impl Target {
             reason: connect_reason(&e, endpoint),
         })
     }
+}
+
+/// Creates the private database of a document-store target.
+fn open_documents(kind: &TargetKind) -> Result<DocumentDb, StoreError> {
+    Ok(match kind {
+        TargetKind::Sqlite(SqliteAt::Temp) => DocumentDb::Sqlite(Box::new(SqliteDatabase::temp()?)),
+        TargetKind::Sqlite(SqliteAt::File(path)) => {
+            DocumentDb::Sqlite(Box::new(SqliteDatabase::file(path.clone())?))
+        }
+        TargetKind::Sqlite(SqliteAt::Memory) => {
+            DocumentDb::Sqlite(Box::new(SqliteDatabase::memory()?))
+        }
+        TargetKind::Postgres(at) => {
+            let config = match at {
+                PgAt::Env(transport) => pg::config_from_env(*transport),
+                PgAt::Url(url) => {
+                    pg::config_from_url(url).map_err(|message| StoreError::Backend {
+                        backend: "postgres",
+                        message,
+                    })?
+                }
+            };
+            DocumentDb::Postgres(Box::new(PgDatabase::create(&config)?))
+        }
+        TargetKind::Mongo {
+            url,
+            layout,
+            fidelity,
+        } => DocumentDb::Mongo(Box::new(MongoDatabase::create(url, *layout, *fidelity)?)),
+        _ => unreachable!("open_documents is called for document-store kinds only"),
+    })
 }
 
 fn parse_item(item: &str) -> Result<TargetSpec, TargetError> {
@@ -432,6 +630,10 @@ fn parse_kind(what: &str) -> Result<TargetKind, TargetError> {
         "embedded-direct" => return Ok(TargetKind::EmbeddedDirect),
         "embedded-tcp" => return Ok(TargetKind::EmbeddedTcp),
         "embedded-uds" => return Ok(TargetKind::EmbeddedUds),
+        "sqlite" => return Ok(TargetKind::Sqlite(SqliteAt::Temp)),
+        "sqlite::memory:" | "sqlite://:memory:" => return Ok(TargetKind::Sqlite(SqliteAt::Memory)),
+        "pg-tcp" => return Ok(TargetKind::Postgres(PgAt::Env(PgTransport::Tcp))),
+        "pg-uds" => return Ok(TargetKind::Postgres(PgAt::Env(PgTransport::Uds))),
         _ => {}
     }
     let Some((scheme, rest)) = what.split_once("://") else {
@@ -443,14 +645,49 @@ fn parse_kind(what: &str) -> Result<TargetKind, TargetError> {
         url: what.to_string(),
         reason,
     };
+    if scheme.eq_ignore_ascii_case("sqlite") {
+        return match rest {
+            path if path.starts_with('/') => Ok(TargetKind::Sqlite(SqliteAt::File(path.into()))),
+            _ => Err(bad(
+                "expected sqlite:///ABSOLUTE/PATH (three slashes), sqlite::memory: or plain \
+                 sqlite for a temp file"
+                    .to_string(),
+            )),
+        };
+    }
+    if scheme.eq_ignore_ascii_case("postgres") || scheme.eq_ignore_ascii_case("postgresql") {
+        // Checked now, so a typo fails before any benchmark runs; parsed again at start.
+        pg::config_from_url(what).map_err(|reason| TargetError::BadUrl {
+            url: what.to_string(),
+            reason,
+        })?;
+        return Ok(TargetKind::Postgres(PgAt::Url(what.to_string())));
+    }
+    if scheme.eq_ignore_ascii_case("mongodb") {
+        if rest.trim_end_matches('/').is_empty() {
+            return Err(bad("expected mongodb://HOST:PORT".to_string()));
+        }
+        return Ok(TargetKind::Mongo {
+            url: what.to_string(),
+            layout: MongoLayout::default(),
+            fidelity: Fidelity::default(),
+        });
+    }
+    if scheme.eq_ignore_ascii_case("mongodb+srv") {
+        return Err(bad(
+            "mongodb+srv:// needs DNS SRV lookups, which this build leaves out: give the \
+             hosts as mongodb://HOST:PORT[,HOST:PORT]"
+                .to_string(),
+        ));
+    }
     let endpoint = if scheme.eq_ignore_ascii_case("redis") {
         parse_tcp(rest).map_err(bad)?
     } else if scheme.eq_ignore_ascii_case("redis+unix") || scheme.eq_ignore_ascii_case("unix") {
         parse_unix(rest).map_err(bad)?
     } else {
         return Err(bad(format!(
-            "unsupported scheme {scheme:?}: use redis://HOST:PORT, redis+unix:///PATH or \
-             unix:///PATH"
+            "unsupported scheme {scheme:?}: use redis://HOST:PORT, redis+unix:///PATH, \
+             unix:///PATH, sqlite:///PATH, postgres://… or mongodb://HOST:PORT"
         )));
     };
     Ok(TargetKind::Redis(endpoint))
@@ -679,6 +916,79 @@ mod tests {
     }
 
     #[test]
+    fn parses_the_document_store_forms_with_their_default_columns() {
+        let specs = parse(&[
+            "sqlite",
+            "sqlite:///tmp/eb.db",
+            "sqlite::memory:",
+            "pg-tcp",
+            "pg-uds",
+            "postgres://me@127.0.0.1:5432/db",
+            "postgresql:///db?host=/var/run/postgresql",
+            "mongodb://127.0.0.1:27017",
+            "mongo=mongodb://db.local:27018/",
+        ])
+        .unwrap_or_else(|e| panic!("{e}"));
+        let mongo = |url: &str| TargetKind::Mongo {
+            url: url.into(),
+            layout: MongoLayout::Embedded,
+            fidelity: Fidelity::Modern,
+        };
+        assert_eq!(
+            specs,
+            vec![
+                spec("SQLite_Embedded", TargetKind::Sqlite(SqliteAt::Temp)),
+                spec(
+                    "SQLite_Embedded_2",
+                    TargetKind::Sqlite(SqliteAt::File("/tmp/eb.db".into()))
+                ),
+                spec("SQLite_Embedded_3", TargetKind::Sqlite(SqliteAt::Memory)),
+                spec(
+                    "PostgreSQL_TCP",
+                    TargetKind::Postgres(PgAt::Env(PgTransport::Tcp))
+                ),
+                spec(
+                    "PostgreSQL_UDS",
+                    TargetKind::Postgres(PgAt::Env(PgTransport::Uds))
+                ),
+                spec(
+                    "PostgreSQL_TCP_2",
+                    TargetKind::Postgres(PgAt::Url("postgres://me@127.0.0.1:5432/db".into()))
+                ),
+                spec(
+                    "PostgreSQL_UDS_2",
+                    TargetKind::Postgres(PgAt::Url(
+                        "postgresql:///db?host=/var/run/postgresql".into()
+                    ))
+                ),
+                spec("MongoDB", mongo("mongodb://127.0.0.1:27017")),
+                spec("mongo", mongo("mongodb://db.local:27018/")),
+            ]
+        );
+    }
+
+    #[test]
+    fn bad_document_store_items_name_the_item_and_the_fix() {
+        assert_eq!(
+            error(&["sqlite://rel.db"]),
+            "bad target URL \"sqlite://rel.db\": expected sqlite:///ABSOLUTE/PATH (three \
+             slashes), sqlite::memory: or plain sqlite for a temp file"
+        );
+        assert_eq!(
+            error(&["mongodb://"]),
+            "bad target URL \"mongodb://\": expected mongodb://HOST:PORT"
+        );
+        assert!(error(&["mongodb+srv://c.example.net"]).contains("give the hosts as mongodb://"));
+        let pg = error(&["postgres://me@h:notaport/db"]);
+        assert!(
+            pg.starts_with(
+                "bad target URL \"postgres://me@h:notaport/db\": invalid PostgreSQL URL"
+            ),
+            "{pg}"
+        );
+    }
+
+    #[test]
     fn values_are_comma_separated_lists_and_names_are_kept() {
         let specs = parse(&[
             "redis-tcp, local=redis://127.0.0.1:6379",
@@ -715,8 +1025,9 @@ mod tests {
         assert_eq!(
             error(&["foo"]),
             "unknown target \"foo\": use embedded, embedded-direct, embedded-tcp, \
-             embedded-uds, redis-tcp, redis-uds, redis://HOST:PORT, redis+unix:///PATH or \
-             NAME=any of these"
+             embedded-uds, redis-tcp, redis-uds, redis://HOST:PORT, redis+unix:///PATH, sqlite, \
+             sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://…, \
+             mongodb://HOST:PORT or NAME=any of these"
         );
         assert_eq!(
             error(&["redis://h:xx"]),
@@ -747,7 +1058,8 @@ mod tests {
         assert_eq!(
             error(&["rediss://h:1"]),
             "bad target URL \"rediss://h:1\": unsupported scheme \"rediss\": use \
-             redis://HOST:PORT, redis+unix:///PATH or unix:///PATH"
+             redis://HOST:PORT, redis+unix:///PATH, unix:///PATH, sqlite:///PATH, \
+             postgres://… or mongodb://HOST:PORT"
         );
         assert_eq!(
             error(&["unix://r.sock"]),
@@ -767,8 +1079,9 @@ mod tests {
         assert_eq!(
             error(&["db=nope"]),
             "unknown target \"nope\": use embedded, embedded-direct, embedded-tcp, \
-             embedded-uds, redis-tcp, redis-uds, redis://HOST:PORT, redis+unix:///PATH or \
-             NAME=any of these"
+             embedded-uds, redis-tcp, redis-uds, redis://HOST:PORT, redis+unix:///PATH, sqlite, \
+             sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://…, \
+             mongodb://HOST:PORT or NAME=any of these"
         );
         assert_eq!(
             error(&["redis-tcp,"]),
