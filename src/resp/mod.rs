@@ -8,6 +8,7 @@
 
 pub mod encode;
 pub mod parse;
+pub mod scan;
 
 pub use encode::encode;
 pub use parse::{ProtocolError, Request, RequestParser, DEFAULT_MAX_BULK_LEN, INLINE_MAX_SIZE};
