@@ -81,9 +81,7 @@ pub fn scan_reply(buf: &[u8]) -> Result<Option<Scanned>, BadReply> {
                         return Ok(None);
                     }
                     if &buf[end - 2..end] != b"\r\n" {
-                        return Err(BadReply(
-                            "bulk reply not followed by CRLF".into(),
-                        ));
+                        return Err(BadReply("bulk reply not followed by CRLF".into()));
                     }
                     pos = end;
                     if tag == b'!' {
@@ -171,9 +169,7 @@ fn find_crlf(buf: &[u8], from: usize) -> Result<Option<usize>, BadReply> {
     match rest.iter().position(|&b| b == b'\n') {
         None => Ok(None),
         Some(i) if i > 0 && rest[i - 1] == b'\r' => Ok(Some(from + i - 1)),
-        Some(_) => Err(BadReply(
-            "reply line not ended by CRLF".into(),
-        )),
+        Some(_) => Err(BadReply("reply line not ended by CRLF".into())),
     }
 }
 
@@ -265,7 +261,11 @@ mod tests {
             b"!-1\r\n",
             b"+OK\n",
         ] {
-            assert!(scan_reply(bad).is_err(), "{:?}", String::from_utf8_lossy(bad));
+            assert!(
+                scan_reply(bad).is_err(),
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
         }
         let deep = b"*1\r\n".repeat(MAX_DEPTH + 1);
         assert!(scan_reply(&deep).is_err());
