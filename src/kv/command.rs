@@ -386,7 +386,8 @@ impl RequestBuf {
 
     /// Ends the argument started by [`RequestBuf::begin_arg`].
     pub fn end_arg(&mut self) {
-        debug_assert!(self.open.take().is_some());
+        let was_open = self.open.take();
+        debug_assert!(was_open.is_some(), "end_arg without begin_arg");
         self.ends.push(self.bytes.len());
     }
 
