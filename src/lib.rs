@@ -20,6 +20,7 @@ pub mod app;
 pub mod cli;
 pub mod config;
 pub mod engine;
+pub mod kv;
 pub mod model;
 pub mod report;
 pub mod resp;
