@@ -9,7 +9,8 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use anyhow::Context as _;
 
@@ -311,4 +312,133 @@ pub fn serve(cfg: &crate::config::ServeConfig, status: &mut dyn Write) -> anyhow
         let _ = writeln!(status, "edgebench serve: stopped");
         Ok(())
     })
+}
+
+/// What `edgebench kv` did: its results directory, and whether it ended early (and why).
+#[derive(Debug)]
+pub struct KvOutcome {
+    /// Where the files went.
+    pub dir: PathBuf,
+    /// Set when the run ended before its end condition (a connection failed, Ctrl-C).
+    pub stopped: Option<String>,
+}
+
+/// Runs `edgebench kv`: starts the target, runs the load, prints memtier's text on `out`
+/// (or into `-o FILE`), and writes `results/<timestamp>-kv/` (memtier.txt, results.md).
+pub fn kv(
+    cfg: &crate::kv::KvConfig,
+    interrupted: Arc<AtomicBool>,
+    out: &mut dyn Write,
+    status: &mut dyn Write,
+) -> anyhow::Result<KvOutcome> {
+    use crate::kv::load::{self, LoadTarget};
+    use crate::kv::report;
+
+    for w in &cfg.warnings {
+        let _ = writeln!(status, "edgebench: warning: {w}");
+    }
+    if cfg.show_config {
+        let _ = write!(status, "{}", cfg.show_config());
+    }
+    // The target: --target, or memtier's -u / -S / -s -p.
+    let (target, name) = kv_target(cfg)?;
+    let load_target = match (target.as_ref().and_then(Target::engine), &target) {
+        (Some(engine), _) => LoadTarget::InProcess(engine),
+        (None, Some(t)) => LoadTarget::Socket(t.redis_endpoint().ok_or_else(|| {
+            anyhow::anyhow!(
+                "--target {name}: edgebench kv needs a Redis-protocol target (embedded, \
+                 embedded-tcp, embedded-uds, redis-tcp, redis-uds or a redis:// URL)"
+            )
+        })?),
+        (None, None) => LoadTarget::Socket(memtier_endpoint(cfg)),
+    };
+    let where_ = match &load_target {
+        LoadTarget::InProcess(_) => "in-process engine".to_string(),
+        LoadTarget::Socket(e) => e.to_string(),
+    };
+    let _ = writeln!(status, "edgebench kv: {name} at {where_}");
+    let result = load::run(cfg, &load_target, interrupted)?;
+    drop(target);
+
+    let mut text = report::header(cfg);
+    text.push_str("\n\n");
+    text.push_str(&report::all_stats(cfg, &result, "ALL STATS"));
+    if !cfg.hide_histogram {
+        text.push_str("\n\n");
+        text.push_str(&report::distribution(&result));
+    }
+    let md = report::markdown(cfg, &result);
+    let dir = fresh_run_dir(Path::new("results"), "kv");
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("cannot create results directory {}", dir.display()))?;
+    crate::report::write_whole_file(&dir.join("memtier.txt"), text.as_bytes())?;
+    crate::report::write_whole_file(&dir.join("results.md"), md.as_bytes())?;
+    match &cfg.out_file {
+        Some(path) => crate::report::write_whole_file(path, text.as_bytes())?,
+        None => out.write_all(text.as_bytes())?,
+    }
+    // In-process, the client thread also runs the engine: being busy is the point there.
+    if matches!(load_target, LoadTarget::Socket(_)) {
+        for line in report::saturation(&result) {
+            let _ = writeln!(status, "edgebench: warning: {line}");
+        }
+    }
+    if let Some(why) = &result.stopped {
+        let _ = writeln!(
+            status,
+            "edgebench: the run ended early: {why}; the figures cover what finished"
+        );
+    }
+    Ok(KvOutcome {
+        dir,
+        stopped: result.stopped,
+    })
+}
+
+/// The memtier options `edgebench kv` parses and checks but cannot run yet: a run with one of
+/// them is refused with one line naming it, never run as if it were not there.
+pub fn kv_not_yet(cfg: &crate::kv::KvConfig) -> Option<String> {
+    let given: [(bool, &str); 9] = [
+        (cfg.run_count > 1, "-x/--run-count above 1"),
+        (cfg.print_all_runs, "--print-all-runs"),
+        (cfg.json_out_file.is_some(), "--json-out-file"),
+        (cfg.hdr_file_prefix.is_some(), "--hdr-file-prefix"),
+        (!cfg.warmup.is_zero(), "--warmup"),
+        (cfg.rate_limiting.is_some(), "--rate-limiting"),
+        (cfg.rate.is_some(), "--rate"),
+        (cfg.cluster_mode, "--cluster-mode"),
+        (cfg.reconnect_interval.is_some(), "--reconnect-interval"),
+    ];
+    given.iter().find(|(on, _)| *on).map(|(_, flag)| {
+        format!(
+            "{flag} is not implemented yet in edgebench kv (issue 5, docs/kv.md); run without it"
+        )
+    })
+}
+
+/// `--target` started (and its column name), or `None` when memtier's flags say where.
+fn kv_target(cfg: &crate::kv::KvConfig) -> anyhow::Result<(Option<Target>, String)> {
+    let Some(item) = &cfg.target else {
+        return Ok((None, "server".to_string()));
+    };
+    let specs = crate::target::parse_targets(std::slice::from_ref(item))
+        .map_err(|e| anyhow::anyhow!("--target: {e}"))?;
+    let [spec] = specs.as_slice() else {
+        anyhow::bail!("--target {item:?}: edgebench kv runs against one target at a time");
+    };
+    let target = Target::start(spec)?;
+    Ok((Some(target), spec.name.clone()))
+}
+
+/// memtier's own way of naming the server: `-S PATH`, else `-s HOST -p PORT` (a `-u` URI is
+/// already folded into those by [`crate::kv::KvConfig`]).
+fn memtier_endpoint(cfg: &crate::kv::KvConfig) -> crate::target::Endpoint {
+    use crate::target::Endpoint;
+    match &cfg.unix_socket {
+        Some(path) => Endpoint::Unix(path.clone()),
+        None => Endpoint::Tcp {
+            host: cfg.server.clone().unwrap_or_else(|| "localhost".into()),
+            port: cfg.port,
+        },
+    }
 }

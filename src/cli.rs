@@ -45,10 +45,24 @@ pub enum Command {
     /// SIGTERM; redis-cli, redis-benchmark, memtier and any Redis client can talk to it.
     #[command(after_help = SERVE_EXAMPLES)]
     Serve(ServeArgs),
+    /// A memtier_benchmark-compatible key-value load generator: take a memtier command line,
+    /// swap the binary name. Latency runs from the moment a request's batch is written to
+    /// the moment its reply has been read in full (see docs/kv.md).
+    #[command(disable_help_flag = true, after_help = KV_EXAMPLES)]
+    Kv(Box<crate::kv::KvArgs>),
     /// Turn results into tables.
     #[command(subcommand)]
     Report(ReportCommand),
 }
+
+const KV_EXAMPLES: &str = "\
+Examples:
+  edgebench kv --target embedded -t 1 -c 1 --pipeline 16 -n 1000000
+      The in-process engine, no socket: one thread, one connection, 16 requests in flight.
+  edgebench kv -s 127.0.0.1 -p 6379 --ratio=1:1 -d 500 -c 50 -t 1 --test-time=10
+      A memtier_benchmark command line, unchanged but for the binary name.
+  edgebench kv --target redis-uds --key-pattern=P:P --ratio=1:0 -n allkeys -d 500 --key-maximum=100000
+      Populate a private redis-server over its Unix socket with every key exactly once.";
 
 const SERVE_EXAMPLES: &str = "\
 Examples:

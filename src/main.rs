@@ -23,6 +23,15 @@ static ALLOC: CountingAlloc<mimalloc::MiMalloc> = CountingAlloc::new(mimalloc::M
 const EXIT_INTERRUPTED: u8 = 130;
 
 fn main() -> ExitCode {
+    // memtier options edgebench kv does not support are refused by name before clap sees
+    // them (clap would only say "unexpected argument").
+    let argv: Vec<String> = std::env::args().collect();
+    if argv.get(1).map(String::as_str) == Some("kv") {
+        if let Err(e) = edgebench::kv::reject_unsupported(&argv[2..]) {
+            let _ = writeln!(std::io::stderr(), "edgebench: {e}");
+            return ExitCode::from(2);
+        }
+    }
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
@@ -88,6 +97,47 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             edgebench::runner::alloc::set_counting(false);
             edgebench::app::serve(&cfg, &mut std::io::stderr())?;
             Ok(ExitCode::SUCCESS)
+        }
+        Command::Kv(args) => {
+            let cfg = match edgebench::kv::KvConfig::from_args(&args) {
+                Ok(cfg) => cfg,
+                Err(e) => {
+                    let _ = writeln!(std::io::stderr(), "edgebench: {e}");
+                    return Ok(ExitCode::from(2));
+                }
+            };
+            if let Some(e) = edgebench::app::kv_not_yet(&cfg) {
+                let _ = writeln!(std::io::stderr(), "edgebench: {e}");
+                return Ok(ExitCode::from(2));
+            }
+            let interrupted = Arc::new(AtomicBool::new(false));
+            let flag = interrupted.clone();
+            ctrlc::set_handler(move || {
+                if flag.swap(true, Ordering::Relaxed) {
+                    std::process::exit(i32::from(EXIT_INTERRUPTED));
+                }
+            })
+            .context("cannot install the Ctrl-C handler")?;
+            // The client's own allocations are not reported; counting would cost every thread.
+            edgebench::runner::alloc::set_counting(false);
+            let outcome = edgebench::app::kv(
+                &cfg,
+                interrupted.clone(),
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr(),
+            )?;
+            let _ = writeln!(
+                std::io::stderr(),
+                "edgebench: results in {}",
+                outcome.dir.display()
+            );
+            Ok(if interrupted.load(Ordering::Relaxed) {
+                ExitCode::from(EXIT_INTERRUPTED)
+            } else if outcome.stopped.is_some() {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            })
         }
         Command::Report(ReportCommand::Benchtomd { file }) => {
             let text = match file.as_deref() {

@@ -24,7 +24,9 @@
 pub mod command;
 pub mod data;
 pub mod keys;
+pub mod load;
 pub mod options;
+pub mod report;
 
 use std::sync::Arc;
 

@@ -106,6 +106,16 @@ pub fn write_files(dir: &Path, results: &RunResults) -> io::Result<()> {
     Ok(())
 }
 
+/// Writes `path` whole (a temp file beside it, then a rename), with an error naming it.
+pub fn write_whole_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    write_whole(dir, path, bytes)
+        .map_err(|e| io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display())))
+}
+
 /// Writes `bytes` to a temp file in `dir`, then renames it over `path`: a rename within one
 /// directory is atomic, so readers (and a crash) see the old file or the new one, never a mix.
 fn write_whole(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {

@@ -552,6 +552,23 @@ impl Target {
         }
     }
 
+    /// Where a Redis-protocol target listens (a spawned server, edgebench's own RESP
+    /// server, or a URL); `None` for the in-process engine and document stores.
+    pub fn redis_endpoint(&self) -> Option<Endpoint> {
+        match &self.backend {
+            Backend::Redis { endpoint, .. } => Some(endpoint.clone()),
+            _ => None,
+        }
+    }
+
+    /// The in-process engine of an `embedded` / `embedded-direct` target.
+    pub fn engine(&self) -> Option<Engine> {
+        match &self.backend {
+            Backend::Engine { engine, .. } => Some(engine.clone()),
+            _ => None,
+        }
+    }
+
     /// The server edgebench spawned for this target, if any.
     pub fn spawned(&self) -> Option<&RedisServer> {
         match &self.backend {
