@@ -7,169 +7,24 @@
 //! [`Engine::blocked_clients`] to reach a count before it writes, so "A blocked before B"
 //! is a fact, not a sleep.
 
-use std::io;
-use std::time::Duration;
+mod common;
 
 use edgebench::engine::Engine;
-use edgebench::server::{self, Listener, ServerConfig};
+use edgebench::server::{self};
 use edgebench::target::spawn::Listen;
-use edgebench::target::Endpoint;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::net::{TcpStream, UnixStream};
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
+use tokio::io::AsyncReadExt;
 
-/// How long a test waits for something that must happen; only a failing test waits this long.
-const PATIENCE: Duration = Duration::from_secs(5);
-/// How long a test waits to be sure nothing comes.
-const QUIET: Duration = Duration::from_millis(100);
-
-trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
-impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
-
-/// A raw connection to the server under test.
-struct Conn(Box<dyn Io>);
-
-impl Conn {
-    async fn send(&mut self, request: &[u8]) {
-        self.0
-            .write_all(request)
-            .await
-            .expect("write to the server");
-    }
-
-    /// Asserts the next bytes are exactly `expected`.
-    async fn expect(&mut self, expected: &[u8]) {
-        let mut got = vec![0; expected.len()];
-        let mut filled = 0;
-        while filled < got.len() {
-            match tokio::time::timeout(PATIENCE, self.0.read(&mut got[filled..])).await {
-                Ok(Ok(n)) if n > 0 => filled += n,
-                _ => break,
-            }
-        }
-        got.truncate(filled);
-        assert_eq!(
-            String::from_utf8_lossy(&got),
-            String::from_utf8_lossy(expected)
-        );
-    }
-
-    async fn check(&mut self, request: &[u8], expected: &[u8]) {
-        self.send(request).await;
-        self.expect(expected).await;
-    }
-
-    /// Asserts nothing arrives for a while (the client is still blocked).
-    async fn expect_quiet(&mut self) {
-        let mut byte = [0u8; 1];
-        if let Ok(read) = tokio::time::timeout(QUIET, self.0.read(&mut byte)).await {
-            panic!("expected silence, got {read:?} ({byte:?})");
-        }
-    }
-
-    /// Asserts the server closed the connection.
-    async fn expect_closed(&mut self) {
-        let mut rest = Vec::new();
-        let read = tokio::time::timeout(PATIENCE, self.0.read_to_end(&mut rest))
-            .await
-            .expect("the server did not close the connection");
-        if let Ok(n) = read {
-            assert_eq!(
-                n,
-                0,
-                "unexpected bytes {:?}",
-                String::from_utf8_lossy(&rest)
-            );
-        }
-    }
-}
-
-/// A server running inside the test's runtime, and the engine it serves.
-struct TestServer {
-    endpoint: Endpoint,
-    engine: Engine,
-    shutdown: Option<oneshot::Sender<()>>,
-    task: Option<JoinHandle<io::Result<()>>>,
-    _dir: tempfile::TempDir,
-}
-
-impl TestServer {
-    async fn start(unix: bool) -> TestServer {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let listener = if unix {
-            Listener::bind_unix(&dir.path().join("s.sock"))
-        } else {
-            Listener::bind_tcp("127.0.0.1:0").await
-        }
-        .expect("bind");
-        let endpoint = listener.endpoint().expect("endpoint");
-        let engine = Engine::new();
-        let (tx, rx) = oneshot::channel::<()>();
-        let config = ServerConfig::default();
-        let task = tokio::spawn(server::run(listener, engine.clone(), config, async {
-            let _ = rx.await;
-        }));
-        TestServer {
-            endpoint,
-            engine,
-            shutdown: Some(tx),
-            task: Some(task),
-            _dir: dir,
-        }
-    }
-
-    async fn tcp() -> TestServer {
-        TestServer::start(false).await
-    }
-
-    async fn connect(&self) -> Conn {
-        match &self.endpoint {
-            Endpoint::Tcp { host, port } => Conn(Box::new(
-                TcpStream::connect((host.as_str(), *port))
-                    .await
-                    .expect("connect"),
-            )),
-            Endpoint::Unix(path) => {
-                Conn(Box::new(UnixStream::connect(path).await.expect("connect")))
-            }
-        }
-    }
-
-    /// Waits until exactly `n` calls are blocked in the engine.
-    async fn until_blocked(&self, n: usize) {
-        let waiting = async {
-            while self.engine.blocked_clients() != n {
-                tokio::time::sleep(Duration::from_millis(1)).await;
-            }
-        };
-        tokio::time::timeout(PATIENCE, waiting)
-            .await
-            .unwrap_or_else(|_| {
-                panic!(
-                    "{} blocked clients, expected {n}",
-                    self.engine.blocked_clients()
-                )
-            });
-    }
-
-    async fn stop(&mut self) {
-        if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(());
-        }
-        let task = self.task.take().expect("server already stopped");
-        tokio::time::timeout(PATIENCE, task)
-            .await
-            .expect("run did not return after shutdown")
-            .expect("server task panicked")
-            .expect("run returns Ok");
-    }
-}
+use common::served::{TestServer, Transport, QUIET, REPLY_TIMEOUT};
 
 #[tokio::test]
 async fn blpop_is_served_by_a_later_push_from_another_client() {
     for unix in [false, true] {
-        let server = TestServer::start(unix).await;
+        let server = TestServer::new(if unix {
+            Transport::Unix
+        } else {
+            Transport::Tcp
+        })
+        .await;
         let mut waiter = server.connect().await;
         let mut pusher = server.connect().await;
         waiter.send(b"BLPOP jobs 0\r\n").await;
@@ -394,7 +249,7 @@ async fn shutdown_closes_blocked_clients() {
     waiter.send(b"BLPOP k 0\r\n").await;
     reader.send(b"XREAD BLOCK 0 STREAMS s $\r\n").await;
     server.until_blocked(2).await;
-    server.stop().await;
+    server.stop().await.expect("run returns Ok");
     waiter.expect_closed().await;
     reader.expect_closed().await;
     assert_eq!(server.engine.blocked_clients(), 0);
@@ -410,7 +265,7 @@ fn every_pushed_element_reaches_exactly_one_blocked_client() {
     let engine = Engine::new();
     let handle = server::spawn_in_background(Listen::Tcp, engine.clone()).expect("server");
     let endpoint = handle.endpoint();
-    let connect = || edgebench::target::connect(&endpoint, PATIENCE).expect("connect");
+    let connect = || edgebench::target::connect(&endpoint, REPLY_TIMEOUT).expect("connect");
     let poppers: Vec<_> = (0..POPPERS)
         .map(|_| {
             let mut conn = connect();

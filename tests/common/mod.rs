@@ -11,6 +11,7 @@
 pub mod diff;
 pub mod mongo;
 pub mod postgres;
+pub mod served;
 pub mod sqlite;
 
 use std::any::Any;
