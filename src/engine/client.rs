@@ -36,8 +36,8 @@ pub struct Client {
     pub multi: Option<Vec<Vec<Vec<u8>>>>,
     /// A queued command was rejected (unknown, wrong arity): EXEC must fail with EXECABORT.
     pub multi_dirty: bool,
-    /// WATCHed keys: (db, key, version when watched).
-    pub watched: Vec<(usize, Key, u64)>,
+    /// WATCHed keys, released when cleared or dropped.
+    pub watched: Watches,
     /// Set by QUIT: the server closes the connection after the reply.
     pub closing: bool,
     /// The peer's address as CLIENT LIST shows it (`127.0.0.1:52110`, or `/path/sock:0` for
@@ -67,7 +67,7 @@ impl Client {
             authenticated: true,
             multi: None,
             multi_dirty: false,
-            watched: Vec::new(),
+            watched: Watches::default(),
             closing: false,
             addr: None,
             laddr: None,
@@ -111,5 +111,74 @@ impl Drop for LiveClient {
         if let Some(counter) = &self.0 {
             counter.fetch_sub(1, Ordering::Relaxed);
         }
+    }
+}
+
+/// A client's WATCHed keys: (db, key, version when watched). Each entry holds one watch on
+/// its key in the keyspace ([`super::Locked::watch`]); clearing or dropping this value gives
+/// them back, so a key's version counter lives exactly as long as someone watches it.
+///
+/// Never drop or clear it while holding a shard lock: giving a watch back locks the key's
+/// shard. A clone watches nothing (WATCH state belongs to one connection).
+#[derive(Debug, Default)]
+pub struct Watches {
+    keys: Vec<(usize, Key, u64)>,
+    engine: Option<super::Engine>,
+}
+
+impl Watches {
+    /// Releases watches into `engine` from now on (set when the engine makes the client).
+    pub(crate) fn bind(&mut self, engine: super::Engine) {
+        self.engine = Some(engine);
+    }
+
+    /// Records one watch (already counted in the keyspace by [`super::Locked::watch`]).
+    pub fn push(&mut self, db: usize, key: Key, version: u64) {
+        self.keys.push((db, key, version));
+    }
+
+    /// The watched (db, key, version) triples.
+    pub fn iter(&self) -> impl Iterator<Item = &(usize, Key, u64)> {
+        self.keys.iter()
+    }
+
+    /// Whether nothing is watched.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// Gives every watch back (UNWATCH, DISCARD, RESET).
+    pub fn clear(&mut self) {
+        let Some(engine) = &self.engine else {
+            self.keys.clear();
+            return;
+        };
+        let now = engine.now_ms();
+        for (db, key, _) in self.keys.drain(..) {
+            engine.db(db).lock([&key[..]], now).unwatch(&key);
+        }
+    }
+
+    /// Moves the watches out (EXEC checks them, then drops them: that releases them).
+    pub fn take(&mut self) -> Watches {
+        Watches {
+            keys: std::mem::take(&mut self.keys),
+            engine: self.engine.clone(),
+        }
+    }
+}
+
+impl Clone for Watches {
+    fn clone(&self) -> Self {
+        Watches {
+            keys: Vec::new(),
+            engine: self.engine.clone(),
+        }
+    }
+}
+
+impl Drop for Watches {
+    fn drop(&mut self) {
+        self.clear();
     }
 }

@@ -93,6 +93,13 @@ impl Entry {
     }
 }
 
+/// A watched key's version (bumped by every write) and how many client watches hold it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Watch {
+    version: u64,
+    watchers: u32,
+}
+
 /// One shard of a database.
 #[derive(Debug, Default)]
 pub struct Shard {
@@ -100,8 +107,10 @@ pub struct Shard {
     /// (deadline ms, key) of keys given a TTL; may hold stale pairs (a TTL changed or the key
     /// was deleted), which the active-expiry pass checks against the entry and drops.
     deadlines: BTreeSet<(u64, Key)>,
-    /// Version counters of WATCHed keys (only those; absent = not watched).
-    watched: BytesMap<u64>,
+    /// Version counters of WATCHed keys, only while some client watches them (absent = not
+    /// watched): the entry goes when its last watcher lets go (UNWATCH, EXEC, DISCARD,
+    /// RESET, disconnect), so distinct keys watched over a long run do not pile up.
+    watched: BytesMap<Watch>,
 }
 
 impl Shard {
@@ -121,8 +130,8 @@ impl Shard {
 
     fn touch(&mut self, key: &[u8]) {
         if !self.watched.is_empty() {
-            if let Some(v) = self.watched.get_mut(key) {
-                *v += 1;
+            if let Some(w) = self.watched.get_mut(key) {
+                w.version += 1;
             }
         }
     }
@@ -378,14 +387,33 @@ impl<'a> Locked<'a> {
         }
     }
 
-    /// Starts watching `key`: returns its current version.
+    /// Starts one more watch of `key`: returns its current version. Each call must be
+    /// matched by one [`Locked::unwatch`] (the client's [`super::client::Watches`] does it).
     pub fn watch(&mut self, key: &[u8]) -> u64 {
-        *self.shard(key).watched.entry(key.into()).or_insert(0)
+        let w = self.shard(key).watched.entry(key.into()).or_default();
+        w.watchers += 1;
+        w.version
+    }
+
+    /// Ends one watch of `key`; the version counter goes with the last one.
+    pub fn unwatch(&mut self, key: &[u8]) {
+        let watched = &mut self.shard(key).watched;
+        if let Some(w) = watched.get_mut(key) {
+            w.watchers = w.watchers.saturating_sub(1);
+            if w.watchers == 0 {
+                watched.remove(key);
+            }
+        }
     }
 
     /// The version of a watched key (`None` if nobody watches it any more).
     pub fn watched_version(&mut self, key: &[u8]) -> Option<u64> {
-        self.shard(key).watched.get(key).copied()
+        self.shard(key).watched.get(key).map(|w| w.version)
+    }
+
+    /// How many keys of the locked shards have a version counter (tests: nothing leaks).
+    pub fn watched_keys(&self) -> usize {
+        self.guards.iter().map(|(_, s)| s.watched.len()).sum()
     }
 
     // ---- typed access, shared by the command families ----

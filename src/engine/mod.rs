@@ -229,7 +229,9 @@ impl Engine {
     pub fn client(&self) -> Client {
         self.inner.stats.connections.fetch_add(1, Ordering::Relaxed);
         let id = self.inner.next_client_id.fetch_add(1, Ordering::Relaxed);
-        self.inner.server.new_client(id)
+        let mut client = self.inner.server.new_client(id);
+        client.watched.bind(self.clone());
+        client
     }
 
     /// Sets or clears the password clients must send with AUTH (CONFIG `requirepass`).

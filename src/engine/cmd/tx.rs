@@ -95,7 +95,7 @@ fn watch(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
     let db = ctx.client.db;
     for key in &args[1..] {
         let version = ctx.ks.watch(key);
-        ctx.client.watched.push((db, (*key).into(), version));
+        ctx.client.watched.push(db, (*key).into(), version);
     }
     Ok(Reply::ok())
 }
@@ -120,7 +120,9 @@ fn exec(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
         return Err(err("ERR EXEC without MULTI"));
     };
     let dirty = std::mem::take(&mut ctx.client.multi_dirty);
-    let watched = std::mem::take(&mut ctx.client.watched);
+    // Declared before any lock below, so it is dropped (giving the watches back, which
+    // locks shards) after every lock of this function is released.
+    let watched = ctx.client.watched.take();
     if dirty {
         return Err(err(
             "EXECABORT Transaction discarded because of previous errors.",
