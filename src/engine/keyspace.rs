@@ -358,6 +358,28 @@ impl<'a> Locked<'a> {
         out
     }
 
+    /// Calls `f` with each live key of shard `index` (expired keys dropped first). Needs
+    /// every shard locked ([`Db::lock_all`]): SCAN and RANDOMKEY walk one shard at a time
+    /// instead of copying the whole keyspace.
+    pub fn for_each_key_in_shard(&mut self, index: usize, mut f: impl FnMut(&Key)) {
+        assert!(self.all, "for_each_key_in_shard needs every shard locked");
+        let now = self.now_ms;
+        let shard = &mut self.guards[index].1;
+        shard.expire_due(now);
+        for key in shard.map.keys() {
+            f(key);
+        }
+    }
+
+    /// How many live keys shard `index` holds (every shard locked).
+    pub fn shard_len(&mut self, index: usize) -> usize {
+        assert!(self.all, "shard_len needs every shard locked");
+        let now = self.now_ms;
+        let shard = &mut self.guards[index].1;
+        shard.expire_due(now);
+        shard.map.len()
+    }
+
     /// How many live keys the locked shards hold.
     pub fn len(&mut self) -> usize {
         let now = self.now_ms;

@@ -19,6 +19,7 @@ use std::borrow::Cow;
 use std::hash::BuildHasher;
 
 use super::{is, parse_i64, spec, Ctx, KeySpec, Spec, ALL_ARGS, ONE_KEY, TWO_KEYS};
+use crate::engine::keyspace::SHARDS;
 use crate::engine::{CmdError, Entry, Key, Locked, Reply, DATABASES};
 
 /// The key and expiry commands.
@@ -91,6 +92,12 @@ pub fn scan_position(key: &[u8]) -> u64 {
     SCAN_ORDER.hash_one(key)
 }
 
+/// Bits of a SCAN cursor that name the shard (SHARDS = 2^6).
+const SHARD_BITS: u32 = SHARDS.trailing_zeros();
+/// Bits of a SCAN cursor for the position within a shard.
+const POSITION_BITS: u32 = 64 - SHARD_BITS;
+const POSITION_MASK: u64 = (1 << POSITION_BITS) - 1;
+
 impl Locked<'_> {
     /// DEL/UNLINK: how many of `keys` existed (a key given twice counts once).
     pub fn del(&mut self, keys: &[&[u8]]) -> usize {
@@ -116,8 +123,14 @@ impl Locked<'_> {
     }
 
     /// SCAN: from `cursor`, looks at the next `count` keys in SCAN's order (more when
-    /// several share a hash) and returns those matching `pattern` and `type_name`, with the
-    /// next cursor (0 when the walk is complete). Needs every shard locked.
+    /// several share a position) and returns those matching `pattern` and `type_name`, with
+    /// the next cursor (0 when the walk is complete). Needs every shard locked.
+    ///
+    /// The cursor is (shard index, position): the top [`SHARD_BITS`] bits name the shard,
+    /// the rest a position in [`scan_position`]'s order within it. A call walks shard by
+    /// shard from there, so its cost is one shard's keys (a 64th of the database), not the
+    /// whole keyspace. The guarantee is Redis's: a key present for the whole walk is
+    /// returned at least once, since its shard and position never change.
     pub fn scan(
         &mut self,
         cursor: u64,
@@ -126,31 +139,49 @@ impl Locked<'_> {
         type_name: Option<&[u8]>,
     ) -> (u64, Vec<Key>) {
         let count = count.max(1);
-        let mut ahead: Vec<(u64, Key)> = self
-            .keys()
-            .into_iter()
-            .map(|k| (scan_position(&k), k))
-            .filter(|(h, _)| *h >= cursor)
-            .collect();
-        let next = if ahead.len() <= count {
-            0
-        } else {
-            ahead.select_nth_unstable_by_key(count - 1, |(h, _)| *h);
-            let last = ahead[count - 1].0;
-            ahead.retain(|(h, _)| *h <= last);
-            last.checked_add(1).unwrap_or(0)
-        };
-        ahead.sort_unstable_by_key(|(h, _)| *h);
+        let mut shard = (cursor >> POSITION_BITS) as usize;
+        let mut from = cursor & POSITION_MASK;
+        let mut found: Vec<Key> = Vec::new();
+        let mut next = 0;
+        while shard < SHARDS {
+            let mut ahead: Vec<(u64, Key)> = Vec::new();
+            self.for_each_key_in_shard(shard, |k| {
+                let at = scan_position(k) >> SHARD_BITS;
+                if at >= from {
+                    ahead.push((at, k.clone()));
+                }
+            });
+            let need = count - found.len();
+            if ahead.len() > need {
+                ahead.select_nth_unstable_by_key(need - 1, |(at, _)| *at);
+                let last = ahead[need - 1].0;
+                ahead.retain(|(at, _)| *at <= last);
+                ahead.sort_unstable_by_key(|(at, _)| *at);
+                found.extend(ahead.into_iter().map(|(_, k)| k));
+                next = if last < POSITION_MASK {
+                    ((shard as u64) << POSITION_BITS) | (last + 1)
+                } else if shard + 1 < SHARDS {
+                    ((shard + 1) as u64) << POSITION_BITS
+                } else {
+                    0
+                };
+                break;
+            }
+            ahead.sort_unstable_by_key(|(at, _)| *at);
+            found.extend(ahead.into_iter().map(|(_, k)| k));
+            shard += 1;
+            from = 0;
+            if found.len() >= count && shard < SHARDS {
+                next = (shard as u64) << POSITION_BITS;
+                break;
+            }
+        }
         let pattern = pattern.filter(|p| *p != b"*");
-        let keys = ahead
-            .into_iter()
-            .map(|(_, k)| k)
-            .filter(|k| pattern.is_none_or(|p| glob_match(p, k)))
-            .filter(|k| {
-                type_name.is_none_or(|t| t.eq_ignore_ascii_case(self.type_of(k).as_bytes()))
-            })
-            .collect();
-        (next, keys)
+        found.retain(|k| pattern.is_none_or(|p| glob_match(p, k)));
+        if let Some(t) = type_name {
+            found.retain(|k| t.eq_ignore_ascii_case(self.type_of(k).as_bytes()));
+        }
+        (next, found)
     }
 
     /// RENAME (`only_if_missing`: RENAMENX): moves the value and its TTL. `Ok(false)` when
@@ -221,13 +252,30 @@ impl Locked<'_> {
 
     /// RANDOMKEY: a key picked at random, `None` when the database is empty.
     pub fn random_key(&mut self) -> Option<Key> {
-        let mut keys = self.keys();
-        if keys.is_empty() {
-            return None;
-        }
         // A fresh RandomState is freshly seeded: a cheap random number without a global RNG.
-        let r = foldhash::fast::RandomState::default().hash_one(keys.len());
-        Some(keys.swap_remove((r % keys.len() as u64) as usize))
+        let r = foldhash::fast::RandomState::default().hash_one(self.now_ms());
+        // A random shard first (then the next non-empty one), then a random key in it: one
+        // shard's walk instead of a copy of the keyspace. Keys of sparse shards come up a
+        // little more often; Redis's own RANDOMKEY is not uniform either.
+        let start = (r as usize) % SHARDS;
+        for i in 0..SHARDS {
+            let shard = (start + i) % SHARDS;
+            let len = self.shard_len(shard);
+            if len == 0 {
+                continue;
+            }
+            let pick = ((r >> 8) % len as u64) as usize;
+            let mut n = 0;
+            let mut chosen = None;
+            self.for_each_key_in_shard(shard, |k| {
+                if n == pick {
+                    chosen = Some(k.clone());
+                }
+                n += 1;
+            });
+            return chosen;
+        }
+        None
     }
 
     /// COPY within this database: the value (deep-copied) and its TTL. False when `src` is
