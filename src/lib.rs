@@ -22,6 +22,7 @@ pub mod config;
 pub mod engine;
 pub mod kv;
 pub mod model;
+pub mod perf;
 pub mod report;
 pub mod resp;
 pub mod results;

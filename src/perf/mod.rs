@@ -1,0 +1,34 @@
+//! `edgebench perf`: PadoGrid's perf_test workflows (`test_group`, `test_ingestion`,
+//! `test_tx`, `create_csv`, `clean_results`, `create_group_config`) over Redis-protocol
+//! targets. This module tree is the I/O-light foundation; the runner, the CLI and the
+//! targets sit on top of it.
+//!
+//! Data flows one way:
+//!
+//! ```text
+//! etc/*.properties → properties::Properties → config::{GroupTestConfig, PbmTestConfig}
+//!     → (runner, not here) → results::{GroupRun, IngestionRun, TxRun}
+//!     → results files (PadoGrid layout + edgebench percentiles) → csv::create_csv
+//! ```
+//!
+//! Invariants:
+//! - Behaviour follows PadoGrid's Java and scripts as recorded in
+//!   `shared/reference/padogrid-perf-test.md`; where PadoGrid's Redis code contradicts its own
+//!   documentation, we follow the documentation and `docs/perf.md` lists each difference.
+//! - Everything a results file or CSV contains is computed from plain data passed in (counts,
+//!   milliseconds, [`results::JavaTime`]), so golden tests pin the bytes.
+//! - Every random choice comes from a seeded [`data::JavaRandom`], so generated data is
+//!   reproducible.
+
+pub mod config;
+pub mod csv;
+pub mod data;
+pub mod group_config;
+pub mod properties;
+pub mod results;
+
+pub use config::{
+    ConfigError, DataStructure, ErConfig, FactoryConfig, Group, GroupTestConfig, KeyFormat,
+    Operation, PbmMap, PbmMapConfig, PbmTest, PbmTestCase, PbmTestConfig, Schedule, TestCase,
+};
+pub use properties::{Properties, PropertiesError};

@@ -1,0 +1,611 @@
+//! PadoGrid's results files (reference §2.6, §3.4, §3.5), rendered from plain data, with
+//! edgebench's per-operation percentiles appended after PadoGrid's part.
+//!
+//! Invariants:
+//! - Labels, spacing, blank lines and number formats are PadoGrid's byte for byte:
+//!   `DecimalFormat("#.####")` for group files and `"#.###"` for ingestion/tx, both HALF_UP
+//!   on the exact binary value (as the JDK does since 8), division by zero printing `∞`;
+//!   dates as `Date.toString()`. `create_csv` greps these labels, so a change here breaks
+//!   users' spreadsheets.
+//! - The edgebench section contains none of the labels `create_csv` greps for (a test checks
+//!   this), so CSV columns stay one value each.
+//! - Times are plain numbers passed in; nothing here reads a clock.
+
+use chrono::{DateTime, Datelike, FixedOffset, NaiveDateTime, TimeZone, Timelike, Utc};
+
+/// A wall-clock instant as Java's `Date.toString()` prints it, with the zone it prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JavaTime {
+    /// Local date and time.
+    pub local: NaiveDateTime,
+    /// Zone abbreviation as Java prints it (`UTC`, `EDT`, `GMT+05:30`).
+    pub zone: String,
+}
+
+impl JavaTime {
+    /// `ms` since the epoch in UTC.
+    pub fn utc_ms(ms: i64) -> Self {
+        let t = DateTime::<Utc>::from_timestamp_millis(ms).unwrap_or_default();
+        JavaTime {
+            local: t.naive_utc(),
+            zone: "UTC".into(),
+        }
+    }
+
+    /// `ms` since the epoch at a fixed offset; `zone` names it (`EDT`), else Java's
+    /// fallback `GMT±hh:mm` (or `UTC` for offset 0).
+    pub fn at_offset_ms(ms: i64, offset_sec: i32, zone: Option<&str>) -> Self {
+        let off = FixedOffset::east_opt(offset_sec)
+            .unwrap_or(FixedOffset::east_opt(0).expect("0 is valid"));
+        let utc = DateTime::<Utc>::from_timestamp_millis(ms).unwrap_or_default();
+        let local = off.from_utc_datetime(&utc.naive_utc()).naive_local();
+        let zone = match zone {
+            Some(z) => z.to_string(),
+            None if offset_sec == 0 => "UTC".into(),
+            None => {
+                let a = offset_sec.abs();
+                let sign = if offset_sec < 0 { '-' } else { '+' };
+                format!("GMT{sign}{:02}:{:02}", a / 3600, a % 3600 / 60)
+            }
+        };
+        JavaTime { local, zone }
+    }
+
+    /// The system clock now, in the local offset (named `UTC` or `GMT±hh:mm`: chrono has no
+    /// zone abbreviations without a tz database).
+    pub fn now_local() -> Self {
+        let now = chrono::Local::now();
+        Self::at_offset_ms(now.timestamp_millis(), now.offset().local_minus_utc(), None)
+    }
+
+    /// `Date.toString()`: `EEE MMM dd HH:mm:ss zzz yyyy`.
+    pub fn date_string(&self) -> String {
+        const DAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+        const MONTHS: [&str; 12] = [
+            "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+        ];
+        let t = &self.local;
+        format!(
+            "{} {} {:02} {:02}:{:02}:{:02} {} {}",
+            DAYS[t.weekday().num_days_from_monday() as usize],
+            MONTHS[t.month0() as usize],
+            t.day(),
+            t.hour(),
+            t.minute(),
+            t.second(),
+            self.zone,
+            t.year()
+        )
+    }
+
+    /// `yyMMdd-HHmmss`, the file-name stamp.
+    pub fn file_stamp(&self) -> String {
+        self.local.format("%y%m%d-%H%M%S").to_string()
+    }
+}
+
+/// `new DecimalFormat(pattern)` with `#.###…` (`decimals` digits), HALF_UP, no grouping:
+/// at most `decimals` fraction digits, trailing zeros and a bare point dropped.
+pub fn java_decimal(x: f64, decimals: usize) -> String {
+    if x.is_nan() {
+        return "NaN".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "∞".into() } else { "-∞".into() };
+    }
+    // The exact decimal expansion of the double (1100 digits cover every f64), then
+    // round half up by hand: Rust's own rounding is half-to-even.
+    let exact = format!("{:.1100}", x.abs());
+    let (int_part, frac) = exact.split_once('.').unwrap_or((&exact, ""));
+    let mut digits: Vec<u8> = int_part
+        .bytes()
+        .chain(frac.bytes().take(decimals))
+        .map(|b| b - b'0')
+        .collect();
+    let round_up = frac.as_bytes().get(decimals).is_some_and(|d| *d >= b'5');
+    if round_up {
+        let mut i = digits.len();
+        loop {
+            if i == 0 {
+                digits.insert(0, 1);
+                break;
+            }
+            i -= 1;
+            if digits[i] == 9 {
+                digits[i] = 0;
+            } else {
+                digits[i] += 1;
+                break;
+            }
+        }
+    }
+    let split = digits.len() - decimals;
+    let int_s: String = digits[..split].iter().map(|d| (d + b'0') as char).collect();
+    let frac_s: String = digits[split..].iter().map(|d| (d + b'0') as char).collect();
+    let frac_s = frac_s.trim_end_matches('0');
+    let int_s = int_s.trim_start_matches('0');
+    let int_s = if int_s.is_empty() { "0" } else { int_s };
+    // Java keeps the sign of a negative number that rounds to zero ("-0").
+    let sign = if x.is_sign_negative() { "-" } else { "" };
+    if frac_s.is_empty() {
+        format!("{sign}{int_s}")
+    } else {
+        format!("{sign}{int_s}.{frac_s}")
+    }
+}
+
+/// `#.####`, the group results format.
+pub fn fmt4(x: f64) -> String {
+    java_decimal(x, 4)
+}
+
+/// `#.###`, the ingestion and tx results format.
+pub fn fmt3(x: f64) -> String {
+    java_decimal(x, 3)
+}
+
+/// One operation's latency percentiles (edgebench's addition), from an HDR histogram.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpLatency {
+    /// Operation id (or a map name for ingestion/tx).
+    pub op: String,
+    /// Samples.
+    pub count: u64,
+    /// Median, ns.
+    pub p50_ns: u64,
+    /// 99th percentile, ns.
+    pub p99_ns: u64,
+    /// 99.9th percentile, ns.
+    pub p999_ns: u64,
+    /// Maximum, ns.
+    pub max_ns: u64,
+}
+
+/// The edgebench section appended to every results file. Its words avoid every label
+/// `create_csv` greps for.
+fn edgebench_section(out: &mut String, what: &str, lat: &[OpLatency]) {
+    if lat.is_empty() {
+        return;
+    }
+    let us = |ns: u64| fmt3(ns as f64 / 1000.0);
+    out.push_str(&format!(
+        "edgebench percentiles per {what} (usec, HDR histogram)\n"
+    ));
+    for l in lat {
+        out.push_str(&format!(
+            "   {}: samples {}, p50 {}, p99 {}, p99.9 {}, max {}\n",
+            l.op,
+            l.count,
+            us(l.p50_ns),
+            us(l.p99_ns),
+            us(l.p999_ns),
+            us(l.max_ns)
+        ));
+    }
+    out.push('\n');
+}
+
+fn push_threads(out: &mut String, thread_ms: &[u64]) {
+    out.push_str("Time unit: msec\n");
+    for (i, ms) in thread_ms.iter().enumerate() {
+        out.push_str(&format!("   Thread {}: {}\n", i + 1, ms));
+    }
+    out.push('\n');
+}
+
+fn ratio(a: f64, b: f64) -> f64 {
+    // Java double division: x/0 is ∞ (0/0 NaN), which DecimalFormat prints as such.
+    a / b
+}
+
+/// One group's run (reference §2.5–2.6): what the results file reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupRun {
+    /// Product string in the file name and `Product:` line (`redis`, or the target).
+    pub product: String,
+    /// The group id.
+    pub group: String,
+    /// The ids of its stage (`g1 & g2`).
+    pub concurrent_groups: Vec<String>,
+    /// `<g>.comment`.
+    pub comment: String,
+    /// `<g>.operations` as written.
+    pub operations: String,
+    /// `testCount`.
+    pub test_count: u32,
+    /// `testIntervalInMsec`.
+    pub test_interval_ms: u64,
+    /// `<g>.totalInvocationCount`.
+    pub total_invocation_count_per_run: u64,
+    /// `<g>.threadCount`.
+    pub thread_count: u32,
+    /// `total / threadCount`.
+    pub invocation_count_per_thread: u64,
+    /// `-db` mode (the header says `Group Test (Dababase)` [sic]).
+    pub db: bool,
+    /// Taken when the test starts (also the file-name stamp).
+    pub file_time: JavaTime,
+    /// Right before the threads start.
+    pub start: JavaTime,
+    /// After all threads joined.
+    pub stop: JavaTime,
+    /// `Σ operationCount` over threads and runs.
+    pub actual_invocations: u64,
+    /// Each thread's summed loop time, ms.
+    pub thread_ms: Vec<u64>,
+    /// `stop - start`, ms (includes interval waits).
+    pub elapsed_ms: u64,
+    /// edgebench: per-operation percentiles.
+    pub latencies: Vec<OpLatency>,
+}
+
+impl GroupRun {
+    /// `max(thread times)`.
+    pub fn max_ms(&self) -> u64 {
+        self.thread_ms.iter().copied().max().unwrap_or(0)
+    }
+
+    /// `group-<g>-<product>-<yyMMdd-HHmmss>.txt`.
+    pub fn file_name(&self) -> String {
+        format!(
+            "group-{}-{}-{}.txt",
+            self.group,
+            self.product,
+            self.file_time.file_stamp()
+        )
+    }
+
+    /// The results file's bytes.
+    pub fn render(&self) -> String {
+        let mut o = String::new();
+        let bar = "******************************************\n";
+        o.push_str(bar);
+        o.push_str(if self.db {
+            "Group Test (Dababase)\n"
+        } else {
+            "Group Test\n"
+        });
+        o.push_str(bar);
+        o.push('\n');
+        let mut l =
+            |label: &str, v: &dyn std::fmt::Display| o.push_str(&format!("{label:>30}: {v}\n"));
+        l("Product", &self.product);
+        l("Group", &self.group);
+        l("Concurrent Group(s)", &self.concurrent_groups.join(" & "));
+        l("Comment", &self.comment);
+        l("Operations", &self.operations);
+        l("Test Run Count", &self.test_count);
+        l("Test Run Interval (msec)", &self.test_interval_ms);
+        l(
+            "Total Invocation Count per Run",
+            &self.total_invocation_count_per_run,
+        );
+        l("Thread Count", &self.thread_count);
+        l(
+            "Invocation Count per Thread",
+            &self.invocation_count_per_thread,
+        );
+        o.push('\n');
+        o.push_str(&format!("Start Time: {}\n\n", self.start.date_string()));
+        o.push_str(&format!(
+            "Actual Total Number of Invocations: {}\n\n",
+            self.actual_invocations
+        ));
+        push_threads(&mut o, &self.thread_ms);
+        let total = self.actual_invocations as f64;
+        let max = self.max_ms() as f64;
+        let elapsed = self.elapsed_ms as f64;
+        let mut l = |label: &str, v: String| o.push_str(&format!("{label:>31}: {v}\n"));
+        l("Max Time (msec)", self.max_ms().to_string());
+        l("Elapsed Time (msec)", self.elapsed_ms.to_string());
+        l(
+            "Total Invocation Count",
+            self.actual_invocations.to_string(),
+        );
+        l(
+            "M Throughput (invocations/sec)",
+            fmt4(ratio(total, max) * 1000.0),
+        );
+        l("M Latency per invocation (msec)", fmt4(ratio(max, total)));
+        l(
+            "E Throughput (invocations/sec)",
+            fmt4(ratio(total, elapsed) * 1000.0),
+        );
+        l(
+            "E Latency per invocation (msec)",
+            fmt4(ratio(elapsed, total)),
+        );
+        o.push('\n');
+        o.push_str(&format!("Stop Time: {}\n\n", self.stop.date_string()));
+        edgebench_section(&mut o, "operation of one invocation", &self.latencies);
+        o
+    }
+}
+
+/// One map's `test_ingestion` run (reference §3.4).
+#[derive(Debug, Clone, PartialEq)]
+pub struct IngestionRun {
+    /// Product string.
+    pub product: String,
+    /// `put` or `putall`.
+    pub test_case: String,
+    /// `eligibility` or `profile`.
+    pub map: String,
+    /// `<map>.batchSize` (printed for putall only).
+    pub batch_size: usize,
+    /// `testCount`.
+    pub test_count: u32,
+    /// `testIntervalInMsec`.
+    pub test_interval_ms: u64,
+    /// `<map>.totalEntryCount`.
+    pub total_entry_count: u64,
+    /// `<map>.threadCount`.
+    pub thread_count: u32,
+    /// `<map>.payloadSize`.
+    pub payload_size: usize,
+    /// `prefix`.
+    pub prefix: String,
+    /// `total / threads`.
+    pub entry_count_per_thread: u64,
+    /// Start of `runTest` (also the file-name stamp).
+    pub start: JavaTime,
+    /// End.
+    pub stop: JavaTime,
+    /// `Σ putCount`.
+    pub actual_put_count: u64,
+    /// Per-thread ms.
+    pub thread_ms: Vec<u64>,
+    /// edgebench percentiles (per put or putAll call).
+    pub latencies: Vec<OpLatency>,
+}
+
+impl IngestionRun {
+    /// `ingestion-<map>-<product>-<yyMMdd-HHmmss>_<prefix>.txt`.
+    pub fn file_name(&self) -> String {
+        format!(
+            "ingestion-{}-{}-{}_{}.txt",
+            self.map,
+            self.product,
+            self.start.file_stamp(),
+            self.prefix
+        )
+    }
+
+    /// The results file's bytes.
+    pub fn render(&self) -> String {
+        let mut o = String::new();
+        pbm_header(
+            &mut o,
+            "Data Ingestion Test",
+            &PbmHeader {
+                product: &self.product,
+                test_case: &self.test_case,
+                map: &self.map,
+                batch_line: (self.test_case == "putall")
+                    .then_some(("PutAll Batch Size", self.batch_size)),
+                test_count: self.test_count,
+                test_interval_ms: self.test_interval_ms,
+                total_entry_count: self.total_entry_count,
+                thread_count: self.thread_count,
+                payload_size: Some(self.payload_size),
+                prefix: &self.prefix,
+                per_thread: self.entry_count_per_thread,
+            },
+        );
+        o.push_str(&format!("Start Time: {}\n\n", self.start.date_string()));
+        o.push_str(&format!(
+            "Actual Total Entry (Put) Count: {}\n\n",
+            self.actual_put_count
+        ));
+        push_threads(&mut o, &self.thread_ms);
+        let max = self.thread_ms.iter().copied().max().unwrap_or(0);
+        let (total, maxf, payload) = (
+            self.actual_put_count as f64,
+            max as f64,
+            self.payload_size as f64,
+        );
+        let kib_s = payload * total / maxf * 1000.0 / 1024.0;
+        let mut l = |label: &str, v: String| o.push_str(&format!("{label:>23}: {v}\n"));
+        l("Max Time (msec)", max.to_string());
+        l("Throughput (msg/sec)", fmt3(ratio(total, maxf) * 1000.0));
+        l("*Throughput (KiB/sec)", fmt3(kib_s));
+        l("*Throughput (MiB/sec)", fmt3(kib_s / 1024.0));
+        l("Latency per put (msec)", fmt3(ratio(maxf, total)));
+        l("**Total Volume (KiB)", fmt3(payload * total / 1024.0));
+        l(
+            "**Total Volume (MiB)",
+            fmt3(payload * total / 1024.0 / 1024.0),
+        );
+        l(
+            "**Total Volume (GiB)",
+            fmt3(payload * total / 1024.0 / 1024.0 / 1024.0),
+        );
+        l("Payload Size (bytes)", self.payload_size.to_string());
+        o.push('\n');
+        o.push_str(" * Throughput does not take the keys into account.\n");
+        o.push_str("   The actual rate is higher.\n");
+        o.push_str("** Total Volume do not take the keys into account.\n");
+        o.push_str("   The actual volume is higher.\n\n");
+        o.push_str(&format!("Stop Time: {}\n\n", self.stop.date_string()));
+        edgebench_section(&mut o, "call", &self.latencies);
+        o
+    }
+}
+
+/// One map's `test_tx` run (reference §3.5).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TxRun {
+    /// Product string.
+    pub product: String,
+    /// `tx`, `get` or `getall`.
+    pub test_case: String,
+    /// `eligibility` or `profile`.
+    pub map: String,
+    /// `<map>.batchSize` (printed for getall only).
+    pub batch_size: usize,
+    /// `testCount`.
+    pub test_count: u32,
+    /// `testIntervalInMsec`.
+    pub test_interval_ms: u64,
+    /// `<map>.totalEntryCount`.
+    pub total_entry_count: u64,
+    /// `<map>.threadCount`.
+    pub thread_count: u32,
+    /// `prefix`.
+    pub prefix: String,
+    /// `total / threads`.
+    pub entry_count_per_thread: u64,
+    /// Start (also the file-name stamp).
+    pub start: JavaTime,
+    /// End.
+    pub stop: JavaTime,
+    /// Transactions (or keys read) in all.
+    pub actual_transactions: u64,
+    /// Transactions that found no co-located data.
+    pub missing_data: u64,
+    /// Per-thread ms.
+    pub thread_ms: Vec<u64>,
+    /// edgebench percentiles (per transaction or call).
+    pub latencies: Vec<OpLatency>,
+}
+
+impl TxRun {
+    /// `tx-<map>-<product>-<yyMMdd-HHmmss>_<prefix>.txt`.
+    pub fn file_name(&self) -> String {
+        format!(
+            "tx-{}-{}-{}_{}.txt",
+            self.map,
+            self.product,
+            self.start.file_stamp(),
+            self.prefix
+        )
+    }
+
+    /// The results file's bytes.
+    pub fn render(&self) -> String {
+        let mut o = String::new();
+        pbm_header(
+            &mut o,
+            "Transaction Test",
+            &PbmHeader {
+                product: &self.product,
+                test_case: &self.test_case,
+                map: &self.map,
+                batch_line: (self.test_case == "getall")
+                    .then_some(("GetAll Batch Size", self.batch_size)),
+                test_count: self.test_count,
+                test_interval_ms: self.test_interval_ms,
+                total_entry_count: self.total_entry_count,
+                thread_count: self.thread_count,
+                payload_size: None,
+                prefix: &self.prefix,
+                per_thread: self.entry_count_per_thread,
+            },
+        );
+        o.push_str(&format!("Start Time: {}\n\n", self.start.date_string()));
+        o.push_str(&format!(
+            "{:>44}: {}\n",
+            "Actual Total Number of Transactions", self.actual_transactions
+        ));
+        o.push_str(&format!(
+            "{:>44}: {}\n\n",
+            "Total Number of Transactions on Missing Data", self.missing_data
+        ));
+        o.push_str(
+            "Missing Data represents the number of transaction operations that are performed on\n",
+        );
+        o.push_str(
+            "non-existing co-located data. This may occur if there are not enough ClientProfile\n",
+        );
+        o.push_str(
+            "objects ingested. To avoid this, increase the number of profile objects by setting\n",
+        );
+        o.push_str("'profile.totalEntryCount' in the ingestion properties file and rerun the ingestion test.\n");
+        o.push_str(
+            "This value must be greater than or equal to 'eligibility.totalEntryCount'.\n\n",
+        );
+        push_threads(&mut o, &self.thread_ms);
+        let max = self.thread_ms.iter().copied().max().unwrap_or(0);
+        let (total, maxf) = (self.actual_transactions as f64, max as f64);
+        let mut l = |label: &str, v: String| o.push_str(&format!("{label:>31}: {v}\n"));
+        l("Max Time (msec)", max.to_string());
+        l("Throughput (tx/sec)", fmt3(ratio(total, maxf) * 1000.0));
+        l("Latency per transaction (msec)", fmt3(ratio(maxf, total)));
+        o.push('\n');
+        o.push_str(&format!("Stop Time: {}\n\n", self.stop.date_string()));
+        edgebench_section(&mut o, "transaction or call", &self.latencies);
+        o
+    }
+}
+
+struct PbmHeader<'a> {
+    product: &'a str,
+    test_case: &'a str,
+    map: &'a str,
+    batch_line: Option<(&'a str, usize)>,
+    test_count: u32,
+    test_interval_ms: u64,
+    total_entry_count: u64,
+    thread_count: u32,
+    payload_size: Option<usize>,
+    prefix: &'a str,
+    per_thread: u64,
+}
+
+fn pbm_header(o: &mut String, title: &str, h: &PbmHeader<'_>) {
+    let bar = "******************************************\n";
+    o.push_str(bar);
+    o.push_str(title);
+    o.push('\n');
+    o.push_str(bar);
+    o.push('\n');
+    let mut l = |label: &str, v: &dyn std::fmt::Display| o.push_str(&format!("{label:>28}: {v}\n"));
+    l("Product", &h.product);
+    l("Test Case", &h.test_case);
+    l("Map", &h.map);
+    if let Some((label, n)) = h.batch_line {
+        l(label, &n);
+    }
+    l("Test Run Count", &h.test_count);
+    l("Test Run Interval (msec)", &h.test_interval_ms);
+    l("Total Entry Count Per Run", &h.total_entry_count);
+    l("Thread Count", &h.thread_count);
+    if let Some(p) = h.payload_size {
+        l("Payload Size (bytes)", &p);
+    }
+    l("Prefix", &h.prefix);
+    l("Entry Count per Thread", &h.per_thread);
+    o.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimal_format_half_up() {
+        assert_eq!(fmt4(100000.0 / 2285.0 * 1000.0), "43763.6761");
+        assert_eq!(fmt4(2285.0 / 100000.0), "0.0228"); // 0.02285 is below the tie in binary
+        assert_eq!(fmt4(1.03125), "1.0313"); // exact tie: HALF_UP, where Rust would say 1.0312
+        assert_eq!(fmt3(0.0005), "0.001"); // 0.0005 is just above the tie in binary
+        assert_eq!(fmt4(100000.0), "100000");
+        assert_eq!(fmt4(0.00001), "0");
+        assert_eq!(fmt4(9.99996), "10");
+        assert_eq!(fmt4(f64::INFINITY), "∞");
+        assert_eq!(fmt4(-2.5), "-2.5");
+        assert_eq!(fmt4(-0.00001), "-0"); // as the JDK prints it
+        assert_eq!(fmt3(131926.12137203166), "131926.121");
+    }
+
+    #[test]
+    fn java_date_string() {
+        // 2026-11-30T05:12:34Z is a Monday.
+        let t = JavaTime::utc_ms(1_796_015_554_000);
+        assert_eq!(t.date_string(), "Mon Nov 30 05:12:34 UTC 2026");
+        assert_eq!(t.file_stamp(), "261130-051234");
+        let edt = JavaTime::at_offset_ms(1_656_346_472_000, -4 * 3600, Some("EDT"));
+        assert_eq!(edt.date_string(), "Mon Jun 27 12:14:32 EDT 2022");
+        let ist = JavaTime::at_offset_ms(0, 19800, None);
+        assert_eq!(ist.date_string(), "Thu Jan 01 05:30:00 GMT+05:30 1970");
+    }
+}
