@@ -442,3 +442,265 @@ fn memtier_endpoint(cfg: &crate::kv::KvConfig) -> crate::target::Endpoint {
         },
     }
 }
+
+/// Why `edgebench perf` stopped: bad input (exit 2) or a failure while running (exit 1).
+#[derive(Debug, thiserror::Error)]
+pub enum PerfError {
+    /// A flag, file or key the user gave is wrong; the message names it and the fix.
+    #[error("{0}")]
+    Usage(String),
+    /// Something failed while running.
+    #[error(transparent)]
+    Failed(#[from] anyhow::Error),
+}
+
+/// The perf app's results directory (PadoGrid's `$APP_DIR/results`).
+pub const PERF_RESULTS: &str = "results/perf";
+
+/// `edgebench perf TOOL FLAGS`: PadoGrid's perf_test tools.
+pub fn perf(
+    tool: &str,
+    flags: &[String],
+    stop: &AtomicBool,
+    out: &mut (dyn Write + Send),
+) -> Result<(), PerfError> {
+    use crate::perf::csv::{clean_results, create_csv, PerfApp};
+    let usage = |m: String| PerfError::Usage(m);
+    let mut run = false;
+    let mut list = false;
+    let mut delete = false;
+    let mut prop: Option<PathBuf> = None;
+    let mut target: Option<String> = None;
+    let mut i = 0;
+    while i < flags.len() {
+        let flag = flags[i].as_str();
+        let mut value = |name: &str| {
+            i += 1;
+            flags
+                .get(i)
+                .cloned()
+                .ok_or_else(|| usage(format!("{name} needs a value")))
+        };
+        match flag {
+            "-run" => run = true,
+            "-list" => list = true,
+            "-delete" => delete = true,
+            "-all" => {}
+            "-prop" => prop = Some(PathBuf::from(value("-prop")?)),
+            "--target" | "-target" => target = Some(value("--target")?),
+            "-?" | "-h" | "--help" => {
+                let _ = writeln!(
+                    out,
+                    "Usage: edgebench perf {tool} [-run] [-list] [-delete] [-prop FILE] [--target T]"
+                );
+                return Ok(());
+            }
+            "-db" => {
+                return Err(usage(
+                    "-db is not implemented yet in edgebench perf (issue 6); run without it".into(),
+                ))
+            }
+            other => {
+                return Err(usage(format!(
+                    "unknown flag {other:?} for perf {tool}: use -run, -list, -delete, -prop FILE, \
+                     -all or --target T"
+                )))
+            }
+        }
+        i += 1;
+    }
+    let app = PerfApp {
+        name: "perf_test_edgebench".into(),
+        results_dir: PathBuf::from(PERF_RESULTS),
+    };
+    match tool {
+        "test_group" => {}
+        "create_csv" => {
+            let files = create_csv(&app).map_err(|e| usage(e.to_string()))?;
+            for f in files {
+                let _ = writeln!(out, "{}", f.display());
+            }
+            return Ok(());
+        }
+        "clean_results" => {
+            let removed = clean_results(&app.results_dir).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let _ = writeln!(out, "removed {} files from {}", removed.len(), PERF_RESULTS);
+            return Ok(());
+        }
+        "create_group_config" => {
+            let path = crate::perf::group_config::create_group_config(Path::new("etc"))
+                .map_err(|e| usage(e.to_string()))?;
+            let _ = writeln!(out, "{}", path.display());
+            return Ok(());
+        }
+        "test_ingestion" | "test_tx" => {
+            return Err(usage(format!(
+                "{tool} is not implemented yet in edgebench perf (issue 6); test_group is"
+            )))
+        }
+        other => {
+            return Err(usage(format!(
+                "unknown perf tool {other:?}: use test_group, create_csv, clean_results or \
+                 create_group_config"
+            )))
+        }
+    }
+    let prop = prop.unwrap_or_else(|| PathBuf::from("etc/group.properties"));
+    let cfg = crate::perf::GroupTestConfig::load(&prop).map_err(|e| usage(e.to_string()))?;
+    for w in &cfg.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    let (item, why) = match &target {
+        Some(t) => (t.clone(), "from --target"),
+        None if crate::target::redis_server_on_path() => (
+            "redis-tcp".to_string(),
+            "the default: redis-server is on PATH",
+        ),
+        None => (
+            "embedded".to_string(),
+            "the default: no redis-server on PATH, so the in-process engine",
+        ),
+    };
+    if !run && !list && !delete {
+        let _ = write!(out, "{}", describe_group_test(&cfg, &prop));
+        let _ = writeln!(out, "target: {item} ({why})");
+        let _ = writeln!(out, "To run the test, specify the '-run' option.");
+        return Ok(());
+    }
+    let specs = crate::target::parse_targets(std::slice::from_ref(&item))
+        .map_err(|e| usage(format!("--target: {e}")))?;
+    let [spec] = specs.as_slice() else {
+        return Err(usage(format!(
+            "--target {item:?}: perf runs against one target at a time"
+        )));
+    };
+    let target = Target::start(spec).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let connector = perf_connector(&target).map_err(usage)?;
+    let _ = writeln!(
+        out,
+        "target: {} at {} ({why})",
+        spec.name,
+        target.endpoint()
+    );
+    if list || delete {
+        let mut con = connector().map_err(|e| anyhow::anyhow!("{e}"))?;
+        if list {
+            let sizes = crate::perf::run::list_structures(&cfg, con.as_mut())
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            for (name, size) in sizes {
+                let _ = writeln!(out, "{name}: {size}");
+            }
+        }
+        if delete {
+            let gone = crate::perf::run::delete_structures(&cfg, con.as_mut())
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            let _ = writeln!(out, "deleted: {}", gone.join(", "));
+        }
+        if !run {
+            return Ok(());
+        }
+    }
+    let product = spec.name.to_ascii_lowercase();
+    let runs = crate::perf::run::run_group_test(
+        &cfg,
+        &*connector,
+        &product,
+        Path::new(PERF_RESULTS),
+        stop,
+        out,
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut summary = String::from(
+        "| Group | Threads | Invocations | M Throughput (inv/s) | M Latency (ms) | p50 (µs) | p99 (µs) | p99.9 (µs) |\n|-|-|-|-|-|-|-|-|\n",
+    );
+    for (r, path) in &runs {
+        let max = r.max_ms().max(1) as f64;
+        let worst = |f: fn(&crate::perf::results::OpLatency) -> u64| {
+            r.latencies.iter().map(f).max().unwrap_or(0) as f64 / 1e3
+        };
+        summary.push_str(&format!(
+            "| {} | {} | {} | {:.1} | {:.4} | {:.1} | {:.1} | {:.1} |\n",
+            r.group,
+            r.thread_count,
+            r.actual_invocations,
+            r.actual_invocations as f64 / max * 1000.0,
+            max / r.actual_invocations.max(1) as f64,
+            worst(|l| l.p50_ns),
+            worst(|l| l.p99_ns),
+            worst(|l| l.p999_ns),
+        ));
+        let _ = writeln!(out, "results: {}", path.display());
+    }
+    let md = Path::new(PERF_RESULTS).join(format!(
+        "summary-{}-{}.md",
+        product,
+        chrono::Utc::now().format("%Y%m%d-%H%M%S")
+    ));
+    crate::report::write_whole_file(&md, summary.as_bytes()).map_err(anyhow::Error::from)?;
+    let _ = write!(out, "{summary}");
+    Ok(())
+}
+
+/// A connection per worker for the target: a socket, or the engine's in-process connection.
+fn perf_connector(target: &Target) -> Result<Box<crate::perf::run::Connector>, String> {
+    if let Some(engine) = target.engine() {
+        return Ok(Box::new(move || {
+            Ok(
+                Box::new(crate::engine::EngineConnection::new(engine.clone()))
+                    as Box<dyn redis::ConnectionLike + Send>,
+            )
+        }));
+    }
+    let Some(endpoint) = target.redis_endpoint() else {
+        return Err(format!(
+            "--target {}: perf needs a Redis-protocol target (embedded, embedded-tcp, \
+             embedded-uds, redis-tcp, redis-uds or a redis:// URL)",
+            target.name()
+        ));
+    };
+    Ok(Box::new(move || {
+        crate::target::connect(&endpoint, std::time::Duration::from_secs(5))
+            .map(|c| Box::new(c) as Box<dyn redis::ConnectionLike + Send>)
+            .map_err(|e| format!("{endpoint}: {e}"))
+    }))
+}
+
+/// What `test_group` prints without `-run`: the configuration, as PadoGrid does.
+fn describe_group_test(cfg: &crate::perf::GroupTestConfig, prop: &Path) -> String {
+    use std::fmt::Write as _;
+    let mut o = String::new();
+    let _ = writeln!(o, "Group test configuration: {}", prop.display());
+    let _ = writeln!(o, "   testCount: {}", cfg.test_count);
+    let _ = writeln!(o, "   testIntervalInMsec: {}", cfg.test_interval_ms);
+    let _ = writeln!(
+        o,
+        "   printStatusIntervalInSec: {}",
+        cfg.print_status_interval_sec
+    );
+    for (n, stage) in cfg.schedule.stages.iter().enumerate() {
+        let _ = writeln!(o, "   stage {}: {}", n + 1, stage.join(" & "));
+        for g in stage {
+            let group = &cfg.groups[g];
+            let _ = writeln!(
+                o,
+                "      {g}: threadCount={} totalInvocationCount={} operations={}",
+                group.thread_count, group.total_invocation_count, group.operations_raw
+            );
+            for op in &group.operations {
+                let op = &cfg.operations[op];
+                let _ = writeln!(
+                    o,
+                    "         {}: {} {} {:?} payloadSize={} batchSize={} totalEntryCount={}",
+                    op.name,
+                    op.data_structure.key(),
+                    op.ds_name,
+                    op.test_case,
+                    op.payload_size,
+                    op.batch_size,
+                    op.total_entry_count
+                );
+            }
+        }
+    }
+    o
+}

@@ -50,9 +50,39 @@ pub enum Command {
     /// the moment its reply has been read in full (see docs/kv.md).
     #[command(disable_help_flag = true, after_help = KV_EXAMPLES)]
     Kv(Box<crate::kv::KvArgs>),
+    /// PadoGrid perf_test workflows: test_group, create_csv, clean_results,
+    /// create_group_config, with PadoGrid's own flags (-run, -prop FILE, -list, -delete, -all)
+    /// and edgebench's --target T.
+    #[command(after_help = PERF_EXAMPLES)]
+    Perf(PerfArgs),
     /// Turn results into tables.
     #[command(subcommand)]
     Report(ReportCommand),
+}
+
+const PERF_EXAMPLES: &str = "\
+Examples:
+  edgebench perf test_group -prop etc/group.properties
+      Print the configuration (as PadoGrid does without -run).
+  edgebench perf test_group -run -prop etc/group-put.properties --target redis-tcp
+      Run the groups against a private redis-server; results in results/perf/.
+  edgebench perf create_csv
+      results/perf/results-group.csv from every results file, PadoGrid's columns.";
+
+/// `edgebench perf TOOL [PadoGrid flags]`: the flags are PadoGrid's single-dash words, so
+/// they are taken as they come and checked by the tool.
+#[derive(Debug, Args)]
+pub struct PerfArgs {
+    /// test_group, create_csv, clean_results or create_group_config.
+    #[arg(value_name = "TOOL")]
+    pub tool: String,
+    /// The tool's flags: -run, -list, -delete, -prop FILE, -all, -?, --target T.
+    #[arg(
+        value_name = "FLAGS",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub flags: Vec<String>,
 }
 
 const KV_EXAMPLES: &str = "\

@@ -139,6 +139,28 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 ExitCode::SUCCESS
             })
         }
+        Command::Perf(args) => {
+            let stop = Arc::new(AtomicBool::new(false));
+            let flag = stop.clone();
+            ctrlc::set_handler(move || {
+                if flag.swap(true, Ordering::Relaxed) {
+                    std::process::exit(i32::from(EXIT_INTERRUPTED));
+                }
+            })
+            .context("cannot install the Ctrl-C handler")?;
+            match edgebench::app::perf(&args.tool, &args.flags, &stop, &mut std::io::stdout()) {
+                Ok(()) => Ok(if stop.load(Ordering::Relaxed) {
+                    ExitCode::from(EXIT_INTERRUPTED)
+                } else {
+                    ExitCode::SUCCESS
+                }),
+                Err(edgebench::app::PerfError::Usage(e)) => {
+                    let _ = writeln!(std::io::stderr(), "edgebench: {e}");
+                    Ok(ExitCode::from(2))
+                }
+                Err(edgebench::app::PerfError::Failed(e)) => Err(e),
+            }
+        }
         Command::Report(ReportCommand::Benchtomd { file }) => {
             let text = match file.as_deref() {
                 None => read_stdin()?,

@@ -26,6 +26,7 @@ pub mod data;
 pub mod group_config;
 pub mod properties;
 pub mod results;
+pub mod run;
 
 pub use config::{
     ConfigError, DataStructure, ErConfig, FactoryConfig, Group, GroupTestConfig, KeyFormat,

@@ -1,0 +1,510 @@
+//! Running `test_group` against a Redis-protocol target: stages one after another, the groups
+//! of a stage at the same time, each group's `threadCount` threads each running its share of
+//! invocations, one invocation = every operation of the group once, in the listed order
+//! (reference §2.4; docs/perf.md says where we follow PadoGrid's documentation over its
+//! Redis code).
+//!
+//! Each thread has its own connection (`redis::ConnectionLike`: a socket, or the engine's
+//! in-process connection) and its own HDR histogram per operation; histograms merge when the
+//! group's threads join. PadoGrid's figures (M and E throughput and latency) come from its own
+//! timing rules (§2.5): each thread's loop time summed over `testCount` runs, and the group's
+//! wall time from before the threads start to after they join.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+use redis::{ConnectionLike, Value};
+
+use super::config::{DataStructure, GroupTestConfig, Operation, TestCase};
+use super::data::{zero_blob, JavaRandom};
+use super::results::{GroupRun, JavaTime, OpLatency};
+
+/// Opens one connection per worker thread.
+pub type Connector = dyn Fn() -> Result<Box<dyn ConnectionLike + Send>, String> + Sync;
+
+/// Why a group test could not run or finish.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// A connection could not be opened.
+    #[error("cannot connect: {0}")]
+    Connect(String),
+    /// A command failed (the server said no, or the connection broke).
+    #[error("group {group}, operation {op}: {message}")]
+    Command {
+        /// The group id.
+        group: String,
+        /// The operation id.
+        op: String,
+        /// The server's error.
+        message: String,
+    },
+    /// The results file could not be written.
+    #[error("{0}")]
+    Write(#[from] std::io::Error),
+}
+
+/// What one thread measured in one run.
+struct ThreadOutcome {
+    loop_ms: u64,
+    invocations: u64,
+    latencies: Vec<Histogram<u64>>,
+}
+
+/// Runs every stage of `cfg` and writes one results file per group into `results_dir`.
+/// `product` goes into file names (`group-<g>-<product>-<stamp>.txt`). Status lines go to
+/// `status` every `printStatusIntervalInSec`. Returns the runs, in schedule order.
+pub fn run_group_test(
+    cfg: &GroupTestConfig,
+    connect: &Connector,
+    product: &str,
+    results_dir: &Path,
+    stop: &AtomicBool,
+    status: &mut (dyn Write + Send),
+) -> Result<Vec<(GroupRun, PathBuf)>, RunError> {
+    std::fs::create_dir_all(results_dir)?;
+    let mut out = Vec::new();
+    let status = std::sync::Mutex::new(status);
+    for stage in &cfg.schedule.stages {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let runs: Vec<Result<GroupRun, RunError>> = std::thread::scope(|s| {
+            let handles: Vec<_> = stage
+                .iter()
+                .map(|g| {
+                    let status = &status;
+                    s.spawn(move || run_group(cfg, g, stage, connect, product, stop, status))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(RunError::Connect("a group thread panicked".into()))
+                    })
+                })
+                .collect()
+        });
+        for run in runs {
+            let run = run?;
+            let path = results_dir.join(run.file_name());
+            crate::report::write_whole_file(&path, run.render().as_bytes())?;
+            out.push((run, path));
+        }
+    }
+    Ok(out)
+}
+
+fn run_group(
+    cfg: &GroupTestConfig,
+    group_id: &str,
+    stage: &[String],
+    connect: &Connector,
+    product: &str,
+    stop: &AtomicBool,
+    status: &std::sync::Mutex<&mut (dyn Write + Send)>,
+) -> Result<GroupRun, RunError> {
+    let group = &cfg.groups[group_id];
+    let ops: Vec<&Operation> = group
+        .operations
+        .iter()
+        .map(|name| &cfg.operations[name])
+        .collect();
+    let threads = group.thread_count.max(1) as u64;
+    let per_thread = group.invocation_count_per_thread();
+    let file_time = JavaTime::now_local();
+    let start = JavaTime::now_local();
+    let started = Instant::now();
+    let done = AtomicU64::new(0);
+    let mut thread_ms = vec![0u64; threads as usize];
+    let mut actual = 0u64;
+    let mut merged: Vec<Histogram<u64>> = ops.iter().map(|_| histogram()).collect();
+    for run in 0..cfg.test_count {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        if run > 0 && cfg.test_interval_ms > 0 {
+            std::thread::sleep(Duration::from_millis(cfg.test_interval_ms));
+        }
+        let finished = AtomicBool::new(false);
+        let outcomes: Vec<Result<ThreadOutcome, RunError>> = std::thread::scope(|s| {
+            // The status line: PadoGrid prints progress every printStatusIntervalInSec.
+            let interval = Duration::from_secs(cfg.print_status_interval_sec.max(1));
+            let total = per_thread * threads;
+            let (finished, done) = (&finished, &done);
+            let reporter = s.spawn(move || {
+                let mut next = Instant::now() + interval;
+                while !finished.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(50));
+                    if Instant::now() >= next {
+                        next += interval;
+                        let n = done.load(Ordering::Relaxed);
+                        if let Ok(mut w) = status.lock() {
+                            let _ = writeln!(
+                                w,
+                                "[{group_id} run {}/{}] {n}/{total} invocations ({:.0}%)",
+                                run + 1,
+                                cfg.test_count,
+                                n as f64 * 100.0 / total.max(1) as f64
+                            );
+                        }
+                    }
+                }
+            });
+            let handles: Vec<_> = (1..=threads)
+                .map(|t| {
+                    let ops = &ops;
+                    s.spawn(move || {
+                        run_thread(group_id, ops, t, threads, per_thread, connect, stop, done)
+                    })
+                })
+                .collect();
+            let outcomes = handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(RunError::Connect("a worker thread panicked".into()))
+                    })
+                })
+                .collect();
+            finished.store(true, Ordering::Relaxed);
+            let _ = reporter.join();
+            outcomes
+        });
+        for (t, outcome) in outcomes.into_iter().enumerate() {
+            let o = outcome?;
+            thread_ms[t] += o.loop_ms;
+            actual += o.invocations;
+            for (m, h) in merged.iter_mut().zip(&o.latencies) {
+                let _ = m.add(h);
+            }
+        }
+    }
+    let elapsed_ms = started.elapsed().as_millis() as u64;
+    let stop_time = JavaTime::now_local();
+    let latencies = ops
+        .iter()
+        .zip(&merged)
+        .map(|(op, h)| OpLatency {
+            op: op.name.clone(),
+            count: h.len(),
+            p50_ns: h.value_at_quantile(0.5),
+            p99_ns: h.value_at_quantile(0.99),
+            p999_ns: h.value_at_quantile(0.999),
+            max_ns: h.max(),
+        })
+        .collect();
+    Ok(GroupRun {
+        product: product.to_string(),
+        group: group_id.to_string(),
+        concurrent_groups: stage.to_vec(),
+        comment: group.comment.clone(),
+        operations: group.operations_raw.clone(),
+        test_count: cfg.test_count,
+        test_interval_ms: cfg.test_interval_ms,
+        total_invocation_count_per_run: group.total_invocation_count,
+        thread_count: group.thread_count,
+        invocation_count_per_thread: per_thread,
+        db: false,
+        file_time,
+        start,
+        stop: stop_time,
+        actual_invocations: actual,
+        thread_ms,
+        elapsed_ms,
+        latencies,
+    })
+}
+
+fn histogram() -> Histogram<u64> {
+    Histogram::new(3).expect("3 significant digits is valid")
+}
+
+/// One thread's loop over its invocations `[(t-1)*cpt+1, t*cpt]` (§2.4).
+#[allow(clippy::too_many_arguments)]
+fn run_thread(
+    group: &str,
+    ops: &[&Operation],
+    t: u64,
+    threads: u64,
+    per_thread: u64,
+    connect: &Connector,
+    stop: &AtomicBool,
+    done: &AtomicU64,
+) -> Result<ThreadOutcome, RunError> {
+    let mut con = connect().map_err(RunError::Connect)?;
+    let mut state: Vec<OpState> = ops.iter().map(|op| OpState::new(op, t, threads)).collect();
+    let mut latencies: Vec<Histogram<u64>> = ops.iter().map(|_| histogram()).collect();
+    let mut invocations = 0;
+    let loop_start = Instant::now();
+    for i in (t - 1) * per_thread + 1..=t * per_thread {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        for (k, op) in ops.iter().enumerate() {
+            let began = Instant::now();
+            state[k]
+                .invoke(op, i, con.as_mut())
+                .map_err(|message| RunError::Command {
+                    group: group.to_string(),
+                    op: op.name.clone(),
+                    message,
+                })?;
+            let _ = latencies[k].record(began.elapsed().as_nanos().max(1) as u64);
+        }
+        invocations += 1;
+        done.fetch_add(1, Ordering::Relaxed);
+    }
+    Ok(ThreadOutcome {
+        loop_ms: loop_start.elapsed().as_millis() as u64,
+        invocations,
+        latencies,
+    })
+}
+
+/// Per thread and operation: its random generator, payload and putall key cursor.
+struct OpState {
+    random: JavaRandom,
+    payload: Vec<u8>,
+    /// putall's round-robin key index (§2.4) and its bounds.
+    key_index: u64,
+    key_low: u64,
+    key_high: u64,
+}
+
+impl OpState {
+    fn new(op: &Operation, t: u64, threads: u64) -> OpState {
+        let entry_count = op.total_entry_count / threads.max(1);
+        let low = (t - 1) * entry_count;
+        OpState {
+            random: JavaRandom::new(op.random_seed),
+            payload: zero_blob(op.payload_size),
+            key_index: low,
+            key_low: low,
+            key_high: t * entry_count,
+        }
+    }
+
+    fn random_key(&mut self, op: &Operation) -> String {
+        let bound = i32::try_from(op.total_entry_count.max(1)).unwrap_or(i32::MAX);
+        let v = i64::from(self.random.next_int_bound(bound));
+        op.key(op.key_start_num + v)
+    }
+
+    fn next_putall_key(&mut self, op: &Operation) -> String {
+        if self.key_index >= self.key_high {
+            self.key_index = self.key_low;
+        }
+        let n = self.key_index;
+        self.key_index += 1;
+        op.key(op.key_start_num + n as i64)
+    }
+
+    /// One invocation of `op` for invocation number `i` (1-based).
+    fn invoke(
+        &mut self,
+        op: &Operation,
+        i: u64,
+        con: &mut dyn ConnectionLike,
+    ) -> Result<(), String> {
+        let name = op.ds_name.as_str();
+        let key = || op.key(op.key_start_num + i as i64 - 1);
+        let mut cmd;
+        match (op.data_structure, op.test_case) {
+            (DataStructure::Sleep, _) => {
+                std::thread::sleep(Duration::from_millis(op.sleep_ms));
+                return Ok(());
+            }
+            (DataStructure::Map, TestCase::Get) => {
+                cmd = redis::cmd("HGET");
+                cmd.arg(name).arg(self.random_key(op));
+            }
+            (DataStructure::Map, TestCase::GetAll) => {
+                cmd = redis::cmd("HMGET");
+                cmd.arg(name);
+                for _ in 0..op.batch_size {
+                    cmd.arg(self.random_key(op));
+                }
+            }
+            (DataStructure::Map, TestCase::PutAll) => {
+                cmd = redis::cmd("HSET");
+                cmd.arg(name);
+                for _ in 0..op.batch_size {
+                    cmd.arg(self.next_putall_key(op)).arg(&self.payload[..]);
+                }
+            }
+            (DataStructure::Map, _) => {
+                cmd = redis::cmd("HSET");
+                cmd.arg(name).arg(key()).arg(&self.payload[..]);
+            }
+            (DataStructure::MCache, TestCase::Get) => {
+                cmd = redis::cmd("GET");
+                cmd.arg(format!("{name}:{}", self.random_key(op)));
+            }
+            (DataStructure::MCache, TestCase::GetAll) => {
+                cmd = redis::cmd("MGET");
+                for _ in 0..op.batch_size {
+                    cmd.arg(format!("{name}:{}", self.random_key(op)));
+                }
+            }
+            (DataStructure::MCache, TestCase::PutAll) => {
+                let mut pipe = redis::pipe();
+                for _ in 0..op.batch_size {
+                    let k = format!("{name}:{}", self.next_putall_key(op));
+                    let c = pipe.cmd("SET").arg(k).arg(&self.payload[..]);
+                    if op.ttl_sec > 0 {
+                        c.arg("EX").arg(op.ttl_sec);
+                    }
+                }
+                return pipe
+                    .query::<Value>(con)
+                    .map(drop)
+                    .map_err(|e| e.to_string());
+            }
+            (DataStructure::MCache, _) => {
+                cmd = redis::cmd("SET");
+                cmd.arg(format!("{name}:{}", key())).arg(&self.payload[..]);
+                if op.ttl_sec > 0 {
+                    cmd.arg("EX").arg(op.ttl_sec);
+                }
+            }
+            (DataStructure::List, TestCase::AddAll) => {
+                cmd = redis::cmd("RPUSH");
+                cmd.arg(name);
+                for _ in 0..op.batch_size {
+                    cmd.arg(&self.payload[..]);
+                }
+            }
+            (DataStructure::List, TestCase::Remove) => {
+                cmd = redis::cmd("LREM");
+                cmd.arg(name).arg(1).arg(&self.payload[..]);
+            }
+            (DataStructure::List, _) => {
+                cmd = redis::cmd("RPUSH");
+                cmd.arg(name).arg(&self.payload[..]);
+            }
+            (DataStructure::Queue, TestCase::Poll) => {
+                cmd = redis::cmd("LPOP");
+                cmd.arg(name);
+            }
+            (DataStructure::Queue, TestCase::Peek) => {
+                cmd = redis::cmd("LINDEX");
+                cmd.arg(name).arg(0);
+            }
+            (DataStructure::Queue, TestCase::Take) => {
+                // BLPOP with a timeout, so an empty queue cannot hang the run forever.
+                cmd = redis::cmd("BLPOP");
+                cmd.arg(name).arg(1);
+            }
+            (DataStructure::Queue, _) => {
+                cmd = redis::cmd("RPUSH");
+                cmd.arg(name).arg(&self.payload[..]);
+            }
+            (DataStructure::Topic | DataStructure::STopic | DataStructure::RTopic, tc) => {
+                let n = if tc == TestCase::PublishAll {
+                    op.batch_size.max(1)
+                } else {
+                    1
+                };
+                let mut pipe = redis::pipe();
+                for _ in 0..n {
+                    match op.data_structure {
+                        DataStructure::Topic => {
+                            pipe.cmd("PUBLISH").arg(name).arg(&self.payload[..])
+                        }
+                        DataStructure::STopic => {
+                            pipe.cmd("SPUBLISH").arg(name).arg(&self.payload[..])
+                        }
+                        _ => pipe
+                            .cmd("XADD")
+                            .arg(name)
+                            .arg("*")
+                            .arg("m")
+                            .arg(&self.payload[..]),
+                    };
+                }
+                return pipe
+                    .query::<Value>(con)
+                    .map(drop)
+                    .map_err(|e| e.to_string());
+            }
+        }
+        match cmd.query::<Value>(con) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+}
+
+/// What `-list` shows: each data structure the groups use, and its size on the target.
+pub fn list_structures(
+    cfg: &GroupTestConfig,
+    con: &mut dyn ConnectionLike,
+) -> Result<BTreeMap<String, String>, String> {
+    let mut out = BTreeMap::new();
+    for op in cfg.operations.values() {
+        let name = &op.ds_name;
+        let size = match op.data_structure {
+            DataStructure::Map => query_int(con, redis::cmd("HLEN").arg(name))?.to_string(),
+            DataStructure::List | DataStructure::Queue => {
+                query_int(con, redis::cmd("LLEN").arg(name))?.to_string()
+            }
+            DataStructure::RTopic => query_int(con, redis::cmd("XLEN").arg(name))?.to_string(),
+            DataStructure::MCache => {
+                let keys: Vec<String> = redis::cmd("KEYS")
+                    .arg(format!("{name}:*"))
+                    .query(con)
+                    .map_err(|e| e.to_string())?;
+                keys.len().to_string()
+            }
+            DataStructure::Topic | DataStructure::STopic => "(topic: nothing stored)".into(),
+            DataStructure::Sleep => continue,
+        };
+        out.insert(format!("{} {name}", op.data_structure.key()), size);
+    }
+    Ok(out)
+}
+
+/// What `-delete` does: removes every data structure the groups use; returns the names.
+pub fn delete_structures(
+    cfg: &GroupTestConfig,
+    con: &mut dyn ConnectionLike,
+) -> Result<Vec<String>, String> {
+    let mut deleted = Vec::new();
+    for op in cfg.operations.values() {
+        let name = &op.ds_name;
+        match op.data_structure {
+            DataStructure::Sleep | DataStructure::Topic | DataStructure::STopic => continue,
+            DataStructure::MCache => {
+                let keys: Vec<String> = redis::cmd("KEYS")
+                    .arg(format!("{name}:*"))
+                    .query(con)
+                    .map_err(|e| e.to_string())?;
+                for chunk in keys.chunks(500) {
+                    query_int(con, redis::cmd("DEL").arg(chunk))?;
+                }
+            }
+            _ => {
+                query_int(con, redis::cmd("DEL").arg(name))?;
+            }
+        }
+        if !deleted.contains(name) {
+            deleted.push(name.clone());
+        }
+    }
+    Ok(deleted)
+}
+
+fn query_int(con: &mut dyn ConnectionLike, cmd: &redis::Cmd) -> Result<i64, String> {
+    cmd.query(con).map_err(|e| e.to_string())
+}
+
+/// A shared flag for tests and the CLI: never raised.
+pub fn never() -> Arc<AtomicBool> {
+    Arc::new(AtomicBool::new(false))
+}

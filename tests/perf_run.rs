@@ -1,0 +1,245 @@
+//! `test_group` runs against the in-process engine and a real redis-server: each data
+//! structure's operations are checked in the store afterwards (sizes, TTLs, stream lengths,
+//! queue order), `&` groups really run at the same time, results files are written whole, and
+//! the CLI refuses what it cannot do with one line.
+
+mod common;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use assert_cmd::cargo::cargo_bin;
+use edgebench::engine::{Engine, EngineConnection};
+use edgebench::perf::run::{run_group_test, Connector};
+use edgebench::perf::{GroupTestConfig, Properties};
+use redis::ConnectionLike;
+
+fn config(text: &str) -> GroupTestConfig {
+    let props = Properties::parse(text, "test.properties").unwrap_or_else(|e| panic!("{e}"));
+    GroupTestConfig::from_properties(&props, 2).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn engine_connector(engine: &Engine) -> Box<Connector> {
+    let engine = engine.clone();
+    Box::new(move || {
+        Ok(Box::new(EngineConnection::new(engine.clone())) as Box<dyn ConnectionLike + Send>)
+    })
+}
+
+fn run(cfg: &GroupTestConfig, connect: &Connector, dir: &Path) -> Vec<String> {
+    let stop = AtomicBool::new(false);
+    let mut status: Vec<u8> = Vec::new();
+    let runs = run_group_test(cfg, connect, "engine", dir, &stop, &mut status)
+        .unwrap_or_else(|e| panic!("{e}"));
+    runs.into_iter().map(|(r, _)| r.group).collect()
+}
+
+fn query<T: redis::FromRedisValue>(con: &mut dyn ConnectionLike, args: &[&str]) -> T {
+    let mut cmd = redis::cmd(args[0]);
+    for a in &args[1..] {
+        cmd.arg(*a);
+    }
+    cmd.query(con).unwrap_or_else(|e| panic!("{args:?}: {e}"))
+}
+
+const EVERY_STRUCTURE: &str = "
+groupNames=g1,g2
+g1.threadCount=2
+g1.totalInvocationCount=40
+g1.operations=put1,putall1,cache1,add1,offer1,publish1,rpublish1,spublish1,nap1
+g2.threadCount=1
+g2.totalInvocationCount=10
+g2.operations=poll1,get1,remove1
+put1.map=map1
+put1.testCase=put
+put1.payloadSize=16
+put1.totalEntryCount=40
+putall1.map=map2
+putall1.testCase=putall
+putall1.batchSize=5
+putall1.totalEntryCount=20
+putall1.payloadSize=8
+cache1.mcache=mc1
+cache1.testCase=put
+cache1.ttlInSec=100
+cache1.payloadSize=4
+add1.list=list1
+add1.testCase=add
+add1.payloadSize=4
+offer1.queue=queue1
+offer1.testCase=offer
+offer1.payloadSize=4
+publish1.topic=topic1
+publish1.testCase=publishall
+publish1.batchSize=3
+rpublish1.rtopic=rtopic1
+rpublish1.testCase=publish
+spublish1.stopic=stopic1
+spublish1.testCase=publish
+nap1.sleep=1
+poll1.queue=queue1
+poll1.testCase=poll
+get1.map=map1
+get1.testCase=get
+get1.totalEntryCount=40
+remove1.list=list1
+remove1.testCase=remove
+remove1.payloadSize=4
+";
+
+#[test]
+fn every_data_structure_leaves_what_its_operations_wrote() {
+    let engine = Engine::new();
+    let connect = engine_connector(&engine);
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = config(EVERY_STRUCTURE);
+    assert_eq!(run(&cfg, &*connect, dir.path()), ["g1", "g2"]);
+    let mut con = connect().unwrap();
+    let con = con.as_mut();
+    // put: keys k1..k40, one per invocation, 16-byte zero payloads.
+    assert_eq!(query::<i64>(con, &["HLEN", "map1"]), 40);
+    assert_eq!(
+        query::<Vec<u8>>(con, &["HGET", "map1", "k40"]),
+        vec![0u8; 16]
+    );
+    // putall: round robin over each thread's 10 keys: all 20 keys written.
+    assert_eq!(query::<i64>(con, &["HLEN", "map2"]), 20);
+    // mcache: one string per entry, with the TTL.
+    let ttl: i64 = query(con, &["TTL", "mc1:k7"]);
+    assert!((90..=100).contains(&ttl), "{ttl}");
+    // list: 40 adds, then g2 removed 10 equal elements.
+    assert_eq!(query::<i64>(con, &["LLEN", "list1"]), 30);
+    // queue: 40 offers, 10 polls from the head.
+    assert_eq!(query::<i64>(con, &["LLEN", "queue1"]), 30);
+    // rtopic: a stream entry per publish.
+    assert_eq!(query::<i64>(con, &["XLEN", "rtopic1"]), 40);
+    // Results files, one per group, with PadoGrid's names and our percentiles.
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(names[0].starts_with("group-g1-engine-") && names[0].ends_with(".txt"));
+    let text = std::fs::read_to_string(dir.path().join(&names[0])).unwrap();
+    assert!(
+        text.contains("Actual Total Number of Invocations: 40\n"),
+        "{text}"
+    );
+    assert!(text.contains("   put1: samples 40, p50 "), "{text}");
+}
+
+#[test]
+fn the_queue_is_first_in_first_out() {
+    let engine = Engine::new();
+    let connect = engine_connector(&engine);
+    let mut con = connect().unwrap();
+    for v in ["a", "b", "c"] {
+        let _: i64 = query(con.as_mut(), &["RPUSH", "q", v]);
+    }
+    let cfg = config(
+        "groupNames=g1\ng1.threadCount=1\ng1.totalInvocationCount=2\ng1.operations=poll1\n\
+         poll1.queue=q\npoll1.testCase=poll\n",
+    );
+    run(&cfg, &*connect, tempfile::tempdir().unwrap().path());
+    assert_eq!(
+        query::<Vec<String>>(con.as_mut(), &["LRANGE", "q", "0", "-1"]),
+        ["c"]
+    );
+}
+
+#[test]
+fn groups_joined_by_ampersand_run_at_the_same_time_and_commas_one_after_another() {
+    let engine = Engine::new();
+    let connect = engine_connector(&engine);
+    let sleeper = "g1.threadCount=1\ng1.totalInvocationCount=1\ng1.operations=nap\n\
+                   g2.threadCount=1\ng2.totalInvocationCount=1\ng2.operations=nap\nnap.sleep=400\n";
+    let timed = |names: &str| {
+        let cfg = config(&format!("groupNames={names}\n{sleeper}"));
+        let started = Instant::now();
+        run(&cfg, &*connect, tempfile::tempdir().unwrap().path());
+        started.elapsed()
+    };
+    // Two 400 ms groups: together they take one sleep, in sequence two.
+    let together = timed("g1&g2");
+    let apart = timed("g1,g2");
+    assert!(together < Duration::from_millis(780), "{together:?}");
+    assert!(apart >= Duration::from_millis(800), "{apart:?}");
+}
+
+#[test]
+fn a_group_runs_against_a_real_redis_server_too() {
+    common::require_redis_server();
+    let target = common::start("redis-tcp");
+    let endpoint = target.redis_endpoint().unwrap();
+    let connect: Box<Connector> = Box::new(move || {
+        edgebench::target::connect(&endpoint, Duration::from_secs(5))
+            .map(|c| Box::new(c) as Box<dyn ConnectionLike + Send>)
+            .map_err(|e| e.to_string())
+    });
+    let cfg = config(
+        "groupNames=g1\ng1.threadCount=2\ng1.totalInvocationCount=100\ng1.operations=put1,s1\n\
+         put1.map=map1\nput1.testCase=put\nput1.payloadSize=10\ns1.stopic=ch\ns1.testCase=publishall\ns1.batchSize=2\n",
+    );
+    run(&cfg, &*connect, tempfile::tempdir().unwrap().path());
+    let mut con = connect().unwrap();
+    assert_eq!(query::<i64>(con.as_mut(), &["HLEN", "map1"]), 100);
+    let info: String = query(con.as_mut(), &["INFO", "commandstats"]);
+    assert!(info.contains("cmdstat_spublish:calls=200,"), "{info}");
+}
+
+#[test]
+fn the_cli_prints_the_configuration_without_run_and_refuses_bad_input_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let etc = Path::new(env!("CARGO_MANIFEST_DIR")).join("etc");
+    let out = Command::new(cargo_bin("edgebench"))
+        .current_dir(dir.path())
+        .args(["perf", "test_group", "-prop"])
+        .arg(etc.join("group.properties"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout.contains("   stage 1: g1 & g2\n"), "{stdout}");
+    assert!(
+        stdout.ends_with("To run the test, specify the '-run' option.\n"),
+        "{stdout}"
+    );
+
+    let bad = dir.path().join("bad.properties");
+    std::fs::File::create(&bad)
+        .unwrap()
+        .write_all(b"g1.threadCount=2\n")
+        .unwrap();
+    for (args, want) in [
+        (
+            vec!["perf", "test_group", "-bogus"],
+            "edgebench: unknown flag \"-bogus\"",
+        ),
+        (
+            vec!["perf", "test_group", "-db"],
+            "edgebench: -db is not implemented yet",
+        ),
+        (
+            vec!["perf", "nope"],
+            "edgebench: unknown perf tool \"nope\"",
+        ),
+        (
+            vec!["perf", "test_group", "-prop", bad.to_str().unwrap()],
+            "edgebench: ",
+        ),
+    ] {
+        let out = Command::new(cargo_bin("edgebench"))
+            .current_dir(dir.path())
+            .args(&args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.starts_with(want), "{stderr}");
+    }
+}
