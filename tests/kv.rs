@@ -205,8 +205,8 @@ fn unsupported_memtier_flags_and_bad_values_are_one_line() {
             "edgebench: invalid --ratio \"1:x\"",
         ),
         (
-            &["kv", "-x", "3"][..],
-            "edgebench: -x/--run-count above 1 is not implemented yet",
+            &["kv", "--cluster-mode"][..],
+            "edgebench: --cluster-mode is not implemented yet",
         ),
     ] {
         let out = run(edgebench().args(args));
@@ -283,4 +283,312 @@ fn a_server_that_dies_mid_run_ends_the_run_with_what_it_measured() {
         stderr.contains("the run ended early: connection to redis://"),
         "it says why: {stderr}"
     );
+}
+
+/// The server's count of calls of `command` (INFO commandstats).
+fn calls(port: u16, command: &str) -> u64 {
+    let info: String = redis::cmd("INFO")
+        .arg("commandstats")
+        .query(&mut redis(port))
+        .unwrap();
+    info.lines()
+        .find_map(|l| l.strip_prefix(&format!("cmdstat_{command}:calls=")))
+        .and_then(|rest| rest.split(',').next())
+        .map_or(0, |n| n.parse().unwrap())
+}
+
+fn json(path: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn ms(v: &serde_json::Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+#[test]
+fn open_loop_sends_at_the_rate_and_corrects_latency_for_coordinated_omission() {
+    let (_server, host, port) = private_redis();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("memtier.json");
+    let out = run(edgebench().current_dir(dir.path()).args([
+        "kv",
+        "-s",
+        &host,
+        "-p",
+        &port.to_string(),
+        "--rate",
+        "2000",
+        "--test-time",
+        "1",
+        "-c",
+        "2",
+        "-t",
+        "1",
+        "--ratio",
+        "1:1",
+        "--key-maximum",
+        "100",
+        &format!("--json-out-file={}", file.display()),
+    ]));
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    // 2 connections × 1,000 requests/s × 1 s: the server saw 2,000 ± 5%.
+    let sent = calls(port, "set") + calls(port, "get");
+    assert!((1900..=2100).contains(&sent), "{sent} requests\n{stderr}");
+    assert!(
+        stderr.contains("Open loop at 2000.0 requests/s"),
+        "{stderr}"
+    );
+
+    // memtier's JSON, with the keys its consumers read.
+    let doc = json(&file);
+    assert_eq!(doc["run information"]["Seconds"], 1);
+    assert_eq!(doc["configuration"]["rate"], 2000);
+    let all = &doc["ALL STATS"];
+    for row in ["Sets", "Gets", "Waits", "Totals"] {
+        for key in [
+            "Count",
+            "Ops/sec",
+            "Hits/sec",
+            "Misses/sec",
+            "Latency",
+            "Min Latency",
+            "Max Latency",
+            "KB/sec",
+            "Percentile Latencies",
+            "Time-Serie",
+        ] {
+            assert!(!all[row][key].is_null(), "{row} has no {key}");
+        }
+    }
+    let totals = &all["Totals"];
+    // Everything recorded was sent: the engine's count and the server's agree.
+    assert_eq!(totals["Count"].as_u64().unwrap(), sent);
+    let series = totals["Time-Serie"].as_object().unwrap();
+    assert!((1..=2).contains(&series.len()), "{} seconds", series.len());
+    let per_second: u64 = series.values().map(|s| s["Count"].as_u64().unwrap()).sum();
+    assert_eq!(per_second, sent);
+    // Corrected latency (from the intended send) is never below the latency from the
+    // actual send, at any percentile: each request's corrected latency is at least its own.
+    assert!(ms(&totals["Corrected Average Latency"]) >= ms(&totals["Latency"]));
+    for p in ["p50.000", "p99.000", "p99.900"] {
+        let corrected = ms(&totals["Corrected Percentile Latencies"][p]);
+        let from_send = ms(&totals["Percentile Latencies"][p]);
+        assert!(corrected >= from_send, "{p}: {corrected} < {from_send}");
+    }
+    let late = totals["Late Requests"].as_u64().unwrap();
+    let dropped = totals["Dropped Requests"].as_u64().unwrap();
+    assert!(late <= sent, "{late}");
+    assert!(sent + dropped <= 2002, "{sent} sent, {dropped} dropped");
+    // The results directory gets the same document.
+    let results = std::fs::read_dir(dir.path().join("results"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    assert_eq!(json(&results.join("results.json")), doc);
+    let md = std::fs::read_to_string(results.join("results.md")).unwrap();
+    assert!(md.contains("p99 from send (ms)"), "{md}");
+}
+
+#[test]
+fn the_warm_up_is_sent_but_not_recorded() {
+    let (_server, host, port) = private_redis();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("w.json");
+    let out = run(edgebench().current_dir(dir.path()).args([
+        "kv",
+        "-s",
+        &host,
+        "-p",
+        &port.to_string(),
+        "--rate",
+        "1000",
+        "--warmup",
+        "500ms",
+        "--test-time",
+        "1",
+        "-c",
+        "1",
+        "-t",
+        "1",
+        "--ratio",
+        "1:0",
+        "--key-maximum",
+        "100",
+        "--hide-histogram",
+        &format!("--json-out-file={}", file.display()),
+    ]));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let server = calls(port, "set");
+    let all = &json(&file)["ALL STATS"];
+    let recorded = all["Totals"]["Count"].as_u64().unwrap();
+    // One request per ms: the 500 ms warm-up holds ~500 of the ~1,000 the server saw.
+    let warm = server - recorded;
+    assert!(
+        (450..=505).contains(&warm),
+        "server {server}, recorded {recorded}"
+    );
+    // The measured time starts after the warm-up.
+    let duration = all["Runtime"]["Total duration"].as_u64().unwrap();
+    assert!((450..=800).contains(&duration), "{duration} ms");
+}
+
+/// The Totals row of the section `title` of memtier's text.
+fn section_totals(stdout: &str, title: &str) -> Vec<f64> {
+    let start = stdout
+        .find(&format!("{title}\n"))
+        .unwrap_or_else(|| panic!("no {title} in:\n{stdout}"));
+    row(&stdout[start..], "Totals")
+}
+
+#[test]
+fn repeated_runs_print_best_worst_average_and_hdr_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(edgebench().current_dir(dir.path()).args([
+        "kv",
+        "--target",
+        "embedded",
+        "-x",
+        "3",
+        "--print-all-runs",
+        "-n",
+        "2000",
+        "-c",
+        "1",
+        "-t",
+        "1",
+        "--ratio",
+        "1:1",
+        "--key-maximum",
+        "100",
+        "--hide-histogram",
+        "--hdr-file-prefix",
+        "lat",
+    ]));
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let runs: Vec<f64> = (1..=3)
+        .map(|i| section_totals(&stdout, &format!("RUN #{i} RESULTS"))[0])
+        .collect();
+    let best = section_totals(&stdout, "BEST RUN RESULTS")[0];
+    let worst = section_totals(&stdout, "WORST RUN RESULTS")[0];
+    let average = section_totals(&stdout, "AGGREGATED AVERAGE RESULTS (3 runs)")[0];
+    let max = runs.iter().copied().fold(f64::MIN, f64::max);
+    let min = runs.iter().copied().fold(f64::MAX, f64::min);
+    assert_eq!((best, worst), (max, min), "{stdout}");
+    assert!(best >= worst);
+    assert!(worst <= average && average <= best, "{stdout}");
+    let md = std::fs::read_to_string(
+        std::fs::read_dir(dir.path().join("results"))
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path()
+            .join("results.md"),
+    )
+    .unwrap();
+    assert!(md.contains("## 3 runs: median and spread"), "{md}");
+
+    // HDR files per run, named as memtier names them, each holding that run's 2,000
+    // requests (1,000 per row).
+    for run in 1..=3 {
+        for (stem, count) in [
+            (format!("lat_FULL_RUN_{run}"), 2000),
+            (format!("lat_SET_command_run_{run}"), 1000),
+            (format!("lat_GET_command_run_{run}"), 1000),
+        ] {
+            let txt = std::fs::read_to_string(dir.path().join(format!("{stem}.txt"))).unwrap();
+            let last = txt
+                .lines()
+                .rfind(|l| !l.starts_with('#') && !l.trim().is_empty())
+                .unwrap();
+            let cols: Vec<&str> = last.split_whitespace().collect();
+            assert_eq!(cols[1], "1.000000", "{txt}");
+            assert_eq!(cols[2], count.to_string(), "{txt}");
+            assert!(
+                txt.contains(&format!("Total count    = {count:>12}]")),
+                "{txt}"
+            );
+            let hgrm = std::fs::read(dir.path().join(format!("{stem}.hgrm"))).unwrap();
+            let mut deserializer = hdrhistogram::serialization::Deserializer::new();
+            let mut histograms = 0;
+            for entry in hdrhistogram::serialization::interval_log::IntervalLogIterator::new(&hgrm)
+            {
+                if let Ok(hdrhistogram::serialization::interval_log::LogEntry::Interval(h)) = entry
+                {
+                    use base64::Engine as _;
+                    let bytes = base64::engine::general_purpose::STANDARD
+                        .decode(h.encoded_histogram())
+                        .unwrap();
+                    let h: hdrhistogram::Histogram<u64> =
+                        deserializer.deserialize(&mut bytes.as_slice()).unwrap();
+                    assert_eq!(h.len(), count);
+                    histograms += 1;
+                }
+            }
+            assert_eq!(histograms, 1, "{stem}.hgrm");
+        }
+    }
+}
+
+#[test]
+fn mini_redis_runs_set_get_and_refuses_other_commands_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(edgebench().current_dir(dir.path()).args([
+        "kv",
+        "--target",
+        "mini-redis",
+        "-n",
+        "500",
+        "-c",
+        "2",
+        "-t",
+        "1",
+        "--ratio",
+        "1:1",
+        "--key-maximum",
+        "50",
+        "--hide-histogram",
+    ]));
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let (sets, gets) = (row(&stdout, "Sets"), row(&stdout, "Gets"));
+    assert!(sets[0] > 0.0 && gets[0] > 0.0, "{stdout}");
+    // Every GET is a hit or a miss.
+    assert!(
+        (gets[1] + gets[2] - gets[0]).abs() < 0.01 * gets[0],
+        "{stdout}"
+    );
+    assert!(!stdout.contains("ERR"), "{stdout}");
+
+    for (args, want) in [
+        (
+            &["--expiry-range", "10-20"][..],
+            "edgebench: --target mini-redis cannot run SETEX (sent because of --expiry-range)",
+        ),
+        (
+            &["--command", "HSET __key__ f __data__"][..],
+            "edgebench: --target mini-redis cannot run HSET",
+        ),
+        (
+            &["--multi-key-get", "3"][..],
+            "edgebench: --target mini-redis cannot run MGET",
+        ),
+        (
+            &["-P", "resp3"][..],
+            "edgebench: --target mini-redis cannot run HELLO",
+        ),
+    ] {
+        let out = run(edgebench()
+            .current_dir(dir.path())
+            .args(["kv", "--target", "mini-redis", "-n", "10"])
+            .args(args));
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.starts_with(want), "{stderr}");
+    }
 }

@@ -1,5 +1,5 @@
 //! The `edgebench kv` load engine: `-t` threads, each driving its `-c` connections, each
-//! connection keeping `--pipeline` requests in flight, closed loop.
+//! connection keeping up to `--pipeline` requests in flight, closed loop or on a schedule.
 //!
 //! **What latency covers.** A request's latency runs from the moment the batch it belongs to
 //! is handed to the socket (one clock read per batch, as memtier's `fill_pipeline`) to the
@@ -7,22 +7,40 @@
 //! For the in-process target there is no socket: from the moment the batch starts executing
 //! to the moment this request's reply exists.
 //!
+//! **Open loop** (`--rate-limiting`, `--rate`). Each connection has a schedule: request `k`
+//! is *intended* to go out at `first + k · interval`, `first` staggered over the connections
+//! so they do not send in phase (memtier PR #519). A request is sent at its intended time or,
+//! when the connection's pipeline is full, as soon as a reply frees a slot. Besides the
+//! latency above (from the actual send, memtier's meaning), each request also records its
+//! latency from the *intended* send time: the coordinated-omission-corrected latency (Gil
+//! Tene, "How NOT to measure latency", 2015), which charges the server's stalls to every
+//! request that should have gone out during them. A request sent more than one interval
+//! after its intended time is *late*; a scheduled request whose intended time fell before the
+//! end of the run but which was never sent is *dropped*.
+//!
+//! **Warm-up** (`--warmup D`). Requests whose send time (intended send time, in open loop) is
+//! in the first D of the run are sent but not recorded; the measured wall time starts at D.
+//!
 //! **Threads and runtimes.** Each thread runs its own single-threaded tokio runtime and polls
 //! its connections as one future (memtier: one libevent base per thread), so a connection
 //! never migrates and the thread's CPU time is the client's cost for those connections.
-//! Every connection records into its own [`Stats`] (HDR histograms per row); they merge when
-//! the threads join, so nothing is shared on the hot path but one stop flag.
+//! The connections of one thread record into that thread's [`ThreadStats`] (HDR histograms
+//! per row and the per-second series), reached through a `RefCell` that is never held across
+//! an `.await`: nothing is locked, and the series costs memory per thread and second, not per
+//! connection. Threads merge when they join. The live line reads three shared `AtomicU64`s
+//! that each connection adds to once per read (a batch of replies), not once per request.
 //!
 //! **Stopping.** A connection stops sending when it has sent its `-n` share, when the
 //! `--test-time` deadline passes, when Ctrl-C raised the stop flag, or when another
 //! connection failed (then every connection stops: the run ends, reports what it measured,
 //! and says why). Requests in flight are always drained, so every request sent is counted.
 
+use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::io;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use hdrhistogram::Histogram;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -41,7 +59,11 @@ pub enum LoadTarget {
     InProcess(Engine),
 }
 
-/// One output row's counters and latency histogram (ns).
+fn latency_histogram() -> Histogram<u64> {
+    Histogram::new(3).expect("3 significant digits is valid")
+}
+
+/// One output row's counters and latency histograms (ns).
 #[derive(Debug, Clone)]
 pub struct RowStats {
     /// Requests answered.
@@ -56,8 +78,10 @@ pub struct RowStats {
     pub bytes_tx: u64,
     /// Reply bytes read.
     pub bytes_rx: u64,
-    /// Latency, ns, 3 significant digits.
+    /// Latency from the actual send (memtier's meaning), ns, 3 significant digits.
     pub latency: Histogram<u64>,
+    /// Latency from the intended send time (open loop only; empty in closed loop), ns.
+    pub corrected: Histogram<u64>,
 }
 
 impl Default for RowStats {
@@ -69,13 +93,15 @@ impl Default for RowStats {
             errors: 0,
             bytes_tx: 0,
             bytes_rx: 0,
-            latency: Histogram::new(3).expect("3 significant digits is valid"),
+            latency: latency_histogram(),
+            corrected: latency_histogram(),
         }
     }
 }
 
 impl RowStats {
-    fn add(&mut self, other: &RowStats) {
+    /// Adds `other`'s counts and histograms to these.
+    pub fn add(&mut self, other: &RowStats) {
         self.ops += other.ops;
         self.hits += other.hits;
         self.misses += other.misses;
@@ -84,18 +110,183 @@ impl RowStats {
         self.bytes_rx += other.bytes_rx;
         // Both are auto-resizing; adding cannot fail.
         let _ = self.latency.add(&other.latency);
+        let _ = self.corrected.add(&other.corrected);
+    }
+}
+
+/// One row's figures for one second of the run (memtier's `one_sec_cmd_stats`): counts, the
+/// exact latency sum, minimum and maximum, and a coarse histogram for the second's
+/// percentiles (1 significant digit: within 1/16 of the value; a 3-digit histogram per second
+/// would cost ~100 KB per row and second).
+#[derive(Debug, Clone)]
+pub struct SecondStats {
+    /// Requests answered in this second.
+    pub ops: u64,
+    /// GET-like hits.
+    pub hits: u64,
+    /// GET-like misses.
+    pub misses: u64,
+    /// Request bytes.
+    pub bytes_tx: u64,
+    /// Reply bytes.
+    pub bytes_rx: u64,
+    /// Sum of latencies from the actual send, ns.
+    pub latency_sum_ns: u64,
+    /// Smallest latency, ns (`u64::MAX` when no request).
+    pub min_ns: u64,
+    /// Largest latency, ns.
+    pub max_ns: u64,
+    /// Latency from the actual send, ns, 1 significant digit.
+    pub latency: Histogram<u32>,
+}
+
+impl Default for SecondStats {
+    fn default() -> Self {
+        SecondStats {
+            ops: 0,
+            hits: 0,
+            misses: 0,
+            bytes_tx: 0,
+            bytes_rx: 0,
+            latency_sum_ns: 0,
+            min_ns: u64::MAX,
+            max_ns: 0,
+            latency: Histogram::new_with_bounds(1, 3_600_000_000_000, 1)
+                .expect("valid bounds for a per-second histogram"),
+        }
+    }
+}
+
+impl SecondStats {
+    /// Adds `other` into this second.
+    pub fn add(&mut self, other: &SecondStats) {
+        self.ops += other.ops;
+        self.hits += other.hits;
+        self.misses += other.misses;
+        self.bytes_tx += other.bytes_tx;
+        self.bytes_rx += other.bytes_rx;
+        self.latency_sum_ns += other.latency_sum_ns;
+        self.min_ns = self.min_ns.min(other.min_ns);
+        self.max_ns = self.max_ns.max(other.max_ns);
+        let _ = self.latency.add(&other.latency);
+    }
+}
+
+/// What one client thread (all its connections) measured.
+#[derive(Debug, Clone)]
+pub struct ThreadStats {
+    /// One per row.
+    pub rows: Vec<RowStats>,
+    /// `seconds[s][row]`: second `s` after the measured start (by reply time, as memtier's
+    /// `roll_cur_stats`).
+    pub seconds: Vec<Vec<SecondStats>>,
+    /// Requests sent more than one interval after their intended time.
+    pub late: u64,
+    /// Scheduled requests never sent before the end.
+    pub dropped: u64,
+}
+
+impl ThreadStats {
+    fn new(rows: usize) -> ThreadStats {
+        ThreadStats {
+            rows: (0..rows).map(|_| RowStats::default()).collect(),
+            seconds: Vec::new(),
+            late: 0,
+            dropped: 0,
+        }
     }
 
-    fn record(&mut self, kind: ReplyKind, ns: u64, rx: usize, counts_hits: bool) {
-        self.ops += 1;
-        self.bytes_rx += rx as u64;
-        match kind {
-            ReplyKind::Error => self.errors += 1,
-            ReplyKind::Miss if counts_hits => self.misses += 1,
-            ReplyKind::Value if counts_hits => self.hits += 1,
-            _ => {}
+    fn add(&mut self, other: &ThreadStats) {
+        for (m, s) in self.rows.iter_mut().zip(&other.rows) {
+            m.add(s);
         }
-        let _ = self.latency.record(ns.max(1));
+        let rows = self.rows.len();
+        if self.seconds.len() < other.seconds.len() {
+            self.seconds.resize_with(other.seconds.len(), || {
+                (0..rows).map(|_| SecondStats::default()).collect()
+            });
+        }
+        for (mine, theirs) in self.seconds.iter_mut().zip(&other.seconds) {
+            for (m, s) in mine.iter_mut().zip(theirs) {
+                m.add(s);
+            }
+        }
+        self.late += other.late;
+        self.dropped += other.dropped;
+    }
+}
+
+/// One reply, as the engine saw it.
+struct Sample {
+    row: usize,
+    counts_hits: bool,
+    kind: ReplyKind,
+    tx: usize,
+    rx: usize,
+    /// When its batch went out.
+    sent: Instant,
+    /// When it should have gone out (open loop).
+    intended: Option<Instant>,
+    /// When its reply was complete.
+    done: Instant,
+}
+
+impl ThreadStats {
+    /// Records one reply unless it belongs to the warm-up. Returns its latency (ns) for the
+    /// live line.
+    fn record(&mut self, clock: &Clock, s: Sample) -> u64 {
+        let ns = s.done.saturating_duration_since(s.sent).as_nanos() as u64;
+        if s.intended.unwrap_or(s.sent) < clock.measure_from {
+            return ns;
+        }
+        let r = &mut self.rows[s.row];
+        r.ops += 1;
+        r.bytes_tx += s.tx as u64;
+        r.bytes_rx += s.rx as u64;
+        let (hit, miss) = match s.kind {
+            ReplyKind::Error => {
+                r.errors += 1;
+                (0, 0)
+            }
+            ReplyKind::Miss if s.counts_hits => (0, 1),
+            ReplyKind::Value if s.counts_hits => (1, 0),
+            _ => (0, 0),
+        };
+        r.hits += hit;
+        r.misses += miss;
+        let _ = r.latency.record(ns.max(1));
+        if let Some(intended) = s.intended {
+            let corrected = s.done.saturating_duration_since(intended).as_nanos() as u64;
+            let _ = r.corrected.record(corrected.max(1));
+        }
+        let second = s
+            .done
+            .saturating_duration_since(clock.measure_from)
+            .as_secs() as usize;
+        let rows = self.rows.len();
+        if self.seconds.len() <= second {
+            self.seconds.resize_with(second + 1, || {
+                (0..rows).map(|_| SecondStats::default()).collect()
+            });
+        }
+        let b = &mut self.seconds[second][s.row];
+        b.ops += 1;
+        b.hits += hit;
+        b.misses += miss;
+        b.bytes_tx += s.tx as u64;
+        b.bytes_rx += s.rx as u64;
+        b.latency_sum_ns += ns;
+        b.min_ns = b.min_ns.min(ns);
+        b.max_ns = b.max_ns.max(ns);
+        b.latency.saturating_record(ns.max(1));
+        ns
+    }
+
+    /// Counts a request sent `behind` after its intended time (open loop).
+    fn note_send(&mut self, clock: &Clock, intended: Instant, sent: Instant, interval: Duration) {
+        if intended >= clock.measure_from && sent.saturating_duration_since(intended) > interval {
+            self.late += 1;
+        }
     }
 }
 
@@ -104,8 +295,19 @@ impl RowStats {
 pub struct LoadResult {
     /// Row names and their figures, in output order.
     pub rows: Vec<(String, RowStats)>,
-    /// From the first request to the last reply.
+    /// The measured wall time: from the end of the warm-up (the first request without one) to
+    /// the last reply.
     pub elapsed: Duration,
+    /// When the measured time started.
+    pub started_at: SystemTime,
+    /// `seconds[s][row]`, as the rows.
+    pub seconds: Vec<Vec<SecondStats>>,
+    /// The open-loop rate in requests/s over all connections; `None` in closed loop.
+    pub rate: Option<f64>,
+    /// Open loop: requests sent more than one interval after their intended time.
+    pub late: u64,
+    /// Open loop: scheduled requests never sent before the end.
+    pub dropped: u64,
     /// CPU time (user + system) of each client thread, and its wall time.
     pub thread_cpu: Vec<(Duration, Duration)>,
     /// Why the run ended early, if it did (a connection failed, Ctrl-C).
@@ -120,6 +322,57 @@ impl LoadResult {
             t.add(r);
         }
         t
+    }
+
+    /// Total operations per second over the measured time (memtier picks the best and worst
+    /// of `-x` runs by this).
+    pub fn ops_per_sec(&self) -> f64 {
+        let ops: u64 = self.rows.iter().map(|(_, r)| r.ops).sum();
+        ops as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    /// The runs merged as memtier's `AGGREGATED AVERAGE RESULTS`: counts added and histograms
+    /// merged, over the runs' added measured time, so rates are all operations over all the
+    /// measured time (memtier averages the per-run rates: the same when runs last equally,
+    /// as `--test-time` runs do). No per-second series, as memtier's average has none.
+    pub fn aggregate(runs: &[LoadResult]) -> LoadResult {
+        let mut out = runs[0].clone();
+        out.seconds.clear();
+        for r in &runs[1..] {
+            for ((_, m), (_, s)) in out.rows.iter_mut().zip(&r.rows) {
+                m.add(s);
+            }
+            out.elapsed += r.elapsed;
+            out.late += r.late;
+            out.dropped += r.dropped;
+            out.thread_cpu.extend_from_slice(&r.thread_cpu);
+            if out.stopped.is_none() {
+                out.stopped.clone_from(&r.stopped);
+            }
+        }
+        out
+    }
+}
+
+/// The live counters a run updates once per batch of replies and the caller reads once a
+/// second for the live line. They count every reply, warm-up included.
+#[derive(Debug, Default)]
+pub struct Live {
+    /// Replies.
+    pub ops: AtomicU64,
+    /// Request and reply bytes.
+    pub bytes: AtomicU64,
+    /// Sum of latencies from the actual send, ns.
+    pub latency_ns: AtomicU64,
+}
+
+impl Live {
+    fn add(&self, ops: u64, bytes: u64, latency_ns: u64) {
+        if ops > 0 {
+            self.ops.fetch_add(ops, Ordering::Relaxed);
+            self.bytes.fetch_add(bytes, Ordering::Relaxed);
+            self.latency_ns.fetch_add(latency_ns, Ordering::Relaxed);
+        }
     }
 }
 
@@ -182,12 +435,89 @@ pub enum LoadError {
     },
 }
 
+/// The open-loop rate of one connection, requests/s: `--rate-limiting` as given (memtier:
+/// per connection), or `--rate` split evenly over all connections.
+pub fn connection_rate(cfg: &KvConfig) -> Option<f64> {
+    let conns = f64::from(cfg.threads) * f64::from(cfg.clients);
+    cfg.rate_limiting
+        .map(f64::from)
+        .or(cfg.rate.map(|r| r as f64 / conns.max(1.0)))
+}
+
+/// The run's times, shared by every connection.
+#[derive(Debug, Clone, Copy)]
+struct Clock {
+    /// The end of the warm-up: requests sent (intended) before it are not recorded.
+    measure_from: Instant,
+    /// `--test-time`'s end.
+    deadline: Option<Instant>,
+    /// Open loop: one connection's interval between intended sends, ns.
+    interval_ns: Option<f64>,
+    /// All connections of the run, for staggering their schedules.
+    total_conns: u64,
+    pipeline: usize,
+}
+
+/// One connection's intended send times: `first + k · interval`.
+#[derive(Debug, Clone, Copy)]
+struct Schedule {
+    first: Instant,
+    interval_ns: f64,
+}
+
+impl Schedule {
+    fn at(&self, k: u64) -> Instant {
+        self.first + Duration::from_nanos((k as f64 * self.interval_ns) as u64)
+    }
+
+    fn interval(&self) -> Duration {
+        Duration::from_nanos(self.interval_ns as u64)
+    }
+
+    /// How many slots `k` have `at(k)` strictly before `t`.
+    fn slots_before(&self, t: Instant) -> u64 {
+        let ns = t.saturating_duration_since(self.first).as_nanos() as f64;
+        (ns / self.interval_ns).ceil() as u64
+    }
+
+    /// Scheduled requests that were due before `end` (capped by the connection's `-n`
+    /// share) and after the warm-up, but never sent.
+    fn dropped(&self, sent: u64, limit: Option<u64>, end: Instant, measure_from: Instant) -> u64 {
+        let due = self.slots_before(end);
+        let due = limit.map_or(due, |l| due.min(l));
+        due.saturating_sub(sent.max(self.slots_before(measure_from)))
+    }
+}
+
+impl Clock {
+    /// Connection `index`'s schedule once it is ready at `ready`, staggered by
+    /// `index / total_conns` of an interval so that connections do not send in phase.
+    fn schedule(&self, ready: Instant, index: u64) -> Option<Schedule> {
+        self.interval_ns.map(|interval_ns| Schedule {
+            first: ready
+                + Duration::from_nanos(
+                    (interval_ns * index as f64 / self.total_conns.max(1) as f64) as u64,
+                ),
+            interval_ns,
+        })
+    }
+
+    /// When a connection that stopped sending at `now` stopped being due.
+    fn end(&self, now: Instant) -> Instant {
+        self.deadline.map_or(now, |d| d.min(now))
+    }
+}
+
 /// Runs the load described by `cfg` against `target` until every connection is done.
-/// `stop` (Ctrl-C) ends it early; what finished is kept.
+/// `interrupted` (Ctrl-C) ends it early; what finished is kept. `live` is updated as replies
+/// arrive; `tick` is called about once a second, from this thread, with the time since the
+/// run started, while the run goes on.
 pub fn run(
     cfg: &KvConfig,
     target: &LoadTarget,
     interrupted: Arc<AtomicBool>,
+    live: &Arc<Live>,
+    tick: &mut dyn FnMut(Duration),
 ) -> Result<LoadResult, LoadError> {
     let stop = Stop {
         interrupted,
@@ -197,8 +527,6 @@ pub fn run(
     let map = RowMap::new(cfg, &names);
     let buffer = cfg.value_buffer();
     let why: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
-    // Connect everything first, so connection setup is not measured and a dead server fails
-    // before any thread starts.
     let threads = cfg.threads as u64;
     let clients = cfg.clients as u64;
     let first = Arc::new(prelude(cfg));
@@ -208,6 +536,7 @@ pub fn run(
         for c in 0..clients {
             let index = t * clients + c;
             conns.push(ConnPlan {
+                index,
                 gen: cfg.conn_gen(index, &buffer),
                 limit: cfg.requests_for(index),
                 prelude: first.clone(),
@@ -219,44 +548,68 @@ pub fn run(
         // One probe connection: a clear error instead of N failed threads.
         probe(endpoint)?;
     }
-    let deadline_after = cfg.test_time;
-    let pipeline = cfg.pipeline.max(1) as usize;
+    let rate = connection_rate(cfg);
     let started = Instant::now();
+    let started_wall = SystemTime::now();
+    let clock = Clock {
+        measure_from: started + cfg.warmup,
+        deadline: cfg.test_time.map(|d| started + d),
+        interval_ns: rate.map(|r| 1e9 / r),
+        total_conns: threads * clients,
+        pipeline: cfg.pipeline.max(1) as usize,
+    };
+    let rows = names.len();
     let mut handles = Vec::new();
     for conns in plans {
         let target = target.clone();
         let stop = stop.clone();
         let why = why.clone();
         let map = map.clone();
-        let rows = names.len();
+        let live = live.clone();
         handles.push(std::thread::spawn(move || {
             let cpu0 = thread_cpu();
             let wall0 = Instant::now();
-            let deadline = deadline_after.map(|d| started + d);
             let stats = match &target {
-                LoadTarget::InProcess(engine) => {
-                    run_in_process(engine, conns, pipeline, deadline, &stop, &map, rows)
-                        .unwrap_or_else(|e| {
-                            fail(&why, &stop, e);
-                            (0..rows).map(|_| RowStats::default()).collect()
-                        })
-                }
+                LoadTarget::InProcess(engine) => run_in_process(
+                    engine, conns, &clock, &stop, &map, rows, &live,
+                )
+                .unwrap_or_else(|e| {
+                    fail(&why, &stop, e);
+                    ThreadStats::new(rows)
+                }),
                 LoadTarget::Socket(endpoint) => {
-                    run_sockets(endpoint, conns, pipeline, deadline, &stop, &why, &map, rows)
+                    run_sockets(endpoint, conns, &clock, &stop, &why, &map, rows, &live)
                 }
             };
-            (stats, thread_cpu().saturating_sub(cpu0), wall0.elapsed())
+            let finished = Instant::now();
+            (
+                stats,
+                thread_cpu().saturating_sub(cpu0),
+                finished - wall0,
+                finished,
+            )
         }));
     }
-    let mut merged: Vec<RowStats> = names.iter().map(|_| RowStats::default()).collect();
+    // The live line: poll the threads often (so the run's end is not delayed), tick once a
+    // second. The run's end is each thread's own finishing time, not this loop's.
+    let mut next_tick = started + Duration::from_secs(1);
+    while !handles.iter().all(|h| h.is_finished()) {
+        std::thread::sleep(Duration::from_millis(20));
+        let now = Instant::now();
+        if now >= next_tick {
+            tick(now - started);
+            next_tick += Duration::from_secs(1);
+        }
+    }
+    let mut merged = ThreadStats::new(rows);
     let mut thread_cpu = Vec::new();
+    let mut end = started;
     for h in handles {
         match h.join() {
-            Ok((stats, cpu, wall)) => {
-                for (m, s) in merged.iter_mut().zip(&stats) {
-                    m.add(s);
-                }
+            Ok((stats, cpu, wall, finished)) => {
+                merged.add(&stats);
                 thread_cpu.push((cpu, wall));
+                end = end.max(finished);
             }
             Err(_) => {
                 why.lock()
@@ -265,14 +618,18 @@ pub fn run(
             }
         }
     }
-    let elapsed = started.elapsed();
     let mut stopped = why.lock().unwrap_or_else(|e| e.into_inner()).take();
     if stopped.is_none() && stop.interrupted.load(Ordering::Relaxed) {
         stopped = Some("interrupted (Ctrl-C)".into());
     }
     Ok(LoadResult {
-        rows: names.into_iter().zip(merged).collect(),
-        elapsed,
+        rows: names.into_iter().zip(merged.rows).collect(),
+        elapsed: end.saturating_duration_since(clock.measure_from),
+        started_at: started_wall + cfg.warmup,
+        seconds: merged.seconds,
+        rate: rate.map(|r| r * clock.total_conns as f64),
+        late: merged.late,
+        dropped: merged.dropped,
         thread_cpu,
         stopped,
     })
@@ -291,9 +648,10 @@ impl Stop {
     }
 }
 
-/// One connection's generator and its `-n` share (`None`: until the deadline), and what it
-/// sends before the load (HELLO 3, AUTH, SELECT: memtier's connect sequence).
+/// One connection's number, generator and `-n` share (`None`: until the deadline), and what
+/// it sends before the load (HELLO 3, AUTH, SELECT: memtier's connect sequence).
 struct ConnPlan {
+    index: u64,
     gen: ConnGen,
     limit: Option<u64>,
     prelude: Arc<Vec<Vec<Vec<u8>>>>,
@@ -361,16 +719,19 @@ fn thread_cpu() -> Duration {
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
 
+/// Sleeps are cut to this, so Ctrl-C and a failed connection stop a slow schedule promptly.
+const MAX_NAP: Duration = Duration::from_millis(100);
+
 fn run_in_process(
     engine: &Engine,
-    mut conns: Vec<ConnPlan>,
-    pipeline: usize,
-    deadline: Option<Instant>,
+    conns: Vec<ConnPlan>,
+    clock: &Clock,
     stop: &Stop,
     map: &RowMap,
     rows: usize,
-) -> Result<Vec<RowStats>, String> {
-    let mut stats: Vec<RowStats> = (0..rows).map(|_| RowStats::default()).collect();
+    live: &Live,
+) -> Result<ThreadStats, String> {
+    let mut stats = ThreadStats::new(rows);
     let mut clients: Vec<_> = conns.iter().map(|_| engine.client()).collect();
     for (client, conn) in clients.iter_mut().zip(&conns) {
         for cmd in conn.prelude.iter() {
@@ -381,36 +742,86 @@ fn run_in_process(
             }
         }
     }
+    let ready = Instant::now();
+    let schedules: Vec<Option<Schedule>> = conns
+        .iter()
+        .map(|c| clock.schedule(ready, c.index))
+        .collect();
+    let mut conns = conns;
     let mut sent = vec![0u64; conns.len()];
+    let mut finished = vec![false; conns.len()];
     let mut req = RequestBuf::new();
-    let mut active = conns.len();
-    while active > 0 {
-        active = 0;
+    loop {
+        let mut active = 0;
+        let mut progressed = false;
+        let mut wake: Option<Instant> = None;
         for (i, conn) in conns.iter_mut().enumerate() {
-            if !conn.may_send(sent[i], deadline, stop) {
+            if finished[i] {
+                continue;
+            }
+            if !conn.may_send(sent[i], clock.deadline, stop) {
+                finished[i] = true;
+                if let Some(s) = &schedules[i] {
+                    let end = clock.end(Instant::now());
+                    stats.dropped += s.dropped(sent[i], conn.limit, end, clock.measure_from);
+                }
                 continue;
             }
             active += 1;
-            // One batch of `pipeline` requests, as a pipelined socket client would send.
+            // One batch of up to `pipeline` requests, as a pipelined socket client sends.
             let batch_start = Instant::now();
-            for _ in 0..pipeline {
+            let (mut ops, mut bytes, mut latency) = (0u64, 0u64, 0u64);
+            for _ in 0..clock.pipeline {
                 if conn.limit.is_some_and(|l| sent[i] >= l) {
                     break;
                 }
+                let intended = match &schedules[i] {
+                    Some(s) => {
+                        let t = s.at(sent[i]);
+                        if t > batch_start {
+                            wake = Some(wake.map_or(t, |w| w.min(t)));
+                            break;
+                        }
+                        stats.note_send(clock, t, batch_start, s.interval());
+                        Some(t)
+                    }
+                    None => None,
+                };
                 let kind = conn.gen.next_request(&mut req);
                 let tx: usize = req.args().map(<[u8]>::len).sum();
                 let reply = execute(engine, &mut clients[i], &req);
                 let done = Instant::now();
                 sent[i] += 1;
+                progressed = true;
                 let (row, counts_hits) = map.row(kind);
-                let (rk, rx) = classify(&reply);
-                let s = &mut stats[row];
-                s.bytes_tx += tx as u64;
-                s.record(rk, (done - batch_start).as_nanos() as u64, rx, counts_hits);
+                let (kind, rx) = classify(&reply);
+                latency += stats.record(
+                    clock,
+                    Sample {
+                        row,
+                        counts_hits,
+                        kind,
+                        tx,
+                        rx,
+                        sent: batch_start,
+                        intended,
+                        done,
+                    },
+                );
+                ops += 1;
+                bytes += (tx + rx) as u64;
             }
+            live.add(ops, bytes, latency);
+        }
+        if active == 0 {
+            return Ok(stats);
+        }
+        if let (false, Some(w)) = (progressed, wake) {
+            let now = Instant::now();
+            let until = clock.deadline.map_or(w, |d| d.min(w)).min(now + MAX_NAP);
+            std::thread::sleep(until.saturating_duration_since(now));
         }
     }
-    Ok(stats)
 }
 
 /// Runs one request on the engine. Up to 8 arguments go through an array on the stack, so
@@ -450,13 +861,13 @@ fn classify(reply: &Reply) -> (ReplyKind, usize) {
 fn run_sockets(
     endpoint: &Endpoint,
     conns: Vec<ConnPlan>,
-    pipeline: usize,
-    deadline: Option<Instant>,
+    clock: &Clock,
     stop: &Stop,
     why: &Mutex<Option<String>>,
     map: &RowMap,
     rows: usize,
-) -> Vec<RowStats> {
+    live: &Live,
+) -> ThreadStats {
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -464,41 +875,37 @@ fn run_sockets(
         Ok(rt) => rt,
         Err(e) => {
             fail(why, stop, format!("cannot start a client runtime: {e}"));
-            return (0..rows).map(|_| RowStats::default()).collect();
+            return ThreadStats::new(rows);
         }
     };
+    let stats = RefCell::new(ThreadStats::new(rows));
     runtime.block_on(async {
-        let futures = conns.into_iter().map(|conn| async move {
-            let mut stats: Vec<RowStats> = (0..rows).map(|_| RowStats::default()).collect();
-            let result = match endpoint {
-                Endpoint::Tcp { host, port } => {
-                    match tokio::net::TcpStream::connect((host.as_str(), *port)).await {
-                        Ok(s) => {
-                            let _ = s.set_nodelay(true);
-                            drive(s, conn, pipeline, deadline, stop, map, &mut stats).await
+        let futures = conns.into_iter().map(|conn| {
+            let stats = &stats;
+            async move {
+                let result = match endpoint {
+                    Endpoint::Tcp { host, port } => {
+                        match tokio::net::TcpStream::connect((host.as_str(), *port)).await {
+                            Ok(s) => {
+                                let _ = s.set_nodelay(true);
+                                drive(s, conn, clock, stop, map, stats, live).await
+                            }
+                            Err(e) => Err(e),
                         }
-                        Err(e) => Err(e),
                     }
+                    Endpoint::Unix(path) => match tokio::net::UnixStream::connect(path).await {
+                        Ok(s) => drive(s, conn, clock, stop, map, stats, live).await,
+                        Err(e) => Err(e),
+                    },
+                };
+                if let Err(e) = result {
+                    fail(why, stop, format!("connection to {endpoint} failed: {e}"));
                 }
-                Endpoint::Unix(path) => match tokio::net::UnixStream::connect(path).await {
-                    Ok(s) => drive(s, conn, pipeline, deadline, stop, map, &mut stats).await,
-                    Err(e) => Err(e),
-                },
-            };
-            if let Err(e) = result {
-                fail(why, stop, format!("connection to {endpoint} failed: {e}"));
             }
-            stats
         });
-        let all = futures_util::future::join_all(futures).await;
-        let mut merged: Vec<RowStats> = (0..rows).map(|_| RowStats::default()).collect();
-        for stats in all {
-            for (m, s) in merged.iter_mut().zip(&stats) {
-                m.add(s);
-            }
-        }
-        merged
-    })
+        futures_util::future::join_all(futures).await;
+    });
+    stats.into_inner()
 }
 
 /// Records the first failure and stops every connection.
@@ -509,24 +916,18 @@ fn fail(why: &Mutex<Option<String>>, stop: &Stop, reason: String) {
     stop.failed.store(true, Ordering::Relaxed);
 }
 
-/// One connection's closed loop: keep `pipeline` requests in flight, refill as replies come.
-async fn drive<S: AsyncRead + AsyncWrite + Unpin>(
-    mut stream: S,
-    mut conn: ConnPlan,
-    pipeline: usize,
-    deadline: Option<Instant>,
-    stop: &Stop,
-    map: &RowMap,
-    stats: &mut [RowStats],
+fn bad_reply(e: crate::resp::scan::BadReply) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, e)
+}
+
+/// Sends the connect sequence (HELLO, AUTH, SELECT); each reply must not be an error.
+async fn send_prelude<S: AsyncRead + AsyncWrite + Unpin>(
+    stream: &mut S,
+    prelude: &[Vec<Vec<u8>>],
+    input: &mut Vec<u8>,
 ) -> io::Result<()> {
-    let mut req = RequestBuf::new();
-    let mut out: Vec<u8> = Vec::with_capacity(64 * 1024);
-    let mut input: Vec<u8> = Vec::with_capacity(64 * 1024);
-    let mut in_flight: VecDeque<(RequestKind, usize, Instant)> = VecDeque::with_capacity(pipeline);
-    let mut batch: Vec<(RequestKind, usize)> = Vec::with_capacity(pipeline);
-    let mut sent = 0u64;
-    // The connect sequence: each reply must not be an error.
-    for cmd in conn.prelude.iter() {
+    let mut out = Vec::new();
+    for cmd in prelude {
         out.clear();
         out.push(b'*');
         out.extend_from_slice(cmd.len().to_string().as_bytes());
@@ -536,12 +937,10 @@ async fn drive<S: AsyncRead + AsyncWrite + Unpin>(
         }
         stream.write_all(&out).await?;
         let reply = loop {
-            if let Some(r) =
-                scan_reply(&input).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?
-            {
+            if let Some(r) = scan_reply(input).map_err(bad_reply)? {
                 break r;
             }
-            if stream.read_buf(&mut input).await? == 0 {
+            if stream.read_buf(input).await? == 0 {
                 return Err(io::Error::new(
                     io::ErrorKind::UnexpectedEof,
                     "the server closed the connection during the connect sequence",
@@ -555,25 +954,99 @@ async fn drive<S: AsyncRead + AsyncWrite + Unpin>(
         }
         input.drain(..reply.len);
     }
+    Ok(())
+}
+
+/// A request in flight: what it is, its size, when its batch went out and when it was due.
+type InFlight = (RequestKind, usize, Instant, Option<Instant>);
+
+/// One connection: keep up to `pipeline` requests in flight; in closed loop refill as replies
+/// come, in open loop send each request at its intended time (or as soon as a slot frees).
+async fn drive<S: AsyncRead + AsyncWrite + Unpin>(
+    mut stream: S,
+    mut conn: ConnPlan,
+    clock: &Clock,
+    stop: &Stop,
+    map: &RowMap,
+    stats: &RefCell<ThreadStats>,
+    live: &Live,
+) -> io::Result<()> {
+    let pipeline = clock.pipeline;
+    let mut req = RequestBuf::new();
+    let mut out: Vec<u8> = Vec::with_capacity(64 * 1024);
+    let mut input: Vec<u8> = Vec::with_capacity(64 * 1024);
+    let mut in_flight: VecDeque<InFlight> = VecDeque::with_capacity(pipeline);
+    let mut batch: Vec<(RequestKind, usize, Option<Instant>)> = Vec::with_capacity(pipeline);
+    let mut sent = 0u64;
+    send_prelude(&mut stream, &conn.prelude, &mut input).await?;
+    let schedule = clock.schedule(Instant::now(), conn.index);
     loop {
         out.clear();
         batch.clear();
-        while in_flight.len() + batch.len() < pipeline && conn.may_send(sent, deadline, stop) {
+        let now = Instant::now();
+        while in_flight.len() + batch.len() < pipeline && conn.may_send(sent, clock.deadline, stop)
+        {
+            let intended = match &schedule {
+                Some(s) if s.at(sent) > now => break,
+                Some(s) => Some(s.at(sent)),
+                None => None,
+            };
             let kind = conn.gen.next_request(&mut req);
             let before = out.len();
             req.write_resp(&mut out);
-            batch.push((kind, out.len() - before));
+            batch.push((kind, out.len() - before, intended));
             sent += 1;
         }
         if !out.is_empty() {
             let t = Instant::now();
             stream.write_all(&out).await?;
-            in_flight.extend(batch.iter().map(|&(k, tx)| (k, tx, t)));
+            if let Some(s) = &schedule {
+                let mut st = stats.borrow_mut();
+                for &(_, _, intended) in &batch {
+                    if let Some(i) = intended {
+                        st.note_send(clock, i, t, s.interval());
+                    }
+                }
+            }
+            in_flight.extend(batch.iter().map(|&(k, tx, i)| (k, tx, t, i)));
         }
+        let sending = conn.may_send(sent, clock.deadline, stop);
+        // Open loop: when the next request is due, if a slot is free for it.
+        let next_due = match &schedule {
+            Some(s) if sending && in_flight.len() < pipeline => {
+                let now = Instant::now();
+                let cap = clock
+                    .deadline
+                    .map_or(now + MAX_NAP, |d| d.min(now + MAX_NAP));
+                Some(s.at(sent).min(cap))
+            }
+            _ => None,
+        };
         if in_flight.is_empty() {
-            return Ok(());
+            match next_due {
+                Some(t) => {
+                    tokio::time::sleep_until(t.into()).await;
+                    continue;
+                }
+                None if sending => continue,
+                None => {
+                    if let Some(s) = &schedule {
+                        let end = clock.end(Instant::now());
+                        stats.borrow_mut().dropped +=
+                            s.dropped(sent, conn.limit, end, clock.measure_from);
+                    }
+                    return Ok(());
+                }
+            }
         }
-        let n = stream.read_buf(&mut input).await?;
+        let n = match next_due {
+            Some(t) => tokio::select! {
+                // `read_buf` is cancel safe: when the timer wins, nothing was read.
+                r = stream.read_buf(&mut input) => r?,
+                () = tokio::time::sleep_until(t.into()) => continue,
+            },
+            None => stream.read_buf(&mut input).await?,
+        };
         if n == 0 {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
@@ -585,26 +1058,90 @@ async fn drive<S: AsyncRead + AsyncWrite + Unpin>(
         }
         let now = Instant::now();
         let mut pos = 0;
-        while let Some(reply) =
-            scan_reply(&input[pos..]).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?
+        let (mut ops, mut bytes, mut latency) = (0u64, 0u64, 0u64);
         {
-            pos += reply.len;
-            let Some((kind, tx, t)) = in_flight.pop_front() else {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    "a reply arrived for no request",
-                ));
-            };
-            let (row, counts_hits) = map.row(kind);
-            let s = &mut stats[row];
-            s.bytes_tx += tx as u64;
-            s.record(
-                reply.kind,
-                now.duration_since(t).as_nanos() as u64,
-                reply.len,
-                counts_hits,
-            );
+            let mut st = stats.borrow_mut();
+            while let Some(reply) = scan_reply(&input[pos..]).map_err(bad_reply)? {
+                pos += reply.len;
+                let Some((kind, tx, t, intended)) = in_flight.pop_front() else {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        "a reply arrived for no request",
+                    ));
+                };
+                let (row, counts_hits) = map.row(kind);
+                latency += st.record(
+                    clock,
+                    Sample {
+                        row,
+                        counts_hits,
+                        kind: reply.kind,
+                        tx,
+                        rx: reply.len,
+                        sent: t,
+                        intended,
+                        done: now,
+                    },
+                );
+                ops += 1;
+                bytes += (tx + reply.len) as u64;
+            }
         }
+        live.add(ops, bytes, latency);
         input.drain(..pos);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schedule(interval_ms: u64) -> (Instant, Schedule) {
+        let t0 = Instant::now();
+        (
+            t0,
+            Schedule {
+                first: t0,
+                interval_ns: (interval_ms * 1_000_000) as f64,
+            },
+        )
+    }
+
+    #[test]
+    fn a_schedule_counts_its_slots_and_the_dropped_ones() {
+        let (t0, s) = schedule(10);
+        assert_eq!(s.at(3), t0 + Duration::from_millis(30));
+        // Slots 0..=9 are due strictly before 100 ms.
+        assert_eq!(s.slots_before(t0 + Duration::from_millis(100)), 10);
+        assert_eq!(s.slots_before(t0 + Duration::from_millis(101)), 11);
+        let end = t0 + Duration::from_millis(100);
+        // 7 of 10 sent: 3 dropped; a -n share of 8 caps what was due.
+        assert_eq!(s.dropped(7, None, end, t0), 3);
+        assert_eq!(s.dropped(7, Some(8), end, t0), 1);
+        assert_eq!(s.dropped(10, None, end, t0), 0);
+        // Slots in the warm-up (before 50 ms: 0..=4) are not counted as dropped.
+        assert_eq!(s.dropped(2, None, end, t0 + Duration::from_millis(50)), 5);
+    }
+
+    #[test]
+    fn rates_are_per_connection() {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            kv: crate::kv::KvArgs,
+        }
+        let cfg = |extra: &[&str]| {
+            let mut argv = vec!["kv", "-t", "2", "-c", "5", "--test-time", "1"];
+            argv.extend_from_slice(extra);
+            let cli = <Cli as clap::Parser>::parse_from(argv);
+            KvConfig::from_args(&cli.kv).unwrap()
+        };
+        assert_eq!(connection_rate(&cfg(&[])), None);
+        assert_eq!(
+            connection_rate(&cfg(&["--rate-limiting", "300"])),
+            Some(300.0)
+        );
+        // --rate is the total: 1,000/s over 10 connections.
+        assert_eq!(connection_rate(&cfg(&["--rate", "1000"])), Some(100.0));
     }
 }

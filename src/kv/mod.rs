@@ -23,6 +23,7 @@
 
 pub mod command;
 pub mod data;
+pub mod export;
 pub mod keys;
 pub mod load;
 pub mod options;

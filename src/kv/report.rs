@@ -135,19 +135,32 @@ pub fn all_stats(cfg: &KvConfig, result: &LoadResult, title: &str) -> String {
     out
 }
 
-/// edgebench's markdown table of the same figures, plus error counts.
+/// edgebench's markdown table of the same figures, plus error counts. In open loop the
+/// latency columns are from each request's *intended* send time (coordinated omission
+/// corrected) and a second group of columns gives the latency from the actual send
+/// (memtier's meaning); a note under the table says which is which and counts late and
+/// dropped requests.
 pub fn markdown(cfg: &KvConfig, result: &LoadResult) -> String {
     let secs = result.elapsed.as_secs_f64();
     let pcts = &cfg.print_percentiles;
+    let open = result.rate.is_some();
     let mut out = String::from("| Type | Ops/sec | Hits/sec | Misses/sec | Avg. Latency (ms) |");
     for p in pcts {
         let _ = write!(out, " {} (ms) |", pct_label(*p));
     }
-    out.push_str(" KB/sec | Errors |\n|-|-|-|-|-|");
-    for _ in pcts {
+    let mut cols = 5 + pcts.len();
+    if open {
+        out.push_str(" Avg. from send (ms) |");
+        for p in pcts {
+            let _ = write!(out, " {} from send (ms) |", pct_label(*p));
+        }
+        cols += 1 + pcts.len();
+    }
+    out.push_str(" KB/sec | Errors |\n|");
+    for _ in 0..cols + 2 {
         out.push_str("-|");
     }
-    out.push_str("-|-|\n");
+    out.push('\n');
     let cell = |v: Option<f64>, prec: usize| v.map_or("---".to_string(), |v| format!("{v:.prec$}"));
     let mut rows: Vec<(String, RowStats, bool)> = result
         .rows
@@ -157,20 +170,179 @@ pub fn markdown(cfg: &KvConfig, result: &LoadResult) -> String {
     rows.push(("Totals".into(), result.totals(), false));
     for (name, r, hits) in &rows {
         let f = figures(r, secs, *hits, pcts);
+        let (avg, pct) = if open {
+            latency_ms(&r.corrected, pcts)
+        } else {
+            (f.avg_ms, f.pct_ms.clone())
+        };
         let _ = write!(
             out,
             "| {name} | {:.2} | {} | {} | {} |",
             f.ops,
             cell(f.hits, 2),
             cell(f.misses, 2),
-            cell(f.avg_ms, 5)
+            cell(avg, 5)
         );
-        for p in &f.pct_ms {
+        for p in &pct {
             let _ = write!(out, " {} |", cell(*p, 5));
+        }
+        if open {
+            let _ = write!(out, " {} |", cell(f.avg_ms, 5));
+            for p in &f.pct_ms {
+                let _ = write!(out, " {} |", cell(*p, 5));
+            }
         }
         let _ = writeln!(out, " {:.2} | {} |", f.kb, r.errors);
     }
+    out.push('\n');
+    out.push_str(&loop_note(cfg, result));
     out
+}
+
+/// Mean and percentiles of a latency histogram (ns) in ms; `None` when it is empty.
+fn latency_ms(h: &hdrhistogram::Histogram<u64>, pcts: &[f64]) -> (Option<f64>, Vec<Option<f64>>) {
+    let has = !h.is_empty();
+    (
+        has.then(|| h.mean() / 1e6),
+        pcts.iter()
+            .map(|p| has.then(|| h.value_at_quantile(p / 100.0) as f64 / 1e6))
+            .collect(),
+    )
+}
+
+/// What the latency columns mean, the loop, and (open loop) late and dropped requests.
+pub fn loop_note(cfg: &KvConfig, result: &LoadResult) -> String {
+    let warmup = if cfg.warmup.is_zero() {
+        String::new()
+    } else {
+        format!(
+            " The first {:?} (warm-up) is excluded: requests sent in it are not counted and \
+             the rates divide by the {:.3} s after it.",
+            cfg.warmup,
+            result.elapsed.as_secs_f64()
+        )
+    };
+    match result.rate {
+        None => format!(
+            "Closed loop: latency from the moment a request's batch is written to the moment \
+             its reply is read (memtier's meaning).{warmup}\n"
+        ),
+        Some(rate) => format!(
+            "Open loop at {rate:.1} requests/s in total ({:.3} per connection): latency from \
+             each request's intended send time (coordinated omission corrected); the \
+             \"from send\" columns are from the actual send (memtier's meaning). Late (sent \
+             more than one interval behind schedule): {}. Dropped (due before the end, never \
+             sent): {}.{warmup}\n",
+            rate / (f64::from(cfg.threads) * f64::from(cfg.clients)),
+            result.late,
+            result.dropped
+        ),
+    }
+}
+
+/// The run memtier calls best (`best = true`) or worst among `-x` runs: by total ops/sec,
+/// the first one on ties (`memtier_benchmark.cpp`, `main`).
+pub fn best_or_worst(runs: &[LoadResult], best: bool) -> usize {
+    let mut pick = 0;
+    for (i, r) in runs.iter().enumerate().skip(1) {
+        let (a, b) = (r.ops_per_sec(), runs[pick].ops_per_sec());
+        if (best && a > b) || (!best && a < b) {
+            pick = i;
+        }
+    }
+    pick
+}
+
+/// The median of `v` (the mean of the middle two for an even count).
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// edgebench's summary of `-x` runs: for the Totals row, each figure's median over the runs
+/// and its spread as the smallest and largest value (min–max). Latency figures are the
+/// corrected ones in open loop.
+pub fn runs_markdown(cfg: &KvConfig, runs: &[LoadResult]) -> String {
+    let pcts = &cfg.print_percentiles;
+    let open = runs.first().is_some_and(|r| r.rate.is_some());
+    let mut figures_by_run: Vec<(String, Vec<f64>)> = vec![("Ops/sec".into(), Vec::new())];
+    figures_by_run.push(("Avg. Latency (ms)".into(), Vec::new()));
+    for p in pcts {
+        figures_by_run.push((format!("{} (ms)", pct_label(*p)), Vec::new()));
+    }
+    for r in runs {
+        let t = r.totals();
+        let h = if open { &t.corrected } else { &t.latency };
+        let (avg, pct) = latency_ms(h, pcts);
+        figures_by_run[0].1.push(r.ops_per_sec());
+        figures_by_run[1].1.push(avg.unwrap_or(f64::NAN));
+        for (i, p) in pct.into_iter().enumerate() {
+            figures_by_run[2 + i].1.push(p.unwrap_or(f64::NAN));
+        }
+    }
+    let mut out = format!(
+        "## {} runs: median and spread (Totals; spread = min–max over the runs)\n\n\
+         | Figure | Median | Min | Max | (Max − Min) / Median |\n|-|-|-|-|-|\n",
+        runs.len()
+    );
+    for (name, mut v) in figures_by_run {
+        let (lo, hi) = v
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+                (lo.min(*x), hi.max(*x))
+            });
+        let m = median(&mut v);
+        let rel = if m > 0.0 { (hi - lo) / m * 100.0 } else { 0.0 };
+        let prec = if name == "Ops/sec" { 2 } else { 5 };
+        let _ = writeln!(
+            out,
+            "| {name} | {m:.prec$} | {lo:.prec$} | {hi:.prec$} | {rel:.1}% |"
+        );
+    }
+    out
+}
+
+/// memtier's live line (`memtier_benchmark.cpp`, `run_benchmark`), without its trailing `\r`.
+#[allow(clippy::too_many_arguments)]
+pub fn live_line(
+    run: u32,
+    progress_pct: f64,
+    secs: u64,
+    threads: u32,
+    ops: u64,
+    cur_ops_sec: f64,
+    avg_ops_sec: f64,
+    cur_bytes_sec: f64,
+    avg_bytes_sec: f64,
+    cur_latency_ms: f64,
+    avg_latency_ms: f64,
+) -> String {
+    format!(
+        "[RUN #{run} {progress_pct:.0}%, {secs:>3} secs] {threads:>2} threads: {ops:>11} ops, \
+         {:>7} (avg: {:>7}) ops/sec, {}/sec (avg: {}/sec), {cur_latency_ms:>5.2} (avg: \
+         {avg_latency_ms:>5.2}) msec latency",
+        cur_ops_sec as u64,
+        avg_ops_sec as u64,
+        size_str(cur_bytes_sec),
+        size_str(avg_bytes_sec)
+    )
+}
+
+/// memtier's `size_to_str`: bytes as KB, MB or GB with two decimals.
+fn size_str(bytes: f64) -> String {
+    const K: f64 = 1024.0;
+    if bytes >= K * K * K {
+        format!("{:.2}GB", bytes / (K * K * K))
+    } else if bytes >= K * K {
+        format!("{:.2}MB", bytes / (K * K))
+    } else {
+        format!("{:.2}KB", bytes / K)
+    }
 }
 
 /// One line per client thread that was busier than [`SATURATED`]; empty when none was.
