@@ -984,7 +984,14 @@ async fn drive<S: AsyncRead + AsyncWrite + Unpin>(
         out.clear();
         batch.clear();
         let now = Instant::now();
-        while in_flight.len() + batch.len() < pipeline && conn.may_send(sent, clock.deadline, stop)
+        // Closed loop refills once half the window is free, not after every reply: each
+        // write then carries at least pipeline/2 requests, so the server reads and answers
+        // in batches (redis-benchmark waits for the whole window; memtier refills per reply,
+        // which makes the server do one read per few requests).
+        let refill = schedule.is_some() || in_flight.len() <= pipeline / 2;
+        while refill
+            && in_flight.len() + batch.len() < pipeline
+            && conn.may_send(sent, clock.deadline, stop)
         {
             let intended = match &schedule {
                 Some(s) if s.at(sent) > now => break,
