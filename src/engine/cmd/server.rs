@@ -36,7 +36,8 @@ pub const COMMANDS: &[Spec] = &[
     // with its broker, before the engine sees them): the count of receivers is 0, as Redis
     // answers on a server with no subscribers.
     keyless("publish", 3, publish_in_process),
-    keyless("spublish", 3, publish_in_process),
+    // SPUBLISH's shard channel is its key in Redis's command table (it picks the slot).
+    super::spec("spublish", 3, super::ONE_KEY, false, publish_in_process),
     keyless("select", 2, select),
     keyless("hello", -1, hello),
     keyless("auth", -2, auth),
