@@ -14,7 +14,6 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
@@ -502,9 +501,4 @@ pub fn delete_structures(
 
 fn query_int(con: &mut dyn ConnectionLike, cmd: &redis::Cmd) -> Result<i64, String> {
     cmd.query(con).map_err(|e| e.to_string())
-}
-
-/// A shared flag for tests and the CLI: never raised.
-pub fn never() -> Arc<AtomicBool> {
-    Arc::new(AtomicBool::new(false))
 }

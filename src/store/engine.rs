@@ -34,7 +34,7 @@ use crate::engine::types::ZSet;
 use crate::engine::{CmdError, Db, Engine, Entry, Locked, Value, DATABASES};
 use crate::model::{now_ms, Event, Reading};
 use crate::store::layout::{decode, encode, found, Key, Keys, Record, RedisEvent, RedisReading};
-use crate::store::rules::{self, key_id, merge_event, merge_reading, stamp_event, stamp_reading};
+use crate::store::rules::{key_id, merge_event, merge_reading, stamp_event, stamp_reading};
 use crate::store::{CoreData, StoreError, StoreResult, UNLIMITED};
 
 /// Records loaded under one lock by a range read. Big enough that the lock costs little per
@@ -528,10 +528,6 @@ impl CoreData for EngineStore {
     fn readings_by_name(&mut self, name: &str, limit: usize) -> StoreResult<Vec<Reading>> {
         self.zrange(Keys::readings_by_name(name), limit)?;
         self.readings_at_ids()
-    }
-
-    fn readings_by_names(&mut self, names: &[&str], limit: usize) -> StoreResult<Vec<Reading>> {
-        rules::readings_by_names(names, limit, |name, left| self.readings_by_name(name, left))
     }
 
     fn readings_by_creation_time(

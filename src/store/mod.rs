@@ -147,7 +147,11 @@ pub trait CoreData: Send {
     /// The first `limit` readings with this value-descriptor name, oldest first.
     fn readings_by_name(&mut self, name: &str, limit: usize) -> StoreResult<Vec<Reading>>;
     /// Readings of each name in turn (oldest first within a name), at most `limit` in all.
-    fn readings_by_names(&mut self, names: &[&str], limit: usize) -> StoreResult<Vec<Reading>>;
+    /// Every backend answers it the 2018 client's way, one name at a time through
+    /// `readings_by_name`, so the loop lives here once.
+    fn readings_by_names(&mut self, names: &[&str], limit: usize) -> StoreResult<Vec<Reading>> {
+        rules::readings_by_names(names, limit, |name, left| self.readings_by_name(name, left))
+    }
     /// Readings with `start_ms <= created <= end_ms`, oldest first, at most `limit`.
     fn readings_by_creation_time(
         &mut self,

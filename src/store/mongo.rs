@@ -39,7 +39,7 @@ use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::{Deserialize, Serialize};
 
 use crate::model::{now_ms, Event, ObjectId, Reading};
-use crate::store::rules::{self, key_id, merge_event, merge_reading, stamp_event, stamp_reading};
+use crate::store::rules::{key_id, merge_event, merge_reading, stamp_event, stamp_reading};
 use crate::store::{CoreData, StoreError, StoreResult, UNLIMITED};
 
 const BACKEND: &str = "mongodb";
@@ -949,10 +949,6 @@ impl CoreData for MongoStore {
 
     fn readings_by_name(&mut self, name: &str, limit: usize) -> StoreResult<Vec<Reading>> {
         self.readings_where(doc! { "name": name }, limit)
-    }
-
-    fn readings_by_names(&mut self, names: &[&str], limit: usize) -> StoreResult<Vec<Reading>> {
-        rules::readings_by_names(names, limit, |name, left| self.readings_by_name(name, left))
     }
 
     fn readings_by_creation_time(

@@ -40,7 +40,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::model::{now_ms, Event, Reading};
-use crate::store::rules::{self, key_id, merge_event, merge_reading, stamp_event, stamp_reading};
+use crate::store::rules::{key_id, merge_event, merge_reading, stamp_event, stamp_reading};
 use crate::store::{CoreData, StoreError, StoreResult};
 
 /// The backend name in [`StoreError::Backend`].
@@ -921,10 +921,6 @@ impl CoreData for PgStore {
             &[&name, &n],
             limit,
         )
-    }
-
-    fn readings_by_names(&mut self, names: &[&str], limit: usize) -> StoreResult<Vec<Reading>> {
-        rules::readings_by_names(names, limit, |name, left| self.readings_by_name(name, left))
     }
 
     fn readings_by_creation_time(

@@ -22,7 +22,7 @@ use redis::{ConnectionLike, FromRedisValue, Pipeline, RedisError, RedisWrite, To
 
 use crate::model::{now_ms, Event, Reading};
 use crate::store::layout::{decode, encode, found, Key, Keys, Record, RedisEvent, RedisReading};
-use crate::store::rules::{self, key_id, merge_event, merge_reading, stamp_event, stamp_reading};
+use crate::store::rules::{key_id, merge_event, merge_reading, stamp_event, stamp_reading};
 use crate::store::{CoreData, StoreError, StoreResult, UNLIMITED};
 
 impl ToRedisArgs for Key<'_> {
@@ -395,10 +395,6 @@ impl<C: ConnectionLike + Send> CoreData for RedisStore<C> {
     fn readings_by_name(&mut self, name: &str, limit: usize) -> StoreResult<Vec<Reading>> {
         let ids = self.zrange(Keys::readings_by_name(name), limit)?;
         self.readings_at(&ids)
-    }
-
-    fn readings_by_names(&mut self, names: &[&str], limit: usize) -> StoreResult<Vec<Reading>> {
-        rules::readings_by_names(names, limit, |name, left| self.readings_by_name(name, left))
     }
 
     fn readings_by_creation_time(

@@ -39,7 +39,7 @@ use serde::{Deserialize, Serialize};
 use tempfile::TempDir;
 
 use crate::model::{now_ms, Event, Reading};
-use crate::store::rules::{self, key_id, merge_event, merge_reading, stamp_event, stamp_reading};
+use crate::store::rules::{key_id, merge_event, merge_reading, stamp_event, stamp_reading};
 use crate::store::{CoreData, StoreError, StoreResult};
 
 const BACKEND: &str = "sqlite";
@@ -736,10 +736,6 @@ impl CoreData for SqliteStore {
 
     fn readings_by_name(&mut self, name: &str, limit: usize) -> StoreResult<Vec<Reading>> {
         self.readings_where(READINGS_BY_NAME, params![name, sql_limit(limit)])
-    }
-
-    fn readings_by_names(&mut self, names: &[&str], limit: usize) -> StoreResult<Vec<Reading>> {
-        rules::readings_by_names(names, limit, |name, left| self.readings_by_name(name, left))
     }
 
     fn readings_by_creation_time(

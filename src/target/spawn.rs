@@ -234,22 +234,8 @@ impl RedisServer {
             .stdout(Stdio::null())
             .stderr(stderr)
             .process_group(0);
-        let parent = std::process::id() as libc::pid_t;
-        // SAFETY: the closure runs in the forked child before exec and only makes
-        // async-signal-safe calls (prctl, getppid), without allocating.
-        unsafe {
-            cmd.pre_exec(move || {
-                // PDEATHSIG fires when the spawning *thread* exits (see `spawn`).
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                // The parent may have died before prctl took effect: then nobody owns us.
-                if libc::getppid() != parent {
-                    return Err(io::Error::from_raw_os_error(libc::ESRCH));
-                }
-                Ok(())
-            });
-        }
+        // PDEATHSIG fires when the spawning *thread* exits (see `spawn`).
+        die_with_parent(&mut cmd);
         let child = cmd.spawn().map_err(|error| SpawnError::Start {
             binary: binary.display().to_string(),
             error,
@@ -376,6 +362,28 @@ fn temp_dir() -> io::Result<TempDir> {
 fn free_port() -> io::Result<u16> {
     let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
     Ok(listener.local_addr()?.port())
+}
+
+/// Makes the child `cmd` spawns die (SIGKILL) when the spawning thread's process goes away,
+/// and refuse to start when that already happened: `PR_SET_PDEATHSIG`, set in the child
+/// before exec. PDEATHSIG follows the spawning *thread*: spawn from one that lives as long
+/// as the child should. Shared by spawned redis-servers and the tests' helper servers.
+pub fn die_with_parent(cmd: &mut Command) {
+    let parent = std::process::id() as libc::pid_t;
+    // SAFETY: the closure runs in the forked child before exec and only makes
+    // async-signal-safe calls (prctl, getppid), without allocating.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // The parent may have died before prctl took effect: then nobody owns us.
+            if libc::getppid() != parent {
+                return Err(io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            Ok(())
+        });
+    }
 }
 
 #[cfg(test)]

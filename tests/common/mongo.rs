@@ -148,21 +148,7 @@ fn keep(port: u16, storage: &Path, ready: &mpsc::Sender<Result<(), String>>) {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .process_group(0);
-    let parent = std::process::id() as libc::pid_t;
-    // SAFETY: runs in the forked child before exec and only makes async-signal-safe calls
-    // (prctl, getppid), without allocating.
-    unsafe {
-        cmd.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                return Err(io::Error::last_os_error());
-            }
-            // The parent may have died before prctl took effect: then nobody owns us.
-            if libc::getppid() != parent {
-                return Err(io::Error::from_raw_os_error(libc::ESRCH));
-            }
-            Ok(())
-        });
-    }
+    edgebench::target::spawn::die_with_parent(&mut cmd);
     let mut child = match cmd.spawn() {
         Ok(child) => child,
         Err(e) => {
