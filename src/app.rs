@@ -742,11 +742,12 @@ pub fn perf(
     stop: &AtomicBool,
     out: &mut (dyn Write + Send),
 ) -> Result<(), PerfError> {
-    use crate::perf::csv::{clean_results, create_csv, PerfApp};
+    use crate::perf::csv::{clean_results, create_csv, create_csv_all};
     let usage = |m: String| PerfError::Usage(m);
     let mut run = false;
     let mut list = false;
     let mut delete = false;
+    let mut all = false;
     let mut prop: Option<PathBuf> = None;
     let mut target: Option<String> = None;
     let mut i = 0;
@@ -763,7 +764,7 @@ pub fn perf(
             "-run" => run = true,
             "-list" => list = true,
             "-delete" => delete = true,
-            "-all" => {}
+            "-all" => all = true,
             "-prop" => prop = Some(PathBuf::from(value("-prop")?)),
             "--target" | "-target" => target = Some(value("--target")?),
             "-?" | "-h" | "--help" => {
@@ -787,22 +788,68 @@ pub fn perf(
         }
         i += 1;
     }
-    let app = PerfApp {
-        name: "perf_test_edgebench".into(),
-        results_dir: PathBuf::from(PERF_RESULTS),
+    // Each target is a PadoGrid "app" with its own results directory (perf::apps).
+    let root = Path::new(PERF_RESULTS);
+    let (item, why) = match &target {
+        Some(t) => (t.clone(), "from --target"),
+        None if crate::target::redis_server_on_path() => (
+            "redis-tcp".to_string(),
+            "the default: redis-server is on PATH",
+        ),
+        None => (
+            "embedded".to_string(),
+            "the default: no redis-server on PATH, so the in-process engine",
+        ),
     };
+    let specs = crate::target::parse_targets(std::slice::from_ref(&item))
+        .map_err(|e| usage(format!("--target: {e}")))?;
+    let [spec] = specs.as_slice() else {
+        return Err(usage(format!(
+            "--target {item:?}: perf runs against one target at a time"
+        )));
+    };
+    let app = crate::perf::apps::app_for(root, &spec.name);
+    let csv_error = |e: crate::perf::csv::CsvError| usage(e.to_string());
     match tool {
         "test_group" => {}
-        "create_csv" => {
-            let files = create_csv(&app).map_err(|e| usage(e.to_string()))?;
+        "create_csv" if all => {
+            let apps = crate::perf::apps::list_apps(root)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", root.display()))?;
+            let home = crate::perf::apps::all_apps_home(root);
+            let files = create_csv_all(&home, &apps).map_err(csv_error)?;
             for f in files {
-                let _ = writeln!(out, "{}", f.display());
+                let _ = writeln!(out, "   + {}", f.display());
+            }
+            if let Some((path, md)) =
+                crate::perf::apps::write_group_comparison(root, &apps).map_err(csv_error)?
+            {
+                let _ = writeln!(out, "   + {}\n\n{md}", path.display());
+            }
+            return Ok(());
+        }
+        "create_csv" => {
+            let files = create_csv(&app).map_err(csv_error)?;
+            for f in files {
+                let _ = writeln!(out, "   + {}", f.display());
             }
             return Ok(());
         }
         "clean_results" => {
-            let removed = clean_results(&app.results_dir).map_err(|e| anyhow::anyhow!("{e}"))?;
-            let _ = writeln!(out, "removed {} files from {}", removed.len(), PERF_RESULTS);
+            let mut dirs = vec![app.results_dir.clone()];
+            if all {
+                dirs = crate::perf::apps::list_apps(root)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", root.display()))?
+                    .into_iter()
+                    .map(|a| a.results_dir)
+                    .collect();
+                // The -all CSVs and the comparison live at the root.
+                dirs.push(root.to_path_buf());
+            }
+            for dir in dirs {
+                let _ = writeln!(out, "Cleaning {}...", dir.display());
+                clean_results(&dir).map_err(|e| anyhow::anyhow!("{e}"))?;
+            }
+            let _ = writeln!(out, "clean_results complete.");
             return Ok(());
         }
         "create_group_config" => {
@@ -828,30 +875,12 @@ pub fn perf(
     for w in &cfg.warnings {
         let _ = writeln!(out, "warning: {w}");
     }
-    let (item, why) = match &target {
-        Some(t) => (t.clone(), "from --target"),
-        None if crate::target::redis_server_on_path() => (
-            "redis-tcp".to_string(),
-            "the default: redis-server is on PATH",
-        ),
-        None => (
-            "embedded".to_string(),
-            "the default: no redis-server on PATH, so the in-process engine",
-        ),
-    };
     if !run && !list && !delete {
         let _ = write!(out, "{}", describe_group_test(&cfg, &prop));
         let _ = writeln!(out, "target: {item} ({why})");
         let _ = writeln!(out, "To run the test, specify the '-run' option.");
         return Ok(());
     }
-    let specs = crate::target::parse_targets(std::slice::from_ref(&item))
-        .map_err(|e| usage(format!("--target: {e}")))?;
-    let [spec] = specs.as_slice() else {
-        return Err(usage(format!(
-            "--target {item:?}: perf runs against one target at a time"
-        )));
-    };
     let target = Target::start(spec).map_err(|e| anyhow::anyhow!("{e}"))?;
     let connector = perf_connector(&target).map_err(usage)?;
     let _ = writeln!(
@@ -883,7 +912,7 @@ pub fn perf(
         &cfg,
         &*connector,
         &product,
-        Path::new(PERF_RESULTS),
+        &app.results_dir,
         stop,
         out,
     )
@@ -909,7 +938,7 @@ pub fn perf(
         ));
         let _ = writeln!(out, "results: {}", path.display());
     }
-    let md = Path::new(PERF_RESULTS).join(format!(
+    let md = app.results_dir.join(format!(
         "summary-{}-{}.md",
         product,
         chrono::Utc::now().format("%Y%m%d-%H%M%S")

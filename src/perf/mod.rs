@@ -20,6 +20,7 @@
 //! - Every random choice comes from a seeded [`data::JavaRandom`], so generated data is
 //!   reproducible.
 
+pub mod apps;
 pub mod config;
 pub mod csv;
 pub mod data;
