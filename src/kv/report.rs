@@ -400,3 +400,45 @@ pub fn distribution(result: &LoadResult) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, SystemTime};
+
+    #[test]
+    fn the_distribution_is_printed_in_memtiers_format() {
+        let mut sets = RowStats::default();
+        for ns in [1_000_000, 1_000_000, 1_000_000, 2_000_000] {
+            sets.latency.record(ns).unwrap();
+        }
+        sets.ops = 4;
+        let result = LoadResult {
+            rows: vec![("Sets".into(), sets), ("Gets".into(), RowStats::default())],
+            elapsed: Duration::from_secs(1),
+            started_at: SystemTime::UNIX_EPOCH,
+            seconds: Vec::new(),
+            rate: None,
+            late: 0,
+            dropped: 0,
+            thread_cpu: Vec::new(),
+            stopped: None,
+        };
+        // run_stats.cpp: "%-6s %12s %12s" header, 72 dashes, "%-6s %8.3f %12.3f" points
+        // (10 ticks per half distance), "---" after each row; Gets had no requests.
+        let mut want = String::from(
+            "Request Latency Distribution\n\
+             Type     <= msec         Percent\n",
+        );
+        want.push_str(&"-".repeat(72));
+        want.push('\n');
+        for pct in [
+            0.0, 5.0, 10.0, 15.0, 20.0, 25.0, 30.0, 35.0, 40.0, 45.0, 50.0, 52.5, 55.0, 57.5, 60.0,
+            62.5, 65.0, 67.5, 70.0, 72.5,
+        ] {
+            want.push_str(&format!("SET       1.000 {pct:>12.3}\n"));
+        }
+        want.push_str("SET       2.001       75.000\nSET       2.001      100.000\n---\n---\n");
+        assert_eq!(distribution(&result), want);
+    }
+}
