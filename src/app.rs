@@ -340,7 +340,7 @@ pub fn kv(
     for w in &cfg.warnings {
         let _ = writeln!(status, "edgebench: warning: {w}");
     }
-    if let Some(e) = kv_not_yet(cfg).or_else(|| mini_redis_refusal(cfg)) {
+    if let Some(e) = mini_redis_refusal(cfg) {
         anyhow::bail!(e);
     }
     if cfg.show_config {
@@ -557,20 +557,6 @@ impl LiveLine {
             let _ = writeln!(status);
         }
     }
-}
-
-/// The memtier options `edgebench kv` parses and checks but cannot run yet: a run with one of
-/// them is refused with one line naming it, never run as if it were not there.
-pub fn kv_not_yet(cfg: &crate::kv::KvConfig) -> Option<String> {
-    let given: [(bool, &str); 2] = [
-        (cfg.cluster_mode, "--cluster-mode"),
-        (cfg.reconnect_interval.is_some(), "--reconnect-interval"),
-    ];
-    given.iter().find(|(on, _)| *on).map(|(_, flag)| {
-        format!(
-            "{flag} is not implemented yet in edgebench kv (issue 5, docs/kv.md); run without it"
-        )
-    })
 }
 
 /// What `edgebench kv` runs against: a started `--target`, the in-process `mini-redis`

@@ -106,9 +106,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     return Ok(ExitCode::from(2));
                 }
             };
-            if let Some(e) = edgebench::app::kv_not_yet(&cfg)
-                .or_else(|| edgebench::app::mini_redis_refusal(&cfg))
-            {
+            if let Some(e) = edgebench::app::mini_redis_refusal(&cfg) {
                 let _ = writeln!(std::io::stderr(), "edgebench: {e}");
                 return Ok(ExitCode::from(2));
             }

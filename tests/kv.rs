@@ -205,8 +205,8 @@ fn unsupported_memtier_flags_and_bad_values_are_one_line() {
             "edgebench: invalid --ratio \"1:x\"",
         ),
         (
-            &["kv", "--cluster-mode"][..],
-            "edgebench: --cluster-mode is not implemented yet",
+            &["kv", "--cluster-mode", "--multi-key-get", "3"][..],
+            "edgebench: --cluster-mode with --multi-key-get: cluster mode does not support it",
         ),
     ] {
         let out = run(edgebench().args(args));
@@ -591,4 +591,90 @@ fn mini_redis_runs_set_get_and_refuses_other_commands_in_one_line() {
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
         assert!(stderr.starts_with(want), "{stderr}");
     }
+}
+
+/// `total_connections_received` of the server (INFO stats), read on `con`.
+fn connections_received(con: &mut redis::Connection) -> u64 {
+    let info: String = redis::cmd("INFO").arg("stats").query(con).unwrap();
+    info.lines()
+        .find_map(|l| l.strip_prefix("total_connections_received:"))
+        .map(|n| n.trim().parse().unwrap())
+        .unwrap()
+}
+
+#[test]
+fn reconnect_interval_reopens_each_connection_every_n_requests() {
+    let (_server, host, port) = private_redis();
+    let mut con = redis(port);
+    let before = connections_received(&mut con);
+    let out = run(edgebench()
+        .current_dir(tempfile::tempdir().unwrap().path())
+        .args([
+            "kv",
+            "-s",
+            &host,
+            "-p",
+            &port.to_string(),
+            "--reconnect-interval=10",
+            "--pipeline=3",
+            "-n",
+            "100",
+            "--ratio=1:0",
+            "--key-maximum=100",
+            "-c",
+            "2",
+            "-t",
+            "2",
+            "--hide-histogram",
+        ]));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // The probe, then 4 connections × 100 requests / 10 per connection (no reconnection
+    // after the last request).
+    assert_eq!(connections_received(&mut con) - before, 1 + 4 * 10);
+    assert_eq!(calls(port, "set"), 400);
+}
+
+#[test]
+fn multi_key_get_counts_a_hit_or_a_miss_per_key() {
+    let (_server, host, port) = private_redis();
+    let mut con = redis(port);
+    // Keys 1-10, of which 3, 6 and 9 exist.
+    for i in [3, 6, 9] {
+        let _: () = redis::cmd("SET")
+            .arg(format!("memtier-{i}"))
+            .arg("x")
+            .query(&mut con)
+            .unwrap();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mget.json");
+    // Two MGETs of 10 keys each, walking 1-10 twice: 6 hits and 14 misses.
+    let out = run(edgebench().current_dir(dir.path()).args([
+        "kv",
+        "-s",
+        &host,
+        "-p",
+        &port.to_string(),
+        "--key-minimum=1",
+        "--key-maximum=10",
+        "--ratio=0:10",
+        "--multi-key-get=10",
+        "--key-pattern=S:S",
+        "-n",
+        "2",
+        "-c",
+        "1",
+        "-t",
+        "1",
+        "--hide-histogram",
+        &format!("--json-out-file={}", file.display()),
+    ]));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(calls(port, "mget"), 2);
+    let gets = &json(&file)["ALL STATS"]["Gets"];
+    assert_eq!(gets["Count"].as_u64(), Some(2));
+    // The JSON has rates: back to counts over the run's two requests.
+    let count = |field: &str| (ms(&gets[field]) / ms(&gets["Ops/sec"]) * 2.0).round() as u64;
+    assert_eq!(count("Hits/sec"), 6, "{gets}");
+    assert_eq!(count("Misses/sec"), 14, "{gets}");
 }

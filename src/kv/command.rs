@@ -192,6 +192,14 @@ impl ArbitraryCommand {
         })
     }
 
+    /// The index of the argument holding the first `__key__` (what cluster mode routes
+    /// by), `None` for a keyless command.
+    pub fn key_arg(&self) -> Option<usize> {
+        self.args
+            .iter()
+            .position(|a| matches!(a, CommandArg::Key { .. }))
+    }
+
     /// How many `__key__` placeholders the command has.
     pub fn keys_count(&self) -> usize {
         self.args

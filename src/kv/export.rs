@@ -179,6 +179,15 @@ fn row_json(
         ("Ops/sec".into(), num(per_sec(r.ops), 2)),
         ("Hits/sec".into(), num(hits_sec, 2)),
         ("Misses/sec".into(), num(misses_sec, 2)),
+    ];
+    if cfg.cluster_mode {
+        // memtier writes these in cluster mode only; the counts are edgebench's.
+        o.push(("MOVED/sec".into(), num(per_sec(r.moved), 2)));
+        o.push(("ASK/sec".into(), num(per_sec(r.ask), 2)));
+        o.push(("MOVED".into(), int(r.moved)));
+        o.push(("ASK".into(), int(r.ask)));
+    }
+    o.extend([
         ("Connection Errors/sec".into(), num(0.0, 2)),
         ("Connection Errors".into(), int(0)),
         ("Latency".into(), num(avg, 3)),
@@ -202,7 +211,7 @@ fn row_json(
         ),
         ("KB/sec RX".into(), num(per_sec(r.bytes_rx) / 1024.0, 2)),
         ("KB/sec TX".into(), num(per_sec(r.bytes_tx) / 1024.0, 2)),
-    ];
+    ]);
     let mut series = Vec::new();
     for (i, s) in seconds.iter().enumerate() {
         let mut e = vec![

@@ -45,6 +45,7 @@ use std::time::{Duration, Instant, SystemTime};
 use hdrhistogram::Histogram;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
+use super::cluster::{self, Redirect, Topology};
 use super::{ConnGen, KvConfig, RequestBuf, RequestKind};
 use crate::engine::{Engine, Reply};
 use crate::resp::scan::{scan_reply, ReplyKind};
@@ -72,8 +73,13 @@ pub struct RowStats {
     pub hits: u64,
     /// GET-like replies that found nothing (nil or empty).
     pub misses: u64,
-    /// Error replies.
+    /// Error replies (redirections are counted apart).
     pub errors: u64,
+    /// Cluster mode: `-MOVED` replies (memtier counts them as requests, with latency).
+    pub moved: u64,
+    /// Cluster mode: `-ASK` redirections (followed once; the request counts when its
+    /// answer arrives).
+    pub ask: u64,
     /// Request bytes written.
     pub bytes_tx: u64,
     /// Reply bytes read.
@@ -91,6 +97,8 @@ impl Default for RowStats {
             hits: 0,
             misses: 0,
             errors: 0,
+            moved: 0,
+            ask: 0,
             bytes_tx: 0,
             bytes_rx: 0,
             latency: latency_histogram(),
@@ -106,6 +114,8 @@ impl RowStats {
         self.hits += other.hits;
         self.misses += other.misses;
         self.errors += other.errors;
+        self.moved += other.moved;
+        self.ask += other.ask;
         self.bytes_tx += other.bytes_tx;
         self.bytes_rx += other.bytes_rx;
         // Both are auto-resizing; adding cannot fail.
@@ -216,11 +226,24 @@ impl ThreadStats {
     }
 }
 
+/// What a reply counts as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    /// A reply of this kind (a hit or a miss when the row counts them).
+    Reply(ReplyKind),
+    /// An MGET's array: `hits` of its `keys` were found, the rest are misses.
+    MultiGet { hits: u64, keys: u64 },
+    /// `-MOVED`.
+    Moved,
+    /// `-ASK` on a request already redirected once.
+    Ask,
+}
+
 /// One reply, as the engine saw it.
 struct Sample {
     row: usize,
     counts_hits: bool,
-    kind: ReplyKind,
+    outcome: Outcome,
     tx: usize,
     rx: usize,
     /// When its batch went out.
@@ -243,13 +266,22 @@ impl ThreadStats {
         r.ops += 1;
         r.bytes_tx += s.tx as u64;
         r.bytes_rx += s.rx as u64;
-        let (hit, miss) = match s.kind {
-            ReplyKind::Error => {
+        let (hit, miss) = match s.outcome {
+            Outcome::Reply(ReplyKind::Error) => {
                 r.errors += 1;
                 (0, 0)
             }
-            ReplyKind::Miss if s.counts_hits => (0, 1),
-            ReplyKind::Value if s.counts_hits => (1, 0),
+            Outcome::Reply(ReplyKind::Miss) if s.counts_hits => (0, 1),
+            Outcome::Reply(ReplyKind::Value) if s.counts_hits => (1, 0),
+            Outcome::MultiGet { hits, keys } if s.counts_hits => (hits, keys - hits),
+            Outcome::Moved => {
+                r.moved += 1;
+                (0, 0)
+            }
+            Outcome::Ask => {
+                r.ask += 1;
+                (0, 0)
+            }
             _ => (0, 0),
         };
         r.hits += hit;
@@ -280,6 +312,13 @@ impl ThreadStats {
         b.max_ns = b.max_ns.max(ns);
         b.latency.saturating_record(ns.max(1));
         ns
+    }
+
+    /// Counts an `-ASK` that is being followed, unless its request belongs to the warm-up.
+    fn note_ask(&mut self, clock: &Clock, row: usize, sent: Instant) {
+        if sent >= clock.measure_from {
+            self.rows[row].ask += 1;
+        }
     }
 
     /// Counts a request sent `behind` after its intended time (open loop).
@@ -398,6 +437,8 @@ fn row_names(cfg: &KvConfig) -> Vec<String> {
 #[derive(Debug, Clone)]
 struct RowMap {
     command_rows: Vec<usize>,
+    /// Per `--command`: the argument holding its first key, if it has one.
+    command_keys: Vec<Option<usize>>,
 }
 
 impl RowMap {
@@ -410,7 +451,20 @@ impl RowMap {
                 names.iter().position(|n| n == name).unwrap_or(0)
             })
             .collect();
-        RowMap { command_rows }
+        let command_keys = cfg.commands.iter().map(|c| c.key_arg()).collect();
+        RowMap {
+            command_rows,
+            command_keys,
+        }
+    }
+
+    /// The argument that holds the (first) key of a request of this kind: what cluster mode
+    /// routes by. `None` for a keyless command.
+    fn key_arg(&self, kind: RequestKind) -> Option<usize> {
+        match kind {
+            RequestKind::Set | RequestKind::Get | RequestKind::MultiGet(_) => Some(1),
+            RequestKind::Command(i) => self.command_keys[i],
+        }
     }
 
     fn row(&self, kind: RequestKind) -> (usize, bool) {
@@ -433,6 +487,28 @@ pub enum LoadError {
         /// The OS error.
         error: io::Error,
     },
+    /// `--cluster-mode` against the in-process engine.
+    #[error(
+        "--cluster-mode needs a Redis Cluster (-s/-p of one of its nodes); the in-process \
+         engine is a single node: drop --cluster-mode or --target"
+    )]
+    InProcessCluster,
+    /// The cluster's slot map could not be read, or the server is not a cluster.
+    #[error(transparent)]
+    Topology(#[from] cluster::TopologyError),
+}
+
+/// Reads the slot map from `endpoint` before the run (memtier's first `CLUSTER SLOTS`), so a
+/// server that is not a cluster is one clear error rather than a failed connection per client.
+fn read_topology(endpoint: &Endpoint, prelude: &[Vec<Vec<u8>>]) -> Result<Topology, LoadError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| LoadError::Connect {
+            endpoint: endpoint.to_string(),
+            error,
+        })?;
+    Ok(runtime.block_on(cluster::discover(endpoint, prelude))?)
 }
 
 /// The open-loop rate of one connection, requests/s: `--rate-limiting` as given (memtier:
@@ -548,6 +624,11 @@ pub fn run(
         // One probe connection: a clear error instead of N failed threads.
         probe(endpoint)?;
     }
+    let topology = match (cfg.cluster_mode, target) {
+        (false, _) => None,
+        (true, LoadTarget::InProcess(_)) => return Err(LoadError::InProcessCluster),
+        (true, LoadTarget::Socket(endpoint)) => Some(Arc::new(read_topology(endpoint, &first)?)),
+    };
     let rate = connection_rate(cfg);
     let started = Instant::now();
     let started_wall = SystemTime::now();
@@ -566,6 +647,8 @@ pub fn run(
         let why = why.clone();
         let map = map.clone();
         let live = live.clone();
+        let topology = topology.clone();
+        let cfg = cfg.clone();
         handles.push(std::thread::spawn(move || {
             let cpu0 = thread_cpu();
             let wall0 = Instant::now();
@@ -577,9 +660,9 @@ pub fn run(
                     fail(&why, &stop, e);
                     ThreadStats::new(rows)
                 }),
-                LoadTarget::Socket(endpoint) => {
-                    run_sockets(endpoint, conns, &clock, &stop, &why, &map, rows, &live)
-                }
+                LoadTarget::Socket(endpoint) => run_sockets(
+                    endpoint, topology, &cfg, conns, &clock, &stop, &why, &map, rows, &live,
+                ),
             };
             let finished = Instant::now();
             (
@@ -794,13 +877,13 @@ fn run_in_process(
                 sent[i] += 1;
                 progressed = true;
                 let (row, counts_hits) = map.row(kind);
-                let (kind, rx) = classify(&reply);
+                let (outcome, rx) = classify(kind, &reply);
                 latency += stats.record(
                     clock,
                     Sample {
                         row,
                         counts_hits,
-                        kind,
+                        outcome,
                         tx,
                         rx,
                         sent: batch_start,
@@ -840,26 +923,58 @@ fn execute(engine: &Engine, client: &mut crate::engine::Client, req: &RequestBuf
     }
 }
 
-/// What an in-process reply counts as, and its payload size (bulk bytes) for KB/sec.
-fn classify(reply: &Reply) -> (ReplyKind, usize) {
+/// What an in-process reply to a request of `kind` counts as, and its payload size (bulk
+/// bytes) for KB/sec.
+fn classify(kind: RequestKind, reply: &Reply) -> (Outcome, usize) {
+    let value = Outcome::Reply(ReplyKind::Value);
     match reply {
-        Reply::Error(_) => (ReplyKind::Error, 0),
-        Reply::Nil | Reply::NilArray => (ReplyKind::Miss, 0),
-        Reply::Array(a) | Reply::Set(a) | Reply::Push(a) if a.is_empty() => (ReplyKind::Miss, 0),
-        Reply::Bulk(b) => (ReplyKind::Value, b.len()),
-        Reply::Array(a) => (
-            ReplyKind::Value,
-            a.iter()
+        Reply::Error(_) => (Outcome::Reply(ReplyKind::Error), 0),
+        Reply::Nil | Reply::NilArray => (Outcome::Reply(ReplyKind::Miss), 0),
+        Reply::Array(a) | Reply::Set(a) | Reply::Push(a) if a.is_empty() => {
+            (Outcome::Reply(ReplyKind::Miss), 0)
+        }
+        Reply::Bulk(b) => (value, b.len()),
+        Reply::Array(a) => {
+            let rx = a
+                .iter()
                 .map(|r| if let Reply::Bulk(b) = r { b.len() } else { 0 })
-                .sum(),
-        ),
-        _ => (ReplyKind::Value, 0),
+                .sum();
+            match kind {
+                RequestKind::MultiGet(keys) => (
+                    Outcome::MultiGet {
+                        hits: a.iter().filter(|r| !matches!(r, Reply::Nil)).count() as u64,
+                        keys: u64::from(keys),
+                    },
+                    rx,
+                ),
+                _ => (value, rx),
+            }
+        }
+        _ => (value, 0),
     }
+}
+
+/// What a client thread's connections share: the run's clock and stop flags, the row map,
+/// the thread's statistics and the live counters, and the connection options.
+struct Ctx<'a> {
+    clock: &'a Clock,
+    stop: &'a Stop,
+    map: &'a RowMap,
+    stats: &'a RefCell<ThreadStats>,
+    live: &'a Live,
+    /// `--reconnect-interval`: requests per connection before it is closed and reopened.
+    reconnect: Option<u64>,
+    /// `--connection-timeout`.
+    connect_timeout: Option<Duration>,
+    /// The connect sequence (HELLO, AUTH, SELECT).
+    prelude: &'a [Vec<Vec<u8>>],
 }
 
 #[allow(clippy::too_many_arguments)]
 fn run_sockets(
     endpoint: &Endpoint,
+    topology: Option<Arc<Topology>>,
+    cfg: &KvConfig,
     conns: Vec<ConnPlan>,
     clock: &Clock,
     stop: &Stop,
@@ -879,26 +994,22 @@ fn run_sockets(
         }
     };
     let stats = RefCell::new(ThreadStats::new(rows));
+    let prelude = conns.first().map(|c| c.prelude.clone()).unwrap_or_default();
+    let ctx = Ctx {
+        clock,
+        stop,
+        map,
+        stats: &stats,
+        live,
+        reconnect: cfg.reconnect_interval.map(u64::from),
+        connect_timeout: cfg.connection_timeout,
+        prelude: &prelude,
+    };
     runtime.block_on(async {
         let futures = conns.into_iter().map(|conn| {
-            let stats = &stats;
+            let (ctx, topology) = (&ctx, topology.as_ref());
             async move {
-                let result = match endpoint {
-                    Endpoint::Tcp { host, port } => {
-                        match tokio::net::TcpStream::connect((host.as_str(), *port)).await {
-                            Ok(s) => {
-                                let _ = s.set_nodelay(true);
-                                drive(s, conn, clock, stop, map, stats, live).await
-                            }
-                            Err(e) => Err(e),
-                        }
-                    }
-                    Endpoint::Unix(path) => match tokio::net::UnixStream::connect(path).await {
-                        Ok(s) => drive(s, conn, clock, stop, map, stats, live).await,
-                        Err(e) => Err(e),
-                    },
-                };
-                if let Err(e) = result {
+                if let Err(e) = drive(endpoint, topology, conn, ctx).await {
                     fail(why, stop, format!("connection to {endpoint} failed: {e}"));
                 }
             }
@@ -924,103 +1035,389 @@ fn bad_reply(e: crate::resp::scan::BadReply) -> io::Error {
 async fn send_prelude<S: AsyncRead + AsyncWrite + Unpin>(
     stream: &mut S,
     prelude: &[Vec<Vec<u8>>],
-    input: &mut Vec<u8>,
 ) -> io::Result<()> {
-    let mut out = Vec::new();
+    let mut input = Vec::new();
     for cmd in prelude {
-        out.clear();
-        out.push(b'*');
-        out.extend_from_slice(cmd.len().to_string().as_bytes());
-        out.extend_from_slice(b"\r\n");
-        for arg in cmd {
-            crate::resp::encode::write_bulk(&mut out, arg);
-        }
-        stream.write_all(&out).await?;
-        let reply = loop {
-            if let Some(r) = scan_reply(input).map_err(bad_reply)? {
-                break r;
-            }
-            if stream.read_buf(input).await? == 0 {
-                return Err(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    "the server closed the connection during the connect sequence",
-                ));
-            }
-        };
-        if reply.kind == ReplyKind::Error {
-            let text = String::from_utf8_lossy(&input[1..reply.len.saturating_sub(2)]).into_owned();
+        if let cluster::Value::Error(text) = cluster::query(stream, cmd, &mut input).await? {
             let what = String::from_utf8_lossy(&cmd[0]).into_owned();
             return Err(io::Error::other(format!("{what} failed: {text}")));
         }
-        input.drain(..reply.len);
     }
     Ok(())
 }
 
-/// A request in flight: what it is, its size, when its batch went out and when it was due.
-type InFlight = (RequestKind, usize, Instant, Option<Instant>);
+/// A connection's byte stream, TCP or Unix socket, as one type: a client holds one per
+/// cluster node and reopens them (`--reconnect-interval`).
+trait Io: AsyncRead + AsyncWrite + Unpin {}
+impl<T: AsyncRead + AsyncWrite + Unpin> Io for T {}
 
-/// One connection: keep up to `pipeline` requests in flight; in closed loop refill as replies
-/// come, in open loop send each request at its intended time (or as soon as a slot frees).
-async fn drive<S: AsyncRead + AsyncWrite + Unpin>(
-    mut stream: S,
+/// Connects to `node` (within `--connection-timeout`) and sends the connect sequence.
+async fn open(node: &Endpoint, ctx: &Ctx<'_>) -> io::Result<Box<dyn Io>> {
+    let connect = async {
+        let stream: Box<dyn Io> = match node {
+            Endpoint::Tcp { host, port } => {
+                let s = tokio::net::TcpStream::connect((host.as_str(), *port)).await?;
+                let _ = s.set_nodelay(true);
+                Box::new(s)
+            }
+            Endpoint::Unix(path) => Box::new(tokio::net::UnixStream::connect(path).await?),
+        };
+        Ok::<_, io::Error>(stream)
+    };
+    let mut stream = match ctx.connect_timeout {
+        Some(t) => tokio::time::timeout(t, connect).await.map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!(
+                    "no connection to {node} within --connection-timeout {}",
+                    t.as_secs()
+                ),
+            )
+        })??,
+        None => connect.await?,
+    };
+    send_prelude(&mut stream, ctx.prelude).await?;
+    Ok(stream)
+}
+
+/// What an entry of a connection's queue is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// A generated request.
+    Request,
+    /// `ASKING` before a redirected request: its `+OK` is not counted.
+    Asking,
+    /// A request resent after `-ASK` (once: a second `-ASK` is counted, not followed).
+    Retry,
+}
+
+/// A request written or in flight: what it is, its size, when its batch went out, when it
+/// was due (open loop), and in cluster mode its bytes, to resend after `-ASK`.
+struct InFlight {
+    kind: RequestKind,
+    tx: usize,
+    sent: Instant,
+    intended: Option<Instant>,
+    step: Step,
+    copy: Option<Vec<u8>>,
+}
+
+/// One connection to one server (one per master in cluster mode).
+struct Shard {
+    node: Endpoint,
+    stream: Box<dyn Io>,
+    /// Requests written since the last flush, and their bytes.
+    out: Vec<u8>,
+    batch: Vec<InFlight>,
+    input: Vec<u8>,
+    in_flight: VecDeque<InFlight>,
+    /// Requests sent since the connection was opened (`--reconnect-interval`).
+    on_connection: u64,
+}
+
+impl Shard {
+    async fn open(node: &Endpoint, ctx: &Ctx<'_>) -> io::Result<Shard> {
+        Ok(Shard {
+            node: node.clone(),
+            stream: open(node, ctx).await?,
+            out: Vec::with_capacity(64 * 1024),
+            batch: Vec::with_capacity(ctx.clock.pipeline),
+            input: Vec::with_capacity(64 * 1024),
+            in_flight: VecDeque::with_capacity(ctx.clock.pipeline),
+            on_connection: 0,
+        })
+    }
+
+    fn pending(&self) -> usize {
+        self.in_flight.len() + self.batch.len()
+    }
+}
+
+/// A generated request that waits for room on its connection (the request itself stays in
+/// the connection's [`RequestBuf`]).
+#[derive(Debug, Clone, Copy)]
+struct Parked {
+    kind: RequestKind,
+    intended: Option<Instant>,
+    shard: usize,
+}
+
+/// One memtier client: one connection, or in cluster mode one per master (memtier's
+/// `cluster_client`), each with up to `--pipeline` requests in flight.
+struct Client {
+    shards: Vec<Shard>,
+    /// Cluster mode: the slot map and, per node of it, the shard index.
+    cluster: Option<(Arc<Topology>, Vec<usize>)>,
+    /// Reusable buffers for the request copies kept in cluster mode.
+    spare: Vec<Vec<u8>>,
+    /// Where the next read starts looking, so no connection starves the others.
+    next_read: usize,
+    /// Round robin for keyless commands in cluster mode.
+    keyless: usize,
+}
+
+impl Client {
+    async fn open(
+        endpoint: &Endpoint,
+        topology: Option<&Arc<Topology>>,
+        ctx: &Ctx<'_>,
+    ) -> io::Result<Client> {
+        let mut client = Client {
+            shards: Vec::new(),
+            cluster: None,
+            spare: Vec::new(),
+            next_read: 0,
+            keyless: 0,
+        };
+        match topology {
+            None => client.shards.push(Shard::open(endpoint, ctx).await?),
+            Some(t) => client.use_topology(t.clone(), ctx).await?,
+        }
+        Ok(client)
+    }
+
+    /// Routes by `topology` from now on, opening connections to masters not yet connected.
+    /// Connections to nodes that lost their slots stay open: their replies are still due.
+    async fn use_topology(&mut self, topology: Arc<Topology>, ctx: &Ctx<'_>) -> io::Result<()> {
+        let mut shard_of = Vec::with_capacity(topology.nodes.len());
+        for node in &topology.nodes {
+            shard_of.push(self.shard_for(node, ctx).await?);
+        }
+        self.cluster = Some((topology, shard_of));
+        Ok(())
+    }
+
+    /// The shard connected to `node`, opened if there is none yet.
+    async fn shard_for(&mut self, node: &Endpoint, ctx: &Ctx<'_>) -> io::Result<usize> {
+        if let Some(i) = self.shards.iter().position(|s| s.node == *node) {
+            return Ok(i);
+        }
+        self.shards.push(Shard::open(node, ctx).await?);
+        Ok(self.shards.len() - 1)
+    }
+
+    /// The shard that serves the request in `req`: the master of its key's slot in cluster
+    /// mode, the only connection otherwise.
+    fn route(&mut self, kind: RequestKind, req: &RequestBuf, map: &RowMap) -> usize {
+        let Some((topology, shard_of)) = &self.cluster else {
+            return 0;
+        };
+        match map.key_arg(kind) {
+            Some(pos) => topology
+                .node_of(cluster::hash_slot(req.arg(pos)))
+                .map_or(0, |n| shard_of[n]),
+            None => {
+                self.keyless = (self.keyless + 1) % self.shards.len();
+                self.keyless
+            }
+        }
+    }
+
+    /// Requests written or in flight on every connection.
+    fn pending(&self) -> usize {
+        self.shards.iter().map(Shard::pending).sum()
+    }
+
+    fn has_room(&self, shard: usize, ctx: &Ctx<'_>) -> bool {
+        let s = &self.shards[shard];
+        s.pending() < ctx.clock.pipeline && ctx.reconnect.is_none_or(|n| s.on_connection < n)
+    }
+
+    /// Writes `req` into `shard`'s next batch.
+    fn queue(&mut self, shard: usize, p: Parked, req: &RequestBuf, now: Instant) {
+        let s = &mut self.shards[shard];
+        let before = s.out.len();
+        req.write_resp(&mut s.out);
+        let copy = self.cluster.is_some().then(|| {
+            let mut v = self.spare.pop().unwrap_or_default();
+            v.clear();
+            v.extend_from_slice(&s.out[before..]);
+            v
+        });
+        s.batch.push(InFlight {
+            kind: p.kind,
+            tx: s.out.len() - before,
+            sent: now,
+            intended: p.intended,
+            step: Step::Request,
+            copy,
+        });
+        s.on_connection += 1;
+    }
+
+    /// Sends `ASKING` and then the redirected request `f` to `shard` (memtier follows no
+    /// `-ASK`; edgebench follows each once, as a cluster client must for a migrating slot).
+    fn queue_ask(&mut self, shard: usize, mut f: InFlight) {
+        const ASKING: &[u8] = b"*1\r\n$6\r\nASKING\r\n";
+        let s = &mut self.shards[shard];
+        s.out.extend_from_slice(ASKING);
+        s.batch.push(InFlight {
+            kind: f.kind,
+            tx: ASKING.len(),
+            sent: f.sent,
+            intended: None,
+            step: Step::Asking,
+            copy: None,
+        });
+        if let Some(bytes) = &f.copy {
+            s.out.extend_from_slice(bytes);
+        }
+        f.step = Step::Retry;
+        s.batch.push(f);
+    }
+
+    /// Writes every connection's batch; a batch's requests are sent at the moment its write
+    /// starts (redirected requests keep their first send time).
+    async fn flush(&mut self, schedule: Option<&Schedule>, ctx: &Ctx<'_>) -> io::Result<()> {
+        for s in &mut self.shards {
+            if s.out.is_empty() {
+                continue;
+            }
+            let t = Instant::now();
+            s.stream.write_all(&s.out).await?;
+            s.out.clear();
+            if let Some(sched) = schedule {
+                let mut st = ctx.stats.borrow_mut();
+                for f in s.batch.iter().filter(|f| f.step == Step::Request) {
+                    if let Some(i) = f.intended {
+                        st.note_send(ctx.clock, i, t, sched.interval());
+                    }
+                }
+            }
+            for mut f in s.batch.drain(..) {
+                if f.step == Step::Request {
+                    f.sent = t;
+                }
+                s.in_flight.push_back(f);
+            }
+        }
+        Ok(())
+    }
+
+    /// Waits until a connection with requests in flight has bytes: its index and the count
+    /// read (0: the server closed it). `read_buf` is cancel safe, so polling it and dropping
+    /// it unfinished loses nothing.
+    async fn read(&mut self) -> (usize, io::Result<usize>) {
+        let n = self.shards.len();
+        let start = self.next_read;
+        let shards = &mut self.shards;
+        let (i, r) = std::future::poll_fn(|cx| {
+            for k in 0..n {
+                let i = (start + k) % n;
+                let s = &mut shards[i];
+                if s.in_flight.is_empty() {
+                    continue;
+                }
+                let read = s.stream.read_buf(&mut s.input);
+                let read = std::pin::pin!(read);
+                if let std::task::Poll::Ready(r) = std::future::Future::poll(read, cx) {
+                    return std::task::Poll::Ready((i, r));
+                }
+            }
+            std::task::Poll::Pending
+        })
+        .await;
+        self.next_read = (i + 1) % n;
+        (i, r)
+    }
+}
+
+/// Non-nil elements of an array reply: an MGET's hits, one per key found (memtier counts
+/// `get_hits()` hits and `keys − hits` misses per MGET).
+fn array_hits(reply: &[u8]) -> u64 {
+    let Some(end) = reply.windows(2).position(|w| w == b"\r\n") else {
+        return 0;
+    };
+    let count = std::str::from_utf8(&reply[1..end])
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+        .unwrap_or(0);
+    let mut pos = end + 2;
+    let mut hits = 0;
+    for _ in 0..count {
+        match scan_reply(&reply[pos..]) {
+            Ok(Some(s)) => {
+                hits += u64::from(s.kind != ReplyKind::Miss);
+                pos += s.len;
+            }
+            _ => break,
+        }
+    }
+    hits
+}
+
+/// One client: keep up to `pipeline` requests in flight per connection; in closed loop
+/// refill as replies come, in open loop send each request at its intended time (or as soon
+/// as a slot frees). In cluster mode each request goes to its key's master; `-MOVED`
+/// refreshes the slot map, `-ASK` is followed once with `ASKING`.
+async fn drive(
+    endpoint: &Endpoint,
+    topology: Option<&Arc<Topology>>,
     mut conn: ConnPlan,
-    clock: &Clock,
-    stop: &Stop,
-    map: &RowMap,
-    stats: &RefCell<ThreadStats>,
-    live: &Live,
+    ctx: &Ctx<'_>,
 ) -> io::Result<()> {
-    let pipeline = clock.pipeline;
+    let (clock, stop) = (ctx.clock, ctx.stop);
+    let mut client = Client::open(endpoint, topology, ctx).await?;
     let mut req = RequestBuf::new();
-    let mut out: Vec<u8> = Vec::with_capacity(64 * 1024);
-    let mut input: Vec<u8> = Vec::with_capacity(64 * 1024);
-    let mut in_flight: VecDeque<InFlight> = VecDeque::with_capacity(pipeline);
-    let mut batch: Vec<(RequestKind, usize, Option<Instant>)> = Vec::with_capacity(pipeline);
     let mut sent = 0u64;
-    send_prelude(&mut stream, &conn.prelude, &mut input).await?;
+    let mut parked: Option<Parked> = None;
+    let mut asks: Vec<(Endpoint, InFlight)> = Vec::new();
     let schedule = clock.schedule(Instant::now(), conn.index);
     loop {
-        out.clear();
-        batch.clear();
+        // A parked request past the deadline (or after a stop) is not sent.
+        if parked.is_some() && !conn.may_send(sent - 1, clock.deadline, stop) {
+            parked = None;
+            sent -= 1;
+        }
+        let sending = parked.is_some() || conn.may_send(sent, clock.deadline, stop);
+        // --reconnect-interval: close and reopen once the interval's replies are all in,
+        // if there is more to send (memtier also reopens after the last one).
+        if let Some(n) = ctx.reconnect {
+            let s = &mut client.shards[0];
+            if sending && s.on_connection >= n && s.pending() == 0 {
+                s.stream = open(&s.node.clone(), ctx).await?;
+                s.input.clear();
+                s.on_connection = 0;
+            }
+        }
         let now = Instant::now();
         // Closed loop refills once half the window is free, not after every reply: each
         // write then carries at least pipeline/2 requests, so the server reads and answers
         // in batches (redis-benchmark waits for the whole window; memtier refills per reply,
         // which makes the server do one read per few requests).
-        let refill = schedule.is_some() || in_flight.len() <= pipeline / 2;
-        while refill
-            && in_flight.len() + batch.len() < pipeline
-            && conn.may_send(sent, clock.deadline, stop)
-        {
-            let intended = match &schedule {
-                Some(s) if s.at(sent) > now => break,
-                Some(s) => Some(s.at(sent)),
-                None => None,
-            };
-            let kind = conn.gen.next_request(&mut req);
-            let before = out.len();
-            req.write_resp(&mut out);
-            batch.push((kind, out.len() - before, intended));
-            sent += 1;
-        }
-        if !out.is_empty() {
-            let t = Instant::now();
-            stream.write_all(&out).await?;
-            if let Some(s) = &schedule {
-                let mut st = stats.borrow_mut();
-                for &(_, _, intended) in &batch {
-                    if let Some(i) = intended {
-                        st.note_send(clock, i, t, s.interval());
+        let window = clock.pipeline * client.shards.len();
+        if schedule.is_some() || client.pending() <= window / 2 {
+            loop {
+                if let Some(p) = parked {
+                    if !client.has_room(p.shard, ctx) {
+                        break;
                     }
+                    client.queue(p.shard, p, &req, now);
+                    parked = None;
                 }
+                if !conn.may_send(sent, clock.deadline, stop) {
+                    break;
+                }
+                let intended = match &schedule {
+                    Some(s) if s.at(sent) > now => break,
+                    Some(s) => Some(s.at(sent)),
+                    None => None,
+                };
+                let kind = conn.gen.next_request(&mut req);
+                sent += 1;
+                let shard = client.route(kind, &req, ctx.map);
+                parked = Some(Parked {
+                    kind,
+                    intended,
+                    shard,
+                });
             }
-            in_flight.extend(batch.iter().map(|&(k, tx, i)| (k, tx, t, i)));
         }
-        let sending = conn.may_send(sent, clock.deadline, stop);
-        // Open loop: when the next request is due, if a slot is free for it.
+        client.flush(schedule.as_ref(), ctx).await?;
+        let sending = parked.is_some() || conn.may_send(sent, clock.deadline, stop);
+        // Open loop: when the next request is due, if nothing waits for room.
         let next_due = match &schedule {
-            Some(s) if sending && in_flight.len() < pipeline => {
+            Some(s) if sending && parked.is_none() => {
                 let now = Instant::now();
                 let cap = clock
                     .deadline
@@ -1029,7 +1426,7 @@ async fn drive<S: AsyncRead + AsyncWrite + Unpin>(
             }
             _ => None,
         };
-        if in_flight.is_empty() {
+        if client.pending() == 0 {
             match next_due {
                 Some(t) => {
                     tokio::time::sleep_until(t.into()).await;
@@ -1039,63 +1436,115 @@ async fn drive<S: AsyncRead + AsyncWrite + Unpin>(
                 None => {
                     if let Some(s) = &schedule {
                         let end = clock.end(Instant::now());
-                        stats.borrow_mut().dropped +=
+                        ctx.stats.borrow_mut().dropped +=
                             s.dropped(sent, conn.limit, end, clock.measure_from);
                     }
                     return Ok(());
                 }
             }
         }
-        let n = match next_due {
+        let (i, n) = match next_due {
             Some(t) => tokio::select! {
-                // `read_buf` is cancel safe: when the timer wins, nothing was read.
-                r = stream.read_buf(&mut input) => r?,
+                r = client.read() => r,
                 () = tokio::time::sleep_until(t.into()) => continue,
             },
-            None => stream.read_buf(&mut input).await?,
+            None => client.read().await,
         };
+        let n = n?;
+        let shard = &mut client.shards[i];
         if n == 0 {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
                 format!(
-                    "the server closed the connection with {} requests unanswered",
-                    in_flight.len()
+                    "{} closed the connection with {} requests unanswered",
+                    shard.node,
+                    shard.in_flight.len()
                 ),
             ));
         }
         let now = Instant::now();
         let mut pos = 0;
         let (mut ops, mut bytes, mut latency) = (0u64, 0u64, 0u64);
+        let mut moved_to: Option<Endpoint> = None;
         {
-            let mut st = stats.borrow_mut();
-            while let Some(reply) = scan_reply(&input[pos..]).map_err(bad_reply)? {
+            let mut st = ctx.stats.borrow_mut();
+            let in_cluster = client.cluster.is_some();
+            while let Some(reply) = scan_reply(&shard.input[pos..]).map_err(bad_reply)? {
+                let body = &shard.input[pos..pos + reply.len];
                 pos += reply.len;
-                let Some((kind, tx, t, intended)) = in_flight.pop_front() else {
+                let Some(f) = shard.in_flight.pop_front() else {
                     return Err(io::Error::new(
                         io::ErrorKind::InvalidData,
                         "a reply arrived for no request",
                     ));
                 };
-                let (row, counts_hits) = map.row(kind);
+                let (row, counts_hits) = ctx.map.row(f.kind);
+                let mut outcome = Outcome::Reply(reply.kind);
+                match (f.step, reply.kind) {
+                    (Step::Asking, _) => {
+                        bytes += (f.tx + reply.len) as u64;
+                        continue;
+                    }
+                    (_, ReplyKind::Error) if in_cluster => match cluster::redirect(body) {
+                        Some(Redirect::Ask(node)) if f.step == Step::Request => {
+                            st.note_ask(clock, row, f.intended.unwrap_or(f.sent));
+                            asks.push((node, f));
+                            continue;
+                        }
+                        Some(Redirect::Ask(_)) => outcome = Outcome::Ask,
+                        Some(Redirect::Moved(node)) => {
+                            outcome = Outcome::Moved;
+                            moved_to = Some(node);
+                        }
+                        None => {}
+                    },
+                    (_, ReplyKind::Value) => {
+                        if let RequestKind::MultiGet(keys) = f.kind {
+                            outcome = Outcome::MultiGet {
+                                hits: array_hits(body),
+                                keys: u64::from(keys),
+                            };
+                        }
+                    }
+                    _ => {}
+                }
                 latency += st.record(
                     clock,
                     Sample {
                         row,
                         counts_hits,
-                        kind: reply.kind,
-                        tx,
+                        outcome,
+                        tx: f.tx,
                         rx: reply.len,
-                        sent: t,
-                        intended,
+                        sent: f.sent,
+                        intended: f.intended,
                         done: now,
                     },
                 );
                 ops += 1;
-                bytes += (tx + reply.len) as u64;
+                bytes += (f.tx + reply.len) as u64;
+                if let Some(copy) = f.copy {
+                    client.spare.push(copy);
+                }
             }
         }
-        live.add(ops, bytes, latency);
-        input.drain(..pos);
+        client.shards[i].input.drain(..pos);
+        ctx.live.add(ops, bytes, latency);
+        for (node, f) in asks.drain(..) {
+            let s = client.shard_for(&node, ctx).await?;
+            client.queue_ask(s, f);
+        }
+        if let Some(node) = moved_to {
+            // memtier's handle_moved: read the slot map again (from the node that answered
+            // for the slot now), then route by it; the parked request too.
+            let topology = cluster::discover(&node, ctx.prelude)
+                .await
+                .map_err(io::Error::other)?;
+            client.use_topology(Arc::new(topology), ctx).await?;
+            if let Some(p) = &mut parked {
+                p.shard = client.route(p.kind, &req, ctx.map);
+            }
+        }
     }
 }
 
@@ -1128,6 +1577,27 @@ mod tests {
         assert_eq!(s.dropped(10, None, end, t0), 0);
         // Slots in the warm-up (before 50 ms: 0..=4) are not counted as dropped.
         assert_eq!(s.dropped(2, None, end, t0 + Duration::from_millis(50)), 5);
+    }
+
+    #[test]
+    fn an_mget_counts_a_hit_or_a_miss_per_key() {
+        // Over a socket: the array's nil elements are misses, the others hits.
+        assert_eq!(array_hits(b"*3\r\n$1\r\nx\r\n$-1\r\n$0\r\n\r\n"), 2);
+        assert_eq!(array_hits(b"*2\r\n$-1\r\n$-1\r\n"), 0);
+        // In process: the same reply as the engine builds it.
+        let reply = Reply::Array(vec![
+            Reply::Bulk(b"x".to_vec()),
+            Reply::Nil,
+            Reply::Bulk(b"yz".to_vec()),
+        ]);
+        assert_eq!(
+            classify(RequestKind::MultiGet(3), &reply),
+            (Outcome::MultiGet { hits: 2, keys: 3 }, 3)
+        );
+        assert_eq!(
+            classify(RequestKind::Get, &Reply::Nil),
+            (Outcome::Reply(ReplyKind::Miss), 0)
+        );
     }
 
     #[test]

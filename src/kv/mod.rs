@@ -21,6 +21,7 @@
 //!   `memtier_benchmark.cpp`, `config_types.cpp`, `protocol.cpp`); where edgebench differs,
 //!   the item says so and `docs/kv-options.md` lists it.
 
+pub mod cluster;
 pub mod command;
 pub mod data;
 pub mod export;

@@ -7,6 +7,7 @@
 
 use std::fmt::Write as _;
 
+use super::export::{distribution_points, hdr_row_name};
 use super::load::{LoadResult, RowStats};
 use super::KvConfig;
 
@@ -18,6 +19,8 @@ struct Figures {
     ops: f64,
     hits: Option<f64>,
     misses: Option<f64>,
+    /// Cluster mode: `-MOVED` and `-ASK` replies per second.
+    redirects: Option<(f64, f64)>,
     avg_ms: Option<f64>,
     pct_ms: Vec<Option<f64>>,
     kb: f64,
@@ -30,6 +33,7 @@ fn figures(r: &RowStats, secs: f64, counts_hits: bool, percentiles: &[f64]) -> F
         ops: per_sec(r.ops),
         hits: counts_hits.then(|| per_sec(r.hits)),
         misses: counts_hits.then(|| per_sec(r.misses)),
+        redirects: None,
         avg_ms: has.then(|| r.latency.mean() / 1e6),
         pct_ms: percentiles
             .iter()
@@ -74,10 +78,16 @@ pub fn header(cfg: &KvConfig) -> String {
 pub fn all_stats(cfg: &KvConfig, result: &LoadResult, title: &str) -> String {
     let secs = result.elapsed.as_secs_f64();
     let pcts = &cfg.print_percentiles;
+    let cluster = cfg.cluster_mode;
     let mut head = format!(
-        "{:<6}{:>14}{:>13}{:>13}{:>16}",
-        "Type", "Ops/sec", "Hits/sec", "Misses/sec", "Avg. Latency"
+        "{:<6}{:>14}{:>13}{:>13}",
+        "Type", "Ops/sec", "Hits/sec", "Misses/sec"
     );
+    if cluster {
+        // memtier adds these two columns in cluster mode only.
+        let _ = write!(head, "{:>13}{:>13}", "MOVED/sec", "ASK/sec");
+    }
+    let _ = write!(head, "{:>16}", "Avg. Latency");
     for p in pcts {
         let _ = write!(head, "{:>16}", format!("{} Latency", pct_label(*p)));
     }
@@ -95,31 +105,36 @@ pub fn all_stats(cfg: &KvConfig, result: &LoadResult, title: &str) -> String {
         };
         let _ = write!(
             out,
-            "{:<6}{:>14.2}{}{}{}",
+            "{:<6}{:>14.2}{}{}",
             name,
             f.ops,
             opt(f.hits, 13, 2),
             opt(f.misses, 13, 2),
-            opt(f.avg_ms, 16, 5)
         );
+        if cluster {
+            let (moved, ask) = f.redirects.unzip();
+            out.push_str(&opt(moved, 13, 2));
+            out.push_str(&opt(ask, 13, 2));
+        }
+        out.push_str(&opt(f.avg_ms, 16, 5));
         for p in &f.pct_ms {
             out.push_str(&opt(*p, 16, 5));
         }
         let _ = writeln!(out, "{:>13.2} ", f.kb);
     };
+    let per_sec = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
     for (name, r) in &result.rows {
-        row(
-            &mut out,
-            name,
-            &figures(r, secs, counts_hits(cfg, name), pcts),
-        );
+        let mut f = figures(r, secs, counts_hits(cfg, name), pcts);
+        f.redirects = Some((per_sec(r.moved), per_sec(r.ask)));
+        row(&mut out, name, &f);
     }
     if cfg.commands.is_empty() {
         // memtier's WAIT command row; edgebench sends no WAIT.
-        let mut waits = format!(
-            "{:<6}{:>14.2}{:>13}{:>13}{:>16}",
-            "Waits", 0.0, "---", "---", "---"
-        );
+        let mut waits = format!("{:<6}{:>14.2}{:>13}{:>13}", "Waits", 0.0, "---", "---");
+        if cluster {
+            let _ = write!(waits, "{:>13}{:>13}", "---", "---");
+        }
+        let _ = write!(waits, "{:>16}", "---");
         for _ in pcts {
             let _ = write!(waits, "{:>16}", "---");
         }
@@ -128,7 +143,7 @@ pub fn all_stats(cfg: &KvConfig, result: &LoadResult, title: &str) -> String {
     let totals = result.totals();
     let mut f = figures(&totals, secs, true, pcts);
     let gets = result.rows.iter().find(|(n, _)| counts_hits(cfg, n));
-    let per_sec = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
+    f.redirects = Some((per_sec(totals.moved), per_sec(totals.ask)));
     f.hits = Some(gets.map_or(0.0, |(_, g)| per_sec(g.hits)));
     f.misses = Some(gets.map_or(0.0, |(_, g)| per_sec(g.misses)));
     row(&mut out, "Totals", &f);
@@ -367,35 +382,63 @@ pub fn saturation(result: &LoadResult) -> Vec<String> {
         .collect()
 }
 
-/// memtier's `Request Latency Distribution`: for each row, every recorded latency bucket
-/// with the cumulative percentage of requests at or under it (`Type <= msec Percent`).
-/// Rows are named as memtier names them there (`SET`, `GET`, or the command name).
+/// memtier's `Request Latency Distribution` (`run_stats.cpp`, `print_histogram` and
+/// `histogram_print`): a `%-6s %12s %12s` header, 72 dashes, then per row the points of
+/// [`distribution_points`] as `%-6s %8.3f %12.3f` (type, ms, cumulative percent), each row's
+/// points followed by `---`. Rows are named as memtier names them (`SET`, `GET` or the
+/// command); memtier's SET/GET mode ends with an empty `WAIT` section, which prints nothing.
 pub fn distribution(result: &LoadResult) -> String {
     let mut out = String::from("Request Latency Distribution\n");
-    let _ = writeln!(out, "{:<8}{:>12}{:>16}", "Type", "<= msec", "Percent");
+    let _ = writeln!(out, "{:<6} {:>12} {:>12}", "Type", "<= msec   ", "Percent");
     let _ = writeln!(out, "{}", "-".repeat(72));
     for (name, r) in &result.rows {
-        if r.ops == 0 {
-            continue;
-        }
-        let label = match name.as_str() {
-            "Sets" => "SET",
-            "Gets" => "GET",
-            other => other,
-        };
-        let total = r.latency.len() as f64;
-        let mut seen = 0u64;
-        for v in r.latency.iter_recorded() {
-            seen += v.count_since_last_iteration();
-            let _ = writeln!(
-                out,
-                "{:<8}{:>12.3}{:>16.3}",
-                label,
-                r.latency.highest_equivalent(v.value_iterated_to()) as f64 / 1e6,
-                seen as f64 * 100.0 / total
-            );
+        let label = hdr_row_name(name);
+        for (ms, pct) in distribution_points(&r.latency) {
+            let _ = writeln!(out, "{label:<6} {ms:>8.3} {pct:>12.3}");
         }
         out.push_str("---\n");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, SystemTime};
+
+    #[test]
+    fn the_distribution_is_printed_in_memtiers_format() {
+        let mut sets = RowStats::default();
+        for ns in [1_000_000, 1_000_000, 1_000_000, 2_000_000] {
+            sets.latency.record(ns).unwrap();
+        }
+        sets.ops = 4;
+        let result = LoadResult {
+            rows: vec![("Sets".into(), sets), ("Gets".into(), RowStats::default())],
+            elapsed: Duration::from_secs(1),
+            started_at: SystemTime::UNIX_EPOCH,
+            seconds: Vec::new(),
+            rate: None,
+            late: 0,
+            dropped: 0,
+            thread_cpu: Vec::new(),
+            stopped: None,
+        };
+        // run_stats.cpp: "%-6s %12s %12s" header, 72 dashes, "%-6s %8.3f %12.3f" points
+        // (10 ticks per half distance), "---" after each row; Gets had no requests.
+        let mut want = String::from(
+            "Request Latency Distribution\n\
+             Type     <= msec         Percent\n",
+        );
+        want.push_str(&"-".repeat(72));
+        want.push('\n');
+        for pct in [
+            0.0, 5.0, 10.0, 15.0, 20.0, 25.0, 30.0, 35.0, 40.0, 45.0, 50.0, 52.5, 55.0, 57.5, 60.0,
+            62.5, 65.0, 67.5, 70.0, 72.5,
+        ] {
+            want.push_str(&format!("SET       1.000 {pct:>12.3}\n"));
+        }
+        want.push_str("SET       2.001       75.000\nSET       2.001      100.000\n---\n---\n");
+        assert_eq!(distribution(&result), want);
+    }
 }

@@ -8,6 +8,7 @@
 // Each integration-test crate compiles this module and uses only part of it.
 #![allow(dead_code)]
 
+pub mod cluster;
 pub mod diff;
 pub mod mongo;
 pub mod postgres;
