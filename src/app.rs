@@ -749,6 +749,8 @@ pub fn perf(
     let mut delete = false;
     let mut prop: Option<PathBuf> = None;
     let mut target: Option<String> = None;
+    // `-db`, `--db URL` or `--db-prop FILE`: write to a database (perf::db) instead.
+    let mut db: Option<crate::perf::db::DbFlags> = None;
     let mut i = 0;
     while i < flags.len() {
         let flag = flags[i].as_str();
@@ -769,19 +771,26 @@ pub fn perf(
             "-?" | "-h" | "--help" => {
                 let _ = writeln!(
                     out,
-                    "Usage: edgebench perf {tool} [-run] [-list] [-delete] [-prop FILE] [--target T]"
+                    "Usage: edgebench perf {tool} [-run] [-list] [-delete] [-prop FILE] [--target T | -db [--db URL] [--db-prop FILE]]"
                 );
                 return Ok(());
             }
             "-db" => {
-                return Err(usage(
-                    "-db is not implemented yet in edgebench perf (issue 6); run without it".into(),
-                ))
+                db.get_or_insert_with(crate::perf::db::DbFlags::default);
+            }
+            "--db" | "--db-prop" => {
+                let v = value(flag)?;
+                let d = db.get_or_insert_with(crate::perf::db::DbFlags::default);
+                if flag == "--db" {
+                    d.url = Some(v);
+                } else {
+                    d.prop = Some(PathBuf::from(v));
+                }
             }
             other => {
                 return Err(usage(format!(
                     "unknown flag {other:?} for perf {tool}: use -run, -list, -delete, -prop FILE, \
-                     -all or --target T"
+                     -all, --target T, -db, --db URL or --db-prop FILE"
                 )))
             }
         }
@@ -827,6 +836,25 @@ pub fn perf(
     let cfg = crate::perf::GroupTestConfig::load(&prop).map_err(|e| usage(e.to_string()))?;
     for w in &cfg.warnings {
         let _ = writeln!(out, "warning: {w}");
+    }
+    if let Some(mut flags) = db {
+        if let Some(t) = &target {
+            return Err(usage(format!(
+                "--target {t} and -db: -db writes to the database of --db/etc/db.properties, \
+                 --target to a Redis target; drop one"
+            )));
+        }
+        (flags.run, flags.list, flags.delete) = (run, list, delete);
+        let (runs, product) =
+            crate::perf::db::test_group_db(&cfg, &flags, Path::new(PERF_RESULTS), stop, out)
+                .map_err(|e| match e {
+                    crate::perf::db::DbError::Input(m) => usage(m),
+                    other => PerfError::Failed(other.into()),
+                })?;
+        if !runs.is_empty() {
+            write_group_summary(&runs, &product, out)?;
+        }
+        return Ok(());
     }
     let (item, why) = match &target {
         Some(t) => (t.clone(), "from --target"),
@@ -888,10 +916,20 @@ pub fn perf(
         out,
     )
     .map_err(|e| anyhow::anyhow!("{e}"))?;
+    write_group_summary(&runs, &product, out)
+}
+
+/// The markdown summary of a run's groups (PadoGrid's M figures beside edgebench's
+/// percentiles), printed and written to `results/perf/summary-<product>-<stamp>.md`.
+fn write_group_summary(
+    runs: &[(crate::perf::results::GroupRun, PathBuf)],
+    product: &str,
+    out: &mut (dyn Write + Send),
+) -> Result<(), PerfError> {
     let mut summary = String::from(
         "| Group | Threads | Invocations | M Throughput (inv/s) | M Latency (ms) | p50 (µs) | p99 (µs) | p99.9 (µs) |\n|-|-|-|-|-|-|-|-|\n",
     );
-    for (r, path) in &runs {
+    for (r, path) in runs {
         let max = r.max_ms().max(1) as f64;
         let worst = |f: fn(&crate::perf::results::OpLatency) -> u64| {
             r.latencies.iter().map(f).max().unwrap_or(0) as f64 / 1e3
