@@ -845,6 +845,9 @@ pub fn perf(
             )));
         }
         (flags.run, flags.list, flags.delete) = (run, list, delete);
+        if !run && !list && !delete {
+            let _ = write!(out, "{}", describe_group_test(&cfg, &prop));
+        }
         let (runs, product) =
             crate::perf::db::test_group_db(&cfg, &flags, Path::new(PERF_RESULTS), stop, out)
                 .map_err(|e| match e {

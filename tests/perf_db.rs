@@ -9,6 +9,7 @@
 
 use std::collections::BTreeSet;
 use std::hash::{BuildHasher, Hasher};
+use std::io::Write;
 use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -25,6 +26,9 @@ enum Server {
     Postgres,
     MariaDb,
 }
+
+/// An order's `(orderId, customerId, freight, orderDate in ms)`.
+type OrderColumns = (String, String, f64, i64);
 
 const PG_SOCKET: &str = "/var/run/postgresql";
 const MARIADB: &str = "mysql://root@127.0.0.1:3306";
@@ -51,7 +55,9 @@ impl PrivateDb {
                 let mut c = match mysql::Conn::new(mysql::Opts::from_url(MARIADB).unwrap()) {
                     Ok(c) => c,
                     Err(e) => {
-                        println!(
+                        // Straight to stderr: cargo test shows it even when the test passes.
+                        let _ = writeln!(
+                            std::io::stderr(),
                             "skipped: no MariaDB at {MARIADB} ({e}); .ci/run installs and starts one"
                         );
                         return None;
@@ -96,7 +102,7 @@ impl PrivateDb {
 
     /// `(key, city)` of every customer, `(key, customerId, freight, orderDate ms)` of every
     /// order: columns read by name with the test's own client.
-    fn columns(&self) -> (Vec<(String, String)>, Vec<(String, String, f64, i64)>) {
+    fn columns(&self) -> (Vec<(String, String)>, Vec<OrderColumns>) {
         let cust = "SELECT customerId, city FROM customers ORDER BY customerId";
         match self.server {
             Server::Postgres => {
@@ -166,8 +172,10 @@ impl Drop for PrivateDb {
     fn drop(&mut self) {
         match self.server {
             Server::Postgres => {
-                let _ = admin_pg()
-                    .batch_execute(&format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name));
+                let _ = admin_pg().batch_execute(&format!(
+                    "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+                    self.name
+                ));
             }
             Server::MariaDb => {
                 if let Ok(mut c) = mysql::Conn::new(mysql::Opts::from_url(MARIADB).unwrap()) {
@@ -259,7 +267,11 @@ getall1.factory.key.isLeadingZeros=true
 
 const NOW_MS: i64 = 1_780_000_000_123;
 
-fn run(cfg: &GroupTestConfig, pool: &Pool, dir: &Path) -> (Vec<edgebench::perf::results::GroupRun>, String) {
+fn run(
+    cfg: &GroupTestConfig,
+    pool: &Pool,
+    dir: &Path,
+) -> (Vec<edgebench::perf::results::GroupRun>, String) {
     let stop = AtomicBool::new(false);
     let mut status: Vec<u8> = Vec::new();
     let runs = db::run_db_group_test(cfg, pool, "test", dir, NOW_MS, &stop, &mut status)
@@ -305,7 +317,9 @@ fn rows_read_back_equal_what_was_written(server: Server) {
     let pool = db.pool(4);
     let (runs, status) = run(&cfg, &pool, dir.path());
     assert_eq!(
-        runs.iter().map(|r| r.actual_invocations).collect::<Vec<_>>(),
+        runs.iter()
+            .map(|r| r.actual_invocations)
+            .collect::<Vec<_>>(),
         vec![40, 6, 20]
     );
     // Every key get/getall asked for was there.
@@ -313,13 +327,23 @@ fn rows_read_back_equal_what_was_written(server: Server) {
 
     let (customers, orders) = expected(&cfg);
     assert_eq!(customers.len(), 40);
-    assert!(orders.len() >= 40 + 30 && orders.len() <= 40 * 5 + 30, "{}", orders.len());
+    assert!(
+        orders.len() >= 40 + 30 && orders.len() <= 40 * 5 + 30,
+        "{}",
+        orders.len()
+    );
     assert_eq!(db.number("SELECT count(*) FROM customers"), 40);
-    assert_eq!(db.number("SELECT count(*) FROM orders"), orders.len() as i64);
+    assert_eq!(
+        db.number("SELECT count(*) FROM orders"),
+        orders.len() as i64
+    );
 
     // Every column, through the library's read path...
     let mut conn = pool.take().unwrap();
-    for (kind, want) in [(FactoryKind::Customer, &customers), (FactoryKind::Order, &orders)] {
+    for (kind, want) in [
+        (FactoryKind::Customer, &customers),
+        (FactoryKind::Order, &orders),
+    ] {
         let keys: Vec<String> = want.iter().map(key_of).collect();
         let mut got = conn.get_all(kind, &keys).unwrap();
         got.sort_by_key(key_of);
@@ -339,7 +363,7 @@ fn rows_read_back_equal_what_was_written(server: Server) {
         .collect();
     want_c.sort();
     assert_eq!(cust_cols, want_c);
-    let mut want_o: Vec<(String, String, f64, i64)> = orders
+    let mut want_o: Vec<OrderColumns> = orders
         .iter()
         .map(|o| match o {
             Entity::Order(o) => (
@@ -379,8 +403,13 @@ fn rows_read_back_equal_what_was_written(server: Server) {
     assert_eq!(files.len(), 3);
     for f in files {
         let text = std::fs::read_to_string(f.unwrap().path()).unwrap();
-        assert!(text.starts_with("******************************************\nGroup Test (Dababase)\n"));
-        assert!(text.contains("edgebench percentiles per operation"), "{text}");
+        assert!(
+            text.starts_with("******************************************\nGroup Test (Dababase)\n")
+        );
+        assert!(
+            text.contains("edgebench percentiles per operation"),
+            "{text}"
+        );
     }
 }
 
@@ -463,7 +492,10 @@ fn the_pool_size_bounds_the_connections(server: Server) {
     assert_eq!(runs[0].thread_ms.len(), 8);
     assert_eq!(db.number("SELECT count(*) FROM customers"), 2400);
     let most = most.load(Ordering::Relaxed);
-    assert!((1..=3).contains(&most), "{most} connections seen, pool_size 3");
+    assert!(
+        (1..=3).contains(&most),
+        "{most} connections seen, pool_size 3"
+    );
 }
 
 #[test]
@@ -507,13 +539,23 @@ fn the_cli_runs_lists_and_deletes(server: Server) {
     // Before anything is written: no tables.
     let (code, out, err) = with(&["-list"]);
     assert_eq!(code, Some(0), "{err}");
-    assert!(out.contains("customers: no table\norders: no table\n"), "{out}");
+    assert!(
+        out.contains("customers: no table\norders: no table\n"),
+        "{out}"
+    );
 
     let (code, out, err) = with(&["-run"]);
     assert_eq!(code, Some(0), "{err}");
-    assert!(out.contains("created table customers\ncreated table orders\n"), "{out}");
+    assert!(
+        out.contains("created table customers\ncreated table orders\n"),
+        "{out}"
+    );
     assert!(out.contains("| g1 | 4 | 40 |"), "{out}");
-    let product = if server == Server::Postgres { "postgresql" } else { "mariadb" };
+    let product = if server == Server::Postgres {
+        "postgresql"
+    } else {
+        "mariadb"
+    };
     let files: BTreeSet<String> = std::fs::read_dir(dir.path().join("results/perf"))
         .unwrap()
         .map(|f| f.unwrap().file_name().to_string_lossy().into_owned())
@@ -564,7 +606,10 @@ fn the_cli_runs_lists_and_deletes(server: Server) {
     assert_eq!(db.number("SELECT count(*) FROM customers"), 1);
     assert_eq!(db.number("SELECT count(*) FROM orders"), 0);
     let (_, out, _) = with(&["-list"]);
-    assert!(out.contains("customers: 1 rows; the groups write 40 keys, 0 present\n"), "{out}");
+    assert!(
+        out.contains("customers: 1 rows; the groups write 40 keys, 0 present\n"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -584,7 +629,11 @@ fn bad_input_gets_one_clear_line() {
     std::fs::write(&nw, NW).unwrap();
     let nw = nw.to_str().unwrap();
     let no_factory = dir.path().join("plain.properties");
-    std::fs::write(&no_factory, "groupNames=g1\ng1.operations=put1\nput1.map=map1\nput1.testCase=put\n").unwrap();
+    std::fs::write(
+        &no_factory,
+        "groupNames=g1\ng1.operations=put1\nput1.map=map1\nput1.testCase=put\n",
+    )
+    .unwrap();
     let no_factory = no_factory.to_str().unwrap();
     for (args, code, want) in [
         (
@@ -615,12 +664,12 @@ fn bad_input_gets_one_clear_line() {
         (
             vec!["-db", "-run", "-prop", nw, "--db", "postgres://root@127.0.0.1:1/nw"],
             1,
-            "Error: cannot connect to postgres at 127.0.0.1:1, database nw, user root: ",
+            "edgebench: cannot connect to postgres at 127.0.0.1:1, database nw, user root: ",
         ),
         (
             vec!["-db", "-run", "-prop", nw, "--db", "mysql://root@127.0.0.1:1/nw"],
             1,
-            "Error: cannot connect to mysql at 127.0.0.1:1, database nw, user root: ",
+            "edgebench: cannot connect to mysql at 127.0.0.1:1, database nw, user root: ",
         ),
     ] {
         let mut a = vec!["perf", "test_group"];

@@ -160,8 +160,8 @@ impl DbSettings {
 /// A database server and database to connect to.
 #[derive(Debug, Clone)]
 pub enum Database {
-    /// PostgreSQL.
-    Postgres(postgres::Config),
+    /// PostgreSQL (boxed: its config is large beside the MySQL handle).
+    Postgres(Box<postgres::Config>),
     /// MariaDB or MySQL.
     MySql(mysql::Opts),
 }
@@ -180,7 +180,7 @@ impl Database {
                 if config.get_application_name().is_none() {
                     config.application_name("edgebench-perf");
                 }
-                Ok(Database::Postgres(config))
+                Ok(Database::Postgres(Box::new(config)))
             }
             "mysql" | "mariadb" => {
                 // The mysql crate knows only `mysql://`; MariaDB speaks the same protocol.
@@ -198,6 +198,12 @@ impl Database {
                     )));
                 }
                 let mut builder = mysql::OptsBuilder::from_opts(opts);
+                if !url.contains("prefer_socket=") {
+                    // The crate's default reconnects a loopback TCP connection over the Unix
+                    // socket, opening a second connection for a moment: the pool's bound
+                    // would not be the server's count. `?socket=PATH` picks the socket.
+                    builder = builder.prefer_socket(false);
+                }
                 if builder_timeout_unset(&builder) {
                     builder = builder.tcp_connect_timeout(Some(CONNECT_TIMEOUT));
                 }
@@ -252,10 +258,10 @@ impl Database {
                     };
                     fail(&e, fix)
                 })?;
-                Ok(Conn::Postgres(PgConn {
+                Ok(Conn::Postgres(Box::new(PgConn {
                     client,
                     statements: HashMap::new(),
-                }))
+                })))
             }
             Database::MySql(o) => {
                 let conn = mysql::Conn::new(o.clone()).map_err(|e| {
@@ -565,11 +571,7 @@ impl Dialect {
 
     /// `WHERE key IN (…)` for `n` keys.
     fn key_in(self, t: &TableDef, n: usize) -> String {
-        format!(
-            "WHERE {} IN ({})",
-            t.columns[0].0,
-            self.placeholders(1, n)
-        )
+        format!("WHERE {} IN ({})", t.columns[0].0, self.placeholders(1, n))
     }
 
     fn table_exists(self) -> &'static str {
@@ -633,7 +635,9 @@ fn pg_row(t: &TableDef, row: &postgres::Row) -> Result<Vec<SqlValue>, postgres::
         .enumerate()
         .map(|(i, (_, col))| {
             Ok(match col {
-                Col::Text(_) => SqlValue::Text(row.try_get::<_, Option<String>>(i)?.unwrap_or_default()),
+                Col::Text(_) => {
+                    SqlValue::Text(row.try_get::<_, Option<String>>(i)?.unwrap_or_default())
+                }
                 Col::Time => SqlValue::Time(
                     row.try_get::<_, Option<NaiveDateTime>>(i)?
                         .unwrap_or_default(),
@@ -649,9 +653,9 @@ fn my_row(t: &TableDef, mut row: mysql::Row) -> Result<Vec<SqlValue>, mysql::Fro
     for (i, (_, col)) in t.columns.iter().enumerate() {
         let v = row.take::<mysql::Value, _>(i).unwrap_or(mysql::Value::NULL);
         out.push(match col {
-            Col::Text(_) => SqlValue::Text(
-                mysql::from_value_opt::<Option<String>>(v)?.unwrap_or_default(),
-            ),
+            Col::Text(_) => {
+                SqlValue::Text(mysql::from_value_opt::<Option<String>>(v)?.unwrap_or_default())
+            }
             Col::Time => SqlValue::Time(
                 mysql::from_value_opt::<Option<NaiveDateTime>>(v)?.unwrap_or_default(),
             ),
@@ -665,8 +669,8 @@ fn my_row(t: &TableDef, mut row: mysql::Row) -> Result<Vec<SqlValue>, mysql::Fro
 
 /// One database connection.
 pub enum Conn {
-    /// PostgreSQL.
-    Postgres(PgConn),
+    /// PostgreSQL (boxed: the client is large beside the MySQL handle).
+    Postgres(Box<PgConn>),
     /// MariaDB / MySQL.
     MySql(mysql::Conn),
 }
@@ -725,14 +729,21 @@ impl Conn {
         }
         let sql = self.dialect().create_table(table_def(kind));
         match self {
-            Conn::Postgres(c) => c.client.batch_execute(&sql).map_err(|e| sql_error(&sql, &e))?,
+            Conn::Postgres(c) => c
+                .client
+                .batch_execute(&sql)
+                .map_err(|e| sql_error(&sql, &e))?,
             Conn::MySql(c) => c.query_drop(&sql).map_err(|e| sql_error(&sql, &e))?,
         }
         Ok(true)
     }
 
     /// Upserts `rows` in one transaction, stamping them with `now`.
-    pub fn upsert(&mut self, rows: &[(FactoryKind, Entry)], now: NaiveDateTime) -> Result<(), DbError> {
+    pub fn upsert(
+        &mut self,
+        rows: &[(FactoryKind, Entry)],
+        now: NaiveDateTime,
+    ) -> Result<(), DbError> {
         let dialect = self.dialect();
         let with_stamps = |e: &Entry| {
             let mut v = values_of(&e.value);
@@ -762,9 +773,10 @@ impl Conn {
                     .map_err(|e| sql_error("START TRANSACTION", &e))?;
                 for (kind, entry) in rows {
                     let sql = dialect.upsert(table_def(*kind));
-                    tx.exec_drop(&sql, my_params(with_stamps(entry))).map_err(|e| {
-                        sql_error(&format!("upsert into {}", table_def(*kind).name), &e)
-                    })?;
+                    tx.exec_drop(&sql, my_params(with_stamps(entry)))
+                        .map_err(|e| {
+                            sql_error(&format!("upsert into {}", table_def(*kind).name), &e)
+                        })?;
                 }
                 tx.commit().map_err(|e| sql_error("COMMIT", &e))
             }
@@ -794,7 +806,10 @@ impl Conn {
                 }
                 Conn::MySql(c) => {
                     let params = mysql::Params::Positional(
-                        chunk.iter().map(|k| mysql::Value::from(k.as_str())).collect(),
+                        chunk
+                            .iter()
+                            .map(|k| mysql::Value::from(k.as_str()))
+                            .collect(),
                     );
                     let rows: Vec<mysql::Row> =
                         c.exec(&sql, params).map_err(|e| sql_error(&sql, &e))?;
@@ -835,7 +850,12 @@ impl Conn {
     }
 
     /// How many of `keys` have a row; with `delete`, removes those rows (one transaction).
-    fn keyed(&mut self, kind: FactoryKind, keys: &BTreeSet<String>, delete: bool) -> Result<u64, DbError> {
+    fn keyed(
+        &mut self,
+        kind: FactoryKind,
+        keys: &BTreeSet<String>,
+        delete: bool,
+    ) -> Result<u64, DbError> {
         let t = table_def(kind);
         let dialect = self.dialect();
         let keys: Vec<&String> = keys.iter().collect();
@@ -849,7 +869,8 @@ impl Conn {
                     let params: Vec<&(dyn ToSql + Sync)> =
                         chunk.iter().map(|k| *k as &(dyn ToSql + Sync)).collect();
                     n += if delete {
-                        tx.execute(sql.as_str(), &params).map_err(|e| sql_error(&sql, &e))?
+                        tx.execute(sql.as_str(), &params)
+                            .map_err(|e| sql_error(&sql, &e))?
                     } else {
                         let c: i64 = tx
                             .query_one(sql.as_str(), &params)
@@ -867,14 +888,19 @@ impl Conn {
                 for chunk in keys.chunks(IN_BATCH) {
                     let sql = format!("{verb} FROM {} {}", t.name, dialect.key_in(t, chunk.len()));
                     let params = mysql::Params::Positional(
-                        chunk.iter().map(|k| mysql::Value::from(k.as_str())).collect(),
+                        chunk
+                            .iter()
+                            .map(|k| mysql::Value::from(k.as_str()))
+                            .collect(),
                     );
                     n += if delete {
-                        tx.exec_drop(&sql, params).map_err(|e| sql_error(&sql, &e))?;
+                        tx.exec_drop(&sql, params)
+                            .map_err(|e| sql_error(&sql, &e))?;
                         tx.affected_rows()
                     } else {
-                        let c: Option<i64> =
-                            tx.exec_first(&sql, params).map_err(|e| sql_error(&sql, &e))?;
+                        let c: Option<i64> = tx
+                            .exec_first(&sql, params)
+                            .map_err(|e| sql_error(&sql, &e))?;
                         c.unwrap_or(0) as u64
                     };
                 }
@@ -885,12 +911,20 @@ impl Conn {
     }
 
     /// How many of `keys` have a row in `kind`'s table.
-    pub fn count_keys(&mut self, kind: FactoryKind, keys: &BTreeSet<String>) -> Result<u64, DbError> {
+    pub fn count_keys(
+        &mut self,
+        kind: FactoryKind,
+        keys: &BTreeSet<String>,
+    ) -> Result<u64, DbError> {
         self.keyed(kind, keys, false)
     }
 
     /// Deletes the rows of `keys` from `kind`'s table; returns how many there were.
-    pub fn delete_keys(&mut self, kind: FactoryKind, keys: &BTreeSet<String>) -> Result<u64, DbError> {
+    pub fn delete_keys(
+        &mut self,
+        kind: FactoryKind,
+        keys: &BTreeSet<String>,
+    ) -> Result<u64, DbError> {
         self.keyed(kind, keys, true)
     }
 }
@@ -963,10 +997,7 @@ impl Pool {
                     }
                 };
             }
-            state = self
-                .returned
-                .wait(state)
-                .unwrap_or_else(|p| p.into_inner());
+            state = self.returned.wait(state).unwrap_or_else(|p| p.into_inner());
         }
     }
 }
@@ -1044,7 +1075,12 @@ pub fn check_factories(cfg: &GroupTestConfig) -> Result<(), DbError> {
                     )));
                 };
                 if let Some(er) = &f.er {
-                    if cfg.operations.get(&er.operation).and_then(|c| c.factory.as_ref()).is_none() {
+                    if cfg
+                        .operations
+                        .get(&er.operation)
+                        .and_then(|c| c.factory.as_ref())
+                        .is_none()
+                    {
                         return Err(input(format!(
                             "ERROR: data object factory not set for group {g}, operation {}. \
                              ({name}.factory.er.operation names it: set {}.factory.class in {})",
@@ -1067,7 +1103,9 @@ pub fn tables(cfg: &GroupTestConfig) -> Vec<FactoryKind> {
                 let Some(w) = Writer::new(cfg, name, 0) else {
                     continue;
                 };
-                for kind in std::iter::once(w.parent.kind).chain(w.child.as_ref().map(|c| c.factory.kind)) {
+                for kind in
+                    std::iter::once(w.parent.kind).chain(w.child.as_ref().map(|c| c.factory.kind))
+                {
                     if !out.contains(&kind) {
                         out.push(kind);
                     }
@@ -1139,7 +1177,9 @@ impl Writer {
             let e = id - self.start_num + 1;
             for child_id in er_child_ids(e, c.er.max_keys, c.er.is_random, &mut rng) {
                 let mut crng = entity_rng(c.seed, child_id);
-                let entry = c.factory.create_entry(child_id, Some(&parent.key), &mut crng);
+                let entry = c
+                    .factory
+                    .create_entry(child_id, Some(&parent.key), &mut crng);
                 out.push((c.factory.kind, entry));
             }
         }
@@ -1295,8 +1335,9 @@ pub fn run_db_group_test(
             handles
                 .into_iter()
                 .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err(DbError::Database("a group thread panicked".into())))
+                    h.join().unwrap_or_else(|_| {
+                        Err(DbError::Database("a group thread panicked".into()))
+                    })
                 })
                 .collect()
         });
@@ -1336,7 +1377,10 @@ fn run_group(
     let start = JavaTime::now_local();
     let started = Instant::now();
     let done = AtomicU64::new(0);
-    let misses: Misses = ops.iter().map(|_| (AtomicU64::new(0), AtomicU64::new(0))).collect();
+    let misses: Misses = ops
+        .iter()
+        .map(|_| (AtomicU64::new(0), AtomicU64::new(0)))
+        .collect();
     let mut thread_ms = vec![0u64; threads as usize];
     let mut actual = 0u64;
     let mut merged: Vec<Histogram<u64>> = ops.iter().map(|_| histogram()).collect();
@@ -1375,15 +1419,18 @@ fn run_group(
                 .map(|t| {
                     let (ops, misses) = (&ops, &misses);
                     s.spawn(move || {
-                        run_thread(group_id, ops, t, threads, per_thread, pool, stop, done, misses)
+                        run_thread(
+                            group_id, ops, t, threads, per_thread, pool, stop, done, misses,
+                        )
                     })
                 })
                 .collect();
             let outcomes = handles
                 .into_iter()
                 .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err(DbError::Database("a worker thread panicked".into())))
+                    h.join().unwrap_or_else(|_| {
+                        Err(DbError::Database("a worker thread panicked".into()))
+                    })
                 })
                 .collect();
             finished.store(true, Ordering::Relaxed);
@@ -1466,7 +1513,10 @@ fn run_thread(
     misses: &Misses,
 ) -> Result<ThreadOutcome, DbError> {
     let mut conn = pool.take()?;
-    let mut rngs: Vec<JavaRandom> = ops.iter().map(|(op, _)| JavaRandom::new(op.random_seed)).collect();
+    let mut rngs: Vec<JavaRandom> = ops
+        .iter()
+        .map(|(op, _)| JavaRandom::new(op.random_seed))
+        .collect();
     let mut cursors: Vec<PutAllCursor> = ops
         .iter()
         .map(|(op, _)| PutAllCursor::new(op, t, threads))
@@ -1480,7 +1530,9 @@ fn run_thread(
         }
         for (k, (op, writer)) in ops.iter().enumerate() {
             let began = Instant::now();
-            let fail = |e: DbError| DbError::Database(format!("group {group}, operation {}: {e}", op.name));
+            let fail = |e: DbError| {
+                DbError::Database(format!("group {group}, operation {}: {e}", op.name))
+            };
             let bound = i32::try_from(op.total_entry_count.max(1)).unwrap_or(i32::MAX);
             match DbOp::of(op.test_case) {
                 DbOp::Put => {
@@ -1503,7 +1555,9 @@ fn run_thread(
                     let key = writer.key(op.key_start_num + v);
                     let found = conn.get(writer.kind(), &key).map_err(fail)?;
                     misses[k].0.fetch_add(1, Ordering::Relaxed);
-                    misses[k].1.fetch_add(u64::from(found.is_some()), Ordering::Relaxed);
+                    misses[k]
+                        .1
+                        .fetch_add(u64::from(found.is_some()), Ordering::Relaxed);
                 }
                 DbOp::GetAll => {
                     // PadoGrid: a HashSet of batchSize getKey(random) keys, without startNum.
@@ -1546,7 +1600,11 @@ pub fn list(cfg: &GroupTestConfig, conn: &mut Conn, out: &mut dyn Write) -> Resu
             None => format!("{name}: no table"),
             Some(rows) => {
                 let mine = keys.get(name).cloned().unwrap_or_default();
-                let present = if mine.is_empty() { 0 } else { conn.count_keys(kind, &mine)? };
+                let present = if mine.is_empty() {
+                    0
+                } else {
+                    conn.count_keys(kind, &mine)?
+                };
                 format!(
                     "{name}: {rows} rows; the groups write {} keys, {present} present",
                     mine.len()
@@ -1568,7 +1626,11 @@ pub fn delete(cfg: &GroupTestConfig, conn: &mut Conn, out: &mut dyn Write) -> Re
             continue;
         }
         let mine = keys.get(name).cloned().unwrap_or_default();
-        let n = if mine.is_empty() { 0 } else { conn.delete_keys(kind, &mine)? };
+        let n = if mine.is_empty() {
+            0
+        } else {
+            conn.delete_keys(kind, &mine)?
+        };
         let _ = writeln!(out, "{name}: deleted {n} rows");
     }
     Ok(())
@@ -1599,7 +1661,10 @@ pub fn test_group_db(
     out: &mut (dyn Write + Send),
 ) -> Result<(Vec<(GroupRun, PathBuf)>, String), DbError> {
     check_factories(cfg)?;
-    let file = flags.prop.clone().unwrap_or_else(|| PathBuf::from(DB_PROPERTIES));
+    let file = flags
+        .prop
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(DB_PROPERTIES));
     let settings = DbSettings::resolve(&file, flags.prop.is_some(), flags.url.as_deref())?;
     let database = Database::from_url(&settings.url)?;
     let where_ = format!(
@@ -1644,7 +1709,9 @@ mod tests {
     fn upsert_sql_keeps_created_on_and_uses_each_dialect() {
         let pg = Dialect::Postgres.upsert(&CUSTOMERS);
         assert!(pg.starts_with("INSERT INTO customers (customerId, companyName,"));
-        assert!(pg.contains("$13) ON CONFLICT (customerId) DO UPDATE SET companyName = EXCLUDED.companyName"));
+        assert!(pg.contains(
+            "$13) ON CONFLICT (customerId) DO UPDATE SET companyName = EXCLUDED.companyName"
+        ));
         assert!(pg.ends_with("fax = EXCLUDED.fax, updated_on = EXCLUDED.updated_on"));
         assert!(!pg.contains("created_on = "));
         let my = Dialect::MySql.upsert(&ORDERS);
@@ -1667,7 +1734,9 @@ mod tests {
         );
         let my = Dialect::MySql.create_table(&CUSTOMERS);
         assert!(my.contains("customerId varchar(20) NOT NULL PRIMARY KEY, companyName varchar(50)"));
-        assert!(my.ends_with("created_on datetime(6), updated_on datetime(6)) DEFAULT CHARSET=utf8mb4"));
+        assert!(
+            my.ends_with("created_on datetime(6), updated_on datetime(6)) DEFAULT CHARSET=utf8mb4")
+        );
     }
 
     #[test]
@@ -1680,11 +1749,20 @@ mod tests {
             Database::from_url("mariadb://root@127.0.0.1:3306/nw"),
             Ok(Database::MySql(_))
         ));
-        let e = Database::from_url("redis://127.0.0.1:6379").unwrap_err().to_string();
-        assert!(e.starts_with("--db: unknown database URL scheme \"redis\""), "{e}");
-        let e = Database::from_url("mysql://root@127.0.0.1:3306").unwrap_err().to_string();
+        let e = Database::from_url("redis://127.0.0.1:6379")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("--db: unknown database URL scheme \"redis\""),
+            "{e}"
+        );
+        let e = Database::from_url("mysql://root@127.0.0.1:3306")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("names no database"), "{e}");
-        let e = Database::from_url("mysql://u:secret@h:x/nw").unwrap_err().to_string();
+        let e = Database::from_url("mysql://u:secret@h:x/nw")
+            .unwrap_err()
+            .to_string();
         assert!(!e.contains("secret") && e.contains("u:***@"), "{e}");
         let e = Database::from_url("nw").unwrap_err().to_string();
         assert!(e.contains("is not a URL"), "{e}");
@@ -1711,22 +1789,37 @@ mod tests {
     fn settings_come_from_the_flag_or_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("db.properties");
-        let e = DbSettings::resolve(&file, false, None).unwrap_err().to_string();
+        let e = DbSettings::resolve(&file, false, None)
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("-db needs a database: give --db URL"), "{e}");
-        let e = DbSettings::resolve(&file, true, None).unwrap_err().to_string();
+        let e = DbSettings::resolve(&file, true, None)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no such file (check the --db-prop path)"), "{e}");
         let s = DbSettings::resolve(&file, false, Some("mysql://root@h/nw")).unwrap();
         assert_eq!(s.pool_size, DEFAULT_POOL_SIZE);
-        std::fs::write(&file, "# db\nurl = postgres://root@127.0.0.1/nw\npool_size=4\n").unwrap();
+        std::fs::write(
+            &file,
+            "# db\nurl = postgres://root@127.0.0.1/nw\npool_size=4\n",
+        )
+        .unwrap();
         let s = DbSettings::resolve(&file, false, None).unwrap();
-        assert_eq!((s.url.as_str(), s.pool_size), ("postgres://root@127.0.0.1/nw", 4));
+        assert_eq!(
+            (s.url.as_str(), s.pool_size),
+            ("postgres://root@127.0.0.1/nw", 4)
+        );
         let s = DbSettings::resolve(&file, false, Some("mysql://root@h/nw")).unwrap();
         assert_eq!((s.url.as_str(), s.pool_size), ("mysql://root@h/nw", 4));
         std::fs::write(&file, "url=postgres:///nw\npool_size=0\n").unwrap();
-        let e = DbSettings::resolve(&file, false, None).unwrap_err().to_string();
+        let e = DbSettings::resolve(&file, false, None)
+            .unwrap_err()
+            .to_string();
         assert!(e.ends_with(":2: pool_size=\"0\" is not a whole number >= 1 (the most connections the run opens at once)"), "{e}");
         std::fs::write(&file, "pool_size=2\n").unwrap();
-        let e = DbSettings::resolve(&file, false, None).unwrap_err().to_string();
+        let e = DbSettings::resolve(&file, false, None)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains(": missing url (set url="), "{e}");
     }
 }
