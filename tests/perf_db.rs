@@ -81,20 +81,30 @@ impl PrivateDb {
         Pool::new(Database::from_url(&self.url()).unwrap(), size)
     }
 
+    /// The test's own PostgreSQL client on this database.
+    fn pg(&self) -> postgres::Client {
+        postgres::Config::new()
+            .host(PG_SOCKET)
+            .user(&whoami())
+            .dbname(&self.name)
+            .connect(postgres::NoTls)
+            .unwrap()
+    }
+
+    /// The test's own MariaDB client on this database.
+    fn my(&self) -> mysql::Conn {
+        mysql::Conn::new(mysql::Opts::from_url(&self.url()).unwrap()).unwrap()
+    }
+
     /// One number from `sql` on this database, through the test's own client.
     fn number(&self, sql: &str) -> i64 {
         match self.server {
             Server::Postgres => {
-                let mut c = postgres::Config::new()
-                    .host(PG_SOCKET)
-                    .user(&whoami())
-                    .dbname(&self.name)
-                    .connect(postgres::NoTls)
-                    .unwrap();
+                let mut c = self.pg();
                 c.query_one(sql, &[]).unwrap().get::<_, i64>(0)
             }
             Server::MariaDb => {
-                let mut c = mysql::Conn::new(mysql::Opts::from_url(&self.url()).unwrap()).unwrap();
+                let mut c = self.my();
                 c.query_first::<i64, _>(sql).unwrap().unwrap()
             }
         }
@@ -106,12 +116,7 @@ impl PrivateDb {
         let cust = "SELECT customerId, city FROM customers ORDER BY customerId";
         match self.server {
             Server::Postgres => {
-                let mut c = postgres::Config::new()
-                    .host(PG_SOCKET)
-                    .user(&whoami())
-                    .dbname(&self.name)
-                    .connect(postgres::NoTls)
-                    .unwrap();
+                let mut c = self.pg();
                 let customers = c
                     .query(cust, &[])
                     .unwrap()
@@ -131,7 +136,7 @@ impl PrivateDb {
                 (customers, orders)
             }
             Server::MariaDb => {
-                let mut c = mysql::Conn::new(mysql::Opts::from_url(&self.url()).unwrap()).unwrap();
+                let mut c = self.my();
                 c.query_drop("SET time_zone = '+00:00'").unwrap();
                 let customers = c.query(cust).unwrap();
                 let orders = c
@@ -413,16 +418,6 @@ fn rows_read_back_equal_what_was_written(server: Server) {
     }
 }
 
-#[test]
-fn pg_rows_read_back_equal_what_was_written() {
-    rows_read_back_equal_what_was_written(Server::Postgres);
-}
-
-#[test]
-fn mariadb_rows_read_back_equal_what_was_written() {
-    rows_read_back_equal_what_was_written(Server::MariaDb);
-}
-
 fn upserts_are_idempotent(server: Server) {
     let Some(db) = PrivateDb::create(server) else {
         return;
@@ -450,16 +445,6 @@ fn upserts_are_idempotent(server: Server) {
     assert_eq!(db.number("SELECT count(*) FROM orders"), orders);
     assert_eq!(created(&db, "created_on"), created1, "created_on is kept");
     assert!(created(&db, "updated_on") > updated1, "updated_on moves");
-}
-
-#[test]
-fn pg_upserts_are_idempotent() {
-    upserts_are_idempotent(Server::Postgres);
-}
-
-#[test]
-fn mariadb_upserts_are_idempotent() {
-    upserts_are_idempotent(Server::MariaDb);
 }
 
 fn the_pool_size_bounds_the_connections(server: Server) {
@@ -496,16 +481,6 @@ fn the_pool_size_bounds_the_connections(server: Server) {
         (1..=3).contains(&most),
         "{most} connections seen, pool_size 3"
     );
-}
-
-#[test]
-fn pg_the_pool_size_bounds_the_connections() {
-    the_pool_size_bounds_the_connections(Server::Postgres);
-}
-
-#[test]
-fn mariadb_the_pool_size_bounds_the_connections() {
-    the_pool_size_bounds_the_connections(Server::MariaDb);
 }
 
 fn cli(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
@@ -566,25 +541,11 @@ fn the_cli_runs_lists_and_deletes(server: Server) {
     }
 
     let orders = db.number("SELECT count(*) FROM orders");
-    // Rows of someone else's, which -delete must leave alone.
-    let other = match server {
-        Server::Postgres => "INSERT INTO customers (customerId, city) VALUES ('ALFKI', 'Berlin')",
-        Server::MariaDb => "INSERT INTO customers (customerId, city) VALUES ('ALFKI', 'Berlin')",
-    };
+    // A row of someone else's, which -delete must leave alone.
+    let other = "INSERT INTO customers (customerId, city) VALUES ('ALFKI', 'Berlin')";
     match server {
-        Server::Postgres => {
-            let mut c = postgres::Config::new()
-                .host(PG_SOCKET)
-                .user(&whoami())
-                .dbname(&db.name)
-                .connect(postgres::NoTls)
-                .unwrap();
-            c.batch_execute(other).unwrap();
-        }
-        Server::MariaDb => {
-            let mut c = mysql::Conn::new(mysql::Opts::from_url(&url).unwrap()).unwrap();
-            c.query_drop(other).unwrap();
-        }
+        Server::Postgres => db.pg().batch_execute(other).unwrap(),
+        Server::MariaDb => db.my().query_drop(other).unwrap(),
     }
     let (code, out, err) = with(&["-list"]);
     assert_eq!(code, Some(0), "{err}");
@@ -610,16 +571,6 @@ fn the_cli_runs_lists_and_deletes(server: Server) {
         out.contains("customers: 1 rows; the groups write 40 keys, 0 present\n"),
         "{out}"
     );
-}
-
-#[test]
-fn pg_the_cli_runs_lists_and_deletes() {
-    the_cli_runs_lists_and_deletes(Server::Postgres);
-}
-
-#[test]
-fn mariadb_the_cli_runs_lists_and_deletes() {
-    the_cli_runs_lists_and_deletes(Server::MariaDb);
 }
 
 #[test]
@@ -680,3 +631,29 @@ fn bad_input_gets_one_clear_line() {
         assert!(err.starts_with(want), "{args:?}: {err}");
     }
 }
+
+/// Each scenario runs on both servers, as `<scenario>::postgres` and `<scenario>::mariadb`.
+macro_rules! on_both_servers {
+    ($($scenario:ident),* $(,)?) => {
+        $(
+            mod $scenario {
+                #[test]
+                fn postgres() {
+                    super::$scenario(super::Server::Postgres);
+                }
+
+                #[test]
+                fn mariadb() {
+                    super::$scenario(super::Server::MariaDb);
+                }
+            }
+        )*
+    };
+}
+
+on_both_servers!(
+    rows_read_back_equal_what_was_written,
+    upserts_are_idempotent,
+    the_pool_size_bounds_the_connections,
+    the_cli_runs_lists_and_deletes,
+);

@@ -41,6 +41,7 @@ use super::config::{ErConfig, GroupTestConfig, Operation, TestCase};
 use super::data::{er_child_ids, Customer, Entity, Entry, Factory, FactoryKind, JavaRandom, Order};
 use super::properties::Properties;
 use super::results::{GroupRun, JavaTime, OpLatency};
+use crate::store::postgres::{chain, redact_password};
 
 /// The settings file `-db` reads when it exists (`url=`, `pool_size=`).
 pub const DB_PROPERTIES: &str = "etc/db.properties";
@@ -70,23 +71,6 @@ pub enum DbError {
 
 fn input(message: String) -> DbError {
     DbError::Input(message)
-}
-
-/// `e` and its sources on one line (the server's DETAIL/HINT lines joined with `; `).
-fn chain(e: &dyn std::error::Error) -> String {
-    let mut message = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        message.push_str(": ");
-        message.push_str(&s.to_string());
-        source = s.source();
-    }
-    message
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join("; ")
 }
 
 // ---- settings ----
@@ -188,13 +172,13 @@ impl Database {
                 let opts = mysql::Opts::from_url(&url).map_err(|e| {
                     input(format!(
                         "--db: invalid MySQL URL {:?}: {e}; {URL_FORMS}",
-                        redact(&url)
+                        redact_password(&url)
                     ))
                 })?;
                 if opts.get_db_name().is_none_or(str::is_empty) {
                     return Err(input(format!(
                         "--db: {:?} names no database: add one, e.g. mysql://root@127.0.0.1:3306/nw (create it first: CREATE DATABASE nw)",
-                        redact(&url)
+                        redact_password(&url)
                     )));
                 }
                 let mut builder = mysql::OptsBuilder::from_opts(opts);
@@ -211,11 +195,11 @@ impl Database {
             }
             "" => Err(input(format!(
                 "--db {:?} is not a URL: {URL_FORMS}",
-                redact(url)
+                redact_password(url)
             ))),
             other => Err(input(format!(
                 "--db: unknown database URL scheme {other:?} in {:?}: {URL_FORMS}",
-                redact(url)
+                redact_password(url)
             ))),
         }
     }
@@ -283,22 +267,6 @@ fn builder_timeout_unset(b: &mysql::OptsBuilder) -> bool {
     mysql::Opts::from(b.clone())
         .get_tcp_connect_timeout()
         .is_none()
-}
-
-/// `url` with its password replaced by `***`.
-fn redact(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    let end = rest.find(['/', '?']).unwrap_or(rest.len());
-    let (authority, tail) = rest.split_at(end);
-    match authority.rsplit_once('@') {
-        Some((userinfo, host)) => match userinfo.split_once(':') {
-            Some((user, _)) => format!("{scheme}://{user}:***@{host}{tail}"),
-            None => url.to_string(),
-        },
-        None => url.to_string(),
-    }
 }
 
 /// A table's columns: SQL type and length as PadoGrid's JPA entities declare them.
