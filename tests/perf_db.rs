@@ -483,6 +483,32 @@ fn the_pool_size_bounds_the_connections(server: Server) {
     );
 }
 
+fn reads_of_missing_keys_are_counted(server: Server) {
+    let Some(db) = PrivateDb::create(server) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // Nothing written: the tables are created empty, every read misses.
+    let cfg = config(
+        "groupNames=g1\ng1.threadCount=2\ng1.totalInvocationCount=10\ng1.operations=get1,getall1\n\
+         get1.testCase=get\nget1.factory.class=CustomerFactoryImpl\nget1.factory.key.isRandom=false\n\
+         getall1.testCase=getall\ngetall1.batchSize=3\ngetall1.totalEntryCount=1\n\
+         getall1.factory.class=CustomerFactoryImpl\n",
+    );
+    let (runs, status) = run(&cfg, &db.pool(2), dir.path());
+    assert_eq!(runs[0].actual_invocations, 10);
+    assert!(
+        status.contains("[g1.get1.get] 10 of 10 keys read found no row\n"),
+        "{status}"
+    );
+    // getall1: one distinct key per batch (totalEntryCount 1), so 10 keys asked in all.
+    assert!(
+        status.contains("[g1.getall1.getall] 10 of 10 keys read found no row\n"),
+        "{status}"
+    );
+    assert_eq!(db.number("SELECT count(*) FROM customers"), 0);
+}
+
 fn cli(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
     let out = Command::new(cargo_bin("edgebench"))
         .current_dir(dir)
@@ -656,4 +682,5 @@ on_both_servers!(
     upserts_are_idempotent,
     the_pool_size_bounds_the_connections,
     the_cli_runs_lists_and_deletes,
+    reads_of_missing_keys_are_counted,
 );
