@@ -736,6 +736,8 @@ pub fn perf(
     let mut all = false;
     let mut prop: Option<PathBuf> = None;
     let mut target: Option<String> = None;
+    // `-db`, `--db URL` or `--db-prop FILE`: write to a database (perf::db) instead.
+    let mut db: Option<crate::perf::db::DbFlags> = None;
     let mut i = 0;
     while i < flags.len() {
         let flag = flags[i].as_str();
@@ -756,19 +758,26 @@ pub fn perf(
             "-?" | "-h" | "--help" => {
                 let _ = writeln!(
                     out,
-                    "Usage: edgebench perf {tool} [-run] [-list] [-delete] [-prop FILE] [--target T]"
+                    "Usage: edgebench perf {tool} [-run] [-list] [-delete] [-prop FILE] [--target T | -db [--db URL] [--db-prop FILE]]"
                 );
                 return Ok(());
             }
             "-db" => {
-                return Err(usage(
-                    "-db is not implemented yet in edgebench perf (issue 6); run without it".into(),
-                ))
+                db.get_or_insert_with(crate::perf::db::DbFlags::default);
+            }
+            "--db" | "--db-prop" => {
+                let v = value(flag)?;
+                let d = db.get_or_insert_with(crate::perf::db::DbFlags::default);
+                if flag == "--db" {
+                    d.url = Some(v);
+                } else {
+                    d.prop = Some(PathBuf::from(v));
+                }
             }
             other => {
                 return Err(usage(format!(
                     "unknown flag {other:?} for perf {tool}: use -run, -list, -delete, -prop FILE, \
-                     -all or --target T"
+                     -all, --target T, -db, --db URL or --db-prop FILE"
                 )))
             }
         }
@@ -861,6 +870,29 @@ pub fn perf(
     for w in &cfg.warnings {
         let _ = writeln!(out, "warning: {w}");
     }
+    if let Some(mut flags) = db {
+        if let Some(t) = &target {
+            return Err(usage(format!(
+                "--target {t} and -db: -db writes to the database of --db/etc/db.properties, \
+                 --target to a Redis target; drop one"
+            )));
+        }
+        (flags.run, flags.list, flags.delete) = (run, list, delete);
+        if !run && !list && !delete {
+            let _ = write!(out, "{}", describe_group_test(&cfg, &prop));
+        }
+        let (runs, product) =
+            crate::perf::db::test_group_db(&cfg, &flags, root, stop, out)
+                .map_err(|e| match e {
+                    crate::perf::db::DbError::Input(m) => usage(m),
+                    other => PerfError::Failed(other.into()),
+                })?;
+        if !runs.is_empty() {
+            let dir = crate::perf::apps::app_for(root, &product).results_dir;
+            write_group_summary(&runs, &product, &dir, out)?;
+        }
+        return Ok(());
+    }
     if !run && !list && !delete {
         let _ = write!(out, "{}", describe_group_test(&cfg, &prop));
         let _ = writeln!(out, "target: {item} ({why})");
@@ -903,10 +935,21 @@ pub fn perf(
         out,
     )
     .map_err(|e| anyhow::anyhow!("{e}"))?;
+    write_group_summary(&runs, &product, &app.results_dir, out)
+}
+
+/// The markdown summary of a run's groups (PadoGrid's M figures beside edgebench's
+/// percentiles), printed and written to `<dir>/summary-<product>-<stamp>.md`.
+fn write_group_summary(
+    runs: &[(crate::perf::results::GroupRun, PathBuf)],
+    product: &str,
+    dir: &Path,
+    out: &mut (dyn Write + Send),
+) -> Result<(), PerfError> {
     let mut summary = String::from(
         "| Group | Threads | Invocations | M Throughput (inv/s) | M Latency (ms) | p50 (µs) | p99 (µs) | p99.9 (µs) |\n|-|-|-|-|-|-|-|-|\n",
     );
-    for (r, path) in &runs {
+    for (r, path) in runs {
         let max = r.max_ms().max(1) as f64;
         let worst = |f: fn(&crate::perf::results::OpLatency) -> u64| {
             r.latencies.iter().map(f).max().unwrap_or(0) as f64 / 1e3
@@ -924,7 +967,7 @@ pub fn perf(
         ));
         let _ = writeln!(out, "results: {}", path.display());
     }
-    let md = app.results_dir.join(format!(
+    let md = dir.join(format!(
         "summary-{}-{}.md",
         product,
         chrono::Utc::now().format("%Y%m%d-%H%M%S")

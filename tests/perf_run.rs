@@ -209,6 +209,8 @@ fn the_cli_prints_the_configuration_without_run_and_refuses_bad_input_in_one_lin
         "{stdout}"
     );
 
+    let group_props = etc.join("group.properties");
+    let group_props = group_props.to_str().unwrap();
     let bad = dir.path().join("bad.properties");
     std::fs::File::create(&bad)
         .unwrap()
@@ -220,8 +222,8 @@ fn the_cli_prints_the_configuration_without_run_and_refuses_bad_input_in_one_lin
             "edgebench: unknown flag \"-bogus\"",
         ),
         (
-            vec!["perf", "test_group", "-db"],
-            "edgebench: -db is not implemented yet",
+            vec!["perf", "test_group", "-db", "-prop", group_props],
+            "edgebench: ERROR: data object factory not set for group g1, operation put1.",
         ),
         (
             vec!["perf", "nope"],

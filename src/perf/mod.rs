@@ -24,6 +24,7 @@ pub mod apps;
 pub mod config;
 pub mod csv;
 pub mod data;
+pub mod db;
 pub mod group_config;
 pub mod properties;
 pub mod results;

@@ -295,7 +295,7 @@ fn passwd_user() -> Option<String> {
 
 /// `url` with the password of its user info, if any, replaced by `***`: error messages name
 /// the URL, and terminals and logs should not show a password.
-fn redact_password(url: &str) -> String {
+pub fn redact_password(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_string();
     };
@@ -343,7 +343,7 @@ pub fn endpoint(config: &Config) -> String {
 // ---- errors ----
 
 /// `e` and its sources, joined by `: `, on one line.
-fn chain(e: &dyn std::error::Error) -> String {
+pub fn chain(e: &dyn std::error::Error) -> String {
     let mut message = e.to_string();
     let mut source = e.source();
     while let Some(s) = source {
