@@ -881,12 +881,11 @@ pub fn perf(
         if !run && !list && !delete {
             let _ = write!(out, "{}", describe_group_test(&cfg, &prop));
         }
-        let (runs, product) =
-            crate::perf::db::test_group_db(&cfg, &flags, root, stop, out)
-                .map_err(|e| match e {
-                    crate::perf::db::DbError::Input(m) => usage(m),
-                    other => PerfError::Failed(other.into()),
-                })?;
+        let (runs, product) = crate::perf::db::test_group_db(&cfg, &flags, root, stop, out)
+            .map_err(|e| match e {
+                crate::perf::db::DbError::Input(m) => usage(m),
+                other => PerfError::Failed(other.into()),
+            })?;
         if !runs.is_empty() {
             let dir = crate::perf::apps::app_for(root, &product).results_dir;
             write_group_summary(&runs, &product, &dir, out)?;
@@ -926,15 +925,9 @@ pub fn perf(
         }
     }
     let product = spec.name.to_ascii_lowercase();
-    let runs = crate::perf::run::run_group_test(
-        &cfg,
-        &*connector,
-        &product,
-        &app.results_dir,
-        stop,
-        out,
-    )
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let runs =
+        crate::perf::run::run_group_test(&cfg, &*connector, &product, &app.results_dir, stop, out)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
     write_group_summary(&runs, &product, &app.results_dir, out)
 }
 

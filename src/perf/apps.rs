@@ -82,7 +82,9 @@ pub fn all_apps_home(root: &Path) -> PerfApp {
     }
 }
 
-/// One group run read back from a `results-group.csv` row.
+/// One group run read back from a `results-group.csv` row. A figure PadoGrid printed as
+/// something other than a number (a run too short to time: `Max Time (msec): 0` makes the
+/// throughput `∞`) is NaN: the run still counts, and medians skip it.
 #[derive(Debug, Clone, PartialEq)]
 struct GroupRow {
     group: String,
@@ -101,19 +103,24 @@ fn group_rows(csv: &str) -> Vec<GroupRow> {
             if n < 22 {
                 return None;
             }
+            let number = |s: &str| s.trim().parse::<f64>().unwrap_or(f64::NAN);
             Some(GroupRow {
                 group: cols[3].trim().to_string(),
-                m_throughput: cols[n - 4].trim().parse().ok()?,
-                m_latency_ms: cols[n - 3].trim().parse().ok()?,
+                m_throughput: number(cols[n - 4]),
+                m_latency_ms: number(cols[n - 3]),
             })
         })
         .collect()
 }
 
-fn median(v: &mut [f64]) -> f64 {
+/// The median of the finite values of `v` (NaN when there are none).
+fn median(v: &mut Vec<f64>) -> f64 {
+    v.retain(|x| x.is_finite());
     v.sort_by(f64::total_cmp);
     let n = v.len();
-    if n % 2 == 1 {
+    if n == 0 {
+        f64::NAN
+    } else if n % 2 == 1 {
         v[n / 2]
     } else {
         (v[n / 2 - 1] + v[n / 2]) / 2.0
@@ -152,23 +159,32 @@ pub fn group_comparison(apps: &[PerfApp]) -> Result<Option<String>, CsvError> {
         for (app, rows) in per_app {
             let mut thr: Vec<f64> = rows.iter().map(|r| r.m_throughput).collect();
             let mut lat: Vec<f64> = rows.iter().map(|r| r.m_latency_ms).collect();
-            let (min, max) = thr
-                .iter()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
-                    (a.min(x), b.max(x))
-                });
             let m = median(&mut thr);
-            let base = *first.get_or_insert(m);
-            let ratio = if base > 0.0 {
-                format!("{:.2}x", m / base)
-            } else {
-                "n/a".into()
+            // `thr` now holds the finite figures, sorted.
+            let spread = match (thr.first(), thr.last()) {
+                (Some(min), Some(max)) => format!("{min:.1}–{max:.1}"),
+                _ => "n/a".into(),
+            };
+            if first.is_none() && m.is_finite() {
+                first = Some(m);
+            }
+            let ratio = match first {
+                Some(base) if base > 0.0 && m.is_finite() => format!("{:.2}x", m / base),
+                _ => "n/a".into(),
+            };
+            let shown = |x: f64, decimals: usize| {
+                if x.is_finite() {
+                    format!("{x:.decimals$}")
+                } else {
+                    "n/a".into()
+                }
             };
             let _ = writeln!(
                 md,
-                "| {group} | {app} | {} | {m:.1} | {min:.1}–{max:.1} | {:.4} | {ratio} |",
+                "| {group} | {app} | {} | {} | {spread} | {} | {ratio} |",
                 rows.len(),
-                median(&mut lat),
+                shown(m, 1),
+                shown(median(&mut lat), 4),
             );
         }
     }
@@ -226,7 +242,8 @@ mod tests {
 
     #[test]
     fn medians() {
-        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(&mut [4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert_eq!(median(&mut vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&mut vec![4.0, 1.0, f64::NAN, 2.0, 3.0]), 2.5);
+        assert!(median(&mut vec![f64::NAN]).is_nan());
     }
 }

@@ -1311,8 +1311,11 @@ pub fn run_db_group_test(
         });
         for run in runs {
             let run = run?;
-            let path = results_dir.join(run.file_name());
-            crate::report::write_whole_file(&path, run.render().as_bytes())?;
+            let path = crate::perf::results::write_results_file(
+                results_dir,
+                &run.file_name(),
+                &run.render(),
+            )?;
             out.push((run, path));
         }
     }

@@ -84,6 +84,26 @@ impl JavaTime {
     }
 }
 
+/// Writes a results file into `dir` under `name`, whole (temp file, then rename), never over
+/// an earlier run's file: PadoGrid's names carry the time to the second, so a second run in
+/// the same second gets `_2`, `_3`, ... before `.txt` (`create_csv` lists by prefix and
+/// mtime, so the suffix keeps it working). Returns the path written.
+pub fn write_results_file(
+    dir: &std::path::Path,
+    name: &str,
+    text: &str,
+) -> std::io::Result<std::path::PathBuf> {
+    let mut path = dir.join(name);
+    let stem = name.strip_suffix(".txt").unwrap_or(name);
+    let mut n = 1;
+    while path.exists() {
+        n += 1;
+        path = dir.join(format!("{stem}_{n}.txt"));
+    }
+    crate::report::write_whole_file(&path, text.as_bytes())?;
+    Ok(path)
+}
+
 /// `new DecimalFormat(pattern)` with `#.###…` (`decimals` digits), HALF_UP, no grouping:
 /// at most `decimals` fraction digits, trailing zeros and a bare point dropped.
 pub fn java_decimal(x: f64, decimals: usize) -> String {
@@ -581,6 +601,33 @@ fn pbm_header(o: &mut String, title: &str, h: &PbmHeader<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_second_run_in_the_same_second_never_overwrites_the_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let name = "group-g1-redis-261130-075844.txt";
+        let paths: Vec<_> = ["one", "two", "three"]
+            .iter()
+            .map(|t| write_results_file(dir.path(), name, t).unwrap())
+            .collect();
+        let names: Vec<_> = paths
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                name,
+                "group-g1-redis-261130-075844_2.txt",
+                "group-g1-redis-261130-075844_3.txt"
+            ]
+        );
+        let texts: Vec<_> = paths
+            .iter()
+            .map(|p| std::fs::read_to_string(p).unwrap())
+            .collect();
+        assert_eq!(texts, ["one", "two", "three"]);
+    }
 
     #[test]
     fn decimal_format_half_up() {
