@@ -1031,10 +1031,17 @@ fn perf_pbm(
             count: "Entries",
             unit: "entries",
         };
-        (o, p, cols, "summary-ingestion", String::new(), "Data ingestion complete")
+        (
+            o,
+            p,
+            cols,
+            "summary-ingestion",
+            String::new(),
+            "Data ingestion complete",
+        )
     } else {
-        let runs = crate::perf::tx::run_tx(&cfg, &*connector, &product, dir, stop, out)
-            .map_err(failed)?;
+        let runs =
+            crate::perf::tx::run_tx(&cfg, &*connector, &product, dir, stop, out).map_err(failed)?;
         let (o, p): (Vec<_>, Vec<_>) = runs.into_iter().map(|(_, o, p)| (o, p)).unzip();
         let cols = Columns {
             name: "Map",

@@ -92,7 +92,10 @@ fn ingestion_writes_exactly_the_expected_entries_co_located_by_group() {
             };
             assert_eq!(
                 counts,
-                [("eligibility".to_string(), want_count), ("profile".to_string(), 12)],
+                [
+                    ("eligibility".to_string(), want_count),
+                    ("profile".to_string(), 12)
+                ],
                 "{item} {case}"
             );
             let mut keys: Vec<String> = query(con, &["KEYS", "eligibility:*"]);
@@ -173,18 +176,17 @@ fn tx_writes_the_summaries_the_data_implies_and_counts_missing_profiles() {
             for g in 1..=12u64 {
                 let key = format!("summary:{{x{g}}}");
                 let fields: Vec<(String, String)> = query(con, &["HGETALL", &key]);
-                let get = |f: &str| {
-                    fields
-                        .iter()
-                        .find(|(k, _)| k == f)
-                        .map(|(_, v)| v.clone())
-                };
+                let get = |f: &str| fields.iter().find(|(k, _)| k == f).map(|(_, v)| v.clone());
                 if g > profiles {
                     assert!(fields.is_empty(), "{item} {key}: {fields:?}");
                     continue;
                 }
                 let members = if g <= 4 { 5 } else { 0 };
-                assert_eq!(get("memberCount"), Some(members.to_string()), "{item} {key}");
+                assert_eq!(
+                    get("memberCount"),
+                    Some(members.to_string()),
+                    "{item} {key}"
+                );
                 assert_eq!(
                     get("totalBlobSize"),
                     Some((members * 100).to_string()),
@@ -258,7 +260,11 @@ fn a_concurrent_change_to_the_group_aborts_the_tx_and_it_runs_again_never_stale(
     for item in TARGETS {
         let r = start(item);
         let dir = tempfile::tempdir().unwrap();
-        ingest(&pbm(&ingest_for_tx(6), PbmTest::Ingestion), &*r.connect, dir.path());
+        ingest(
+            &pbm(&ingest_for_tx(6), PbmTest::Ingestion),
+            &*r.connect,
+            dir.path(),
+        );
         let mut con = InterferingConnection {
             inner: (r.connect)().unwrap(),
             other: (r.connect)().unwrap(),
@@ -278,7 +284,13 @@ fn a_concurrent_change_to_the_group_aborts_the_tx_and_it_runs_again_never_stale(
         );
         let stored: Vec<String> = query(
             con.inner.as_mut(),
-            &["HMGET", "summary:{x1}", "memberCount", "totalBlobSize", "writtenTime"],
+            &[
+                "HMGET",
+                "summary:{x1}",
+                "memberCount",
+                "totalBlobSize",
+                "writtenTime",
+            ],
         );
         assert_eq!(stored, ["6", "510", "1700000000000"], "{item}");
         // Without interference: one attempt; no profile: nothing written.
@@ -291,7 +303,10 @@ fn a_concurrent_change_to_the_group_aborts_the_tx_and_it_runs_again_never_stale(
             group_summary_tx(con.inner.as_mut(), "x7", fixed_clock).unwrap(),
             TxOutcome::MissingProfile
         );
-        assert_eq!(query::<i64>(con.inner.as_mut(), &["EXISTS", "summary:{x7}"]), 0);
+        assert_eq!(
+            query::<i64>(con.inner.as_mut(), &["EXISTS", "summary:{x7}"]),
+            0
+        );
     }
 }
 
@@ -445,7 +460,10 @@ edgebench percentiles per transaction or call (usec, HDR histogram)
     let csv = std::fs::read_to_string(dir.path().join("results-ingestion.csv")).unwrap();
     let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(", ").collect()).collect();
     assert_eq!(rows.len(), 3, "{csv}");
-    let profile = rows.iter().find(|r| r[4] == "profile").expect("profile row");
+    let profile = rows
+        .iter()
+        .find(|r| r[4] == "profile")
+        .expect("profile row");
     assert_eq!(
         (profile[2], profile[3], profile[8], profile[9], profile[15]),
         ("embedded", "putall", "6", "1", "6"),
@@ -465,7 +483,11 @@ edgebench percentiles per transaction or call (usec, HDR histogram)
 fn getall_and_get_read_every_key_including_the_last_partial_batch() {
     let r = start("embedded");
     let dir = tempfile::tempdir().unwrap();
-    ingest(&pbm(&ingest_for_tx(6), PbmTest::Ingestion), &*r.connect, dir.path());
+    ingest(
+        &pbm(&ingest_for_tx(6), PbmTest::Ingestion),
+        &*r.connect,
+        dir.path(),
+    );
     for (case, batch) in [("getall", 4), ("get", 4)] {
         // 7 profile keys on one thread in batches of 4: PadoGrid would never read x5-x7;
         // we read all 7, and x7 has no profile.
@@ -478,8 +500,15 @@ fn getall_and_get_read_every_key_including_the_last_partial_batch() {
             PbmTest::Tx,
         );
         let mut status = Vec::new();
-        let runs = run_tx(&cfg, &*r.connect, "t", dir.path(), &AtomicBool::new(false), &mut status)
-            .unwrap();
+        let runs = run_tx(
+            &cfg,
+            &*r.connect,
+            "t",
+            dir.path(),
+            &AtomicBool::new(false),
+            &mut status,
+        )
+        .unwrap();
         let got: Vec<(String, u64, u64)> = runs
             .iter()
             .map(|(r, _, _)| (r.map.clone(), r.actual_transactions, r.missing_data))
@@ -489,7 +518,10 @@ fn getall_and_get_read_every_key_including_the_last_partial_batch() {
         // only keys built by the same thread layout are found: x1-x2 (10 keys).
         assert_eq!(
             got,
-            [("profile".to_string(), 7, 1), ("eligibility".to_string(), 25, 15)],
+            [
+                ("profile".to_string(), 7, 1),
+                ("eligibility".to_string(), 25, 15)
+            ],
             "{case}"
         );
         let status = String::from_utf8(status).unwrap();
@@ -497,8 +529,14 @@ fn getall_and_get_read_every_key_including_the_last_partial_batch() {
             status.contains("[eligibility 1] getAll(): keySet does not match the returned map size: [keySet=10, map=0]\n[eligibility 1] getAll(): keySet does not match the returned map size: [keySet=5, map=0]\n"),
             "{status}"
         );
-        assert!(status.contains("Transaction Count (eligibility): 25\n"), "{status}");
-        assert!(status.contains("    Transaction Count (profile): 7\n"), "{status}");
+        assert!(
+            status.contains("Transaction Count (eligibility): 25\n"),
+            "{status}"
+        );
+        assert!(
+            status.contains("    Transaction Count (profile): 7\n"),
+            "{status}"
+        );
     }
 }
 
@@ -530,22 +568,42 @@ fn the_cli_prints_runs_and_refuses_bad_input_in_one_line() {
         std::fs::write(etc.join(f), text).unwrap();
     }
     // Without -run: PadoGrid's configuration printout.
-    let (code, stdout, _) = edgebench(dir.path(), &["perf", "test_ingestion", "--target", "embedded"]);
+    let (code, stdout, _) = edgebench(
+        dir.path(),
+        &["perf", "test_ingestion", "--target", "embedded"],
+    );
     assert_eq!(code, Some(0));
-    assert!(stdout.contains("Data Ingestion Test Configuration\n"), "{stdout}");
-    assert!(stdout.contains("                PutAll Batch Size: 1000\n"), "{stdout}");
-    assert!(stdout.contains("             **Total Volume (KiB): 1000\n"), "{stdout}");
+    assert!(
+        stdout.contains("Data Ingestion Test Configuration\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("                PutAll Batch Size: 1000\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("             **Total Volume (KiB): 1000\n"),
+        "{stdout}"
+    );
     assert!(
         stdout.ends_with("To run the test, specify the option, '-run'.\n"),
         "{stdout}"
     );
     // test_tx -run on the in-process engine loads etc/ingestion.properties first, so every
     // group has its profile: no missing data.
-    let (code, stdout, stderr) =
-        edgebench(dir.path(), &["perf", "test_tx", "-run", "--target", "embedded"]);
+    let (code, stdout, stderr) = edgebench(
+        dir.path(),
+        &["perf", "test_tx", "-run", "--target", "embedded"],
+    );
     assert_eq!(code, Some(0), "{stderr}");
-    assert!(stdout.contains("starts empty: loading etc/ingestion.properties first"), "{stdout}");
-    assert!(stdout.contains("eligibility tx: 0 on missing data"), "{stdout}");
+    assert!(
+        stdout.contains("starts empty: loading etc/ingestion.properties first"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("eligibility tx: 0 on missing data"),
+        "{stdout}"
+    );
     assert!(stdout.ends_with("\nTransaction complete\n"), "{stdout}");
     let results: Vec<String> = std::fs::read_dir(dir.path().join("results/perf"))
         .unwrap()
@@ -556,14 +614,29 @@ fn the_cli_prints_runs_and_refuses_bad_input_in_one_line() {
         2,
         "{results:?}"
     );
-    assert!(results.iter().any(|n| n.starts_with("summary-tx-redisdb_embedded-")), "{results:?}");
-    assert!(!results.iter().any(|n| n.starts_with("ingestion-")), "{results:?}");
+    assert!(
+        results
+            .iter()
+            .any(|n| n.starts_with("summary-tx-redisdb_embedded-")),
+        "{results:?}"
+    );
+    assert!(
+        !results.iter().any(|n| n.starts_with("ingestion-")),
+        "{results:?}"
+    );
 
     // An unknown map is dropped with a note, as PadoGrid drops it.
     std::fs::write(etc.join("odd.properties"), "mapNames=eligibility,claims\n").unwrap();
     let (code, stdout, _) = edgebench(
         dir.path(),
-        &["perf", "test_ingestion", "-prop", "etc/odd.properties", "--target", "embedded"],
+        &[
+            "perf",
+            "test_ingestion",
+            "-prop",
+            "etc/odd.properties",
+            "--target",
+            "embedded",
+        ],
     );
     assert_eq!(code, Some(0));
     assert!(
@@ -581,7 +654,10 @@ fn the_cli_prints_runs_and_refuses_bad_input_in_one_line() {
             vec!["perf", "test_tx", "-prop", "etc/bad.properties"],
             "edgebench: etc/bad.properties:1: eligibility.threadCount=\"many\" is not",
         ),
-        (vec!["perf", "test_tx", "-list"], "edgebench: -list and -delete are test_group flags"),
+        (
+            vec!["perf", "test_tx", "-list"],
+            "edgebench: -list and -delete are test_group flags",
+        ),
     ] {
         let (code, _, stderr) = edgebench(dir.path(), &args);
         assert_eq!(code, Some(2), "{args:?}: {stderr}");

@@ -78,7 +78,8 @@ fn ingest(w: &mut Worker<'_>, con: &mut dyn ConnectionLike) -> Result<(), String
                     cmd.arg(key.redis_key())
                         .arg(key.redis_field())
                         .arg(pbm_value(&key.serialized(), &blob));
-                    w.timed(|| cmd.query::<Value>(con)).map_err(|e| e.to_string())?;
+                    w.timed(|| cmd.query::<Value>(con))
+                        .map_err(|e| e.to_string())?;
                     w.counters.done.fetch_add(1, Ordering::Relaxed);
                 }
                 i += mss;
@@ -117,7 +118,8 @@ fn ingest(w: &mut Worker<'_>, con: &mut dyn ConnectionLike) -> Result<(), String
                 let mut cmd = redis::cmd("SET");
                 cmd.arg(key.redis_key())
                     .arg(pbm_value(&key.serialized(), &blob));
-                w.timed(|| cmd.query::<Value>(con)).map_err(|e| e.to_string())?;
+                w.timed(|| cmd.query::<Value>(con))
+                    .map_err(|e| e.to_string())?;
                 w.counters.done.fetch_add(1, Ordering::Relaxed);
             }
         }

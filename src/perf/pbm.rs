@@ -192,7 +192,9 @@ fn run_map(
     let threads = u64::from(map.thread_count.max(1));
     let outcomes: Vec<Result<(u64, Histogram<u64>), RunError>> = std::thread::scope(|s| {
         let handles: Vec<_> = (1..=threads)
-            .map(|t| s.spawn(move || run_worker(cfg, map, t, counters, connect, stop, status, work)))
+            .map(|t| {
+                s.spawn(move || run_worker(cfg, map, t, counters, connect, stop, status, work))
+            })
             .collect();
         handles
             .into_iter()
@@ -347,7 +349,11 @@ pub fn describe(cfg: &PbmTestConfig, prop: &Path, product: &str, configuration: 
             let bytes = m.payload_size as f64 * m.total_entry_count as f64;
             l(&mut o, "Payload Size (bytes)", &m.payload_size);
             l(&mut o, "**Total Volume (KiB)", &fmt3(bytes / 1024.0));
-            l(&mut o, "**Total Volume (MiB)", &fmt3(bytes / 1024.0 / 1024.0));
+            l(
+                &mut o,
+                "**Total Volume (MiB)",
+                &fmt3(bytes / 1024.0 / 1024.0),
+            );
             l(
                 &mut o,
                 "**Total Volume (GiB)",

@@ -160,7 +160,9 @@ fn run_group(
                         .map(|t| {
                             let ops = &ops;
                             s.spawn(move || {
-                                run_thread(group_id, ops, t, threads, per_thread, connect, stop, done)
+                                run_thread(
+                                    group_id, ops, t, threads, per_thread, connect, stop, done,
+                                )
                             })
                         })
                         .collect();

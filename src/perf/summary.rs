@@ -43,9 +43,8 @@ pub fn markdown(cols: Columns, rows: &[SummaryRow]) -> String {
     );
     for r in rows {
         let max = r.max_ms.max(1) as f64;
-        let worst = |f: fn(&OpLatency) -> u64| {
-            r.latencies.iter().map(f).max().unwrap_or(0) as f64 / 1e3
-        };
+        let worst =
+            |f: fn(&OpLatency) -> u64| r.latencies.iter().map(f).max().unwrap_or(0) as f64 / 1e3;
         out.push_str(&format!(
             "| {} | {} | {} | {:.1} | {:.4} | {:.1} | {:.1} | {:.1} |\n",
             r.name,

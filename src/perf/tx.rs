@@ -83,7 +83,15 @@ pub fn run_tx(
         crate::report::write_whole_file(&path, run.render().as_bytes())?;
         Ok((run, o, path))
     };
-    run_maps(cfg, connect, stop, status, "Transaction Count", &transact, &finish)
+    run_maps(
+        cfg,
+        connect,
+        stop,
+        status,
+        "Transaction Count",
+        &transact,
+        &finish,
+    )
 }
 
 /// One worker's run.
