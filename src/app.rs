@@ -785,17 +785,7 @@ pub fn perf(
     }
     // Each target is a PadoGrid "app" with its own results directory (perf::apps).
     let root = Path::new(PERF_RESULTS);
-    let (item, why) = match &target {
-        Some(t) => (t.clone(), "from --target"),
-        None if crate::target::redis_server_on_path() => (
-            "redis-tcp".to_string(),
-            "the default: redis-server is on PATH",
-        ),
-        None => (
-            "embedded".to_string(),
-            "the default: no redis-server on PATH, so the in-process engine",
-        ),
-    };
+    let (item, why) = perf_target_choice(target.as_deref());
     let specs = crate::target::parse_targets(std::slice::from_ref(&item))
         .map_err(|e| usage(format!("--target: {e}")))?;
     let [spec] = specs.as_slice() else {
@@ -854,9 +844,12 @@ pub fn perf(
             return Ok(());
         }
         "test_ingestion" | "test_tx" => {
-            return Err(usage(format!(
-                "{tool} is not implemented yet in edgebench perf (issue 6); test_group is"
-            )))
+            if list || delete {
+                return Err(usage(format!(
+                    "-list and -delete are test_group flags; {tool} takes [-run] [-prop FILE] [--target T]"
+                )));
+            }
+            return perf_pbm(tool, run, prop, target.as_deref(), stop, out);
         }
         other => {
             return Err(usage(format!(
@@ -898,14 +891,7 @@ pub fn perf(
         let _ = writeln!(out, "To run the test, specify the '-run' option.");
         return Ok(());
     }
-    let target = Target::start(spec).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let connector = perf_connector(&target).map_err(usage)?;
-    let _ = writeln!(
-        out,
-        "target: {} at {} ({why})",
-        spec.name,
-        target.endpoint()
-    );
+    let (spec, _target, connector) = perf_start_target(&item, why, out)?;
     if list || delete {
         let mut con = connector().map_err(|e| anyhow::anyhow!("{e}"))?;
         if list {
@@ -939,39 +925,213 @@ fn write_group_summary(
     dir: &Path,
     out: &mut (dyn Write + Send),
 ) -> Result<(), PerfError> {
-    let mut summary = String::from(
-        "| Group | Threads | Invocations | M Throughput (inv/s) | M Latency (ms) | p50 (µs) | p99 (µs) | p99.9 (µs) |\n|-|-|-|-|-|-|-|-|\n",
-    );
-    for (r, path) in runs {
-        let max = r.max_ms().max(1) as f64;
-        let worst = |f: fn(&crate::perf::results::OpLatency) -> u64| {
-            r.latencies.iter().map(f).max().unwrap_or(0) as f64 / 1e3
-        };
-        summary.push_str(&format!(
-            "| {} | {} | {} | {:.1} | {:.4} | {:.1} | {:.1} | {:.1} |\n",
-            r.group,
-            r.thread_count,
-            r.actual_invocations,
-            r.actual_invocations as f64 / max * 1000.0,
-            max / r.actual_invocations.max(1) as f64,
-            worst(|l| l.p50_ns),
-            worst(|l| l.p99_ns),
-            worst(|l| l.p999_ns),
-        ));
+    use crate::perf::summary::{self, Columns, SummaryRow};
+    let rows: Vec<SummaryRow> = runs
+        .iter()
+        .map(|(r, _)| SummaryRow {
+            name: r.group.clone(),
+            threads: r.thread_count,
+            count: r.actual_invocations,
+            max_ms: r.max_ms(),
+            latencies: r.latencies.clone(),
+        })
+        .collect();
+    for (_, path) in runs {
         let _ = writeln!(out, "results: {}", path.display());
     }
-    let md = dir.join(format!(
-        "summary-{}-{}.md",
-        product,
-        chrono::Utc::now().format("%Y%m%d-%H%M%S")
-    ));
-    crate::report::write_whole_file(&md, summary.as_bytes()).map_err(anyhow::Error::from)?;
-    let _ = write!(out, "{summary}");
+    let cols = Columns {
+        name: "Group",
+        count: "Invocations",
+        unit: "inv",
+    };
+    let md = summary::markdown(cols, &rows);
+    summary::write(dir, "summary", product, &md).map_err(anyhow::Error::from)?;
+    let _ = write!(out, "{md}");
+    Ok(())
+}
+
+/// The target perf runs against, and why (printed beside it): `--target`, else `redis-tcp`
+/// when `redis-server` is on PATH, else the in-process engine.
+fn perf_target_choice(target: Option<&str>) -> (String, &'static str) {
+    match target {
+        Some(t) => (t.to_string(), "from --target"),
+        None if crate::target::redis_server_on_path() => (
+            "redis-tcp".to_string(),
+            "the default: redis-server is on PATH",
+        ),
+        None => (
+            "embedded".to_string(),
+            "the default: no redis-server on PATH, so the in-process engine",
+        ),
+    }
+}
+
+/// Starts the `--target` item `item`, prints it, and returns its spec, the running target
+/// (keep it alive while connecting) and a connector.
+fn perf_start_target(
+    item: &str,
+    why: &str,
+    out: &mut (dyn Write + Send),
+) -> Result<
+    (
+        crate::target::TargetSpec,
+        Target,
+        Box<crate::perf::run::Connector>,
+    ),
+    PerfError,
+> {
+    let usage = PerfError::Usage;
+    let specs = crate::target::parse_targets(&[item.to_string()])
+        .map_err(|e| usage(format!("--target: {e}")))?;
+    let [spec] = specs.as_slice() else {
+        return Err(usage(format!(
+            "--target {item:?}: perf runs against one target at a time"
+        )));
+    };
+    let target = Target::start(spec).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let connector = perf_connector(&target).map_err(usage)?;
+    let _ = writeln!(
+        out,
+        "target: {} at {} ({why})",
+        spec.name,
+        target.endpoint()
+    );
+    Ok((spec.clone(), target, connector))
+}
+
+/// `test_ingestion` / `test_tx`: print the configuration as PadoGrid does, or run it.
+fn perf_pbm(
+    tool: &str,
+    run: bool,
+    prop: Option<PathBuf>,
+    target: Option<&str>,
+    stop: &AtomicBool,
+    out: &mut (dyn Write + Send),
+) -> Result<(), PerfError> {
+    use crate::perf::summary::Columns;
+    use crate::perf::{PbmTest, PbmTestConfig};
+    let ingestion = tool == "test_ingestion";
+    let prop = prop.unwrap_or_else(|| {
+        PathBuf::from(if ingestion {
+            "etc/ingestion.properties"
+        } else {
+            "etc/tx.properties"
+        })
+    });
+    let cfg = if ingestion {
+        PbmTestConfig::load_ingestion(&prop)
+    } else {
+        PbmTestConfig::load_tx(&prop)
+    }
+    .map_err(|e| PerfError::Usage(e.to_string()))?;
+    for w in &cfg.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    let (item, why) = perf_target_choice(target);
+    let specs = crate::target::parse_targets(std::slice::from_ref(&item))
+        .map_err(|e| PerfError::Usage(format!("--target: {e}")))?;
+    let product = specs
+        .first()
+        .map_or(item.clone(), |s| s.name.to_ascii_lowercase());
+    let _ = write!(
+        out,
+        "{}",
+        crate::perf::pbm::describe(&cfg, &prop, &product, !run)
+    );
+    if !run {
+        let _ = writeln!(out, "target: {item} ({why})");
+        let _ = writeln!(out, "To run the test, specify the option, '-run'.");
+        return Ok(());
+    }
+    let (spec, _target, connector) = perf_start_target(&item, why, out)?;
+    let fresh = !matches!(spec.kind, crate::target::TargetKind::Redis(_));
+    if cfg.test == PbmTest::Tx && fresh {
+        // A target this command started is empty and ends with it: load what PadoGrid's
+        // users load first with test_ingestion, from the ingestion file beside -prop.
+        let beside = prop
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join("ingestion.properties");
+        if beside.is_file() {
+            let load = PbmTestConfig::load_ingestion(&beside)
+                .map_err(|e| PerfError::Usage(e.to_string()))?;
+            let _ = writeln!(
+                out,
+                "{} starts empty: loading {} first (not timed)",
+                spec.name,
+                beside.display()
+            );
+            crate::perf::ingest::preload(&load, &*connector, stop, out)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+        } else {
+            let _ = writeln!(
+                out,
+                "note: {} starts empty and there is no {} to load first: every tx is on missing data",
+                spec.name,
+                beside.display()
+            );
+        }
+    }
+    // The target is this run's PadoGrid app (perf::apps).
+    let app = crate::perf::apps::app_for(Path::new(PERF_RESULTS), &spec.name);
+    let dir = app.results_dir.as_path();
+    let _ = writeln!(
+        out,
+        "Please wait until done. This may take some time. Status printed in every {} sec.",
+        cfg.print_status_interval_sec
+    );
+    let failed = |e: crate::perf::run::RunError| PerfError::Failed(anyhow::anyhow!("{e}"));
+    let (outcomes, paths, cols, stem, notes, done) = if cfg.test == PbmTest::Ingestion {
+        let runs = crate::perf::ingest::run_ingestion(&cfg, &*connector, &product, dir, stop, out)
+            .map_err(failed)?;
+        let (o, p): (Vec<_>, Vec<_>) = runs.into_iter().map(|(_, o, p)| (o, p)).unzip();
+        let cols = Columns {
+            name: "Map",
+            count: "Entries",
+            unit: "entries",
+        };
+        (
+            o,
+            p,
+            cols,
+            "summary-ingestion",
+            String::new(),
+            "Data ingestion complete",
+        )
+    } else {
+        let runs =
+            crate::perf::tx::run_tx(&cfg, &*connector, &product, dir, stop, out).map_err(failed)?;
+        let (o, p): (Vec<_>, Vec<_>) = runs.into_iter().map(|(_, o, p)| (o, p)).unzip();
+        let cols = Columns {
+            name: "Map",
+            count: "Transactions",
+            unit: "tx",
+        };
+        let notes: String = o
+            .iter()
+            .map(|o| {
+                format!(
+                    "\n{} {}: {} on missing data, {} transactions retried after a concurrent change (WATCH)\n",
+                    o.map.map, o.map.test_case, o.missing, o.retries
+                )
+            })
+            .collect();
+        (o, p, cols, "summary-tx", notes, "Transaction complete")
+    };
+    let _ = writeln!(out, "Results:");
+    for p in &paths {
+        let _ = writeln!(out, "   {}", p.display());
+    }
+    let refs: Vec<&crate::perf::pbm::MapOutcome> = outcomes.iter().collect();
+    let (md, _) = crate::perf::pbm::write_summary(&refs, cols, stem, &product, dir, &notes)
+        .map_err(anyhow::Error::from)?;
+    let _ = write!(out, "{md}");
+    let _ = writeln!(out, "\n{done}");
     Ok(())
 }
 
 /// A connection per worker for the target: a socket, or the engine's in-process connection.
-fn perf_connector(target: &Target) -> Result<Box<crate::perf::run::Connector>, String> {
+pub fn perf_connector(target: &Target) -> Result<Box<crate::perf::run::Connector>, String> {
     if let Some(engine) = target.engine() {
         return Ok(Box::new(move || {
             Ok(

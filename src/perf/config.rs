@@ -1081,7 +1081,12 @@ impl PbmTestConfig {
                 "eligibility" => PbmMap::Eligibility,
                 "profile" => PbmMap::Profile,
                 _ => {
-                    return Err(r.bad("mapNames", names, "a comma list of eligibility and profile"))
+                    // PadoGrid's MapNameEnum drops names it does not know; say so.
+                    warnings.push(format!(
+                        "{}: mapNames names {n:?}, which is not a PBM map (eligibility, profile); dropped as PadoGrid does",
+                        r.file()
+                    ));
+                    continue;
                 }
             };
             if maps.iter().any(|m| m.map == map) {

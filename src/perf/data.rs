@@ -121,18 +121,61 @@ pub struct EligKey {
 }
 
 impl EligKey {
-    /// The Redis field/key: `elig:{x1}:x1:<person>:<eff>:<term>` — the fields equals/hashCode
-    /// use, with the group's hash tag first.
+    /// The Redis hash holding every eligibility entry of the key's group:
+    /// `eligibility:{x1}`. One hash per group keeps a group's members in one slot and lets
+    /// `tx` read them with one `HGETALL`.
     pub fn redis_key(&self) -> String {
+        format!("eligibility:{{{}}}", self.group_number)
+    }
+
+    /// The entry's field in that hash: the five fields `equals`/`hashCode` use
+    /// (`x1,x1,7,<eff ms>,<term ms>`), so two equal keys are one entry, as in a Java map.
+    pub fn redis_field(&self) -> String {
         format!(
-            "eligibility:{{{}}}:{}:{}:{}:{}",
-            self.group_number,
+            "{},{},{},{},{}",
             self.member_number,
+            self.group_number,
             self.person_number,
             self.effective_date_ms,
             self.term_date_ms
         )
     }
+
+    /// All nine fields in declaration order, comma-separated: the key's part of a stored
+    /// value (see [`pbm_value`]).
+    pub fn serialized(&self) -> String {
+        format!(
+            "{},{},{},{},{},{},{},{},{}",
+            self.member_number,
+            self.group_number,
+            self.person_number,
+            self.effective_date_ms,
+            self.term_date_ms,
+            self.agn,
+            self.part_cntl_number,
+            self.membership_agn_id,
+            self.member_agn_id
+        )
+    }
+}
+
+/// A stored PBM value: the serialized key, a newline, then the Blob's bytes. The key comes
+/// along because Redisson stores it too, and `tx` takes the profile's carrier and contract
+/// numbers from it.
+pub fn pbm_value(serialized_key: &str, blob: &[u8]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(serialized_key.len() + 1 + blob.len());
+    v.extend_from_slice(serialized_key.as_bytes());
+    v.push(b'\n');
+    v.extend_from_slice(blob);
+    v
+}
+
+/// Splits a [`pbm_value`] into its serialized key and its Blob; `None` when it has no
+/// newline (not written by edgebench).
+pub fn split_pbm_value(value: &[u8]) -> Option<(&str, &[u8])> {
+    let nl = value.iter().position(|b| *b == b'\n')?;
+    let key = std::str::from_utf8(&value[..nl]).ok()?;
+    Some((key, &value[nl + 1..]))
 }
 
 /// `ClientProfileKey`: equal and co-located by group number.
@@ -157,8 +200,18 @@ impl ClientProfileKey {
     }
 
     /// `profile:{x1}`: the group's hash tag, so a profile lives beside its eligibility.
+    /// `ClientProfileKey` equality is the group number, so this string key holds the one
+    /// profile of the group.
     pub fn redis_key(&self) -> String {
         format!("profile:{{{}}}", self.group_number)
+    }
+
+    /// The three fields, comma-separated (see [`pbm_value`]).
+    pub fn serialized(&self) -> String {
+        format!(
+            "{},{},{}",
+            self.group_number, self.carrier_number, self.contract_number
+        )
     }
 }
 
@@ -211,34 +264,77 @@ pub fn eligibility_keys(
     count_per_thread: u64,
     member_set_size: u32,
 ) -> Vec<EligKey> {
-    let mss = u64::from(member_set_size.max(1));
-    let start = (thread - 1) * count_per_thread;
-    let mut group_number = start / mss + 1;
-    let mut key_index = start + 1;
-    let mut eff = PBM_BASE_DATE_MS + (start as i64) * 1000;
+    let mut sets = MemberSets::new(prefix, thread, count_per_thread, member_set_size);
     let mut out = Vec::with_capacity(count_per_thread as usize);
     let mut i = 0;
     while i < count_per_thread {
-        let key = format!("{prefix}{group_number}");
-        for k in 0..mss {
+        out.extend(sets.next_set());
+        i += sets.member_set_size();
+    }
+    out
+}
+
+/// A thread's member sets in PadoGrid's order (reference §3.2): each call to
+/// [`MemberSets::next_set`] gives the `memberSetSize` members of the next group number.
+/// Ingestion (`put`, `putall`) and `test_tx` (`getall`) walk the same sequence, so `tx`
+/// finds exactly what ingestion wrote.
+#[derive(Debug, Clone)]
+pub struct MemberSets {
+    prefix: String,
+    member_set_size: u64,
+    group_number: u64,
+    key_index: u64,
+    eff_ms: i64,
+}
+
+impl MemberSets {
+    /// Thread `thread` (1-based) of a run with `count_per_thread` entries per thread.
+    pub fn new(prefix: &str, thread: u64, count_per_thread: u64, member_set_size: u32) -> Self {
+        let mss = u64::from(member_set_size.max(1));
+        let start = (thread.max(1) - 1) * count_per_thread;
+        MemberSets {
+            prefix: prefix.to_string(),
+            member_set_size: mss,
+            group_number: start / mss + 1,
+            key_index: start + 1,
+            eff_ms: PBM_BASE_DATE_MS + (start as i64) * 1000,
+        }
+    }
+
+    /// Members per set.
+    pub fn member_set_size(&self) -> u64 {
+        self.member_set_size
+    }
+
+    /// The group number the next set will have.
+    pub fn next_group_number(&self) -> u64 {
+        self.group_number
+    }
+
+    /// The next group's members; effective and term dates one second later than the last
+    /// set's, plus `k` ms for member `k`.
+    pub fn next_set(&mut self) -> Vec<EligKey> {
+        let key = format!("{}{}", self.prefix, self.group_number);
+        let mut out = Vec::with_capacity(self.member_set_size as usize);
+        for k in 0..self.member_set_size {
+            let i = self.key_index;
             out.push(EligKey {
                 member_number: key.clone(),
                 group_number: key.clone(),
-                person_number: key_index as i16,
-                effective_date_ms: eff + k as i64,
-                term_date_ms: eff + k as i64,
-                agn: key_index as i32,
-                part_cntl_number: key_index as i16,
-                membership_agn_id: key_index as i32,
-                member_agn_id: key_index as i32,
+                person_number: i as i16,
+                effective_date_ms: self.eff_ms + k as i64,
+                term_date_ms: self.eff_ms + k as i64,
+                agn: i as i32,
+                part_cntl_number: i as i16,
+                membership_agn_id: i as i32,
+                member_agn_id: i as i32,
             });
-            key_index += 1;
+            self.key_index += 1;
         }
-        group_number += 1;
-        eff += 1000;
-        i += mss;
+        self.group_number += 1;
+        self.eff_ms += 1000;
+        out
     }
-    out
 }
 
 /// The profile keys of one thread: `prefix + keyIndex` for its range.
@@ -700,9 +796,18 @@ mod tests {
         assert_eq!(keys[0].effective_date_ms, PBM_BASE_DATE_MS + 6000);
         assert_eq!(keys[4].effective_date_ms, PBM_BASE_DATE_MS + 7001);
         assert_eq!(keys[0].member_number, "x3");
+        assert_eq!(keys[0].redis_key(), "eligibility:{x3}");
         assert_eq!(
-            keys[0].redis_key(),
-            format!("eligibility:{{x3}}:x3:7:{0}:{0}", PBM_BASE_DATE_MS + 6000)
+            keys[0].redis_field(),
+            format!("x3,x3,7,{0},{0}", PBM_BASE_DATE_MS + 6000)
+        );
+        let v = pbm_value(&keys[0].serialized(), &[0, 0]);
+        assert_eq!(
+            split_pbm_value(&v),
+            Some((
+                format!("x3,x3,7,{0},{0},7,7,7,7", PBM_BASE_DATE_MS + 6000).as_str(),
+                &[0u8, 0][..]
+            ))
         );
         // Co-location: a group's eligibility and profile keys share the hash tag.
         assert!(keys[0].redis_key().contains(&group_tag("x", 3)));

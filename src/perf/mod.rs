@@ -7,7 +7,8 @@
 //!
 //! ```text
 //! etc/*.properties → properties::Properties → config::{GroupTestConfig, PbmTestConfig}
-//!     → (runner, not here) → results::{GroupRun, IngestionRun, TxRun}
+//!     → run (test_group) / ingest, tx over pbm (test_ingestion, test_tx)
+//!     → results::{GroupRun, IngestionRun, TxRun} + summary (markdown)
 //!     → results files (PadoGrid layout + edgebench percentiles) → csv::create_csv
 //! ```
 //!
@@ -26,9 +27,13 @@ pub mod csv;
 pub mod data;
 pub mod db;
 pub mod group_config;
+pub mod ingest;
+pub mod pbm;
 pub mod properties;
 pub mod results;
 pub mod run;
+pub mod summary;
+pub mod tx;
 
 pub use config::{
     ConfigError, DataStructure, ErConfig, FactoryConfig, Group, GroupTestConfig, KeyFormat,

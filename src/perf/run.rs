@@ -42,6 +42,16 @@ pub enum RunError {
         /// The server's error.
         message: String,
     },
+    /// A `test_ingestion`/`test_tx` call failed.
+    #[error("map {map} ({test_case}): {message}")]
+    Map {
+        /// `eligibility` or `profile`.
+        map: String,
+        /// The map's test case.
+        test_case: String,
+        /// The server's error.
+        message: String,
+    },
     /// The results file could not be written.
     #[error("{0}")]
     Write(#[from] std::io::Error),
@@ -133,51 +143,42 @@ fn run_group(
         if run > 0 && cfg.test_interval_ms > 0 {
             std::thread::sleep(Duration::from_millis(cfg.test_interval_ms));
         }
-        let finished = AtomicBool::new(false);
-        let outcomes: Vec<Result<ThreadOutcome, RunError>> = std::thread::scope(|s| {
-            // The status line: PadoGrid prints progress every printStatusIntervalInSec.
-            let interval = Duration::from_secs(cfg.print_status_interval_sec.max(1));
-            let total = per_thread * threads;
-            let (finished, done) = (&finished, &done);
-            let reporter = s.spawn(move || {
-                let mut next = Instant::now() + interval;
-                while !finished.load(Ordering::Relaxed) {
-                    std::thread::sleep(Duration::from_millis(50));
-                    if Instant::now() >= next {
-                        next += interval;
-                        let n = done.load(Ordering::Relaxed);
-                        if let Ok(mut w) = status.lock() {
-                            let _ = writeln!(
-                                w,
-                                "[{group_id} run {}/{}] {n}/{total} invocations ({:.0}%)",
-                                run + 1,
-                                cfg.test_count,
-                                n as f64 * 100.0 / total.max(1) as f64
-                            );
-                        }
-                    }
-                }
+        // The status line: PadoGrid prints progress every printStatusIntervalInSec.
+        let interval = Duration::from_secs(cfg.print_status_interval_sec.max(1));
+        let total = per_thread * threads;
+        let done = &done;
+        let line = |_: Duration| {
+            let n = done.load(Ordering::Relaxed);
+            format!(
+                "[{group_id} run {}/{}] {n}/{total} invocations ({:.0}%)\n",
+                run + 1,
+                cfg.test_count,
+                n as f64 * 100.0 / total.max(1) as f64
+            )
+        };
+        let outcomes: Vec<Result<ThreadOutcome, RunError>> =
+            with_status(interval, status, line, || {
+                std::thread::scope(|s| {
+                    let handles: Vec<_> = (1..=threads)
+                        .map(|t| {
+                            let ops = &ops;
+                            s.spawn(move || {
+                                run_thread(
+                                    group_id, ops, t, threads, per_thread, connect, stop, done,
+                                )
+                            })
+                        })
+                        .collect();
+                    handles
+                        .into_iter()
+                        .map(|h| {
+                            h.join().unwrap_or_else(|_| {
+                                Err(RunError::Connect("a worker thread panicked".into()))
+                            })
+                        })
+                        .collect()
+                })
             });
-            let handles: Vec<_> = (1..=threads)
-                .map(|t| {
-                    let ops = &ops;
-                    s.spawn(move || {
-                        run_thread(group_id, ops, t, threads, per_thread, connect, stop, done)
-                    })
-                })
-                .collect();
-            let outcomes = handles
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        Err(RunError::Connect("a worker thread panicked".into()))
-                    })
-                })
-                .collect();
-            finished.store(true, Ordering::Relaxed);
-            let _ = reporter.join();
-            outcomes
-        });
         for (t, outcome) in outcomes.into_iter().enumerate() {
             let o = outcome?;
             thread_ms[t] += o.loop_ms;
@@ -192,14 +193,7 @@ fn run_group(
     let latencies = ops
         .iter()
         .zip(&merged)
-        .map(|(op, h)| OpLatency {
-            op: op.name.clone(),
-            count: h.len(),
-            p50_ns: h.value_at_quantile(0.5),
-            p99_ns: h.value_at_quantile(0.99),
-            p999_ns: h.value_at_quantile(0.999),
-            max_ns: h.max(),
-        })
+        .map(|(op, h)| op_latency(&op.name, h))
         .collect();
     Ok(GroupRun {
         product: product.to_string(),
@@ -223,7 +217,54 @@ fn run_group(
     })
 }
 
-fn histogram() -> Histogram<u64> {
+/// Runs `body` while a reporter thread writes `line(elapsed)` to `status` every `interval`.
+/// The reporter wakes on a channel, not a polling sleep, so it stops the moment `body`
+/// returns: a run's elapsed time never includes waiting for it.
+pub(crate) fn with_status<R>(
+    interval: Duration,
+    status: &std::sync::Mutex<&mut (dyn Write + Send)>,
+    line: impl Fn(Duration) -> String + Sync,
+    body: impl FnOnce() -> R,
+) -> R {
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let started = Instant::now();
+    std::thread::scope(|s| {
+        let line = &line;
+        s.spawn(move || {
+            let mut next = started + interval;
+            loop {
+                let wait = next.saturating_duration_since(Instant::now());
+                match done_rx.recv_timeout(wait) {
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                        next += interval;
+                        let text = line(started.elapsed());
+                        if let Ok(mut w) = status.lock() {
+                            let _ = w.write_all(text.as_bytes());
+                        }
+                    }
+                    _ => break,
+                }
+            }
+        });
+        let out = body();
+        drop(done_tx);
+        out
+    })
+}
+
+/// One operation's percentiles from its merged histogram (ns).
+pub(crate) fn op_latency(name: &str, h: &Histogram<u64>) -> OpLatency {
+    OpLatency {
+        op: name.to_string(),
+        count: h.len(),
+        p50_ns: h.value_at_quantile(0.5),
+        p99_ns: h.value_at_quantile(0.99),
+        p999_ns: h.value_at_quantile(0.999),
+        max_ns: h.max(),
+    }
+}
+
+pub(crate) fn histogram() -> Histogram<u64> {
     Histogram::new(3).expect("3 significant digits is valid")
 }
 
