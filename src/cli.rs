@@ -65,18 +65,26 @@ Examples:
   edgebench perf test_group -prop etc/group.properties
       Print the configuration (as PadoGrid does without -run).
   edgebench perf test_group -run -prop etc/group-put.properties --target redis-tcp
-      Run the groups against a private redis-server; results in results/perf/.
-  edgebench perf create_csv
-      results/perf/results-group.csv from every results file, PadoGrid's columns.";
+      Run the groups against a private redis-server; results in
+      results/perf/perf_test_redisdb_tcp/ (each target is a PadoGrid app).
+  edgebench perf test_ingestion -run --target embedded
+  edgebench perf test_tx -run
+      PadoGrid's PBM ingestion and (atomic) transactions.
+  edgebench perf test_group -db -run -prop etc/group-factory-er.properties --db URL
+      Upsert the Northwind factories into PostgreSQL or MariaDB/MySQL.
+  edgebench perf create_csv -all
+      results/perf/results-group-all.csv (a row per group, run and target) and
+      results-group-all.md (the targets compared).";
 
 /// `edgebench perf TOOL [PadoGrid flags]`: the flags are PadoGrid's single-dash words, so
 /// they are taken as they come and checked by the tool.
 #[derive(Debug, Args)]
 pub struct PerfArgs {
-    /// test_group, create_csv, clean_results or create_group_config.
+    /// test_group, test_ingestion, test_tx, create_csv, clean_results or create_group_config.
     #[arg(value_name = "TOOL")]
     pub tool: String,
-    /// The tool's flags: -run, -list, -delete, -prop FILE, -all, -?, --target T.
+    /// The tool's flags: -run, -list, -delete, -prop FILE, -all, -?, --target T, -db,
+    /// --db URL, --db-prop FILE.
     #[arg(
         value_name = "FLAGS",
         trailing_var_arg = true,
