@@ -1285,41 +1285,14 @@ pub fn run_db_group_test(
             }
         }
     }
-    std::fs::create_dir_all(results_dir)?;
     let status = Mutex::new(status);
-    let mut out = Vec::new();
-    for stage in &cfg.schedule.stages {
-        if stop.load(Ordering::Relaxed) {
-            break;
-        }
-        let runs: Vec<Result<GroupRun, DbError>> = std::thread::scope(|s| {
-            let handles: Vec<_> = stage
-                .iter()
-                .map(|g| {
-                    let status = &status;
-                    s.spawn(move || run_group(cfg, g, stage, pool, product, now_ms, stop, status))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        Err(DbError::Database("a group thread panicked".into()))
-                    })
-                })
-                .collect()
-        });
-        for run in runs {
-            let run = run?;
-            let path = crate::perf::results::write_results_file(
-                results_dir,
-                &run.file_name(),
-                &run.render(),
-            )?;
-            out.push((run, path));
-        }
-    }
-    Ok(out)
+    crate::perf::run::run_stages(
+        cfg,
+        results_dir,
+        stop,
+        || DbError::Database("a group thread panicked".into()),
+        |g, stage| run_group(cfg, g, stage, pool, product, now_ms, stop, &status),
+    )
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -75,28 +75,42 @@ pub fn run_group_test(
     stop: &AtomicBool,
     status: &mut (dyn Write + Send),
 ) -> Result<Vec<(GroupRun, PathBuf)>, RunError> {
+    let status = std::sync::Mutex::new(status);
+    run_stages(
+        cfg,
+        results_dir,
+        stop,
+        || RunError::Connect("a group thread panicked".into()),
+        |g, stage| run_group(cfg, g, stage, connect, product, stop, &status),
+    )
+}
+
+/// Runs the stages of `cfg` one after another, the groups of a stage at the same time (a
+/// thread each, `run_group(group, stage)`), and writes each group's results file into
+/// `results_dir` once its stage ends. Stops between stages when `stop` is set. The Redis and
+/// the `-db` group tests share it; `panicked` is the error of a group thread that panicked.
+pub fn run_stages<E: From<std::io::Error> + Send>(
+    cfg: &GroupTestConfig,
+    results_dir: &Path,
+    stop: &AtomicBool,
+    panicked: impl Fn() -> E,
+    run_group: impl Fn(&str, &[String]) -> Result<GroupRun, E> + Sync,
+) -> Result<Vec<(GroupRun, PathBuf)>, E> {
     std::fs::create_dir_all(results_dir)?;
     let mut out = Vec::new();
-    let status = std::sync::Mutex::new(status);
     for stage in &cfg.schedule.stages {
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        let runs: Vec<Result<GroupRun, RunError>> = std::thread::scope(|s| {
+        let run_group = &run_group;
+        let runs: Vec<Result<GroupRun, E>> = std::thread::scope(|s| {
             let handles: Vec<_> = stage
                 .iter()
-                .map(|g| {
-                    let status = &status;
-                    s.spawn(move || run_group(cfg, g, stage, connect, product, stop, status))
-                })
+                .map(|g| s.spawn(move || run_group(g, stage)))
                 .collect();
             handles
                 .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        Err(RunError::Connect("a group thread panicked".into()))
-                    })
-                })
+                .map(|h| h.join().unwrap_or_else(|_| Err(panicked())))
                 .collect()
         });
         for run in runs {
