@@ -40,7 +40,7 @@ use postgres::types::ToSql;
 use super::config::{ErConfig, GroupTestConfig, Operation, TestCase};
 use super::data::{er_child_ids, Customer, Entity, Entry, Factory, FactoryKind, JavaRandom, Order};
 use super::properties::Properties;
-use super::results::{GroupRun, JavaTime, OpLatency};
+use super::results::{GroupRun, JavaTime};
 use crate::store::postgres::{chain, redact_password};
 
 /// The settings file `-db` reads when it exists (`url=`, `pool_size=`).
@@ -1410,14 +1410,7 @@ fn run_group(
     let latencies = ops
         .iter()
         .zip(&merged)
-        .map(|((op, _), h)| OpLatency {
-            op: op.name.clone(),
-            count: h.len(),
-            p50_ns: h.value_at_quantile(0.5),
-            p99_ns: h.value_at_quantile(0.99),
-            p999_ns: h.value_at_quantile(0.999),
-            max_ns: h.max(),
-        })
+        .map(|((op, _), h)| crate::perf::run::op_latency(&op.name, h))
         .collect();
     Ok(GroupRun {
         product: product.to_string(),
