@@ -246,7 +246,8 @@ fn a_moved_slot_refreshes_the_slot_map_once_per_client() {
     let file = dir.path().join("moved.json");
     let port = cluster.nodes[0].port.to_string();
     // GETs only (no key is ever written, so the slot can move without migrating keys), one
-    // request in flight per client, over keys 1-5: memtier-3 is asked for all the time.
+    // request in flight per client, over keys 1-5: memtier-3 is asked for all the time. The
+    // run lasts long enough for the move below to finish inside it on a loaded machine.
     let child = edgebench(dir.path())
         .args([
             "kv",
@@ -258,7 +259,7 @@ fn a_moved_slot_refreshes_the_slot_map_once_per_client() {
             "--ratio=0:1",
             "--key-minimum=1",
             "--key-maximum=5",
-            "--test-time=3",
+            "--test-time=6",
             "-c",
             "2",
             "-t",
