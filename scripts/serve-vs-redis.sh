@@ -4,6 +4,9 @@
 # Also prints how many cores each server used: (user + system CPU time) / wall time.
 #
 #   scripts/serve-vs-redis.sh [N]        (default 1000000, as the issue asks)
+#   SERVE_FLAGS="--threads 1" scripts/serve-vs-redis.sh   (flags for edgebench serve)
+#   REPEAT=5 scripts/serve-vs-redis.sh 200000   (repetitions, alternating which server goes
+#   first, with the median of the per-repetition ratios per cell)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-1000000}
@@ -18,7 +21,7 @@ redis-server --port "$rport" --bind 127.0.0.1 --unixsocket "$dir/redis.sock" --u
   --save "" --appendonly no --dir "$dir" --logfile "$dir/redis.log" &
 pids+=($!); rpid=$!
 eport=$(free_port)
-./target/release/edgebench serve --port "$eport" --unixsocket "$dir/edgebench.sock" 2>"$dir/serve.log" &
+./target/release/edgebench serve --port "$eport" --unixsocket "$dir/edgebench.sock" ${SERVE_FLAGS:-} 2>"$dir/serve.log" &
 pids+=($!); epid=$!
 for _ in $(seq 100); do
   redis-cli -p "$rport" ping >/dev/null 2>&1 && redis-cli -p "$eport" ping >/dev/null 2>&1 && break
@@ -27,20 +30,47 @@ done
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
-printf '| server | transport | pipeline | SET ops/s | GET ops/s | cores used |\n|-|-|-|-|-|-|\n'
-for p in 1 16; do
-  for transport in tcp uds; do
-    for server in redis-server edgebench; do
-      if [ "$server" = redis-server ]; then pid=$rpid; port=$rport; sock=$dir/redis.sock
-      else pid=$epid; port=$eport; sock=$dir/edgebench.sock; fi
-      if [ "$transport" = tcp ]; then conn="-h 127.0.0.1 -p $port"; else conn="-s $sock"; fi
-      t0=$(cpu_ticks "$pid"); w0=$(date +%s.%N)
-      out=$(redis-benchmark $conn -t set,get -n "$n" -c 50 -d 500 -P "$p" --csv)
-      t1=$(cpu_ticks "$pid"); w1=$(date +%s.%N)
-      set_rps=$(echo "$out" | awk -F'"' '$2=="SET" {print $4}')
-      get_rps=$(echo "$out" | awk -F'"' '$2=="GET" {print $4}')
-      cores=$(python3 -c "print(f'{($t1-$t0)/$hz/($w1-$w0):.2f}')")
-      echo "| $server | $transport | $p | $set_rps | $get_rps | $cores |"
+repeat=${REPEAT:-1}               # repetitions, alternating which server goes first
+rows=$dir/rows
+: >"$rows"
+bench() { # server transport pipeline repetition
+  local server=$1 transport=$2 p=$3 r=$4 pid port sock conn
+  if [ "$server" = redis-server ]; then pid=$rpid; port=$rport; sock=$dir/redis.sock
+  else pid=$epid; port=$eport; sock=$dir/edgebench.sock; fi
+  if [ "$transport" = tcp ]; then conn="-h 127.0.0.1 -p $port"; else conn="-s $sock"; fi
+  t0=$(cpu_ticks "$pid"); w0=$(date +%s.%N)
+  out=$(redis-benchmark $conn -t set,get -n "$n" -c 50 -d 500 -P "$p" --csv)
+  t1=$(cpu_ticks "$pid"); w1=$(date +%s.%N)
+  set_rps=$(echo "$out" | awk -F'"' '$2=="SET" {print $4}')
+  get_rps=$(echo "$out" | awk -F'"' '$2=="GET" {print $4}')
+  cores=$(python3 -c "print(f'{($t1-$t0)/$hz/($w1-$w0):.2f}')")
+  echo "$server $transport $p $r $set_rps $get_rps $cores" >>"$rows"
+}
+for r in $(seq "$repeat"); do
+  for p in 1 16; do
+    for transport in tcp uds; do
+      if [ $((r % 2)) -eq 1 ]; then order="redis-server edgebench"; else order="edgebench redis-server"; fi
+      for server in $order; do bench "$server" "$transport" "$p" "$r"; done
     done
   done
 done
+# Every run, then (with REPEAT > 1) the median of the per-repetition ratios per cell.
+python3 - "$rows" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+reps = sorted({r[3] for r in rows}, key=int)
+print("| server | transport | pipeline | run | SET ops/s | GET ops/s | cores used |\n|-|-|-|-|-|-|-|")
+for s, t, p, r, set_, get, cores in rows:
+    print(f"| {s} | {t} | {p} | {r} | {set_} | {get} | {cores} |")
+if len(reps) > 1:
+    by = {(s, t, p, r): (float(a), float(b), float(c)) for s, t, p, r, a, b, c in rows}
+    print("\n| transport | pipeline | test | runs | edgebench / redis-server ops/s: median (min–max) | cores used, median (edgebench / redis-server) |\n|-|-|-|-|-|-|")
+    for p in ("1", "16"):
+        for t in ("tcp", "uds"):
+            for i, test in ((0, "SET"), (1, "GET")):
+                ratios = [by[("edgebench", t, p, r)][i] / by[("redis-server", t, p, r)][i] for r in reps]
+                ce = statistics.median(by[("edgebench", t, p, r)][2] for r in reps)
+                cr = statistics.median(by[("redis-server", t, p, r)][2] for r in reps)
+                print(f"| {t} | {p} | {test} | {len(reps)} | {statistics.median(ratios):.2f}x "
+                      f"({min(ratios):.2f}–{max(ratios):.2f}) | {ce:.2f} / {cr:.2f} |")
+PY

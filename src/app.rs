@@ -261,7 +261,11 @@ impl ProgressLine {
 /// Runs `edgebench serve` until Ctrl-C or SIGTERM; `status` gets where it listens.
 pub fn serve(cfg: &crate::config::ServeConfig, status: &mut dyn Write) -> anyhow::Result<()> {
     use crate::server::{run_many, Listener};
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if let Some(n) = cfg.threads {
+        builder.worker_threads(n);
+    }
+    let runtime = builder
         .enable_all()
         .thread_name("edgebench-serve")
         .build()

@@ -135,6 +135,11 @@ pub struct ServeArgs {
     /// redis.conf).
     #[arg(long, value_name = "BYTES", default_value = "512mb")]
     pub proto_max_bulk_len: String,
+
+    /// Threads that run connections (tokio workers); default: one per core. `--threads 1`
+    /// runs every connection on one thread, as redis-server runs its commands.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<String>,
 }
 
 /// `edgebench coredata` flags.

@@ -189,6 +189,9 @@ pub fn parse_formats(list: &str) -> Result<Vec<Format>, ConfigError> {
     Ok(formats)
 }
 
+/// The most `--threads` `edgebench serve` takes.
+pub const MAX_SERVE_THREADS: usize = 1024;
+
 /// The largest `--maxclients`.
 const MAX_CLIENTS_LIMIT: usize = 1_000_000;
 
@@ -201,6 +204,8 @@ pub struct ServeConfig {
     pub unixsocket: Option<PathBuf>,
     /// Limits and the password.
     pub server: crate::server::ServerConfig,
+    /// Worker threads of the server's runtime (`--threads`); `None` = one per core.
+    pub threads: Option<usize>,
 }
 
 impl ServeConfig {
@@ -241,6 +246,19 @@ impl ServeConfig {
                 "expected bytes, e.g. 1048576, 512mb or 1gb (at least 1mb, as redis-server)",
             )
         })?;
+        let threads = match &args.threads {
+            None => None,
+            Some(t) => match t.parse::<usize>() {
+                Ok(n) if (1..=MAX_SERVE_THREADS).contains(&n) => Some(n),
+                _ => {
+                    return Err(bad(
+                        "threads",
+                        t,
+                        "expected a whole number of threads from 1 to 1024",
+                    ))
+                }
+            },
+        };
         let tcp = (port != 0).then(|| {
             if args.bind.contains(':') {
                 format!("[{}]:{port}", args.bind)
@@ -256,6 +274,7 @@ impl ServeConfig {
                 proto_max_bulk_len,
                 requirepass: args.requirepass.clone(),
             },
+            threads,
         })
     }
 }

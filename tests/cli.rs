@@ -118,6 +118,10 @@ fn bad_serve_flags_are_one_line() {
         &["serve", "--proto-max-bulk-len", "1kb"],
         "edgebench: --proto-max-bulk-len \"1kb\": expected bytes, e.g. 1048576, 512mb or 1gb (at least 1mb, as redis-server)",
     );
+    assert_one_line_error(
+        &["serve", "--threads", "0"],
+        "edgebench: --threads \"0\": expected a whole number of threads from 1 to 1024",
+    );
 }
 
 #[test]
@@ -454,4 +458,56 @@ fn children_named(parent: i32, name: &str) -> Vec<i32> {
         }
     }
     found
+}
+
+/// The threads of process `pid` named `name` (Linux: /proc/PID/task/*/comm; names are cut at
+/// 15 bytes).
+fn threads_named(pid: u32, name: &str) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .filter(|t| {
+            let comm = std::fs::read_to_string(t.as_ref().unwrap().path().join("comm"));
+            comm.is_ok_and(|c| c.trim_end() == &name[..name.len().min(15)])
+        })
+        .count()
+}
+
+#[test]
+fn serve_runs_its_connections_on_threads_workers_and_stops_on_sigterm() {
+    let cores = std::thread::available_parallelism().unwrap().get();
+    for (threads, want) in [(Some("1"), 1), (Some("3"), 3), (None, cores)] {
+        let dir = tempfile::tempdir().unwrap();
+        let sock = dir.path().join("s.sock");
+        let mut cmd = edgebench();
+        cmd.args(["serve", "--port", "0", "--unixsocket"])
+            .arg(&sock)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        if let Some(t) = threads {
+            cmd.args(["--threads", t]);
+        }
+        let mut child = cmd.spawn().unwrap();
+        let url = format!("redis+unix://{}", sock.display());
+        let mut con = None;
+        for _ in 0..200 {
+            if let Ok(c) = redis::Client::open(url.as_str()).unwrap().get_connection() {
+                con = Some(c);
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(25));
+        }
+        let mut con = con.expect("edgebench serve answers on its socket");
+        let pong: String = redis::cmd("PING").query(&mut con).unwrap();
+        assert_eq!(pong, "PONG");
+        assert_eq!(
+            threads_named(child.id(), "edgebench-serve"),
+            want,
+            "--threads {threads:?}"
+        );
+        drop(con);
+        // SAFETY: kill(2) on the child we spawned and have not reaped.
+        unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(0), "--threads {threads:?}");
+    }
 }
