@@ -789,15 +789,8 @@ pub fn perf(
     }
     // Each target is a PadoGrid "app" with its own results directory (perf::apps).
     let root = Path::new(PERF_RESULTS);
-    let (item, why) = perf_target_choice(target.as_deref());
-    let specs = crate::target::parse_targets(std::slice::from_ref(&item))
-        .map_err(|e| usage(format!("--target: {e}")))?;
-    let [spec] = specs.as_slice() else {
-        return Err(usage(format!(
-            "--target {item:?}: perf runs against one target at a time"
-        )));
-    };
-    let app = crate::perf::apps::app_for(root, &spec.name);
+    let chosen = perf_target(target.as_deref())?;
+    let app = crate::perf::apps::app_for(root, &chosen.spec.name);
     let csv_error = |e: crate::perf::csv::CsvError| usage(e.to_string());
     match tool {
         "test_group" => {}
@@ -853,7 +846,7 @@ pub fn perf(
                     "-list and -delete are test_group flags; {tool} takes [-run] [-prop FILE] [--target T]"
                 )));
             }
-            return perf_pbm(tool, run, prop, target.as_deref(), stop, out);
+            return perf_pbm(tool, run, prop, &chosen, stop, out);
         }
         other => {
             return Err(usage(format!(
@@ -891,11 +884,11 @@ pub fn perf(
     }
     if !run && !list && !delete {
         let _ = write!(out, "{}", describe_group_test(&cfg, &prop));
-        let _ = writeln!(out, "target: {item} ({why})");
+        let _ = writeln!(out, "target: {} ({})", chosen.item, chosen.why);
         let _ = writeln!(out, "To run the test, specify the '-run' option.");
         return Ok(());
     }
-    let (spec, _target, connector) = perf_start_target(&item, why, out)?;
+    let (_target, connector) = perf_start_target(&chosen, out)?;
     if list || delete {
         let mut con = connector().map_err(|e| anyhow::anyhow!("{e}"))?;
         if list {
@@ -914,7 +907,7 @@ pub fn perf(
             return Ok(());
         }
     }
-    let product = spec.name.to_ascii_lowercase();
+    let product = chosen.spec.name.to_ascii_lowercase();
     let runs =
         crate::perf::run::run_group_test(&cfg, &*connector, &product, &app.results_dir, stop, out)
             .map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -954,10 +947,17 @@ fn write_group_summary(
     Ok(())
 }
 
-/// The target perf runs against, and why (printed beside it): `--target`, else `redis-tcp`
-/// when `redis-server` is on PATH, else the in-process engine.
-fn perf_target_choice(target: Option<&str>) -> (String, &'static str) {
-    match target {
+/// The target a perf tool runs against, parsed once: the `--target` item, why it was chosen
+/// (printed beside it) and its spec.
+struct PerfTarget {
+    item: String,
+    why: &'static str,
+    spec: crate::target::TargetSpec,
+}
+
+/// `--target`, else `redis-tcp` when `redis-server` is on PATH, else the in-process engine.
+fn perf_target(target: Option<&str>) -> Result<PerfTarget, PerfError> {
+    let (item, why) = match target {
         Some(t) => (t.to_string(), "from --target"),
         None if crate::target::redis_server_on_path() => (
             "redis-tcp".to_string(),
@@ -967,40 +967,33 @@ fn perf_target_choice(target: Option<&str>) -> (String, &'static str) {
             "embedded".to_string(),
             "the default: no redis-server on PATH, so the in-process engine",
         ),
-    }
+    };
+    let specs = crate::target::parse_targets(std::slice::from_ref(&item))
+        .map_err(|e| PerfError::Usage(format!("--target: {e}")))?;
+    let [spec] = <[_; 1]>::try_from(specs).map_err(|_| {
+        PerfError::Usage(format!(
+            "--target {item:?}: perf runs against one target at a time"
+        ))
+    })?;
+    Ok(PerfTarget { item, why, spec })
 }
 
-/// Starts the `--target` item `item`, prints it, and returns its spec, the running target
-/// (keep it alive while connecting) and a connector.
+/// Starts the chosen target, prints it, and returns the running target (keep it alive while
+/// connecting) and a connector.
 fn perf_start_target(
-    item: &str,
-    why: &str,
+    chosen: &PerfTarget,
     out: &mut (dyn Write + Send),
-) -> Result<
-    (
-        crate::target::TargetSpec,
-        Target,
-        Box<crate::perf::run::Connector>,
-    ),
-    PerfError,
-> {
-    let usage = PerfError::Usage;
-    let specs = crate::target::parse_targets(&[item.to_string()])
-        .map_err(|e| usage(format!("--target: {e}")))?;
-    let [spec] = specs.as_slice() else {
-        return Err(usage(format!(
-            "--target {item:?}: perf runs against one target at a time"
-        )));
-    };
-    let target = Target::start(spec).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let connector = perf_connector(&target).map_err(usage)?;
+) -> Result<(Target, Box<crate::perf::run::Connector>), PerfError> {
+    let target = Target::start(&chosen.spec).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let connector = perf_connector(&target).map_err(PerfError::Usage)?;
     let _ = writeln!(
         out,
-        "target: {} at {} ({why})",
-        spec.name,
-        target.endpoint()
+        "target: {} at {} ({})",
+        chosen.spec.name,
+        target.endpoint(),
+        chosen.why
     );
-    Ok((spec.clone(), target, connector))
+    Ok((target, connector))
 }
 
 /// `test_ingestion` / `test_tx`: print the configuration as PadoGrid does, or run it.
@@ -1008,7 +1001,7 @@ fn perf_pbm(
     tool: &str,
     run: bool,
     prop: Option<PathBuf>,
-    target: Option<&str>,
+    chosen: &PerfTarget,
     stop: &AtomicBool,
     out: &mut (dyn Write + Send),
 ) -> Result<(), PerfError> {
@@ -1031,23 +1024,19 @@ fn perf_pbm(
     for w in &cfg.warnings {
         let _ = writeln!(out, "warning: {w}");
     }
-    let (item, why) = perf_target_choice(target);
-    let specs = crate::target::parse_targets(std::slice::from_ref(&item))
-        .map_err(|e| PerfError::Usage(format!("--target: {e}")))?;
-    let product = specs
-        .first()
-        .map_or(item.clone(), |s| s.name.to_ascii_lowercase());
+    let spec = &chosen.spec;
+    let product = spec.name.to_ascii_lowercase();
     let _ = write!(
         out,
         "{}",
         crate::perf::pbm::describe(&cfg, &prop, &product, !run)
     );
     if !run {
-        let _ = writeln!(out, "target: {item} ({why})");
+        let _ = writeln!(out, "target: {} ({})", chosen.item, chosen.why);
         let _ = writeln!(out, "To run the test, specify the option, '-run'.");
         return Ok(());
     }
-    let (spec, _target, connector) = perf_start_target(&item, why, out)?;
+    let (_target, connector) = perf_start_target(chosen, out)?;
     let fresh = !matches!(spec.kind, crate::target::TargetKind::Redis(_));
     if cfg.test == PbmTest::Tx && fresh {
         // A target this command started is empty and ends with it: load what PadoGrid's

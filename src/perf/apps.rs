@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::csv::{build_csv, CsvError, PerfApp, ResultsKind};
+use super::csv::{CsvError, PerfApp, ResultsKind};
 
 /// The prefix of every app directory (the bundle's `perf_test_<product>`).
 pub const APP_PREFIX: &str = "perf_test_";
@@ -127,15 +127,20 @@ fn median(v: &mut Vec<f64>) -> f64 {
     }
 }
 
-/// The markdown comparison of the apps' group runs: per group and app, the number of runs,
+/// The markdown comparison of the apps' group runs, read from each app's
+/// `results-group.csv` (so `create_csv` runs first): per group and app, the number of runs,
 /// the median M throughput with its min–max, the median M latency, and the throughput ratio
 /// to the first app that ran the group. `None` when no app has group results.
 pub fn group_comparison(apps: &[PerfApp]) -> Result<Option<String>, CsvError> {
     // group → app → rows, groups and apps in name order.
     let mut by_group: BTreeMap<String, Vec<(String, Vec<GroupRow>)>> = BTreeMap::new();
     for app in apps {
-        let Some(csv) = build_csv(app, ResultsKind::Group)? else {
-            continue;
+        // The app's results-group.csv, which create_csv has just written.
+        let path = app.results_dir.join(ResultsKind::Group.csv_name());
+        let csv = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(error) => return Err(CsvError::Io { path, error }),
         };
         let mut per_group: BTreeMap<String, Vec<GroupRow>> = BTreeMap::new();
         for row in group_rows(&csv) {
