@@ -82,6 +82,13 @@ fn bench_name(target: &str, bench: &str, procs: usize) -> String {
     }
 }
 
+/// ns/op at the precision the Go text carries it: what `benchstat` and `report benchtomd` read
+/// back. The markdown table uses it, so the table and benchtomd over the Go text never differ
+/// by one in the last digit (e.g. 325,999.6 ns is "326000 ns/op", 326 µs in both).
+pub(crate) fn go_ns(x: f64) -> f64 {
+    pretty_ns(x).trim().parse().unwrap_or(x)
+}
+
 /// ns/op as Go's `prettyPrint` prints it: a fixed width, and more decimals the smaller the value,
 /// so that about four significant digits show.
 fn pretty_ns(x: f64) -> String {

@@ -118,10 +118,12 @@ fn median<'t>(t: &'t TargetResults, name: &str) -> Option<&'t Measurement> {
     t.bench(name).and_then(|b| b.median())
 }
 
-/// One cell: µs/op truncated like awk's `%'d`, or two decimals under 1 µs.
+/// One cell: µs/op truncated like awk's `%'d`, or two decimals under 1 µs, from ns/op as the
+/// Go text prints it, so that benchtomd over that text gives the same cell.
 fn micros_cell(m: &Measurement) -> String {
-    let micros = m.ns_per_op / 1000.0;
-    if m.ns_per_op < 1000.0 {
+    let ns = super::gobench::go_ns(m.ns_per_op);
+    let micros = ns / 1000.0;
+    if ns < 1000.0 {
         group_float(micros, 2)
     } else {
         // `as` saturates, so even an absurd value cannot panic here.
@@ -171,6 +173,34 @@ mod tests {
             ratios.contains("| AddReading | 0.52x | 1.00x |"),
             "{ratios}"
         );
+    }
+
+    #[test]
+    fn cells_agree_with_benchtomd_over_the_go_text_at_rounding_edges() {
+        // Values whose µs truncation flips when ns/op is rounded as Go prints it.
+        for ns in [325_999.6, 999.96, 324.96, 9_999.95, 1_000_000_999.5, 0.0049] {
+            let mut results = fixture::run();
+            // benchtomd sorts its columns like awk; put them in that order to compare.
+            results.targets.sort_by(|a, b| a.name.cmp(&b.name));
+            for t in &mut results.targets {
+                for b in &mut t.benchmarks {
+                    for m in &mut b.runs {
+                        m.ns_per_op = ns;
+                    }
+                }
+            }
+            let from_go =
+                super::super::benchtomd::parse_go_bench(&super::super::gobench::text(&results));
+            assert_eq!(table(&results), table(&from_go), "{ns} ns/op");
+        }
+        let one = |ns| {
+            micros_cell(&Measurement {
+                ns_per_op: ns,
+                ..fixture::run().targets[0].benchmarks[0].runs[0].clone()
+            })
+        };
+        assert_eq!(one(325_999.6), "326");
+        assert_eq!(one(325_999.4), "325");
     }
 
     #[test]
