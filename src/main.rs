@@ -43,6 +43,29 @@ fn main() -> ExitCode {
     }
 }
 
+/// The first Ctrl-C raises `flag`: the run stops after what is in flight, keeps what finished,
+/// drops its private databases and stops the servers it spawned. A second one exits at once;
+/// spawned servers still die with us (PR_SET_PDEATHSIG), but a document store's private
+/// database is left behind, so the line says how to find it.
+fn on_ctrl_c(flag: Arc<AtomicBool>) -> anyhow::Result<()> {
+    ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::Relaxed) {
+            let _ = writeln!(
+                std::io::stderr(),
+                "edgebench: second Ctrl-C: stopped at once, without cleanup; a PostgreSQL or \
+                 MongoDB private database named edgebench_<12 hex digits> may be left (drop it \
+                 with dropdb or dropDatabase)"
+            );
+            std::process::exit(i32::from(EXIT_INTERRUPTED));
+        }
+        let _ = writeln!(
+            std::io::stderr(),
+            "edgebench: Ctrl-C: stopping after what is in flight (Ctrl-C again to quit at once)"
+        );
+    })
+    .context("cannot install the Ctrl-C handler")
+}
+
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Coredata(args) => {
@@ -57,14 +80,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             for note in &cfg.notes {
                 let _ = writeln!(std::io::stderr(), "edgebench: note: {note}");
             }
-            let flag = interrupted.clone();
-            ctrlc::set_handler(move || {
-                if flag.swap(true, Ordering::Relaxed) {
-                    // A second Ctrl-C: stop now. Spawned servers die with us (PDEATHSIG).
-                    std::process::exit(i32::from(EXIT_INTERRUPTED));
-                }
-            })
-            .context("cannot install the Ctrl-C handler")?;
+            on_ctrl_c(interrupted.clone())?;
 
             let outcome = edgebench::app::coredata(&cfg, &mut std::io::stderr())?;
             let mut stdout = std::io::stdout().lock();
@@ -111,13 +127,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 return Ok(ExitCode::from(2));
             }
             let interrupted = Arc::new(AtomicBool::new(false));
-            let flag = interrupted.clone();
-            ctrlc::set_handler(move || {
-                if flag.swap(true, Ordering::Relaxed) {
-                    std::process::exit(i32::from(EXIT_INTERRUPTED));
-                }
-            })
-            .context("cannot install the Ctrl-C handler")?;
+            on_ctrl_c(interrupted.clone())?;
             // The client's own allocations are not reported; counting would cost every thread.
             edgebench::runner::alloc::set_counting(false);
             let outcome = edgebench::app::kv(
@@ -141,13 +151,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Perf(args) => {
             let stop = Arc::new(AtomicBool::new(false));
-            let flag = stop.clone();
-            ctrlc::set_handler(move || {
-                if flag.swap(true, Ordering::Relaxed) {
-                    std::process::exit(i32::from(EXIT_INTERRUPTED));
-                }
-            })
-            .context("cannot install the Ctrl-C handler")?;
+            on_ctrl_c(stop.clone())?;
             match edgebench::app::perf(&args.tool, &args.flags, &stop, &mut std::io::stdout()) {
                 Ok(()) => Ok(if stop.load(Ordering::Relaxed) {
                     ExitCode::from(EXIT_INTERRUPTED)

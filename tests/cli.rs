@@ -384,6 +384,10 @@ fn ctrl_c_keeps_what_finished_and_stops_the_spawned_server() {
         seen.contains("edgebench: interrupted; keeping the benchmarks that finished"),
         "{seen}"
     );
+    assert!(
+        seen.contains("(Ctrl-C again to quit at once)"),
+        "the first Ctrl-C says what a second one does: {seen}"
+    );
     for s in servers {
         assert!(
             !Path::new(&format!("/proc/{s}")).exists(),
@@ -499,6 +503,14 @@ fn serve_runs_its_connections_on_threads_workers_and_stops_on_sigterm() {
         let mut con = con.expect("edgebench serve answers on its socket");
         let pong: String = redis::cmd("PING").query(&mut con).unwrap();
         assert_eq!(pong, "PONG");
+        // A thread takes its name when it first runs, so give late starters a moment; a count
+        // above `want` fails at once.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while threads_named(child.id(), "edgebench-serve") < want
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
         assert_eq!(
             threads_named(child.id(), "edgebench-serve"),
             want,

@@ -265,7 +265,16 @@ fn a_server_that_dies_mid_run_ends_the_run_with_what_it_measured() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
+    // Wait until the run is really talking to the server (not a fixed sleep: on a loaded
+    // machine the child may still be starting), then stop the server under it.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while calls(port, "set") + calls(port, "get") < 100 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the run never reached the server"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     drop(server); // stops the redis-server
     let started = std::time::Instant::now();
     let out = child.wait_with_output().unwrap();
@@ -319,7 +328,7 @@ fn open_loop_sends_at_the_rate_and_corrects_latency_for_coordinated_omission() {
         "--rate",
         "2000",
         "--test-time",
-        "1",
+        "3",
         "-c",
         "2",
         "-t",
@@ -332,9 +341,11 @@ fn open_loop_sends_at_the_rate_and_corrects_latency_for_coordinated_omission() {
     ]));
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    // 2 connections × 1,000 requests/s × 1 s: the server saw 2,000 ± 5%.
+    // 2 connections × 1,000 requests/s × 3 s. A connection's schedule starts when it is
+    // connected, so its set-up time (on a loaded machine, tens of ms) costs slots; a starved
+    // client turns due requests into dropped ones, not into missing ones.
     let sent = calls(port, "set") + calls(port, "get");
-    assert!((1900..=2100).contains(&sent), "{sent} requests\n{stderr}");
+    assert!(sent >= 4800, "{sent} requests\n{stderr}");
     assert!(
         stderr.contains("Open loop at 2000.0 requests/s"),
         "{stderr}"
@@ -342,7 +353,7 @@ fn open_loop_sends_at_the_rate_and_corrects_latency_for_coordinated_omission() {
 
     // memtier's JSON, with the keys its consumers read.
     let doc = json(&file);
-    assert_eq!(doc["run information"]["Seconds"], 1);
+    assert_eq!(doc["run information"]["Seconds"], 3);
     assert_eq!(doc["configuration"]["rate"], 2000);
     let all = &doc["ALL STATS"];
     for row in ["Sets", "Gets", "Waits", "Totals"] {
@@ -365,7 +376,7 @@ fn open_loop_sends_at_the_rate_and_corrects_latency_for_coordinated_omission() {
     // Everything recorded was sent: the engine's count and the server's agree.
     assert_eq!(totals["Count"].as_u64().unwrap(), sent);
     let series = totals["Time-Serie"].as_object().unwrap();
-    assert!((1..=2).contains(&series.len()), "{} seconds", series.len());
+    assert!((3..=4).contains(&series.len()), "{} seconds", series.len());
     let per_second: u64 = series.values().map(|s| s["Count"].as_u64().unwrap()).sum();
     assert_eq!(per_second, sent);
     // Corrected latency (from the intended send) is never below the latency from the
@@ -379,7 +390,12 @@ fn open_loop_sends_at_the_rate_and_corrects_latency_for_coordinated_omission() {
     let late = totals["Late Requests"].as_u64().unwrap();
     let dropped = totals["Dropped Requests"].as_u64().unwrap();
     assert!(late <= sent, "{late}");
-    assert!(sent + dropped <= 2002, "{sent} sent, {dropped} dropped");
+    // Every slot of the schedule was either sent or counted as dropped: 6,000 slots, less
+    // up to 150 ms of connection set-up per connection.
+    assert!(
+        (5700..=6002).contains(&(sent + dropped)),
+        "{sent} sent, {dropped} dropped"
+    );
     // The results directory gets the same document.
     let results = std::fs::read_dir(dir.path().join("results"))
         .unwrap()
@@ -424,15 +440,23 @@ fn the_warm_up_is_sent_but_not_recorded() {
     let server = calls(port, "set");
     let all = &json(&file)["ALL STATS"];
     let recorded = all["Totals"]["Count"].as_u64().unwrap();
-    // One request per ms: the 500 ms warm-up holds ~500 of the ~1,000 the server saw.
+    let dropped = all["Totals"]["Dropped Requests"].as_u64().unwrap();
+    // One request per ms: the measured half second [500 ms, 1 s) holds 500 slots, each
+    // recorded or dropped, however long the connection took to set up (its schedule starts
+    // when it is connected, so set-up only shortens the warm-up).
+    assert!(
+        (499..=501).contains(&(recorded + dropped)),
+        "{recorded} recorded, {dropped} dropped"
+    );
+    // The warm-up's requests reached the server but are not in the figures.
     let warm = server - recorded;
     assert!(
-        (450..=505).contains(&warm),
+        (300..=501).contains(&warm),
         "server {server}, recorded {recorded}"
     );
-    // The measured time starts after the warm-up.
+    // The measured time starts after the warm-up: from the run's start it would be ≥ 1 s.
     let duration = all["Runtime"]["Total duration"].as_u64().unwrap();
-    assert!((450..=800).contains(&duration), "{duration} ms");
+    assert!((450..1000).contains(&duration), "{duration} ms");
 }
 
 /// The Totals row of the section `title` of memtier's text.

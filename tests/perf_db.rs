@@ -155,7 +155,9 @@ impl PrivateDb {
     fn connections(&self) -> i64 {
         let sql = match self.server {
             Server::Postgres => format!(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = '{}'",
+                // Client backends only: an autovacuum worker may visit the fresh database.
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = '{}' \
+                 AND backend_type = 'client backend'",
                 self.name
             ),
             Server::MariaDb => format!(

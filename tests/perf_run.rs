@@ -157,16 +157,35 @@ fn groups_joined_by_ampersand_run_at_the_same_time_and_commas_one_after_another(
     let connect = engine_connector(&engine);
     let sleeper = "g1.threadCount=1\ng1.totalInvocationCount=1\ng1.operations=nap\n\
                    g2.threadCount=1\ng2.totalInvocationCount=1\ng2.operations=nap\nnap.sleep=400\n";
-    let timed = |names: &str| {
+    // Each group's own [start, stop] (PadoGrid's Start Time and Stop Time), by group.
+    let spans = |names: &str| {
         let cfg = config(&format!("groupNames={names}\n{sleeper}"));
+        let stop = AtomicBool::new(false);
+        let dir = tempfile::tempdir().unwrap();
         let started = Instant::now();
-        run(&cfg, &*connect, tempfile::tempdir().unwrap().path());
-        started.elapsed()
+        let mut runs = run_group_test(
+            &cfg,
+            &*connect,
+            "engine",
+            dir.path(),
+            &stop,
+            &mut Vec::new(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let elapsed = started.elapsed();
+        runs.sort_by(|a, b| a.0.group.cmp(&b.0.group));
+        let spans: Vec<_> = runs
+            .iter()
+            .map(|(r, _)| (r.start.local, r.stop.local))
+            .collect();
+        (spans, elapsed)
     };
-    // Two 400 ms groups: together they take one sleep, in sequence two.
-    let together = timed("g1&g2");
-    let apart = timed("g1,g2");
-    assert!(together < Duration::from_millis(780), "{together:?}");
+    // Two 400 ms groups: together their runs overlap; in sequence g2 starts after g1 stopped
+    // and the whole takes at least two sleeps.
+    let (t, _) = spans("g1&g2");
+    assert!(t[0].0 < t[1].1 && t[1].0 < t[0].1, "g1&g2 overlap: {t:?}");
+    let (a, apart) = spans("g1,g2");
+    assert!(a[1].0 >= a[0].1, "g1,g2 one after another: {a:?}");
     assert!(apart >= Duration::from_millis(800), "{apart:?}");
 }
 

@@ -56,6 +56,66 @@ fn free_port_pair() -> u16 {
     panic!("no free port pair (port, port + 10000) on 127.0.0.1");
 }
 
+/// Starts one cluster-enabled `redis-server` on a free port pair and waits until it answers
+/// with its own pid. Picking a free port and binding it are two steps, so another test may
+/// take the port (or its bus port) in between: then the server exits, or another server
+/// answers, and a new pair is tried.
+fn spawn_node(binary: &str, deadline: Instant) -> (u16, Child, tempfile::TempDir) {
+    'attempt: for _ in 0..10 {
+        let dir = tempfile::Builder::new()
+            .prefix("edgebench-cluster-")
+            .tempdir()
+            .expect("temporary directory");
+        let port = free_port_pair();
+        let mut cmd = Command::new(binary);
+        cmd.args(["--port", &port.to_string()])
+            .args(["--cluster-enabled", "yes"])
+            .arg("--cluster-config-file")
+            .arg(dir.path().join("nodes.conf"))
+            .args(["--cluster-node-timeout", "5000"])
+            .args(["--save", "", "--appendonly", "no", "--bind", "127.0.0.1"])
+            .arg("--dir")
+            .arg(dir.path())
+            .arg("--logfile")
+            .arg(dir.path().join("redis.log"))
+            .args(["--daemonize", "no"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        die_with_parent(&mut cmd);
+        let mut child = cmd
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {binary}: {e}"));
+        loop {
+            if let Ok(Some(_)) = child.try_wait() {
+                continue 'attempt; // the port or its bus port was taken
+            }
+            let answered = redis::Client::open(format!("redis://127.0.0.1:{port}"))
+                .and_then(|c| c.get_connection())
+                .and_then(|mut con| redis::cmd("INFO").arg("server").query::<String>(&mut con));
+            if let Ok(info) = answered {
+                let pid = info
+                    .lines()
+                    .find_map(|l| l.strip_prefix("process_id:"))
+                    .and_then(|p| p.trim().parse::<u32>().ok());
+                if pid == Some(child.id()) {
+                    return (port, child, dir);
+                }
+                // Another server holds the port: ours cannot bind it.
+                let _ = child.kill();
+                let _ = child.wait();
+                continue 'attempt;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "cluster node on port {port} did not start"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    panic!("no cluster node could bind a free port pair in 10 attempts");
+}
+
 impl RedisCluster {
     /// Starts `masters` nodes and waits until the cluster serves every slot.
     pub fn start(masters: usize) -> RedisCluster {
@@ -65,32 +125,10 @@ impl RedisCluster {
             .filter(|v| !v.is_empty())
             .unwrap_or_else(|| "redis-server".to_string());
         let per = 16384 / masters;
+        let deadline = Instant::now() + READY_TIMEOUT;
         let mut nodes = Vec::new();
         for i in 0..masters {
-            let dir = tempfile::Builder::new()
-                .prefix("edgebench-cluster-")
-                .tempdir()
-                .expect("temporary directory");
-            let port = free_port_pair();
-            let mut cmd = Command::new(&binary);
-            cmd.args(["--port", &port.to_string()])
-                .args(["--cluster-enabled", "yes"])
-                .arg("--cluster-config-file")
-                .arg(dir.path().join("nodes.conf"))
-                .args(["--cluster-node-timeout", "5000"])
-                .args(["--save", "", "--appendonly", "no", "--bind", "127.0.0.1"])
-                .arg("--dir")
-                .arg(dir.path())
-                .arg("--logfile")
-                .arg(dir.path().join("redis.log"))
-                .args(["--daemonize", "no"])
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null());
-            die_with_parent(&mut cmd);
-            let child = cmd
-                .spawn()
-                .unwrap_or_else(|e| panic!("cannot start {binary}: {e}"));
+            let (port, child, dir) = spawn_node(&binary, deadline);
             let first = (i * per) as u16;
             let last = if i + 1 == masters {
                 16383
@@ -106,20 +144,8 @@ impl RedisCluster {
             });
         }
         let mut cluster = RedisCluster { nodes };
-        let deadline = Instant::now() + READY_TIMEOUT;
         for node in &mut cluster.nodes {
-            let mut con = loop {
-                let client = redis::Client::open(format!("redis://127.0.0.1:{}", node.port));
-                if let Ok(con) = client.and_then(|c| c.get_connection()) {
-                    break con;
-                }
-                assert!(
-                    Instant::now() < deadline,
-                    "cluster node on port {} did not start",
-                    node.port
-                );
-                std::thread::sleep(Duration::from_millis(20));
-            };
+            let mut con = node.connection();
             node.id = redis::cmd("CLUSTER")
                 .arg("MYID")
                 .query(&mut con)

@@ -165,7 +165,13 @@ fn keep(port: u16, storage: &Path, ready: &mpsc::Sender<Result<(), String>>) {
             )));
             return;
         }
-        if TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), POLL_INTERVAL).is_ok() {
+        // Accepting a connection is not enough: between `free_port` and the server's bind,
+        // another test's server may have taken the port. Ready means a Mongo ping answers
+        // and our child is still alive (if it lost the port it exits, and the caller retries).
+        if TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), POLL_INTERVAL).is_ok()
+            && mongo_ping(port)
+            && matches!(child.try_wait(), Ok(None))
+        {
             break;
         }
         if Instant::now() >= deadline {
@@ -239,6 +245,18 @@ fn on_path(program: &str) -> bool {
 
 fn is_file(path: &Path) -> bool {
     path.metadata().is_ok_and(|m| m.is_file())
+}
+
+/// Whether a MongoDB-wire server on `port` answers `ping`.
+fn mongo_ping(port: u16) -> bool {
+    let url = format!("mongodb://127.0.0.1:{port}/?serverSelectionTimeoutMS=2000");
+    mongodb::sync::Client::with_uri_str(url).is_ok_and(|client| {
+        client
+            .database("admin")
+            .run_command(mongodb::bson::doc! { "ping": 1 })
+            .run()
+            .is_ok()
+    })
 }
 
 /// A port that was free a moment ago: bind port 0, read what the kernel chose, release it.
