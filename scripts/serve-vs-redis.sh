@@ -7,6 +7,7 @@
 #   SERVE_FLAGS="--threads 1" scripts/serve-vs-redis.sh   (flags for edgebench serve)
 #   REPEAT=5 scripts/serve-vs-redis.sh 200000   (repetitions, alternating which server goes
 #   first, with the median of the per-repetition ratios per cell)
+#   PIPELINES="1" scripts/serve-vs-redis.sh   (only these -P values; default "1 16")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-1000000}
@@ -47,7 +48,7 @@ bench() { # server transport pipeline repetition
   echo "$server $transport $p $r $set_rps $get_rps $cores" >>"$rows"
 }
 for r in $(seq "$repeat"); do
-  for p in 1 16; do
+  for p in ${PIPELINES:-1 16}; do
     for transport in tcp uds; do
       if [ $((r % 2)) -eq 1 ]; then order="redis-server edgebench"; else order="edgebench redis-server"; fi
       for server in $order; do bench "$server" "$transport" "$p" "$r"; done
@@ -65,7 +66,7 @@ for s, t, p, r, set_, get, cores in rows:
 if len(reps) > 1:
     by = {(s, t, p, r): (float(a), float(b), float(c)) for s, t, p, r, a, b, c in rows}
     print("\n| transport | pipeline | test | runs | edgebench / redis-server ops/s: median (min–max) | cores used, median (edgebench / redis-server) |\n|-|-|-|-|-|-|")
-    for p in ("1", "16"):
+    for p in sorted({r[2] for r in rows}, key=int):
         for t in ("tcp", "uds"):
             for i, test in ((0, "SET"), (1, "GET")):
                 ratios = [by[("edgebench", t, p, r)][i] / by[("redis-server", t, p, r)][i] for r in reps]
