@@ -40,7 +40,8 @@ use postgres::types::ToSql;
 use super::config::{ErConfig, GroupTestConfig, Operation, TestCase};
 use super::data::{er_child_ids, Customer, Entity, Entry, Factory, FactoryKind, JavaRandom, Order};
 use super::properties::Properties;
-use super::results::{GroupRun, JavaTime};
+use super::results::GroupRun;
+use super::run::{histogram, run_group_threads, GroupContext, ThreadOutcome};
 use crate::store::postgres::{chain, redact_password};
 
 /// The settings file `-db` reads when it exists (`url=`, `pool_size=`).
@@ -1250,19 +1251,8 @@ pub fn written_keys(cfg: &GroupTestConfig) -> BTreeMap<&'static str, BTreeSet<St
 
 // ---- the runner ----
 
-/// What one thread measured in one run.
-struct ThreadOutcome {
-    loop_ms: u64,
-    invocations: u64,
-    latencies: Vec<Histogram<u64>>,
-}
-
 /// Reads that found nothing, per operation: (asked, found).
 type Misses = Vec<(AtomicU64, AtomicU64)>;
-
-fn histogram() -> Histogram<u64> {
-    Histogram::new(3).expect("3 significant digits is valid")
-}
 
 /// Runs every stage of `cfg` against the pool's database and writes one results file per
 /// group (header `Group Test (Dababase)`) into `results_dir`. Creates the tables first when
@@ -1306,8 +1296,7 @@ fn run_group(
     stop: &AtomicBool,
     status: &Mutex<&mut (dyn Write + Send)>,
 ) -> Result<GroupRun, DbError> {
-    let group = &cfg.groups[group_id];
-    let ops: Vec<(&Operation, Writer)> = group
+    let ops: Vec<(&Operation, Writer)> = cfg.groups[group_id]
         .operations
         .iter()
         .map(|name| {
@@ -1315,83 +1304,30 @@ fn run_group(
             (&cfg.operations[name], w)
         })
         .collect();
-    let threads = u64::from(group.thread_count.max(1));
-    let per_thread = group.invocation_count_per_thread();
-    let file_time = JavaTime::now_local();
-    let start = JavaTime::now_local();
-    let started = Instant::now();
-    let done = AtomicU64::new(0);
+    let names: Vec<&str> = ops.iter().map(|(op, _)| op.name.as_str()).collect();
     let misses: Misses = ops
         .iter()
         .map(|_| (AtomicU64::new(0), AtomicU64::new(0)))
         .collect();
-    let mut thread_ms = vec![0u64; threads as usize];
-    let mut actual = 0u64;
-    let mut merged: Vec<Histogram<u64>> = ops.iter().map(|_| histogram()).collect();
-    for run in 0..cfg.test_count {
-        if stop.load(Ordering::Relaxed) {
-            break;
-        }
-        if run > 0 && cfg.test_interval_ms > 0 {
-            std::thread::sleep(Duration::from_millis(cfg.test_interval_ms));
-        }
-        let finished = AtomicBool::new(false);
-        let outcomes: Vec<Result<ThreadOutcome, DbError>> = std::thread::scope(|s| {
-            let interval = Duration::from_secs(cfg.print_status_interval_sec.max(1));
-            let total = per_thread * threads;
-            let (finished, done) = (&finished, &done);
-            let reporter = s.spawn(move || {
-                let mut next = Instant::now() + interval;
-                while !finished.load(Ordering::Relaxed) {
-                    std::thread::sleep(Duration::from_millis(50));
-                    if Instant::now() >= next {
-                        next += interval;
-                        let n = done.load(Ordering::Relaxed);
-                        if let Ok(mut w) = status.lock() {
-                            let _ = writeln!(
-                                w,
-                                "[{group_id} run {}/{}] {n}/{total} invocations ({:.0}%)",
-                                run + 1,
-                                cfg.test_count,
-                                n as f64 * 100.0 / total.max(1) as f64
-                            );
-                        }
-                    }
-                }
-            });
-            let handles: Vec<_> = (1..=threads)
-                .map(|t| {
-                    let (ops, misses) = (&ops, &misses);
-                    s.spawn(move || {
-                        run_thread(
-                            group_id, ops, t, threads, per_thread, pool, stop, done, misses,
-                        )
-                    })
-                })
-                .collect();
-            let outcomes = handles
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        Err(DbError::Database("a worker thread panicked".into()))
-                    })
-                })
-                .collect();
-            finished.store(true, Ordering::Relaxed);
-            let _ = reporter.join();
-            outcomes
-        });
-        for (t, outcome) in outcomes.into_iter().enumerate() {
-            let o = outcome?;
-            thread_ms[t] += o.loop_ms;
-            actual += o.invocations;
-            for (m, h) in merged.iter_mut().zip(&o.latencies) {
-                let _ = m.add(h);
-            }
-        }
-    }
-    let elapsed_ms = started.elapsed().as_millis() as u64;
-    let stop_time = JavaTime::now_local();
+    let group = GroupContext {
+        cfg,
+        group_id,
+        stage,
+        product,
+        db: true,
+        stop,
+    };
+    let run = run_group_threads(
+        &group,
+        &names,
+        status,
+        || DbError::Database("a worker thread panicked".into()),
+        |t, threads, per_thread, done| {
+            run_thread(
+                group_id, &ops, t, threads, per_thread, pool, stop, done, &misses,
+            )
+        },
+    )?;
     if let Ok(mut w) = status.lock() {
         for ((op, _), (asked, found)) in ops.iter().zip(&misses) {
             let (asked, found) = (asked.load(Ordering::Relaxed), found.load(Ordering::Relaxed));
@@ -1407,31 +1343,7 @@ fn run_group(
             }
         }
     }
-    let latencies = ops
-        .iter()
-        .zip(&merged)
-        .map(|((op, _), h)| crate::perf::run::op_latency(&op.name, h))
-        .collect();
-    Ok(GroupRun {
-        product: product.to_string(),
-        group: group_id.to_string(),
-        concurrent_groups: stage.to_vec(),
-        comment: group.comment.clone(),
-        operations: group.operations_raw.clone(),
-        test_count: cfg.test_count,
-        test_interval_ms: cfg.test_interval_ms,
-        total_invocation_count_per_run: group.total_invocation_count,
-        thread_count: group.thread_count,
-        invocation_count_per_thread: per_thread,
-        db: true,
-        file_time,
-        start,
-        stop: stop_time,
-        actual_invocations: actual,
-        thread_ms,
-        elapsed_ms,
-        latencies,
-    })
+    Ok(run)
 }
 
 /// One thread: takes a pooled connection (waiting for one, before its clock starts, as

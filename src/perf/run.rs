@@ -58,10 +58,13 @@ pub enum RunError {
 }
 
 /// What one thread measured in one run.
-struct ThreadOutcome {
-    loop_ms: u64,
-    invocations: u64,
-    latencies: Vec<Histogram<u64>>,
+pub(crate) struct ThreadOutcome {
+    /// The thread's loop time, ms (PadoGrid's per-thread time).
+    pub(crate) loop_ms: u64,
+    /// Invocations it completed.
+    pub(crate) invocations: u64,
+    /// One histogram per operation, in the group's order (ns).
+    pub(crate) latencies: Vec<Histogram<u64>>,
 }
 
 /// Runs every stage of `cfg` and writes one results file per group into `results_dir`.
@@ -135,21 +138,71 @@ fn run_group(
     stop: &AtomicBool,
     status: &std::sync::Mutex<&mut (dyn Write + Send)>,
 ) -> Result<GroupRun, RunError> {
-    let group = &cfg.groups[group_id];
-    let ops: Vec<&Operation> = group
+    let ops: Vec<&Operation> = cfg.groups[group_id]
         .operations
         .iter()
         .map(|name| &cfg.operations[name])
         .collect();
-    let threads = group.thread_count.max(1) as u64;
-    let per_thread = group.invocation_count_per_thread();
+    let names: Vec<&str> = ops.iter().map(|op| op.name.as_str()).collect();
+    let group = GroupContext {
+        cfg,
+        group_id,
+        stage,
+        product,
+        db: false,
+        stop,
+    };
+    run_group_threads(
+        &group,
+        &names,
+        status,
+        || RunError::Connect("a worker thread panicked".into()),
+        |t, threads, per_thread, done| {
+            run_thread(group_id, &ops, t, threads, per_thread, connect, stop, done)
+        },
+    )
+}
+
+/// What a group's run needs to know besides how one thread works.
+pub(crate) struct GroupContext<'a> {
+    pub(crate) cfg: &'a GroupTestConfig,
+    pub(crate) group_id: &'a str,
+    /// The ids of its stage (`g1 & g2`).
+    pub(crate) stage: &'a [String],
+    pub(crate) product: &'a str,
+    /// `-db` mode (the results header says so).
+    pub(crate) db: bool,
+    pub(crate) stop: &'a AtomicBool,
+}
+
+/// One group, shared by the Redis and the `-db` runners: `testCount` runs (with
+/// `testIntervalInMsec` between them), each starting `threadCount` threads that run
+/// `thread(t, threads, per_thread, done)` (`t` from 1, `done` counting invocations for the
+/// status line printed every `printStatusIntervalInSec`), then merges what the threads measured
+/// into PadoGrid's figures and edgebench's percentiles per operation (`op_names`, in order).
+pub(crate) fn run_group_threads<E: Send>(
+    group: &GroupContext<'_>,
+    op_names: &[&str],
+    status: &std::sync::Mutex<&mut (dyn Write + Send)>,
+    panicked: impl Fn() -> E + Sync,
+    thread: impl Fn(u64, u64, u64, &AtomicU64) -> Result<ThreadOutcome, E> + Sync,
+) -> Result<GroupRun, E> {
+    let GroupContext {
+        cfg,
+        group_id,
+        stop,
+        ..
+    } = *group;
+    let g = &cfg.groups[group_id];
+    let threads = u64::from(g.thread_count.max(1));
+    let per_thread = g.invocation_count_per_thread();
     let file_time = JavaTime::now_local();
     let start = JavaTime::now_local();
     let started = Instant::now();
     let done = AtomicU64::new(0);
     let mut thread_ms = vec![0u64; threads as usize];
     let mut actual = 0u64;
-    let mut merged: Vec<Histogram<u64>> = ops.iter().map(|_| histogram()).collect();
+    let mut merged: Vec<Histogram<u64>> = op_names.iter().map(|_| histogram()).collect();
     for run in 0..cfg.test_count {
         if stop.load(Ordering::Relaxed) {
             break;
@@ -170,29 +223,20 @@ fn run_group(
                 n as f64 * 100.0 / total.max(1) as f64
             )
         };
-        let outcomes: Vec<Result<ThreadOutcome, RunError>> =
-            with_status(interval, status, line, || {
-                std::thread::scope(|s| {
-                    let handles: Vec<_> = (1..=threads)
-                        .map(|t| {
-                            let ops = &ops;
-                            s.spawn(move || {
-                                run_thread(
-                                    group_id, ops, t, threads, per_thread, connect, stop, done,
-                                )
-                            })
-                        })
-                        .collect();
-                    handles
-                        .into_iter()
-                        .map(|h| {
-                            h.join().unwrap_or_else(|_| {
-                                Err(RunError::Connect("a worker thread panicked".into()))
-                            })
-                        })
-                        .collect()
-                })
-            });
+        let outcomes: Vec<Result<ThreadOutcome, E>> = with_status(interval, status, line, || {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = (1..=threads)
+                    .map(|t| {
+                        let thread = &thread;
+                        s.spawn(move || thread(t, threads, per_thread, done))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|_| Err(panicked())))
+                    .collect()
+            })
+        });
         for (t, outcome) in outcomes.into_iter().enumerate() {
             let o = outcome?;
             thread_ms[t] += o.loop_ms;
@@ -204,23 +248,23 @@ fn run_group(
     }
     let elapsed_ms = started.elapsed().as_millis() as u64;
     let stop_time = JavaTime::now_local();
-    let latencies = ops
+    let latencies = op_names
         .iter()
         .zip(&merged)
-        .map(|(op, h)| op_latency(&op.name, h))
+        .map(|(name, h)| op_latency(name, h))
         .collect();
     Ok(GroupRun {
-        product: product.to_string(),
+        product: group.product.to_string(),
         group: group_id.to_string(),
-        concurrent_groups: stage.to_vec(),
-        comment: group.comment.clone(),
-        operations: group.operations_raw.clone(),
+        concurrent_groups: group.stage.to_vec(),
+        comment: g.comment.clone(),
+        operations: g.operations_raw.clone(),
         test_count: cfg.test_count,
         test_interval_ms: cfg.test_interval_ms,
-        total_invocation_count_per_run: group.total_invocation_count,
-        thread_count: group.thread_count,
+        total_invocation_count_per_run: g.total_invocation_count,
+        thread_count: g.thread_count,
         invocation_count_per_thread: per_thread,
-        db: false,
+        db: group.db,
         file_time,
         start,
         stop: stop_time,
