@@ -43,7 +43,7 @@ fn main() -> ExitCode {
     }
 }
 
-/// The first Ctrl-C raises `flag`: the run stops after what is in flight, keeps what finished,
+/// The first Ctrl-C (or SIGTERM, SIGHUP) raises `flag`: the run stops after what is in flight, keeps what finished,
 /// drops its private databases and stops the servers it spawned. A second one exits at once;
 /// spawned servers still die with us (PR_SET_PDEATHSIG), but a document store's private
 /// database is left behind, so the line says how to find it.
@@ -52,7 +52,7 @@ fn on_ctrl_c(flag: Arc<AtomicBool>) -> anyhow::Result<()> {
         if flag.swap(true, Ordering::Relaxed) {
             let _ = writeln!(
                 std::io::stderr(),
-                "edgebench: second Ctrl-C: stopped at once, without cleanup; a PostgreSQL or \
+                "edgebench: interrupted again: stopped at once, without cleanup; a PostgreSQL or \
                  MongoDB private database named edgebench_<12 hex digits> may be left (drop it \
                  with dropdb or dropDatabase)"
             );
@@ -60,7 +60,7 @@ fn on_ctrl_c(flag: Arc<AtomicBool>) -> anyhow::Result<()> {
         }
         let _ = writeln!(
             std::io::stderr(),
-            "edgebench: Ctrl-C: stopping after what is in flight (Ctrl-C again to quit at once)"
+            "edgebench: stopping after what is in flight (Ctrl-C again to quit at once)"
         );
     })
     .context("cannot install the Ctrl-C handler")

@@ -334,6 +334,13 @@ fn report_benchtomd_reproduces_the_seed_gist_table() {
 
 #[test]
 fn ctrl_c_keeps_what_finished_and_stops_the_spawned_server() {
+    // SIGTERM (timeout(1), docker stop, systemd) stops a run as Ctrl-C does.
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        interrupted_run_keeps_what_finished(signal);
+    }
+}
+
+fn interrupted_run_keeps_what_finished(signal: libc::c_int) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     let mut child = edgebench()
@@ -376,10 +383,10 @@ fn ctrl_c_keeps_what_finished_and_stops_the_spawned_server() {
     let servers = children_named(pid, "redis-server");
     assert_eq!(servers.len(), 1, "one spawned redis-server");
     // SAFETY: plain kill(2) on our own child.
-    unsafe { libc::kill(pid, libc::SIGINT) };
+    unsafe { libc::kill(pid, signal) };
     let status = child.wait().unwrap();
     let seen = reader.join().unwrap();
-    assert_eq!(status.code(), Some(130), "{seen}");
+    assert_eq!(status.code(), Some(130), "signal {signal}: {seen}");
     assert!(
         seen.contains("edgebench: interrupted; keeping the benchmarks that finished"),
         "{seen}"
