@@ -2,8 +2,9 @@
 # docs/PERFORMANCE.md: PadoGrid's IMDG benchmark bundle workflow (g01–g12 of
 # etc/group-template.properties) against several targets, in one run:
 #   create_group_config; clean_results -all; RUNS x test_group -run per target; create_csv -all
-# The work happens in a temp copy of etc/ (create_group_config overwrites etc/group.properties);
-# the results stay in $OUT (default results/perf-bundle-<stamp>/).
+# The work happens in a copy of etc/ inside $OUT (create_group_config overwrites
+# etc/group.properties there, not yours); the results stay in $OUT/results/perf
+# (default OUT: results/perf-bundle-<stamp>/).
 #
 #   scripts/perf-bundle.sh [RUNS] [TARGET...]     (default: 3 embedded-tcp redis-tcp)
 set -euo pipefail
