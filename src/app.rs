@@ -612,6 +612,9 @@ pub fn mini_redis_refusal(cfg: &crate::kv::KvConfig) -> Option<String> {
     if cfg.protocol == crate::kv::Protocol::Resp3 {
         return why("HELLO", "-P resp3");
     }
+    if cfg.protocol == crate::kv::Protocol::Resp2 {
+        return why("HELLO", "-P resp2");
+    }
     if cfg.authenticate.is_some() {
         return why("AUTH", "-a/--authenticate");
     }

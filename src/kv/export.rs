@@ -131,9 +131,13 @@ fn compressed(h: &Histogram<u64>) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
-/// memtier's percentile keys: `p50.000` in the totals, `p50.00` per second.
+/// memtier's percentile keys. memtier formats `p%.3f` (totals) or `p%.2f` (per second) into
+/// `char buf[8]` with `snprintf(buf, sizeof(buf) - 1, ...)`, so a key keeps at most 6
+/// characters: `p50.00`, `p99.90`, `p99.99`, `p100.0`; consumers read those names.
 fn pct_key(p: f64, decimals: usize) -> String {
-    format!("p{p:.decimals$}")
+    let mut key = format!("p{p:.decimals$}");
+    key.truncate(6);
+    key
 }
 
 /// The points of memtier's latency distribution (`hdr_iter_percentile_init` with
@@ -517,4 +521,19 @@ pub fn hdr_files(prefix: &str, run: u32, result: &LoadResult) -> Vec<(String, Ve
         );
     }
     files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pct_key;
+
+    #[test]
+    fn percentile_keys_are_cut_to_six_characters_as_memtier_cuts_them() {
+        assert_eq!(pct_key(50.0, 3), "p50.00");
+        assert_eq!(pct_key(99.9, 3), "p99.90");
+        assert_eq!(pct_key(99.999, 3), "p99.99");
+        assert_eq!(pct_key(100.0, 3), "p100.0");
+        assert_eq!(pct_key(50.0, 2), "p50.00");
+        assert_eq!(pct_key(5.0, 3), "p5.000");
+    }
 }

@@ -471,7 +471,8 @@ impl RowMap {
         match kind {
             RequestKind::Set => (0, false),
             RequestKind::Get | RequestKind::MultiGet(_) => (1, true),
-            RequestKind::Command(i) => (self.command_rows[i], true),
+            // memtier counts no hits or misses for arbitrary commands (its text shows `---`).
+            RequestKind::Command(i) => (self.command_rows[i], false),
         }
     }
 }
@@ -634,7 +635,8 @@ pub fn run(
     let started_wall = SystemTime::now();
     let clock = Clock {
         measure_from: started + cfg.warmup,
-        deadline: cfg.test_time.map(|d| started + d),
+        // A --test-time past what Instant can hold is no deadline at all.
+        deadline: cfg.test_time.and_then(|d| started.checked_add(d)),
         interval_ns: rate.map(|r| 1e9 / r),
         total_conns: threads * clients,
         pipeline: cfg.pipeline.max(1) as usize,
@@ -740,12 +742,11 @@ struct ConnPlan {
     prelude: Arc<Vec<Vec<Vec<u8>>>>,
 }
 
-/// The commands every connection sends once before its first request.
+/// The commands every connection sends once before its first request, in memtier's order
+/// (`send_conn_setup_commands`): AUTH, SELECT, then HELLO, because Redis refuses HELLO from a
+/// client that has not authenticated yet.
 fn prelude(cfg: &KvConfig) -> Vec<Vec<Vec<u8>>> {
     let mut cmds = Vec::new();
-    if cfg.protocol == super::Protocol::Resp3 {
-        cmds.push(vec![b"HELLO".to_vec(), b"3".to_vec()]);
-    }
     if let Some(credentials) = &cfg.authenticate {
         // memtier: "USER:PASSWORD" authenticates an ACL user, anything else is a password.
         let mut cmd = vec![b"AUTH".to_vec()];
@@ -763,6 +764,11 @@ fn prelude(cfg: &KvConfig) -> Vec<Vec<Vec<u8>>> {
             b"SELECT".to_vec(),
             cfg.select_db.to_string().into_bytes(),
         ]);
+    }
+    match cfg.protocol {
+        super::Protocol::Resp3 => cmds.push(vec![b"HELLO".to_vec(), b"3".to_vec()]),
+        super::Protocol::Resp2 => cmds.push(vec![b"HELLO".to_vec(), b"2".to_vec()]),
+        super::Protocol::Redis => {}
     }
     cmds
 }
@@ -1121,9 +1127,10 @@ impl Shard {
             node: node.clone(),
             stream: open(node, ctx).await?,
             out: Vec::with_capacity(64 * 1024),
-            batch: Vec::with_capacity(ctx.clock.pipeline),
+            // Grown on demand beyond this: a huge --pipeline must not allocate up front.
+            batch: Vec::with_capacity(ctx.clock.pipeline.min(1024)),
             input: Vec::with_capacity(64 * 1024),
-            in_flight: VecDeque::with_capacity(ctx.clock.pipeline),
+            in_flight: VecDeque::with_capacity(ctx.clock.pipeline.min(1024)),
             on_connection: 0,
         })
     }

@@ -66,6 +66,9 @@ pub enum KvConfigError {
     },
 }
 
+/// The longest --test-time or --warmup accepted: ten years, far below what a clock can add.
+const LONGEST_RUN: Duration = Duration::from_secs(10 * 365 * 24 * 3600);
+
 fn invalid(flag: &'static str, value: &str, fix: impl Into<String>) -> KvConfigError {
     KvConfigError::Invalid {
         flag,
@@ -1005,12 +1008,22 @@ impl KvConfig {
             None => None,
         };
         let test_time = match &a.test_time {
-            Some(v) => Some(Duration::from_secs(parse_u64(
-                "--test-time",
-                v,
-                1,
-                "test time is whole seconds greater than zero",
-            )?)),
+            Some(v) => {
+                let t = Duration::from_secs(parse_u64(
+                    "--test-time",
+                    v,
+                    1,
+                    "test time is whole seconds greater than zero",
+                )?);
+                if t > LONGEST_RUN {
+                    return Err(invalid(
+                        "--test-time",
+                        v,
+                        "at most 315360000 seconds (ten years)",
+                    ));
+                }
+                Some(t)
+            }
             None => None,
         };
         if let (Some(n), Some(t)) = (&a.requests, &a.test_time) {
@@ -1081,8 +1094,14 @@ impl KvConfig {
             ));
         }
         let warmup = match &a.warmup {
-            Some(v) => crate::runner::parse_duration(v)
-                .map_err(|e| invalid("--warmup", v, e.to_string()))?,
+            Some(v) => {
+                let w = crate::runner::parse_duration(v)
+                    .map_err(|e| invalid("--warmup", v, e.to_string()))?;
+                if w > LONGEST_RUN {
+                    return Err(invalid("--warmup", v, "at most ten years (315360000s)"));
+                }
+                w
+            }
             None => Duration::ZERO,
         };
         if let Some(t) = test_time {
@@ -1921,6 +1940,11 @@ mod tests {
             "--requests 5 with --test-time 10: they are mutually exclusive (memtier): keep one"
         );
         assert!(err("-n allkeys --test-time 10").contains("mutually exclusive"));
+        assert_eq!(
+            err("--test-time 18446744073709551615"),
+            "invalid --test-time \"18446744073709551615\": at most 315360000 seconds (ten years)"
+        );
+        assert!(err("--warmup 999999999h --test-time 10").starts_with("invalid --warmup"));
         assert_eq!(
             err("-c 0"),
             "invalid --clients \"0\": clients must be greater than zero"
