@@ -264,3 +264,53 @@ fn the_cli_prints_the_configuration_without_run_and_refuses_bad_input_in_one_lin
         assert!(stderr.starts_with(want), "{stderr}");
     }
 }
+
+#[test]
+fn factories_write_entities_and_every_order_names_an_existing_customer() {
+    let engine = Engine::new();
+    let connect = engine_connector(&engine);
+    // etc/group-factory-er.properties, smaller, then a get and a getall of the customers.
+    let cfg = config(
+        "groupNames=g1,g2\n\
+         g1.threadCount=2\ng1.totalInvocationCount=20\ng1.operations=set1\n\
+         g2.threadCount=1\ng2.totalInvocationCount=5\ng2.operations=get1,getall1\n\
+         set1.map=nw/customers\nset1.testCase=set\nset1.key.startNum=0\nset1.key.prefix=000000-\n\
+         set1.factory.class=org.redis.demo.nw.impl.CustomerFactoryImpl\n\
+         set1.factory.key.isRandom=false\nset1.factory.key.length=11\n\
+         set1.factory.key.isLeadingZeros=true\nset1.factory.er.operation=set2\n\
+         set1.factory.er.isRandom=true\nset1.factory.er.maxKeys=5\n\
+         set2.map=nw/orders\nset2.ref=set1\n\
+         set2.factory.class=org.redis.demo.nw.impl.OrderFactoryImpl\n\
+         set2.factory.key.isRandom=false\nset2.factory.key.length=11\n\
+         set2.factory.key.isLeadingZeros=true\n\
+         get1.ref=set1\nget1.testCase=get\nget1.totalEntryCount=20\n\
+         getall1.ref=set1\ngetall1.testCase=getall\ngetall1.totalEntryCount=20\ngetall1.batchSize=4\n",
+    );
+    run(&cfg, &*connect, tempfile::tempdir().unwrap().path());
+    let mut con = connect().unwrap();
+    let json = |s: &str| -> serde_json::Value { serde_json::from_str(s).unwrap() };
+    let customers: std::collections::HashMap<String, String> =
+        query(con.as_mut(), &["HGETALL", "nw/customers"]);
+    assert_eq!(customers.len(), 20, "one Customer per set");
+    for (key, value) in &customers {
+        let c = json(value);
+        assert_eq!(c["customerId"], key.as_str(), "{value}");
+        assert!(!c["companyName"].as_str().unwrap().is_empty(), "{value}");
+    }
+    let orders: std::collections::HashMap<String, String> =
+        query(con.as_mut(), &["HGETALL", "nw/orders"]);
+    assert!(
+        (20..=100).contains(&orders.len()),
+        "1..=5 Orders per Customer: {}",
+        orders.len()
+    );
+    for (key, value) in &orders {
+        let o = json(value);
+        assert_eq!(o["orderId"], key.as_str(), "{value}");
+        let customer = o["customerId"].as_str().unwrap();
+        assert!(
+            customers.contains_key(customer),
+            "Order {key} names {customer}, which is not a Customer"
+        );
+    }
+}

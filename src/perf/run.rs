@@ -20,7 +20,9 @@ use hdrhistogram::Histogram;
 use redis::{ConnectionLike, Value};
 
 use super::config::{DataStructure, GroupTestConfig, Operation, TestCase};
+use super::data::Entity;
 use super::data::{zero_blob, JavaRandom};
+use super::db::Writer;
 use super::results::{GroupRun, JavaTime, OpLatency};
 
 /// Opens one connection per worker thread.
@@ -144,6 +146,21 @@ fn run_group(
         .map(|name| &cfg.operations[name])
         .collect();
     let names: Vec<&str> = ops.iter().map(|op| op.name.as_str()).collect();
+    // Factories (and their ER children) make the values of an operation that names one.
+    let now_ms = chrono::Utc::now().timestamp_millis();
+    let plans: Vec<Option<FactoryPlan<'_>>> = ops
+        .iter()
+        .map(|op| {
+            Writer::new(cfg, &op.name, now_ms).map(|writer| FactoryPlan {
+                writer,
+                child: op
+                    .factory
+                    .as_ref()
+                    .and_then(|f| f.er.as_ref())
+                    .and_then(|er| cfg.operations.get(&er.operation)),
+            })
+        })
+        .collect();
     let group = GroupContext {
         cfg,
         group_id,
@@ -158,7 +175,9 @@ fn run_group(
         status,
         || RunError::Connect("a worker thread panicked".into()),
         |t, threads, per_thread, done| {
-            run_thread(group_id, &ops, t, threads, per_thread, connect, stop, done)
+            run_thread(
+                group_id, &ops, &plans, t, threads, per_thread, connect, stop, done,
+            )
         },
     )
 }
@@ -331,6 +350,7 @@ pub(crate) fn histogram() -> Histogram<u64> {
 fn run_thread(
     group: &str,
     ops: &[&Operation],
+    plans: &[Option<FactoryPlan<'_>>],
     t: u64,
     threads: u64,
     per_thread: u64,
@@ -349,13 +369,17 @@ fn run_thread(
         }
         for (k, op) in ops.iter().enumerate() {
             let began = Instant::now();
-            state[k]
-                .invoke(op, i, con.as_mut())
-                .map_err(|message| RunError::Command {
-                    group: group.to_string(),
-                    op: op.name.clone(),
-                    message,
-                })?;
+            let invoked = match &plans[k] {
+                Some(plan) if !matches!(op.data_structure, DataStructure::Sleep) => {
+                    state[k].invoke_factory(op, plan, i, con.as_mut())
+                }
+                _ => state[k].invoke(op, i, con.as_mut()),
+            };
+            invoked.map_err(|message| RunError::Command {
+                group: group.to_string(),
+                op: op.name.clone(),
+                message,
+            })?;
             let _ = latencies[k].record(began.elapsed().as_nanos().max(1) as u64);
         }
         invocations += 1;
@@ -369,6 +393,52 @@ fn run_thread(
 }
 
 /// Per thread and operation: its random generator, payload and putall key cursor.
+/// An operation with a factory: its writer, and the operation its ER children go to.
+struct FactoryPlan<'a> {
+    writer: Writer,
+    child: Option<&'a Operation>,
+}
+
+/// The Redis value of a factory entity: a JSON object of its fields (Redisson would store
+/// the object with its codec; JSON keeps it readable and comparable across targets).
+fn entity_json(entity: &Entity) -> String {
+    let fields: serde_json::Map<String, serde_json::Value> = entity
+        .fields()
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), serde_json::Value::String(v)))
+        .collect();
+    serde_json::Value::Object(fields).to_string()
+}
+
+/// Adds the write of `value` under `key` to `op`'s data structure to `pipe`.
+fn push_write(pipe: &mut redis::Pipeline, op: &Operation, key: &str, value: &str) {
+    let name = op.ds_name.as_str();
+    match op.data_structure {
+        DataStructure::Map => {
+            pipe.cmd("HSET").arg(name).arg(key).arg(value);
+        }
+        DataStructure::MCache => {
+            let c = pipe.cmd("SET").arg(format!("{name}:{key}")).arg(value);
+            if op.ttl_sec > 0 {
+                c.arg("EX").arg(op.ttl_sec);
+            }
+        }
+        DataStructure::List | DataStructure::Queue => {
+            pipe.cmd("RPUSH").arg(name).arg(value);
+        }
+        DataStructure::Topic => {
+            pipe.cmd("PUBLISH").arg(name).arg(value);
+        }
+        DataStructure::STopic => {
+            pipe.cmd("SPUBLISH").arg(name).arg(value);
+        }
+        DataStructure::RTopic => {
+            pipe.cmd("XADD").arg(name).arg("*").arg("m").arg(value);
+        }
+        DataStructure::Sleep => {}
+    }
+}
+
 struct OpState {
     random: JavaRandom,
     payload: Vec<u8>,
@@ -398,12 +468,95 @@ impl OpState {
     }
 
     fn next_putall_key(&mut self, op: &Operation) -> String {
+        op.key(op.key_start_num + self.next_putall_index() as i64)
+    }
+
+    /// putall's round-robin index (§2.4), wrapping to the thread's first index.
+    fn next_putall_index(&mut self) -> u64 {
         if self.key_index >= self.key_high {
             self.key_index = self.key_low;
         }
         let n = self.key_index;
         self.key_index += 1;
-        op.key(op.key_start_num + n as i64)
+        n
+    }
+
+    /// One invocation of an operation with a factory. Reads look up factory keys
+    /// (`getKey(startNum + random)`; `getall` without `startNum`, as PadoGrid's `getall`);
+    /// writes store each entity as JSON, its ER children in the child operation's structure,
+    /// in one round trip. Cases without keys (poll, peek, take, remove) are the plain ones.
+    fn invoke_factory(
+        &mut self,
+        op: &Operation,
+        plan: &FactoryPlan<'_>,
+        i: u64,
+        con: &mut dyn ConnectionLike,
+    ) -> Result<(), String> {
+        let name = op.ds_name.as_str();
+        let bound = i32::try_from(op.total_entry_count.max(1)).unwrap_or(i32::MAX);
+        let mut cmd;
+        match (op.data_structure, op.test_case) {
+            (DataStructure::Map | DataStructure::MCache, TestCase::Get) => {
+                let v = i64::from(self.random.next_int_bound(bound));
+                let key = plan.writer.key(op.key_start_num + v);
+                if op.data_structure == DataStructure::Map {
+                    cmd = redis::cmd("HGET");
+                    cmd.arg(name).arg(key);
+                } else {
+                    cmd = redis::cmd("GET");
+                    cmd.arg(format!("{name}:{key}"));
+                }
+            }
+            (DataStructure::Map | DataStructure::MCache, TestCase::GetAll) => {
+                let keys: Vec<String> = (0..op.batch_size)
+                    .map(|_| {
+                        plan.writer
+                            .key(i64::from(self.random.next_int_bound(bound)))
+                    })
+                    .collect();
+                if op.data_structure == DataStructure::Map {
+                    cmd = redis::cmd("HMGET");
+                    cmd.arg(name).arg(keys);
+                } else {
+                    cmd = redis::cmd("MGET");
+                    cmd.arg(
+                        keys.iter()
+                            .map(|k| format!("{name}:{k}"))
+                            .collect::<Vec<_>>(),
+                    );
+                }
+            }
+            (_, TestCase::Poll | TestCase::Peek | TestCase::Take | TestCase::Remove) => {
+                return self.invoke(op, i, con)
+            }
+            (_, tc) => {
+                let batch = matches!(
+                    tc,
+                    TestCase::PutAll | TestCase::AddAll | TestCase::PublishAll
+                );
+                let ids: Vec<i64> = if batch {
+                    (0..op.batch_size.max(1))
+                        .map(|_| op.key_start_num + self.next_putall_index() as i64)
+                        .collect()
+                } else {
+                    vec![op.key_start_num + i as i64 - 1]
+                };
+                let mut pipe = redis::pipe();
+                for id in ids {
+                    for (n, (_, entry)) in plan.writer.rows(id).into_iter().enumerate() {
+                        let target = if n == 0 { Some(op) } else { plan.child };
+                        if let Some(target) = target {
+                            push_write(&mut pipe, target, &entry.key, &entity_json(&entry.value));
+                        }
+                    }
+                }
+                return pipe
+                    .query::<Value>(con)
+                    .map(drop)
+                    .map_err(|e| e.to_string());
+            }
+        }
+        cmd.query::<Value>(con).map(drop).map_err(|e| e.to_string())
     }
 
     /// One invocation of `op` for invocation number `i` (1-based).
