@@ -894,6 +894,16 @@ pub fn perf(
     let (_target, connector) = perf_start_target(&chosen, out)?;
     if list || delete {
         let mut con = connector().map_err(|e| anyhow::anyhow!("{e}"))?;
+        // PadoGrid: `-delete` without `-run` only lists; it deletes before a run.
+        let (list, delete) = if delete && !run {
+            let _ = writeln!(
+                out,
+                "-delete removes data only together with -run (as PadoGrid); listing instead"
+            );
+            (true, false)
+        } else {
+            (list, delete)
+        };
         if list {
             let sizes = crate::perf::run::list_structures(&cfg, con.as_mut())
                 .map_err(|e| anyhow::anyhow!("{e}"))?;

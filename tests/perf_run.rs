@@ -314,3 +314,60 @@ fn factories_write_entities_and_every_order_names_an_existing_customer() {
         );
     }
 }
+
+#[test]
+fn list_and_delete_cover_only_what_the_groups_use_and_delete_needs_run() {
+    common::require_redis_server();
+    let target = common::start("redis-tcp");
+    let endpoint = target.redis_endpoint().unwrap();
+    let edgebench::target::Endpoint::Tcp { host, port } = &endpoint else {
+        panic!("redis-tcp has a TCP endpoint");
+    };
+    let url = format!("redis://{host}:{port}");
+    let mut con = edgebench::target::connect(&endpoint, Duration::from_secs(5)).unwrap();
+    let fill = |con: &mut dyn ConnectionLike| {
+        for map in ["map1", "map2"] {
+            let _: i64 = query(con, &["HSET", map, "k", "v"]);
+        }
+    };
+    fill(&mut con);
+    let dir = tempfile::tempdir().unwrap();
+    // put2 takes its settings from put1 by `ref`, but only g2 (put2, map2) runs.
+    let prop = dir.path().join("g.properties");
+    std::fs::write(
+        &prop,
+        "groupNames=g2\ng2.threadCount=1\ng2.totalInvocationCount=3\ng2.operations=put2\n\
+         put1.map=map1\nput1.testCase=put\nput2.ref=put1\nput2.map=map2\n",
+    )
+    .unwrap();
+    let perf = |flags: &[&str]| {
+        let out = Command::new(cargo_bin("edgebench"))
+            .current_dir(dir.path())
+            .args(["perf", "test_group"])
+            .args(flags)
+            .arg("-prop")
+            .arg(&prop)
+            .args(["--target", &url])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{flags:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    // -list names map2 only.
+    let listed = perf(&["-list"]);
+    assert!(listed.contains("map map2: 1"), "{listed}");
+    assert!(!listed.contains("map1"), "{listed}");
+    // -delete without -run only lists, as PadoGrid: nothing is removed.
+    let out = perf(&["-delete"]);
+    assert!(out.contains("listing instead"), "{out}");
+    assert_eq!(query::<i64>(&mut con, &["HLEN", "map2"]), 1);
+    // -delete -run removes map2 (then the run writes 3 entries into it); map1 is untouched.
+    perf(&["-delete", "-run"]);
+    assert_eq!(query::<i64>(&mut con, &["HLEN", "map2"]), 3);
+    assert_eq!(query::<i64>(&mut con, &["HLEN", "map1"]), 1);
+}

@@ -701,7 +701,7 @@ pub fn list_structures(
     con: &mut dyn ConnectionLike,
 ) -> Result<BTreeMap<String, String>, String> {
     let mut out = BTreeMap::new();
-    for op in cfg.operations.values() {
+    for op in used_operations(cfg) {
         let name = &op.ds_name;
         let size = match op.data_structure {
             DataStructure::Map => query_int(con, redis::cmd("HLEN").arg(name))?.to_string(),
@@ -724,13 +724,39 @@ pub fn list_structures(
     Ok(out)
 }
 
+/// The operations the groups of `cfg` run, and the ER children they write into, each once,
+/// in the groups' order: what `-list` and `-delete` cover (PadoGrid's `deleteDataStructures`).
+/// An operation only named by a `ref` is not among them.
+fn used_operations(cfg: &GroupTestConfig) -> Vec<&Operation> {
+    let mut names: Vec<&str> = Vec::new();
+    for group in cfg.schedule.stages.iter().flatten() {
+        for name in cfg.groups.get(group).map_or(&[][..], |g| &g.operations[..]) {
+            let child = cfg
+                .operations
+                .get(name)
+                .and_then(|o| o.factory.as_ref())
+                .and_then(|f| f.er.as_ref())
+                .map(|er| er.operation.as_str());
+            for n in std::iter::once(name.as_str()).chain(child) {
+                if !names.contains(&n) {
+                    names.push(n);
+                }
+            }
+        }
+    }
+    names
+        .into_iter()
+        .filter_map(|n| cfg.operations.get(n))
+        .collect()
+}
+
 /// What `-delete` does: removes every data structure the groups use; returns the names.
 pub fn delete_structures(
     cfg: &GroupTestConfig,
     con: &mut dyn ConnectionLike,
 ) -> Result<Vec<String>, String> {
     let mut deleted = Vec::new();
-    for op in cfg.operations.values() {
+    for op in used_operations(cfg) {
         let name = &op.ds_name;
         match op.data_structure {
             DataStructure::Sleep | DataStructure::Topic | DataStructure::STopic => continue,
