@@ -1069,6 +1069,12 @@ fn perf_pbm(
             );
             crate::perf::ingest::preload(&load, &*connector, stop, out)
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
+            if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                // Interrupted while loading: no transaction ran, so no results file is written
+                // (an empty one would put zeros into create_csv's spreadsheets).
+                let _ = writeln!(out, "interrupted while loading: no transactions ran");
+                return Ok(());
+            }
         } else {
             let _ = writeln!(
                 out,

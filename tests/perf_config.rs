@@ -213,7 +213,14 @@ fn schedule_comma_and_ampersand() {
     assert_eq!(
         s.stages,
         vec![vec!["a".to_string(), "b".into()], vec!["c".into()]]
+    ); // Java's split drops trailing empty pieces: PadoGrid runs `g1,g2,` as `g1,g2`.
+    let s = edgebench::perf::Schedule::parse("g1,g2&g3&,").expect("ok");
+    assert_eq!(
+        s.stages,
+        vec![vec!["g1".to_string()], vec!["g2".into(), "g3".into()]]
     );
+    assert!(edgebench::perf::Schedule::parse("g1,,g2").is_err());
+    assert!(edgebench::perf::Schedule::parse(",").is_err());
 }
 
 #[test]

@@ -371,3 +371,37 @@ fn list_and_delete_cover_only_what_the_groups_use_and_delete_needs_run() {
     assert_eq!(query::<i64>(&mut con, &["HLEN", "map2"]), 3);
     assert_eq!(query::<i64>(&mut con, &["HLEN", "map1"]), 1);
 }
+
+#[test]
+fn a_failing_group_keeps_the_results_of_the_groups_that_finished_beside_it() {
+    let engine = Engine::new();
+    let connect = engine_connector(&engine);
+    let mut con = connect().unwrap();
+    // HSET on a string key fails (WRONGTYPE): g1 fails, g2 beside it finishes.
+    let () = query(con.as_mut(), &["SET", "notamap", "x"]);
+    let cfg = config(
+        "groupNames=g1&g2\n\
+         g1.threadCount=1\ng1.totalInvocationCount=5\ng1.operations=bad\n\
+         g2.threadCount=1\ng2.totalInvocationCount=5\ng2.operations=good\n\
+         bad.map=notamap\nbad.testCase=put\ngood.map=map2\ngood.testCase=put\n",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let stop = AtomicBool::new(false);
+    let err = run_group_test(
+        &cfg,
+        &*connect,
+        "engine",
+        dir.path(),
+        &stop,
+        &mut Vec::new(),
+    )
+    .expect_err("g1 fails");
+    assert!(err.to_string().contains("group g1, operation bad"), "{err}");
+    let files: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert!(files[0].starts_with("group-g2-"), "{files:?}");
+    assert_eq!(query::<i64>(con.as_mut(), &["HLEN", "map2"]), 5);
+}

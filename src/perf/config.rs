@@ -293,12 +293,20 @@ pub struct Schedule {
 }
 
 impl Schedule {
-    /// Parses a `groupNames` value: `split(",")`, then `split("&")`, names trimmed.
+    /// Parses a `groupNames` value: `split(",")`, then `split("&")`, names trimmed. Trailing
+    /// empty pieces are dropped, as Java's `String.split` drops them (`g1,g2,` is `g1,g2`).
     pub fn parse(value: &str) -> Result<Self, String> {
+        fn java_split(s: &str, sep: char) -> Vec<&str> {
+            let mut parts: Vec<&str> = s.split(sep).collect();
+            while parts.len() > 1 && parts.last().is_some_and(|p| p.trim().is_empty()) {
+                parts.pop();
+            }
+            parts
+        }
         let mut stages = Vec::new();
-        for step in value.split(',') {
+        for step in java_split(value, ',') {
             let mut stage = Vec::new();
-            for name in step.split('&') {
+            for name in java_split(step, '&') {
                 let name = name.trim();
                 if name.is_empty() {
                     return Err("a list of group ids joined by ',' (one after another) and '&' (at the same time), with no empty names, e.g. g1&g2,g3".into());

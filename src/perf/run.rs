@@ -118,14 +118,26 @@ pub fn run_stages<E: From<std::io::Error> + Send>(
                 .map(|h| h.join().unwrap_or_else(|_| Err(panicked())))
                 .collect()
         });
+        // Groups of a stage that finished keep their results files even when another group
+        // of the stage failed; then the first failure ends the test.
+        let mut failed = None;
         for run in runs {
-            let run = run?;
-            let path = crate::perf::results::write_results_file(
-                results_dir,
-                &run.file_name(),
-                &run.render(),
-            )?;
-            out.push((run, path));
+            match run {
+                Ok(run) => {
+                    let path = crate::perf::results::write_results_file(
+                        results_dir,
+                        &run.file_name(),
+                        &run.render(),
+                    )?;
+                    out.push((run, path));
+                }
+                Err(e) => {
+                    failed.get_or_insert(e);
+                }
+            }
+        }
+        if let Some(e) = failed {
+            return Err(e);
         }
     }
     Ok(out)
