@@ -1060,8 +1060,22 @@ pub fn check_factories(cfg: &GroupTestConfig) -> Result<(), DbError> {
             }
         }
     }
+    // The id columns are varchar(20) (PadoGrid's lengths): a longer key would fail the run
+    // part-way on PostgreSQL, or be cut and merge rows on a non-strict MariaDB.
+    for (table, keys) in written_keys(cfg) {
+        if let Some(key) = keys.iter().find(|k| k.chars().count() > ID_LENGTH) {
+            return Err(input(format!(
+                "key {key:?} for table {table} is longer than its {ID_LENGTH}-character id \
+                 column: shorten key.prefix or factory.key.length of its operation in {}",
+                cfg.file
+            )));
+        }
+    }
     Ok(())
 }
+
+/// The length of the `customers`/`orders` id columns (PadoGrid's `length = 20`).
+const ID_LENGTH: usize = 20;
 
 /// The tables the groups use (their factories' and their ER children's), in first-use order.
 pub fn tables(cfg: &GroupTestConfig) -> Vec<FactoryKind> {
@@ -1200,14 +1214,15 @@ impl PutAllCursor {
 /// cursor of every thread) and [`Writer::rows`] (ER children included).
 pub fn written_keys(cfg: &GroupTestConfig) -> BTreeMap<&'static str, BTreeSet<String>> {
     let mut out: BTreeMap<&'static str, BTreeSet<String>> = BTreeMap::new();
-    let mut done: BTreeSet<(String, u32)> = BTreeSet::new();
+    // An operation run again with the same threads and invocations writes the same keys.
+    let mut done: BTreeSet<(String, u32, u64)> = BTreeSet::new();
     for stage in &cfg.schedule.stages {
         for g in stage {
             let group = &cfg.groups[g];
             let threads = u64::from(group.thread_count.max(1));
             let per_thread = group.invocation_count_per_thread();
             for name in &group.operations {
-                if !done.insert((name.clone(), group.thread_count)) {
+                if !done.insert((name.clone(), group.thread_count, per_thread)) {
                     continue;
                 }
                 let op = &cfg.operations[name];
@@ -1570,6 +1585,42 @@ mod tests {
         assert_eq!(my.matches('?').count(), 16);
         assert!(my.contains("ON DUPLICATE KEY UPDATE customerId = VALUES(customerId)"));
         assert!(!my.contains("created_on = "));
+    }
+
+    #[test]
+    fn keys_longer_than_the_id_column_are_refused_before_the_run() {
+        let cfg = |prefix: &str| {
+            let text = format!(
+                "groupNames=g1\ng1.threadCount=1\ng1.totalInvocationCount=20\ng1.operations=set1\n\
+                 set1.map=nw/customers\nset1.testCase=set\nset1.key.prefix={prefix}\n\
+                 set1.factory.class=org.redis.demo.nw.impl.CustomerFactoryImpl\n\
+                 set1.factory.key.length=5\nset1.factory.key.isRandom=false\n"
+            );
+            let props = Properties::parse(&text, "g.properties").expect("parses");
+            GroupTestConfig::from_properties(&props, 2).expect("valid")
+        };
+        // 19 characters + a 1- or 2-digit id: 20 fits, 21 does not.
+        assert!(check_factories(&cfg("customer-northwind")).is_ok());
+        let err = check_factories(&cfg("customer-northwind-")).expect_err("21 characters");
+        assert!(
+            err.to_string()
+                .contains("longer than its 20-character id column"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn written_keys_count_every_run_of_an_operation() {
+        // set1 runs in g1 (96 invocations) and again in g2 (1000): -list/-delete cover 1000.
+        let text = "groupNames=g1,g2\n\
+                    g1.threadCount=8\ng1.totalInvocationCount=100\ng1.operations=set1\n\
+                    g2.threadCount=8\ng2.totalInvocationCount=1000\ng2.operations=set1\n\
+                    set1.map=nw/customers\nset1.testCase=set\n\
+                    set1.factory.class=org.redis.demo.nw.impl.CustomerFactoryImpl\n\
+                    set1.factory.key.length=10\nset1.factory.key.isRandom=false\n";
+        let props = Properties::parse(text, "g.properties").expect("parses");
+        let cfg = GroupTestConfig::from_properties(&props, 2).expect("valid");
+        assert_eq!(written_keys(&cfg)["customers"].len(), 1000);
     }
 
     #[test]
