@@ -405,3 +405,27 @@ fn a_failing_group_keeps_the_results_of_the_groups_that_finished_beside_it() {
     assert!(files[0].starts_with("group-g2-"), "{files:?}");
     assert_eq!(query::<i64>(con.as_mut(), &["HLEN", "map2"]), 5);
 }
+
+#[test]
+fn every_run_is_followed_by_the_interval_as_padogrids_threads_wait() {
+    let engine = Engine::new();
+    let connect = engine_connector(&engine);
+    let cfg = config(
+        "testCount=2\ntestIntervalInMsec=300\ngroupNames=g1\n\
+         g1.threadCount=1\ng1.totalInvocationCount=3\ng1.operations=put1\nput1.map=m\n",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let runs = run_group_test(
+        &cfg,
+        &*connect,
+        "engine",
+        dir.path(),
+        &AtomicBool::new(false),
+        &mut Vec::new(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let run = &runs[0].0;
+    assert_eq!(run.actual_invocations, 6);
+    // Two runs, each followed by a 300 ms wait: Elapsed holds both waits.
+    assert!(run.elapsed_ms >= 600, "{} ms", run.elapsed_ms);
+}

@@ -1379,7 +1379,7 @@ fn run_thread(
     let mut conn = pool.take()?;
     let mut rngs: Vec<JavaRandom> = ops
         .iter()
-        .map(|(op, _)| JavaRandom::new(op.random_seed))
+        .map(|(op, _)| JavaRandom::new(super::run::thread_seed(op.random_seed, t)))
         .collect();
     let mut cursors: Vec<PutAllCursor> = ops
         .iter()

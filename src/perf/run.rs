@@ -238,9 +238,6 @@ pub(crate) fn run_group_threads<E: Send>(
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        if run > 0 && cfg.test_interval_ms > 0 {
-            std::thread::sleep(Duration::from_millis(cfg.test_interval_ms));
-        }
         // The status line: PadoGrid prints progress every printStatusIntervalInSec.
         let interval = Duration::from_secs(cfg.print_status_interval_sec.max(1));
         let total = per_thread * threads;
@@ -275,6 +272,11 @@ pub(crate) fn run_group_threads<E: Send>(
             for (m, h) in merged.iter_mut().zip(&o.latencies) {
                 let _ = m.add(h);
             }
+        }
+        // PadoGrid's threads `wait(testIntervalInMsec)` after every run, the last one too, so
+        // the group's Elapsed Time (E figures) includes testCount waits; thread times do not.
+        if cfg.test_interval_ms > 0 && !stop.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(cfg.test_interval_ms));
         }
     }
     let elapsed_ms = started.elapsed().as_millis() as u64;
@@ -405,6 +407,14 @@ fn run_thread(
 }
 
 /// Per thread and operation: its random generator, payload and putall key cursor.
+/// The seed of thread `t`'s `java.util.Random` for an operation. PadoGrid's threads share one
+/// `Random` per operation, so together they draw one sequence, interleaved; a generator per
+/// thread seeded alike would make every thread read the same keys in lockstep. Thread 1 keeps
+/// `randomSeed`, thread `t` uses `randomSeed + t - 1`: reproducible, and different per thread.
+pub(crate) fn thread_seed(seed: i64, t: u64) -> i64 {
+    seed.wrapping_add(t.saturating_sub(1) as i64)
+}
+
 /// An operation with a factory: its writer, and the operation its ER children go to.
 struct FactoryPlan<'a> {
     writer: Writer,
@@ -465,7 +475,7 @@ impl OpState {
         let entry_count = op.total_entry_count / threads.max(1);
         let low = (t - 1) * entry_count;
         OpState {
-            random: JavaRandom::new(op.random_seed),
+            random: JavaRandom::new(thread_seed(op.random_seed, t)),
             payload: zero_blob(op.payload_size),
             key_index: low,
             key_low: low,
