@@ -376,12 +376,22 @@ pub fn kv(
     let _ = writeln!(status, "edgebench kv: {name} at {where_}");
     let tty = std::io::stderr().is_terminal();
     let mut runs: Vec<LoadResult> = Vec::new();
+    // A later -x run that cannot start (the server went away) keeps the runs that finished.
+    let mut not_started: Option<String> = None;
     for run_id in 1..=cfg.run_count {
         let live = Arc::new(load::Live::default());
         let mut line = LiveLine::new(cfg, run_id, tty);
-        let result = load::run(cfg, &load_target, interrupted.clone(), &live, &mut |el| {
+        let result = match load::run(cfg, &load_target, interrupted.clone(), &live, &mut |el| {
             line.tick(status, &live, el)
-        })?;
+        }) {
+            Ok(result) => result,
+            Err(e) if !runs.is_empty() => {
+                line.finish(status);
+                not_started = Some(format!("run {run_id} could not start: {e}"));
+                break;
+            }
+            Err(e) => return Err(e.into()),
+        };
         line.finish(status);
         if let Some(prefix) = &cfg.hdr_file_prefix {
             for (file, bytes) in export::hdr_files(prefix, run_id, &result) {
@@ -469,7 +479,21 @@ pub fn kv(
             }
         }
     }
-    let stopped = runs.iter().find_map(|r| r.stopped.clone());
+    // memtier counts error replies as operations and says nothing; edgebench says so.
+    for (i, r) in runs.iter().enumerate() {
+        for (name, row) in &r.rows {
+            if row.errors > 0 {
+                let _ = writeln!(
+                    status,
+                    "edgebench: warning: run {}: {} of the {name} replies were errors (counted \
+                     in Ops/sec, as memtier counts them; see results.md's Errors column)",
+                    i + 1,
+                    row.errors
+                );
+            }
+        }
+    }
+    let stopped = runs.iter().find_map(|r| r.stopped.clone()).or(not_started);
     if let Some(why) = &stopped {
         let _ = writeln!(
             status,

@@ -757,3 +757,28 @@ fn a_password_is_sent_before_hello_as_memtier_does() {
         .query(&mut authed)
         .unwrap();
 }
+
+#[test]
+fn error_replies_are_counted_as_memtier_counts_them_and_said_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(edgebench().current_dir(dir.path()).args([
+        "kv",
+        "--target",
+        "embedded",
+        "--command",
+        "SET __key__",
+        "-n",
+        "10",
+        "-c",
+        "1",
+        "-t",
+        "1",
+        "--hide-histogram",
+    ]));
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("edgebench: warning: run 1: 10 of the SET replies were errors"),
+        "{stderr}"
+    );
+}

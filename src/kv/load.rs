@@ -501,7 +501,11 @@ pub enum LoadError {
 
 /// Reads the slot map from `endpoint` before the run (memtier's first `CLUSTER SLOTS`), so a
 /// server that is not a cluster is one clear error rather than a failed connection per client.
-fn read_topology(endpoint: &Endpoint, prelude: &[Vec<Vec<u8>>]) -> Result<Topology, LoadError> {
+fn read_topology(
+    endpoint: &Endpoint,
+    prelude: &[Vec<Vec<u8>>],
+    timeout: Option<Duration>,
+) -> Result<Topology, LoadError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -509,7 +513,19 @@ fn read_topology(endpoint: &Endpoint, prelude: &[Vec<Vec<u8>>]) -> Result<Topolo
             endpoint: endpoint.to_string(),
             error,
         })?;
-    Ok(runtime.block_on(cluster::discover(endpoint, prelude))?)
+    let discover = cluster::discover(endpoint, prelude);
+    Ok(match timeout {
+        None => runtime.block_on(discover)?,
+        Some(t) => runtime
+            .block_on(async { tokio::time::timeout(t, discover).await })
+            .map_err(|_| LoadError::Connect {
+                endpoint: endpoint.to_string(),
+                error: io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!("no slot map within --connection-timeout {}", t.as_secs()),
+                ),
+            })??,
+    })
 }
 
 /// The open-loop rate of one connection, requests/s: `--rate-limiting` as given (memtier:
@@ -623,12 +639,16 @@ pub fn run(
     }
     if let LoadTarget::Socket(endpoint) = target {
         // One probe connection: a clear error instead of N failed threads.
-        probe(endpoint)?;
+        probe(endpoint, cfg.connection_timeout)?;
     }
     let topology = match (cfg.cluster_mode, target) {
         (false, _) => None,
         (true, LoadTarget::InProcess(_)) => return Err(LoadError::InProcessCluster),
-        (true, LoadTarget::Socket(endpoint)) => Some(Arc::new(read_topology(endpoint, &first)?)),
+        (true, LoadTarget::Socket(endpoint)) => Some(Arc::new(read_topology(
+            endpoint,
+            &first,
+            cfg.connection_timeout,
+        )?)),
     };
     let rate = connection_rate(cfg);
     let started = Instant::now();
@@ -781,12 +801,27 @@ impl ConnPlan {
     }
 }
 
-fn probe(endpoint: &Endpoint) -> Result<(), LoadError> {
-    let result = match endpoint {
-        Endpoint::Tcp { host, port } => {
+/// Opens and closes one connection to `endpoint`, within `timeout` (--connection-timeout)
+/// when given, per resolved address as `TcpStream::connect_timeout` allows.
+fn probe(endpoint: &Endpoint, timeout: Option<Duration>) -> Result<(), LoadError> {
+    use std::net::ToSocketAddrs as _;
+    let result = match (endpoint, timeout) {
+        (Endpoint::Tcp { host, port }, None) => {
             std::net::TcpStream::connect((host.as_str(), *port)).map(drop)
         }
-        Endpoint::Unix(path) => std::os::unix::net::UnixStream::connect(path).map(drop),
+        (Endpoint::Tcp { host, port }, Some(t)) => {
+            (host.as_str(), *port).to_socket_addrs().and_then(|addrs| {
+                let mut last = io::Error::new(io::ErrorKind::NotFound, "no address");
+                for addr in addrs {
+                    match std::net::TcpStream::connect_timeout(&addr, t) {
+                        Ok(_) => return Ok(()),
+                        Err(e) => last = e,
+                    }
+                }
+                Err(last)
+            })
+        }
+        (Endpoint::Unix(path), _) => std::os::unix::net::UnixStream::connect(path).map(drop),
     };
     result.map_err(|error| LoadError::Connect {
         endpoint: endpoint.to_string(),
