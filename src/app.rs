@@ -928,17 +928,20 @@ pub fn perf(
         } else {
             (list, delete)
         };
-        if list {
-            let sizes = crate::perf::run::list_structures(&cfg, con.as_mut())
+        // PadoGrid's layout: `  - name:` / `    data:` / `    size:` (/ `    deleted:`).
+        if list && !delete {
+            let listed = crate::perf::run::list_structures(&cfg, con.as_mut())
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
-            for (name, size) in sizes {
-                let _ = writeln!(out, "{name}: {size}");
+            for info in listed {
+                let _ = write!(out, "{}", info.render(None));
             }
         }
         if delete {
             let gone = crate::perf::run::delete_structures(&cfg, con.as_mut())
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
-            let _ = writeln!(out, "deleted: {}", gone.join(", "));
+            for (info, existed) in gone {
+                let _ = write!(out, "{}", info.render(Some(existed)));
+            }
         }
         if !run {
             return Ok(());

@@ -360,14 +360,21 @@ fn list_and_delete_cover_only_what_the_groups_use_and_delete_needs_run() {
     };
     // -list names map2 only.
     let listed = perf(&["-list"]);
-    assert!(listed.contains("map map2: 1"), "{listed}");
+    assert!(
+        listed.contains("  - name: map2\n    data: Map\n    size: 1\n"),
+        "PadoGrid's layout: {listed}"
+    );
     assert!(!listed.contains("map1"), "{listed}");
     // -delete without -run only lists, as PadoGrid: nothing is removed.
     let out = perf(&["-delete"]);
     assert!(out.contains("listing instead"), "{out}");
     assert_eq!(query::<i64>(&mut con, &["HLEN", "map2"]), 1);
     // -delete -run removes map2 (then the run writes 3 entries into it); map1 is untouched.
-    perf(&["-delete", "-run"]);
+    let out = perf(&["-delete", "-run"]);
+    assert!(
+        out.contains("  - name: map2\n    data: Map\n    size: 1\n    deleted: true\n"),
+        "{out}"
+    );
     assert_eq!(query::<i64>(&mut con, &["HLEN", "map2"]), 3);
     assert_eq!(query::<i64>(&mut con, &["HLEN", "map1"]), 1);
 }

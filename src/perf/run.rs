@@ -10,7 +10,6 @@
 //! timing rules (§2.5): each thread's loop time summed over `testCount` runs, and the group's
 //! wall time from before the threads start to after they join.
 
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -717,33 +716,68 @@ impl OpState {
     }
 }
 
-/// What `-list` shows: each data structure the groups use, and its size on the target.
+/// One data structure as `-list`/`-delete` show it (PadoGrid: `  - name:`, `    data:`,
+/// `    size:`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StructureInfo {
+    /// The data structure's name (`map1`).
+    pub name: String,
+    /// Redisson's type name (`Map`, `MapCache`, `Queue`, ...).
+    pub data: &'static str,
+    /// Its size on the target (topics store nothing: `0`).
+    pub size: i64,
+}
+
+impl StructureInfo {
+    /// PadoGrid's lines for it; with `deleted`, the `    deleted:` line too.
+    pub fn render(&self, deleted: Option<bool>) -> String {
+        let mut out = format!(
+            "  - name: {}\n    data: {}\n    size: {}\n",
+            self.name, self.data, self.size
+        );
+        if let Some(d) = deleted {
+            out.push_str(&format!("    deleted: {d}\n"));
+        }
+        out
+    }
+}
+
+/// What `-list` shows: each data structure the groups use (and their ER children), once, in
+/// the groups' order, and its size on the target.
 pub fn list_structures(
     cfg: &GroupTestConfig,
     con: &mut dyn ConnectionLike,
-) -> Result<BTreeMap<String, String>, String> {
-    let mut out = BTreeMap::new();
+) -> Result<Vec<StructureInfo>, String> {
+    let mut out: Vec<StructureInfo> = Vec::new();
     for op in used_operations(cfg) {
         let name = &op.ds_name;
+        if op.data_structure == DataStructure::Sleep || out.iter().any(|s| &s.name == name) {
+            continue;
+        }
         let size = match op.data_structure {
-            DataStructure::Map => query_int(con, redis::cmd("HLEN").arg(name))?.to_string(),
+            DataStructure::Map => query_int(con, redis::cmd("HLEN").arg(name))?,
             DataStructure::List | DataStructure::Queue => {
-                query_int(con, redis::cmd("LLEN").arg(name))?.to_string()
+                query_int(con, redis::cmd("LLEN").arg(name))?
             }
-            DataStructure::RTopic => query_int(con, redis::cmd("XLEN").arg(name))?.to_string(),
-            DataStructure::MCache => {
-                let keys: Vec<String> = redis::cmd("KEYS")
-                    .arg(format!("{name}:*"))
-                    .query(con)
-                    .map_err(|e| e.to_string())?;
-                keys.len().to_string()
-            }
-            DataStructure::Topic | DataStructure::STopic => "(topic: nothing stored)".into(),
-            DataStructure::Sleep => continue,
+            DataStructure::RTopic => query_int(con, redis::cmd("XLEN").arg(name))?,
+            DataStructure::MCache => mcache_keys(con, name)?.len() as i64,
+            DataStructure::Topic | DataStructure::STopic | DataStructure::Sleep => 0,
         };
-        out.insert(format!("{} {name}", op.data_structure.key()), size);
+        out.push(StructureInfo {
+            name: name.clone(),
+            data: op.data_structure.redisson_type(),
+            size,
+        });
     }
     Ok(out)
+}
+
+/// The keys of an `mcache`'s entries (`<name>:*`).
+fn mcache_keys(con: &mut dyn ConnectionLike, name: &str) -> Result<Vec<String>, String> {
+    redis::cmd("KEYS")
+        .arg(format!("{name}:*"))
+        .query(con)
+        .map_err(|e| e.to_string())
 }
 
 /// The operations the groups of `cfg` run, and the ER children they write into, each once,
@@ -772,34 +806,29 @@ fn used_operations(cfg: &GroupTestConfig) -> Vec<&Operation> {
         .collect()
 }
 
-/// What `-delete` does: removes every data structure the groups use; returns the names.
+/// What `-delete` does: removes every data structure the groups use (and their ER
+/// children); returns each as listed just before, and whether it existed (PadoGrid's
+/// `deleted: <isExists>`).
 pub fn delete_structures(
     cfg: &GroupTestConfig,
     con: &mut dyn ConnectionLike,
-) -> Result<Vec<String>, String> {
-    let mut deleted = Vec::new();
-    for op in used_operations(cfg) {
-        let name = &op.ds_name;
-        match op.data_structure {
-            DataStructure::Sleep | DataStructure::Topic | DataStructure::STopic => continue,
-            DataStructure::MCache => {
-                let keys: Vec<String> = redis::cmd("KEYS")
-                    .arg(format!("{name}:*"))
-                    .query(con)
-                    .map_err(|e| e.to_string())?;
+) -> Result<Vec<(StructureInfo, bool)>, String> {
+    let mut out = Vec::new();
+    for info in list_structures(cfg, con)? {
+        let existed = match info.data {
+            "Topic" | "ShardedTopic" => false,
+            "MapCache" => {
+                let keys = mcache_keys(con, &info.name)?;
                 for chunk in keys.chunks(500) {
                     query_int(con, redis::cmd("DEL").arg(chunk))?;
                 }
+                !keys.is_empty()
             }
-            _ => {
-                query_int(con, redis::cmd("DEL").arg(name))?;
-            }
-        }
-        if !deleted.contains(name) {
-            deleted.push(name.clone());
-        }
+            _ => query_int(con, redis::cmd("DEL").arg(&info.name))? > 0,
+        };
+        out.push((info, existed));
     }
-    Ok(deleted)
+    Ok(out)
 }
 
 fn query_int(con: &mut dyn ConnectionLike, cmd: &redis::Cmd) -> Result<i64, String> {
