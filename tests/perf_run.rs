@@ -436,3 +436,40 @@ fn every_run_is_followed_by_the_interval_as_padogrids_threads_wait() {
     // Two runs, each followed by a 300 ms wait: Elapsed holds both waits.
     assert!(run.elapsed_ms >= 600, "{} ms", run.elapsed_ms);
 }
+
+#[test]
+fn the_status_line_is_padogrids_and_comes_once_more_at_the_end() {
+    let engine = Engine::new();
+    let connect = engine_connector(&engine);
+    let cfg = config(
+        "printStatusIntervalInSec=1\ngroupNames=g1\n\
+         g1.threadCount=1\ng1.totalInvocationCount=1\ng1.operations=nap\nnap.sleep=1300\n",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let mut status: Vec<u8> = Vec::new();
+    run_group_test(
+        &cfg,
+        &*connect,
+        "engine",
+        dir.path(),
+        &AtomicBool::new(false),
+        &mut status,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let status = String::from_utf8(status).unwrap();
+    let lines: Vec<&str> = status.lines().collect();
+    // A line at each 1 s tick (the nap lasts 1.3 s: at least one), and the final one.
+    assert!(lines.len() >= 2, "{status}");
+    for line in &lines {
+        let (secs, rest) = line
+            .strip_prefix('[')
+            .and_then(|l| l.split_once(" sec] "))
+            .unwrap_or_else(|| panic!("not PadoGrid's status line: {line}"));
+        assert!(secs.parse::<u64>().is_ok(), "{line}");
+        assert!(rest.starts_with("Invocation Count (g1): "), "{line}");
+    }
+    assert!(
+        lines[lines.len() - 1].ends_with("] Invocation Count (g1): 1"),
+        "{status}"
+    );
+}

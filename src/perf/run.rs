@@ -233,23 +233,15 @@ pub(crate) fn run_group_threads<E: Send>(
     let mut thread_ms = vec![0u64; threads as usize];
     let mut actual = 0u64;
     let mut merged: Vec<Histogram<u64>> = op_names.iter().map(|_| histogram()).collect();
-    for run in 0..cfg.test_count {
+    for _ in 0..cfg.test_count {
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        // The status line: PadoGrid prints progress every printStatusIntervalInSec.
+        // The status line, PadoGrid's: `[<n> sec] Invocation Count (<g>): <count>` every
+        // printStatusIntervalInSec, the count over all runs so far; once more at the end.
         let interval = Duration::from_secs(cfg.print_status_interval_sec.max(1));
-        let total = per_thread * threads;
         let done = &done;
-        let line = |_: Duration| {
-            let n = done.load(Ordering::Relaxed);
-            format!(
-                "[{group_id} run {}/{}] {n}/{total} invocations ({:.0}%)\n",
-                run + 1,
-                cfg.test_count,
-                n as f64 * 100.0 / total.max(1) as f64
-            )
-        };
+        let line = |_: Duration| status_line(group_id, started.elapsed(), done);
         let outcomes: Vec<Result<ThreadOutcome, E>> = with_status(interval, status, line, || {
             std::thread::scope(|s| {
                 let handles: Vec<_> = (1..=threads)
@@ -279,6 +271,9 @@ pub(crate) fn run_group_threads<E: Send>(
         }
     }
     let elapsed_ms = started.elapsed().as_millis() as u64;
+    if let Ok(mut w) = status.lock() {
+        let _ = w.write_all(status_line(group_id, started.elapsed(), &done).as_bytes());
+    }
     let stop_time = JavaTime::now_local();
     let latencies = op_names
         .iter()
@@ -305,6 +300,15 @@ pub(crate) fn run_group_threads<E: Send>(
         elapsed_ms,
         latencies,
     })
+}
+
+/// PadoGrid's group status line.
+fn status_line(group_id: &str, elapsed: Duration, done: &AtomicU64) -> String {
+    format!(
+        "[{} sec] Invocation Count ({group_id}): {}\n",
+        elapsed.as_secs(),
+        done.load(Ordering::Relaxed)
+    )
 }
 
 /// Runs `body` while a reporter thread writes `line(elapsed)` to `status` every `interval`.
