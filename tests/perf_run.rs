@@ -473,3 +473,34 @@ fn the_status_line_is_padogrids_and_comes_once_more_at_the_end() {
         "{status}"
     );
 }
+
+#[test]
+fn each_thread_connects_once_for_all_runs_as_padogrids_client_is_made_before_the_start() {
+    let engine = Engine::new();
+    let opened = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let counter = opened.clone();
+    let connect: Box<Connector> = Box::new(move || {
+        counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(Box::new(EngineConnection::new(engine.clone())) as Box<dyn ConnectionLike + Send>)
+    });
+    let cfg = config(
+        "testCount=3\ngroupNames=g1\n\
+         g1.threadCount=2\ng1.totalInvocationCount=10\ng1.operations=put1\nput1.map=m\n",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let runs = run_group_test(
+        &cfg,
+        &*connect,
+        "engine",
+        dir.path(),
+        &AtomicBool::new(false),
+        &mut Vec::new(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(runs[0].0.actual_invocations, 30);
+    assert_eq!(
+        opened.load(std::sync::atomic::Ordering::Relaxed),
+        2,
+        "one connection per thread"
+    );
+}

@@ -1337,7 +1337,10 @@ fn run_group(
         &names,
         status,
         || DbError::Database("a worker thread panicked".into()),
-        |t, threads, per_thread, done| {
+        // A pooled connection is taken inside each run (PadoGrid: threads block on the
+        // HibernatePool until a Session is free, and that wait is timed).
+        |_| Ok(()),
+        |_, t, threads, per_thread, done| {
             run_thread(
                 group_id, &ops, t, threads, per_thread, pool, stop, done, &misses,
             )

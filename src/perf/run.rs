@@ -185,9 +185,18 @@ fn run_group(
         &names,
         status,
         || RunError::Connect("a worker thread panicked".into()),
-        |t, threads, per_thread, done| {
+        |_| connect().map_err(RunError::Connect),
+        |con, t, threads, per_thread, done| {
             run_thread(
-                group_id, &ops, &plans, t, threads, per_thread, connect, stop, done,
+                group_id,
+                &ops,
+                &plans,
+                t,
+                threads,
+                per_thread,
+                con.as_mut(),
+                stop,
+                done,
             )
         },
     )
@@ -210,12 +219,13 @@ pub(crate) struct GroupContext<'a> {
 /// `thread(t, threads, per_thread, done)` (`t` from 1, `done` counting invocations for the
 /// status line printed every `printStatusIntervalInSec`), then merges what the threads measured
 /// into PadoGrid's figures and edgebench's percentiles per operation (`op_names`, in order).
-pub(crate) fn run_group_threads<E: Send>(
+pub(crate) fn run_group_threads<E: Send, C>(
     group: &GroupContext<'_>,
     op_names: &[&str],
     status: &std::sync::Mutex<&mut (dyn Write + Send)>,
     panicked: impl Fn() -> E + Sync,
-    thread: impl Fn(u64, u64, u64, &AtomicU64) -> Result<ThreadOutcome, E> + Sync,
+    connect: impl Fn(u64) -> Result<C, E> + Sync,
+    thread: impl Fn(&mut C, u64, u64, u64, &AtomicU64) -> Result<ThreadOutcome, E> + Sync,
 ) -> Result<GroupRun, E> {
     let GroupContext {
         cfg,
@@ -227,47 +237,79 @@ pub(crate) fn run_group_threads<E: Send>(
     let threads = u64::from(g.thread_count.max(1));
     let per_thread = g.invocation_count_per_thread();
     let file_time = JavaTime::now_local();
-    let start = JavaTime::now_local();
-    let started = Instant::now();
     let done = AtomicU64::new(0);
     let mut thread_ms = vec![0u64; threads as usize];
     let mut actual = 0u64;
     let mut merged: Vec<Histogram<u64>> = op_names.iter().map(|_| histogram()).collect();
-    for _ in 0..cfg.test_count {
-        if stop.load(Ordering::Relaxed) {
-            break;
-        }
+    // PadoGrid's threads each run all testCount runs on the client made before the group's
+    // Start Time, and `wait(testIntervalInMsec)` after every run, the last one too: Elapsed
+    // Time (E figures) includes the waits and not the connecting; thread times neither.
+    let ready = std::sync::Barrier::new(threads as usize + 1);
+    // A thread that cannot connect fails the group; the others then do not start their runs.
+    let connect_failed = AtomicBool::new(false);
+    let interval = Duration::from_secs(cfg.print_status_interval_sec.max(1));
+    let (start, started, outcomes) = std::thread::scope(|s| {
+        let handles: Vec<_> = (1..=threads)
+            .map(|t| {
+                let (connect, thread, ready, done) = (&connect, &thread, &ready, &done);
+                let connect_failed = &connect_failed;
+                s.spawn(move || -> Result<ThreadOutcome, E> {
+                    let connected = connect(t);
+                    if connected.is_err() {
+                        connect_failed.store(true, Ordering::Relaxed);
+                    }
+                    ready.wait();
+                    let mut c = connected?;
+                    let mut total = ThreadOutcome {
+                        loop_ms: 0,
+                        invocations: 0,
+                        latencies: Vec::new(),
+                    };
+                    if connect_failed.load(Ordering::Relaxed) {
+                        return Ok(total);
+                    }
+                    for _ in 0..cfg.test_count {
+                        if stop.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        let o = thread(&mut c, t, threads, per_thread, done)?;
+                        total.loop_ms += o.loop_ms;
+                        total.invocations += o.invocations;
+                        if total.latencies.is_empty() {
+                            total.latencies = o.latencies;
+                        } else {
+                            for (m, h) in total.latencies.iter_mut().zip(&o.latencies) {
+                                let _ = m.add(h);
+                            }
+                        }
+                        if cfg.test_interval_ms > 0 && !stop.load(Ordering::Relaxed) {
+                            std::thread::sleep(Duration::from_millis(cfg.test_interval_ms));
+                        }
+                    }
+                    Ok(total)
+                })
+            })
+            .collect();
+        ready.wait();
+        let start = JavaTime::now_local();
+        let started = Instant::now();
         // The status line, PadoGrid's: `[<n> sec] Invocation Count (<g>): <count>` every
         // printStatusIntervalInSec, the count over all runs so far; once more at the end.
-        let interval = Duration::from_secs(cfg.print_status_interval_sec.max(1));
-        let done = &done;
-        let line = |_: Duration| status_line(group_id, started.elapsed(), done);
+        let line = |_: Duration| status_line(group_id, started.elapsed(), &done);
         let outcomes: Vec<Result<ThreadOutcome, E>> = with_status(interval, status, line, || {
-            std::thread::scope(|s| {
-                let handles: Vec<_> = (1..=threads)
-                    .map(|t| {
-                        let thread = &thread;
-                        s.spawn(move || thread(t, threads, per_thread, done))
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().unwrap_or_else(|_| Err(panicked())))
-                    .collect()
-            })
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(panicked())))
+                .collect()
         });
-        for (t, outcome) in outcomes.into_iter().enumerate() {
-            let o = outcome?;
-            thread_ms[t] += o.loop_ms;
-            actual += o.invocations;
-            for (m, h) in merged.iter_mut().zip(&o.latencies) {
-                let _ = m.add(h);
-            }
-        }
-        // PadoGrid's threads `wait(testIntervalInMsec)` after every run, the last one too, so
-        // the group's Elapsed Time (E figures) includes testCount waits; thread times do not.
-        if cfg.test_interval_ms > 0 && !stop.load(Ordering::Relaxed) {
-            std::thread::sleep(Duration::from_millis(cfg.test_interval_ms));
+        (start, started, outcomes)
+    });
+    for (t, outcome) in outcomes.into_iter().enumerate() {
+        let o = outcome?;
+        thread_ms[t] += o.loop_ms;
+        actual += o.invocations;
+        for (m, h) in merged.iter_mut().zip(&o.latencies) {
+            let _ = m.add(h);
         }
     }
     let elapsed_ms = started.elapsed().as_millis() as u64;
@@ -371,11 +413,10 @@ fn run_thread(
     t: u64,
     threads: u64,
     per_thread: u64,
-    connect: &Connector,
+    con: &mut dyn ConnectionLike,
     stop: &AtomicBool,
     done: &AtomicU64,
 ) -> Result<ThreadOutcome, RunError> {
-    let mut con = connect().map_err(RunError::Connect)?;
     let mut state: Vec<OpState> = ops.iter().map(|op| OpState::new(op, t, threads)).collect();
     let mut latencies: Vec<Histogram<u64>> = ops.iter().map(|_| histogram()).collect();
     let mut invocations = 0;
@@ -388,9 +429,9 @@ fn run_thread(
             let began = Instant::now();
             let invoked = match &plans[k] {
                 Some(plan) if !matches!(op.data_structure, DataStructure::Sleep) => {
-                    state[k].invoke_factory(op, plan, i, con.as_mut())
+                    state[k].invoke_factory(op, plan, i, con)
                 }
-                _ => state[k].invoke(op, i, con.as_mut()),
+                _ => state[k].invoke(op, i, con),
             };
             invoked.map_err(|message| RunError::Command {
                 group: group.to_string(),
