@@ -30,10 +30,9 @@ use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use chrono::{DateTime, NaiveDateTime};
-use hdrhistogram::Histogram;
 use mysql::prelude::Queryable;
 use postgres::types::ToSql;
 
@@ -41,7 +40,7 @@ use super::config::{ErConfig, GroupTestConfig, Operation, TestCase};
 use super::data::{er_child_ids, Customer, Entity, Entry, Factory, FactoryKind, JavaRandom, Order};
 use super::properties::Properties;
 use super::results::GroupRun;
-use super::run::{histogram, run_group_threads, GroupContext, ThreadOutcome};
+use super::run::{invocation_loop, run_group_threads, GroupContext, PutAllCursor, ThreadOutcome};
 use crate::store::postgres::{chain, redact_password};
 
 /// The settings file `-db` reads when it exists (`url=`, `pool_size=`).
@@ -1181,34 +1180,6 @@ impl Writer {
     }
 }
 
-/// putall's per-thread key cursor (§2.4): `batchSize` keys `startNum + keyIndex++`, wrapping
-/// to the thread's first index at the end of its share of `totalEntryCount`.
-struct PutAllCursor {
-    index: u64,
-    low: u64,
-    high: u64,
-}
-
-impl PutAllCursor {
-    fn new(op: &Operation, t: u64, threads: u64) -> Self {
-        let share = op.total_entry_count / threads.max(1);
-        PutAllCursor {
-            index: (t - 1) * share,
-            low: (t - 1) * share,
-            high: t * share,
-        }
-    }
-
-    fn next_id(&mut self, op: &Operation) -> i64 {
-        if self.index >= self.high {
-            self.index = self.low;
-        }
-        let n = self.index;
-        self.index += 1;
-        op.key_start_num + n as i64
-    }
-}
-
 /// Every key the groups of `cfg` write, per table name: what `-list` counts and `-delete` removes.
 /// Reproduces the runner's ids (put: `startNum + i - 1` for every invocation `i`; putall: the
 /// cursor of every thread) and [`Writer::rows`] (ER children included).
@@ -1388,64 +1359,48 @@ fn run_thread(
         .iter()
         .map(|(op, _)| PutAllCursor::new(op, t, threads))
         .collect();
-    let mut latencies: Vec<Histogram<u64>> = ops.iter().map(|_| histogram()).collect();
-    let mut invocations = 0;
-    let loop_start = Instant::now();
-    for i in (t - 1) * per_thread + 1..=t * per_thread {
-        if stop.load(Ordering::Relaxed) {
-            break;
-        }
-        for (k, (op, writer)) in ops.iter().enumerate() {
-            let began = Instant::now();
-            let fail = |e: DbError| {
-                DbError::Database(format!("group {group}, operation {}: {e}", op.name))
-            };
-            let bound = i32::try_from(op.total_entry_count.max(1)).unwrap_or(i32::MAX);
-            match DbOp::of(op.test_case) {
-                DbOp::Put => {
-                    let rows = writer.rows(op.key_start_num + i as i64 - 1);
-                    let now = time_now();
-                    // The entity in its own transaction, then each child in its own (§4.1).
-                    for row in rows {
-                        conn.upsert(std::slice::from_ref(&row), now).map_err(fail)?;
-                    }
-                }
-                DbOp::PutAll => {
-                    let mut rows = Vec::with_capacity(op.batch_size);
-                    for _ in 0..op.batch_size {
-                        rows.extend(writer.rows(cursors[k].next_id(op)));
-                    }
-                    conn.upsert(&rows, time_now()).map_err(fail)?;
-                }
-                DbOp::Get => {
-                    let v = i64::from(rngs[k].next_int_bound(bound));
-                    let key = writer.key(op.key_start_num + v);
-                    let found = conn.get(writer.kind(), &key).map_err(fail)?;
-                    misses[k].0.fetch_add(1, Ordering::Relaxed);
-                    misses[k]
-                        .1
-                        .fetch_add(u64::from(found.is_some()), Ordering::Relaxed);
-                }
-                DbOp::GetAll => {
-                    // PadoGrid: a HashSet of batchSize getKey(random) keys, without startNum.
-                    let keys: BTreeSet<String> = (0..op.batch_size)
-                        .map(|_| writer.key(i64::from(rngs[k].next_int_bound(bound))))
-                        .collect();
-                    let keys: Vec<String> = keys.into_iter().collect();
-                    let found = conn.get_all(writer.kind(), &keys).map_err(fail)?;
-                    misses[k].0.fetch_add(keys.len() as u64, Ordering::Relaxed);
-                    misses[k].1.fetch_add(found.len() as u64, Ordering::Relaxed);
+    invocation_loop(t, per_thread, ops.len(), stop, done, |i, k| {
+        let (op, writer) = &ops[k];
+        let fail =
+            |e: DbError| DbError::Database(format!("group {group}, operation {}: {e}", op.name));
+        let bound = i32::try_from(op.total_entry_count.max(1)).unwrap_or(i32::MAX);
+        match DbOp::of(op.test_case) {
+            DbOp::Put => {
+                let rows = writer.rows(op.key_start_num + i as i64 - 1);
+                let now = time_now();
+                // The entity in its own transaction, then each child in its own (§4.1).
+                for row in rows {
+                    conn.upsert(std::slice::from_ref(&row), now).map_err(fail)?;
                 }
             }
-            let _ = latencies[k].record(began.elapsed().as_nanos().max(1) as u64);
+            DbOp::PutAll => {
+                let mut rows = Vec::with_capacity(op.batch_size);
+                for _ in 0..op.batch_size {
+                    rows.extend(writer.rows(cursors[k].next_id(op)));
+                }
+                conn.upsert(&rows, time_now()).map_err(fail)?;
+            }
+            DbOp::Get => {
+                let v = i64::from(rngs[k].next_int_bound(bound));
+                let key = writer.key(op.key_start_num + v);
+                let found = conn.get(writer.kind(), &key).map_err(fail)?;
+                misses[k].0.fetch_add(1, Ordering::Relaxed);
+                misses[k]
+                    .1
+                    .fetch_add(u64::from(found.is_some()), Ordering::Relaxed);
+            }
+            DbOp::GetAll => {
+                // PadoGrid: a HashSet of batchSize getKey(random) keys, without startNum.
+                let keys: BTreeSet<String> = (0..op.batch_size)
+                    .map(|_| writer.key(i64::from(rngs[k].next_int_bound(bound))))
+                    .collect();
+                let keys: Vec<String> = keys.into_iter().collect();
+                let found = conn.get_all(writer.kind(), &keys).map_err(fail)?;
+                misses[k].0.fetch_add(keys.len() as u64, Ordering::Relaxed);
+                misses[k].1.fetch_add(found.len() as u64, Ordering::Relaxed);
+            }
         }
-        invocations += 1;
-        done.fetch_add(1, Ordering::Relaxed);
-    }
-    Ok(ThreadOutcome {
-        loop_ms: loop_start.elapsed().as_millis() as u64,
-        invocations,
-        latencies,
+        Ok(())
     })
 }
 

@@ -418,27 +418,45 @@ fn run_thread(
     done: &AtomicU64,
 ) -> Result<ThreadOutcome, RunError> {
     let mut state: Vec<OpState> = ops.iter().map(|op| OpState::new(op, t, threads)).collect();
-    let mut latencies: Vec<Histogram<u64>> = ops.iter().map(|_| histogram()).collect();
+    invocation_loop(t, per_thread, ops.len(), stop, done, |i, k| {
+        let op = ops[k];
+        let invoked = match &plans[k] {
+            Some(plan) if !matches!(op.data_structure, DataStructure::Sleep) => {
+                state[k].invoke_factory(op, plan, i, con)
+            }
+            _ => state[k].invoke(op, i, con),
+        };
+        invoked.map_err(|message| RunError::Command {
+            group: group.to_string(),
+            op: op.name.clone(),
+            message,
+        })
+    })
+}
+
+/// A thread's loop over its invocations `i` in `[(t-1)*cpt+1, t*cpt]` (§2.4): each runs
+/// `invoke(i, k)` for every operation `k` in order, timed into operation `k`'s histogram, and
+/// counts into `done` for the status line. The loop's wall time is the thread's PadoGrid time.
+/// Shared by the Redis and the `-db` runners.
+pub(crate) fn invocation_loop<E>(
+    t: u64,
+    per_thread: u64,
+    ops: usize,
+    stop: &AtomicBool,
+    done: &AtomicU64,
+    mut invoke: impl FnMut(u64, usize) -> Result<(), E>,
+) -> Result<ThreadOutcome, E> {
+    let mut latencies: Vec<Histogram<u64>> = (0..ops).map(|_| histogram()).collect();
     let mut invocations = 0;
     let loop_start = Instant::now();
     for i in (t - 1) * per_thread + 1..=t * per_thread {
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        for (k, op) in ops.iter().enumerate() {
+        for (k, latency) in latencies.iter_mut().enumerate() {
             let began = Instant::now();
-            let invoked = match &plans[k] {
-                Some(plan) if !matches!(op.data_structure, DataStructure::Sleep) => {
-                    state[k].invoke_factory(op, plan, i, con)
-                }
-                _ => state[k].invoke(op, i, con),
-            };
-            invoked.map_err(|message| RunError::Command {
-                group: group.to_string(),
-                op: op.name.clone(),
-                message,
-            })?;
-            let _ = latencies[k].record(began.elapsed().as_nanos().max(1) as u64);
+            invoke(i, k)?;
+            let _ = latency.record(began.elapsed().as_nanos().max(1) as u64);
         }
         invocations += 1;
         done.fetch_add(1, Ordering::Relaxed);
@@ -450,7 +468,6 @@ fn run_thread(
     })
 }
 
-/// Per thread and operation: its random generator, payload and putall key cursor.
 /// The seed of thread `t`'s `java.util.Random` for an operation. PadoGrid's threads share one
 /// `Random` per operation, so together they draw one sequence, interleaved; a generator per
 /// thread seeded alike would make every thread read the same keys in lockstep. Thread 1 keeps
@@ -505,25 +522,49 @@ fn push_write(pipe: &mut redis::Pipeline, op: &Operation, key: &str, value: &str
     }
 }
 
+/// putall's per-thread key cursor (§2.4): `batchSize` ids `startNum + keyIndex++`, wrapping
+/// to the thread's first index at the end of its share of `totalEntryCount`. The Redis and
+/// the `-db` runners (and `-db`'s list of written keys) share it.
+pub(crate) struct PutAllCursor {
+    index: u64,
+    low: u64,
+    high: u64,
+}
+
+impl PutAllCursor {
+    pub(crate) fn new(op: &Operation, t: u64, threads: u64) -> Self {
+        let share = op.total_entry_count / threads.max(1);
+        PutAllCursor {
+            index: (t - 1) * share,
+            low: (t - 1) * share,
+            high: t * share,
+        }
+    }
+
+    /// The next entity id, `startNum + keyIndex`.
+    pub(crate) fn next_id(&mut self, op: &Operation) -> i64 {
+        if self.index >= self.high {
+            self.index = self.low;
+        }
+        let n = self.index;
+        self.index += 1;
+        op.key_start_num + n as i64
+    }
+}
+
+/// Per thread and operation: its random generator, payload and putall key cursor.
 struct OpState {
     random: JavaRandom,
     payload: Vec<u8>,
-    /// putall's round-robin key index (§2.4) and its bounds.
-    key_index: u64,
-    key_low: u64,
-    key_high: u64,
+    putall: PutAllCursor,
 }
 
 impl OpState {
     fn new(op: &Operation, t: u64, threads: u64) -> OpState {
-        let entry_count = op.total_entry_count / threads.max(1);
-        let low = (t - 1) * entry_count;
         OpState {
             random: JavaRandom::new(thread_seed(op.random_seed, t)),
             payload: zero_blob(op.payload_size),
-            key_index: low,
-            key_low: low,
-            key_high: t * entry_count,
+            putall: PutAllCursor::new(op, t, threads),
         }
     }
 
@@ -534,17 +575,7 @@ impl OpState {
     }
 
     fn next_putall_key(&mut self, op: &Operation) -> String {
-        op.key(op.key_start_num + self.next_putall_index() as i64)
-    }
-
-    /// putall's round-robin index (§2.4), wrapping to the thread's first index.
-    fn next_putall_index(&mut self) -> u64 {
-        if self.key_index >= self.key_high {
-            self.key_index = self.key_low;
-        }
-        let n = self.key_index;
-        self.key_index += 1;
-        n
+        op.key(self.putall.next_id(op))
     }
 
     /// One invocation of an operation with a factory. Reads look up factory keys
@@ -602,7 +633,7 @@ impl OpState {
                 );
                 let ids: Vec<i64> = if batch {
                     (0..op.batch_size.max(1))
-                        .map(|_| op.key_start_num + self.next_putall_index() as i64)
+                        .map(|_| self.putall.next_id(op))
                         .collect()
                 } else {
                     vec![op.key_start_num + i as i64 - 1]
