@@ -493,33 +493,42 @@ fn entity_json(entity: &Entity) -> String {
     serde_json::Value::Object(fields).to_string()
 }
 
-/// Adds the write of `value` under `key` to `op`'s data structure to `pipe`.
-fn push_write(pipe: &mut redis::Pipeline, op: &Operation, key: &str, value: &str) {
+/// The command that writes `value` under `key` into `op`'s data structure (docs/perf.md's
+/// table): one place for both the Blob and the factory writes. `None` for `sleep`.
+fn write_cmd(op: &Operation, key: &str, value: &[u8]) -> Option<redis::Cmd> {
     let name = op.ds_name.as_str();
+    let mut cmd;
     match op.data_structure {
         DataStructure::Map => {
-            pipe.cmd("HSET").arg(name).arg(key).arg(value);
+            cmd = redis::cmd("HSET");
+            cmd.arg(name).arg(key).arg(value);
         }
         DataStructure::MCache => {
-            let c = pipe.cmd("SET").arg(format!("{name}:{key}")).arg(value);
+            cmd = redis::cmd("SET");
+            cmd.arg(format!("{name}:{key}")).arg(value);
             if op.ttl_sec > 0 {
-                c.arg("EX").arg(op.ttl_sec);
+                cmd.arg("EX").arg(op.ttl_sec);
             }
         }
         DataStructure::List | DataStructure::Queue => {
-            pipe.cmd("RPUSH").arg(name).arg(value);
+            cmd = redis::cmd("RPUSH");
+            cmd.arg(name).arg(value);
         }
         DataStructure::Topic => {
-            pipe.cmd("PUBLISH").arg(name).arg(value);
+            cmd = redis::cmd("PUBLISH");
+            cmd.arg(name).arg(value);
         }
         DataStructure::STopic => {
-            pipe.cmd("SPUBLISH").arg(name).arg(value);
+            cmd = redis::cmd("SPUBLISH");
+            cmd.arg(name).arg(value);
         }
         DataStructure::RTopic => {
-            pipe.cmd("XADD").arg(name).arg("*").arg("m").arg(value);
+            cmd = redis::cmd("XADD");
+            cmd.arg(name).arg("*").arg("m").arg(value);
         }
-        DataStructure::Sleep => {}
+        DataStructure::Sleep => return None,
     }
+    Some(cmd)
 }
 
 /// putall's per-thread key cursor (§2.4): `batchSize` ids `startNum + keyIndex++`, wrapping
@@ -642,8 +651,11 @@ impl OpState {
                 for id in ids {
                     for (n, (_, entry)) in plan.writer.rows(id).into_iter().enumerate() {
                         let target = if n == 0 { Some(op) } else { plan.child };
-                        if let Some(target) = target {
-                            push_write(&mut pipe, target, &entry.key, &entity_json(&entry.value));
+                        let value = entity_json(&entry.value);
+                        if let Some(c) =
+                            target.and_then(|o| write_cmd(o, &entry.key, value.as_bytes()))
+                        {
+                            pipe.add_command(c);
                         }
                     }
                 }
@@ -654,6 +666,14 @@ impl OpState {
             }
         }
         cmd.query::<Value>(con).map(drop).map_err(|e| e.to_string())
+    }
+
+    /// Writes the thread's Blob under `key` into `op`'s data structure.
+    fn write(&self, op: &Operation, key: &str, con: &mut dyn ConnectionLike) -> Result<(), String> {
+        match write_cmd(op, key, &self.payload) {
+            Some(cmd) => cmd.query::<Value>(con).map(drop).map_err(|e| e.to_string()),
+            None => Ok(()),
+        }
     }
 
     /// One invocation of `op` for invocation number `i` (1-based).
@@ -689,10 +709,7 @@ impl OpState {
                     cmd.arg(self.next_putall_key(op)).arg(&self.payload[..]);
                 }
             }
-            (DataStructure::Map, _) => {
-                cmd = redis::cmd("HSET");
-                cmd.arg(name).arg(key()).arg(&self.payload[..]);
-            }
+            (DataStructure::Map, _) => return self.write(op, &key(), con),
             (DataStructure::MCache, TestCase::Get) => {
                 cmd = redis::cmd("GET");
                 cmd.arg(format!("{name}:{}", self.random_key(op)));
@@ -706,10 +723,9 @@ impl OpState {
             (DataStructure::MCache, TestCase::PutAll) => {
                 let mut pipe = redis::pipe();
                 for _ in 0..op.batch_size {
-                    let k = format!("{name}:{}", self.next_putall_key(op));
-                    let c = pipe.cmd("SET").arg(k).arg(&self.payload[..]);
-                    if op.ttl_sec > 0 {
-                        c.arg("EX").arg(op.ttl_sec);
+                    let k = self.next_putall_key(op);
+                    if let Some(c) = write_cmd(op, &k, &self.payload) {
+                        pipe.add_command(c);
                     }
                 }
                 return pipe
@@ -717,13 +733,7 @@ impl OpState {
                     .map(drop)
                     .map_err(|e| e.to_string());
             }
-            (DataStructure::MCache, _) => {
-                cmd = redis::cmd("SET");
-                cmd.arg(format!("{name}:{}", key())).arg(&self.payload[..]);
-                if op.ttl_sec > 0 {
-                    cmd.arg("EX").arg(op.ttl_sec);
-                }
-            }
+            (DataStructure::MCache, _) => return self.write(op, &key(), con),
             (DataStructure::List, TestCase::AddAll) => {
                 cmd = redis::cmd("RPUSH");
                 cmd.arg(name);
@@ -735,10 +745,7 @@ impl OpState {
                 cmd = redis::cmd("LREM");
                 cmd.arg(name).arg(1).arg(&self.payload[..]);
             }
-            (DataStructure::List, _) => {
-                cmd = redis::cmd("RPUSH");
-                cmd.arg(name).arg(&self.payload[..]);
-            }
+            (DataStructure::List, _) => return self.write(op, "", con),
             (DataStructure::Queue, TestCase::Poll) => {
                 cmd = redis::cmd("LPOP");
                 cmd.arg(name);
@@ -752,10 +759,7 @@ impl OpState {
                 cmd = redis::cmd("BLPOP");
                 cmd.arg(name).arg(1);
             }
-            (DataStructure::Queue, _) => {
-                cmd = redis::cmd("RPUSH");
-                cmd.arg(name).arg(&self.payload[..]);
-            }
+            (DataStructure::Queue, _) => return self.write(op, "", con),
             (DataStructure::Topic | DataStructure::STopic | DataStructure::RTopic, tc) => {
                 let n = if tc == TestCase::PublishAll {
                     op.batch_size.max(1)
@@ -764,20 +768,9 @@ impl OpState {
                 };
                 let mut pipe = redis::pipe();
                 for _ in 0..n {
-                    match op.data_structure {
-                        DataStructure::Topic => {
-                            pipe.cmd("PUBLISH").arg(name).arg(&self.payload[..])
-                        }
-                        DataStructure::STopic => {
-                            pipe.cmd("SPUBLISH").arg(name).arg(&self.payload[..])
-                        }
-                        _ => pipe
-                            .cmd("XADD")
-                            .arg(name)
-                            .arg("*")
-                            .arg("m")
-                            .arg(&self.payload[..]),
-                    };
+                    if let Some(c) = write_cmd(op, "", &self.payload) {
+                        pipe.add_command(c);
+                    }
                 }
                 return pipe
                     .query::<Value>(con)
