@@ -1459,7 +1459,7 @@ pub fn delete(cfg: &GroupTestConfig, conn: &mut Conn, out: &mut dyn Write) -> Re
 }
 
 /// Flags of `test_group -db`.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DbFlags {
     /// `-run`.
     pub run: bool,

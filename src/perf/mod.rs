@@ -22,6 +22,7 @@
 //!   reproducible.
 
 pub mod apps;
+pub mod args;
 pub mod config;
 pub mod csv;
 pub mod data;

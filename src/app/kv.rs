@@ -1,0 +1,377 @@
+//! `edgebench kv`: memtier_benchmark's key-value load. Starts the target, runs the load `-x`
+//! times (a live line on stderr once a second), prints memtier's text on stdout (or into
+//! `-o FILE`), writes `--json-out-file` and `--hdr-file-prefix` files, and
+//! `results/<timestamp>-kv/` (memtier.txt, results.md, results.json).
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use anyhow::Context as _;
+
+use super::status::LiveLine;
+use super::{Ending, Error, Interrupts};
+use crate::kv::{KvArgs, KvConfig};
+use crate::target::Target;
+
+/// `edgebench kv ARGS`: configure, run, say where the files went.
+pub fn main(
+    args: &KvArgs,
+    interrupts: &Interrupts<'_>,
+    status: &mut dyn Write,
+) -> Result<Ending, Error> {
+    let cfg = KvConfig::from_args(args).map_err(Error::usage)?;
+    if let Some(e) = mini_redis_refusal(&cfg) {
+        return Err(Error::Usage(e));
+    }
+    let interrupted = interrupts.watch()?;
+    // The client's own allocations are not reported; counting would cost every thread.
+    crate::runner::alloc::set_counting(false);
+    let outcome = run(
+        &cfg,
+        interrupted.clone(),
+        &mut std::io::stdout().lock(),
+        status,
+    )?;
+    let _ = writeln!(status, "edgebench: results in {}", outcome.dir.display());
+    Ok(if interrupted.load(Ordering::Relaxed) {
+        Ending::Interrupted
+    } else if outcome.stopped.is_some() {
+        Ending::PartlyFailed
+    } else {
+        Ending::Finished
+    })
+}
+
+#[derive(Debug)]
+pub struct KvOutcome {
+    /// Where the files went.
+    pub dir: PathBuf,
+    /// Set when the run ended before its end condition (a connection failed, Ctrl-C).
+    pub stopped: Option<String>,
+}
+
+/// Runs `edgebench kv`: starts the target, runs the load `-x` times (a live line on `status`
+/// once a second), prints memtier's text on `out` (or into `-o FILE`), writes
+/// `--json-out-file` and `--hdr-file-prefix` files, and `results/<timestamp>-kv/`
+/// (memtier.txt, results.md, results.json).
+pub fn run(
+    cfg: &KvConfig,
+    interrupted: Arc<AtomicBool>,
+    out: &mut dyn Write,
+    status: &mut dyn Write,
+) -> anyhow::Result<KvOutcome> {
+    use crate::kv::export;
+    use crate::kv::load::{self, LoadResult, LoadTarget};
+    use crate::kv::report;
+
+    for w in &cfg.warnings {
+        let _ = writeln!(status, "edgebench: warning: {w}");
+    }
+    if cfg.show_config {
+        let _ = write!(status, "{}", cfg.show_config());
+    }
+    // The target: --target, or memtier's -u / -S / -s -p.
+    let (server, name) = kv_target(cfg)?;
+    let load_target = match &server {
+        KvServer::Target(t) => match t.engine() {
+            Some(engine) => LoadTarget::InProcess(engine),
+            None => LoadTarget::Socket(t.redis_endpoint().ok_or_else(|| {
+                anyhow::anyhow!(
+                    "--target {name}: edgebench kv needs a Redis-protocol target (embedded, \
+                     embedded-tcp, embedded-uds, redis-tcp, redis-uds, mini-redis or a \
+                     redis:// URL)"
+                )
+            })?),
+        },
+        KvServer::MiniRedis(m) => LoadTarget::Socket(crate::target::Endpoint::Tcp {
+            host: "127.0.0.1".into(),
+            port: m.port,
+        }),
+        KvServer::Memtier => LoadTarget::Socket(memtier_endpoint(cfg)),
+    };
+    let where_ = match &load_target {
+        LoadTarget::InProcess(_) => "in-process engine".to_string(),
+        LoadTarget::Socket(e) => e.to_string(),
+    };
+    let _ = writeln!(status, "edgebench kv: {name} at {where_}");
+    let tty = std::io::stderr().is_terminal();
+    let mut runs: Vec<LoadResult> = Vec::new();
+    // A later -x run that cannot start (the server went away) keeps the runs that finished.
+    let mut not_started: Option<String> = None;
+    for run_id in 1..=cfg.run_count {
+        let live = Arc::new(load::Live::default());
+        let mut line = LiveLine::new(cfg, run_id, tty);
+        let result = match load::run(cfg, &load_target, interrupted.clone(), &live, &mut |el| {
+            line.tick(status, &live, el)
+        }) {
+            Ok(result) => result,
+            Err(e) if !runs.is_empty() => {
+                line.finish(status);
+                not_started = Some(format!("run {run_id} could not start: {e}"));
+                break;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        line.finish(status);
+        if let Some(prefix) = &cfg.hdr_file_prefix {
+            for (file, bytes) in export::hdr_files(prefix, run_id, &result) {
+                let _ = writeln!(status, "edgebench kv: writing HDR latency histogram {file}");
+                crate::report::write_whole_file(Path::new(&file), &bytes)?;
+            }
+        }
+        let ended = result.stopped.is_some();
+        runs.push(result);
+        if ended {
+            break;
+        }
+    }
+    drop(server);
+
+    // memtier's tables: ALL STATS, or with -x (every run with --print-all-runs) BEST, WORST
+    // and AGGREGATED AVERAGE; each followed by its latency distribution.
+    let average;
+    let mut sections: Vec<(String, &LoadResult)> = Vec::new();
+    if runs.len() > 1 {
+        if cfg.print_all_runs {
+            for (i, r) in runs.iter().enumerate() {
+                sections.push((format!("RUN #{} RESULTS", i + 1), r));
+            }
+        }
+        sections.push((
+            "BEST RUN RESULTS".into(),
+            &runs[report::best_or_worst(&runs, true)],
+        ));
+        sections.push((
+            "WORST RUN RESULTS".into(),
+            &runs[report::best_or_worst(&runs, false)],
+        ));
+        average = LoadResult::aggregate(&runs);
+        sections.push((
+            format!("AGGREGATED AVERAGE RESULTS ({} runs)", runs.len()),
+            &average,
+        ));
+    } else {
+        sections.push(("ALL STATS".into(), &runs[0]));
+    }
+    let mut text = report::header(cfg);
+    for (title, r) in &sections {
+        text.push_str("\n\n");
+        text.push_str(&report::all_stats(cfg, r, title));
+        if !cfg.hide_histogram {
+            text.push_str("\n\n");
+            text.push_str(&report::distribution(r));
+        }
+    }
+    let mut md = String::new();
+    if runs.len() > 1 {
+        for (i, r) in runs.iter().enumerate() {
+            md.push_str(&format!("## Run {}\n\n", i + 1));
+            md.push_str(&report::markdown(cfg, r));
+            md.push('\n');
+        }
+        md.push_str(&report::runs_markdown(cfg, &runs));
+    } else {
+        md.push_str(&report::markdown(cfg, &runs[0]));
+    }
+    let json = export::document(cfg, &sections).to_pretty();
+    let last = runs.last().expect("at least one run");
+    let dir = super::fresh_run_dir(Path::new("results"), "kv");
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("cannot create results directory {}", dir.display()))?;
+    crate::report::write_whole_file(&dir.join("memtier.txt"), text.as_bytes())?;
+    crate::report::write_whole_file(&dir.join("results.md"), md.as_bytes())?;
+    crate::report::write_whole_file(&dir.join("results.json"), json.as_bytes())?;
+    if let Some(path) = &cfg.json_out_file {
+        crate::report::write_whole_file(path, json.as_bytes())?;
+    }
+    match &cfg.out_file {
+        Some(path) => crate::report::write_whole_file(path, text.as_bytes())?,
+        None => out.write_all(text.as_bytes())?,
+    }
+    if last.rate.is_some() || !cfg.warmup.is_zero() {
+        let _ = write!(status, "edgebench kv: {}", report::loop_note(cfg, last));
+    }
+    // In-process, the client thread also runs the engine: being busy is the point there.
+    if matches!(load_target, LoadTarget::Socket(_)) {
+        for r in &runs {
+            for line in report::saturation(r) {
+                let _ = writeln!(status, "edgebench: warning: {line}");
+            }
+        }
+    }
+    // memtier counts error replies as operations and says nothing; edgebench says so.
+    for (i, r) in runs.iter().enumerate() {
+        for (name, row) in &r.rows {
+            if row.errors > 0 {
+                let _ = writeln!(
+                    status,
+                    "edgebench: warning: run {}: {} of the {name} replies were errors (counted \
+                     in Ops/sec, as memtier counts them; see results.md's Errors column)",
+                    i + 1,
+                    row.errors
+                );
+            }
+        }
+    }
+    let stopped = runs.iter().find_map(|r| r.stopped.clone()).or(not_started);
+    if let Some(why) = &stopped {
+        let _ = writeln!(
+            status,
+            "edgebench: the run ended early: {why}; the figures cover what finished"
+        );
+    }
+    Ok(KvOutcome { dir, stopped })
+}
+
+/// What `edgebench kv` runs against: a started `--target`, the in-process `mini-redis`
+/// server, or memtier's `-s/-p/-S` server.
+enum KvServer {
+    Target(Target),
+    MiniRedis(MiniRedis),
+    Memtier,
+}
+
+/// The `--target` started (and its name), or [`KvServer::Memtier`] when memtier's flags say
+/// where. `mini-redis` is handled here: it is a load-generator target, not a store, so the
+/// target module does not know it.
+fn kv_target(cfg: &crate::kv::KvConfig) -> anyhow::Result<(KvServer, String)> {
+    let Some(item) = &cfg.target else {
+        return Ok((KvServer::Memtier, "server".to_string()));
+    };
+    if item == "mini-redis" {
+        return Ok((KvServer::MiniRedis(MiniRedis::start()?), item.clone()));
+    }
+    let specs = crate::target::parse_targets(std::slice::from_ref(item))
+        .map_err(|e| anyhow::anyhow!("--target: {e}"))?;
+    let [spec] = specs.as_slice() else {
+        anyhow::bail!("--target {item:?}: edgebench kv runs against one target at a time");
+    };
+    let target = Target::start(spec)?;
+    Ok((KvServer::Target(target), spec.name.clone()))
+}
+
+/// The commands the `mini-redis` crate's server answers (`mini_redis::cmd::Command`).
+const MINI_REDIS_COMMANDS: [&str; 3] = ["GET", "SET", "PUBLISH"];
+
+/// mini-redis's own connection limit (`MAX_CONNECTIONS` in its `server.rs`): more would wait
+/// forever for a permit.
+const MINI_REDIS_MAX_CONNECTIONS: u64 = 250;
+
+/// Why a run cannot go to `--target mini-redis`, in one line: the first command it would send
+/// that mini-redis does not know, or too many connections. `None` for other targets.
+pub fn mini_redis_refusal(cfg: &crate::kv::KvConfig) -> Option<String> {
+    if cfg.target.as_deref() != Some("mini-redis") {
+        return None;
+    }
+    let why = |command: &str, from: &str| {
+        Some(format!(
+            "--target mini-redis cannot run {command} (sent because of {from}): the mini-redis \
+             server knows only GET, SET, PUBLISH and SUBSCRIBE; drop {from} or use another target"
+        ))
+    };
+    if cfg.protocol == crate::kv::Protocol::Resp3 {
+        return why("HELLO", "-P resp3");
+    }
+    if cfg.protocol == crate::kv::Protocol::Resp2 {
+        return why("HELLO", "-P resp2");
+    }
+    if cfg.authenticate.is_some() {
+        return why("AUTH", "-a/--authenticate");
+    }
+    if cfg.select_db != 0 {
+        return why("SELECT", "--select-db");
+    }
+    if cfg.commands.is_empty() {
+        if cfg.expiry.is_some() {
+            return why("SETEX", "--expiry-range");
+        }
+        if cfg.multi_key_get > 0 && cfg.ratio.gets > 0 {
+            return why("MGET", "--multi-key-get");
+        }
+    }
+    for c in cfg.commands.iter() {
+        let name = c.name.to_ascii_uppercase();
+        if name == "SUBSCRIBE" {
+            return Some(
+                "--target mini-redis cannot run --command SUBSCRIBE: it turns the connection \
+                 into a stream of pushes, which has no replies to time"
+                    .to_string(),
+            );
+        }
+        if !MINI_REDIS_COMMANDS.contains(&name.as_str()) {
+            return why(&name, &format!("--command \"{}\"", c.text));
+        }
+    }
+    let conns = u64::from(cfg.threads) * u64::from(cfg.clients);
+    if conns > MINI_REDIS_MAX_CONNECTIONS {
+        return Some(format!(
+            "--target mini-redis accepts at most {MINI_REDIS_MAX_CONNECTIONS} connections; this \
+             run opens {conns} (-t {} × -c {}): use fewer",
+            cfg.threads, cfg.clients
+        ));
+    }
+    None
+}
+
+/// The `mini-redis` crate's server on a free 127.0.0.1 port, on its own thread and
+/// single-threaded runtime; stopped (shutdown signal, thread joined) when dropped.
+struct MiniRedis {
+    port: u16,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl MiniRedis {
+    fn start() -> anyhow::Result<MiniRedis> {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0")
+            .context("mini-redis: cannot bind a port on 127.0.0.1")?;
+        let port = listener.local_addr()?.port();
+        listener.set_nonblocking(true)?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("mini-redis: cannot start its runtime")?;
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("mini-redis".into())
+            .spawn(move || {
+                runtime.block_on(async move {
+                    if let Ok(listener) = tokio::net::TcpListener::from_std(listener) {
+                        let _ = mini_redis::server::run(listener, rx).await;
+                    }
+                });
+            })
+            .context("mini-redis: cannot start its thread")?;
+        Ok(MiniRedis {
+            port,
+            shutdown: Some(tx),
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for MiniRedis {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// memtier's own way of naming the server: `-S PATH`, else `-s HOST -p PORT` (a `-u` URI is
+/// already folded into those by [`crate::kv::KvConfig`]).
+fn memtier_endpoint(cfg: &crate::kv::KvConfig) -> crate::target::Endpoint {
+    use crate::target::Endpoint;
+    match &cfg.unix_socket {
+        Some(path) => Endpoint::Unix(path.clone()),
+        None => Endpoint::Tcp {
+            host: cfg.server.clone().unwrap_or_else(|| "localhost".into()),
+            port: cfg.port,
+        },
+    }
+}

@@ -1,0 +1,49 @@
+//! `edgebench report benchtomd [FILE|-]`: Go benchmark text in, benchtomd's markdown table
+//! out.
+
+use std::io::{Read, Write};
+use std::path::Path;
+
+use anyhow::Context as _;
+
+use super::{Ending, Error};
+use crate::cli::ReportCommand;
+use crate::report::{self, Format};
+
+/// Runs a `report` subcommand.
+pub fn main(command: &ReportCommand) -> Result<Ending, Error> {
+    match command {
+        ReportCommand::Benchtomd { file } => benchtomd(file.as_deref())?,
+    }
+    Ok(Ending::Finished)
+}
+
+/// Reads the Go text (a file, or stdin for `-` or nothing) and prints the table. Text with no
+/// benchmark line at all (a wrong file, a binary) is an error, not an empty table.
+fn benchtomd(file: Option<&Path>) -> anyhow::Result<()> {
+    let (bytes, name) = match file {
+        Some(p) if p.as_os_str() != "-" => (
+            std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?,
+            p.display().to_string(),
+        ),
+        _ => {
+            let mut bytes = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut bytes)
+                .context("cannot read standard input")?;
+            (bytes, "standard input".to_string())
+        }
+    };
+    let results = report::benchtomd::parse_go_bench(&String::from_utf8_lossy(&bytes));
+    if results.targets.is_empty() {
+        anyhow::bail!(
+            "no Go benchmark lines (BenchmarkName-P  N  T ns/op) in {name}: give it the output \
+             of go test -bench or edgebench coredata --format go"
+        );
+    }
+    let table = Format::Markdown.exporter().render(&results)?;
+    std::io::stdout()
+        .write_all(&table)
+        .context("cannot write to stdout")?;
+    Ok(())
+}

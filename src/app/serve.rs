@@ -1,0 +1,79 @@
+//! `edgebench serve`: the engine served over RESP on TCP and/or a Unix socket, on a tokio
+//! runtime of `--threads` workers, until Ctrl-C or SIGTERM (the server's shutdown future).
+
+use std::io::Write;
+
+use anyhow::Context as _;
+
+use super::{Ending, Error};
+use crate::cli::ServeArgs;
+use crate::config::ServeConfig;
+
+/// `edgebench serve ARGS`: configure, serve until a signal, say where it listened.
+pub fn main(args: &ServeArgs, status: &mut dyn Write) -> Result<Ending, Error> {
+    let cfg = ServeConfig::from_args(args).map_err(Error::usage)?;
+    // A server reports no B/op; counting would only bounce a cache line between cores.
+    crate::runner::alloc::set_counting(false);
+    run(&cfg, status)?;
+    Ok(Ending::Finished)
+}
+
+/// Serves until Ctrl-C or SIGTERM; `status` gets where it listens.
+pub fn run(cfg: &ServeConfig, status: &mut dyn Write) -> anyhow::Result<()> {
+    use crate::server::{run_many, Listener};
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if let Some(n) = cfg.threads {
+        builder.worker_threads(n);
+    }
+    let runtime = builder
+        .enable_all()
+        .thread_name("edgebench-serve")
+        .build()
+        .context("cannot start the server runtime")?;
+    runtime.block_on(async {
+        let mut listeners = Vec::new();
+        if let Some(addr) = &cfg.tcp {
+            let l = Listener::bind_tcp(addr).await.with_context(|| {
+                format!("cannot listen on {addr} (is the port taken? try --port)")
+            })?;
+            listeners.push(l);
+        }
+        if let Some(path) = &cfg.unixsocket {
+            let l = Listener::bind_unix(path).with_context(|| {
+                format!(
+                    "cannot listen on unix socket {} (does its directory exist?)",
+                    path.display()
+                )
+            })?;
+            listeners.push(l);
+        }
+        for l in &listeners {
+            if let Ok(endpoint) = l.endpoint() {
+                let _ = writeln!(status, "edgebench serve: listening on {endpoint}");
+            }
+        }
+        let shutdown = async {
+            let mut term =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = async {
+                    match term.as_mut() {
+                        Some(t) => { t.recv().await; }
+                        None => std::future::pending::<()>().await,
+                    }
+                } => {}
+            }
+        };
+        run_many(
+            listeners,
+            crate::engine::Engine::new(),
+            cfg.server.clone(),
+            shutdown,
+        )
+        .await
+        .context("the server stopped")?;
+        let _ = writeln!(status, "edgebench serve: stopped");
+        Ok(())
+    })
+}
