@@ -369,9 +369,43 @@ fn memtier_endpoint(cfg: &crate::kv::KvConfig) -> crate::target::Endpoint {
     use crate::target::Endpoint;
     match &cfg.unix_socket {
         Some(path) => Endpoint::Unix(path.clone()),
-        None => Endpoint::Tcp {
-            host: cfg.server.clone().unwrap_or_else(|| "localhost".into()),
-            port: cfg.port,
-        },
+        None => Endpoint::tcp(cfg.server.as_deref().unwrap_or("localhost"), cfg.port),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        kv: KvArgs,
+    }
+
+    fn config(args: &str) -> KvConfig {
+        let argv = std::iter::once("kv").chain(args.split_whitespace());
+        let cli = Cli::try_parse_from(argv).unwrap();
+        KvConfig::from_args_with_entropy(&cli.kv, 0).unwrap()
+    }
+
+    #[test]
+    fn memtier_flags_name_one_endpoint_ipv6_included() {
+        for (args, endpoint) in [
+            ("-u redis://[::1]:6379", "redis://[::1]:6379"),
+            ("-s ::1 -p 7000", "redis://[::1]:7000"),
+            ("-s [::1] -p 7000", "redis://[::1]:7000"),
+            ("-u redis://10.0.0.5", "redis://10.0.0.5:6379"),
+            ("", "redis://localhost:6379"),
+            ("-S /tmp/r.sock", "redis+unix:///tmp/r.sock"),
+            ("-u redis+unix:///tmp/r.sock", "redis+unix:///tmp/r.sock"),
+        ] {
+            assert_eq!(
+                memtier_endpoint(&config(args)).to_string(),
+                endpoint,
+                "{args}"
+            );
+        }
     }
 }

@@ -26,6 +26,7 @@ use super::command::{ArbitraryCommand, CommandMix, OpMix};
 use super::data::{DataGen, DataSize, ExpiryRange, SizePattern, SizeWeight, ValueBuffer};
 use super::keys::{parallel_slice, KeyGen, KeyPattern, KeySpace};
 use super::{splitmix64, ConnGen, Mode, Rng};
+use crate::target::url::{RedisUrl, UrlAt, UrlError, URL_FORMS};
 
 /// Why a `kv` command line was rejected. Each message is one line naming the flag and the fix.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -819,65 +820,16 @@ fn fresh_entropy() -> u64 {
     h.finish()
 }
 
-/// The parts of a `redis://` URI (memtier's `parse_uri`).
-struct Uri {
-    auth: Option<String>,
-    host: Option<String>,
-    port: Option<u16>,
-    db: Option<u32>,
-}
-
-fn parse_uri(v: &str) -> Result<Uri, KvConfigError> {
-    const FORM: &str = "use redis://[USER:PASSWORD@]HOST[:PORT][/DB]";
-    let rest = if let Some(rest) = v.strip_prefix("redis://") {
-        rest
-    } else if v.starts_with("rediss://") {
-        return Err(KvConfigError::Unsupported {
+/// `-u/--uri`, read by the one Redis URL parser ([`crate::target::url`]): memtier's
+/// `redis://[USER:PASSWORD@]HOST[:PORT][/DB]`, and the Unix socket forms `--target` takes.
+fn parse_uri(v: &str) -> Result<RedisUrl, KvConfigError> {
+    RedisUrl::parse(v).map_err(|e| match e {
+        UrlError::Tls => KvConfigError::Unsupported {
             flag: format!("--uri {v}"),
             why: TLS_WHY,
-        });
-    } else {
-        return Err(invalid("--uri", v, FORM));
-    };
-    let (auth, hostpart) = match rest.rsplit_once('@') {
-        Some((auth, host)) => (Some(auth.to_string()), host),
-        None => (None, rest),
-    };
-    let (hostport, db) = match hostpart.split_once('/') {
-        Some((hp, "")) => (hp, None),
-        Some((hp, db)) => (
-            hp,
-            Some(db.parse::<u32>().map_err(|_| {
-                invalid(
-                    "--uri",
-                    v,
-                    format!("database {db:?} must be a number; {FORM}"),
-                )
-            })?),
-        ),
-        None => (hostpart, None),
-    };
-    let (host, port) = match hostport.rsplit_once(':') {
-        Some((h, p)) => (
-            h,
-            Some(match p.parse::<u16>() {
-                Ok(n) if n > 0 => n,
-                _ => {
-                    return Err(invalid(
-                        "--uri",
-                        v,
-                        format!("port {p:?} must be 1-65535; {FORM}"),
-                    ))
-                }
-            }),
-        ),
-        None => (hostport, None),
-    };
-    Ok(Uri {
-        auth,
-        host: (!host.is_empty()).then(|| host.to_string()),
-        port,
-        db,
+        },
+        UrlError::NotRedis => invalid("--uri", v, URL_FORMS),
+        UrlError::Bad(why) => invalid("--uri", v, format!("{why}; {URL_FORMS}")),
     })
 }
 
@@ -910,12 +862,14 @@ impl KvConfig {
             )?),
             None => None,
         };
+        let mut uri_socket = a.unix_socket.clone();
         if let Some(uri) = &a.uri {
             // memtier: the URI takes precedence, with a warning per overridden option.
             let u = parse_uri(uri)?;
             for (given, flag) in [
                 (server.is_some(), "--server"),
                 (port.is_some(), "--port"),
+                (uri_socket.is_some(), "--unix-socket"),
                 (authenticate.is_some(), "--authenticate"),
                 (select_db.is_some(), "--select-db"),
             ] {
@@ -925,12 +879,20 @@ impl KvConfig {
                     ));
                 }
             }
-            server = u.host.or(server);
-            port = u.port.or(port);
+            match u.at {
+                UrlAt::Tcp { host, port: p } => {
+                    server = host.or(server);
+                    port = p.or(port);
+                }
+                UrlAt::Unix(path) => {
+                    (server, port) = (None, None);
+                    uri_socket = Some(path);
+                }
+            }
             authenticate = u.auth.or(authenticate);
             select_db = u.db.or(select_db);
         }
-        let unix_socket = a.unix_socket.clone();
+        let unix_socket = uri_socket;
         if let Some(sock) = &unix_socket {
             if server.is_some() || port.is_some() {
                 return Err(conflict(
@@ -1882,6 +1844,20 @@ mod tests {
         assert_eq!(
             c.warnings,
             ["both --uri and --port given; the URI takes precedence"]
+        );
+        // One URL parser with --target: IPv6 in brackets, Unix sockets, bad ports.
+        let c = parse("-u redis://[::1]:7000/2").unwrap();
+        assert_eq!((c.server.as_deref(), c.port), (Some("::1"), 7000));
+        assert_eq!(c.select_db, 2);
+        let c = parse("-u unix:///tmp/r.sock").unwrap();
+        assert_eq!(
+            (c.server, c.unix_socket),
+            (None, Some(PathBuf::from("/tmp/r.sock")))
+        );
+        assert_eq!(
+            err("-u redis://h:0"),
+            "invalid --uri \"redis://h:0\": invalid port \"0\"; use \
+             redis://[USER:PASSWORD@]HOST[:PORT][/DB] or redis+unix:///PATH"
         );
         let c = parse("-S /tmp/r.sock").unwrap();
         assert_eq!(

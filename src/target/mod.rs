@@ -21,6 +21,7 @@
 //! trips, and Nagle's algorithm would hold some of them back.
 
 pub mod spawn;
+pub mod url;
 
 use std::collections::HashSet;
 use std::fmt;
@@ -38,6 +39,7 @@ use crate::store::redis::RedisStore;
 use crate::store::sqlite::SqliteDatabase;
 use crate::store::{CoreData, StoreError};
 use spawn::{Listen, RedisServer, SpawnError};
+use url::{RedisUrl, UrlAt, UrlError};
 
 /// How long a connection attempt may take before the target counts as unreachable.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
@@ -78,6 +80,20 @@ pub enum Endpoint {
     },
     /// A Unix domain socket (absolute path).
     Unix(PathBuf),
+}
+
+impl Endpoint {
+    /// A TCP endpoint; an IPv6 host may come with or without its URL brackets.
+    pub fn tcp(host: &str, port: u16) -> Endpoint {
+        let host = host
+            .strip_prefix('[')
+            .and_then(|h| h.strip_suffix(']'))
+            .unwrap_or(host);
+        Endpoint::Tcp {
+            host: host.to_string(),
+            port,
+        }
+    }
 }
 
 impl fmt::Display for Endpoint {
@@ -697,82 +713,43 @@ fn parse_kind(what: &str) -> Result<TargetKind, TargetError> {
                 .to_string(),
         ));
     }
-    let endpoint = if scheme.eq_ignore_ascii_case("redis") {
-        parse_tcp(rest).map_err(bad)?
-    } else if scheme.eq_ignore_ascii_case("redis+unix") || scheme.eq_ignore_ascii_case("unix") {
-        parse_unix(rest).map_err(bad)?
-    } else {
+    let url = match RedisUrl::parse(what) {
+        Ok(url) => url,
+        Err(UrlError::Bad(reason)) => return Err(bad(reason)),
+        Err(UrlError::Tls | UrlError::NotRedis) => {
+            return Err(bad(format!(
+                "unsupported scheme {scheme:?}: use redis://HOST:PORT, redis+unix:///PATH, \
+                 unix:///PATH, sqlite:///PATH, postgres://… or mongodb://HOST:PORT"
+            )))
+        }
+    };
+    // What --target leaves to the server's own configuration.
+    if url.auth.is_some() {
+        return Err(bad(
+            "user names and passwords are not supported: use redis://HOST:PORT".into(),
+        ));
+    }
+    if let Some(db) = url.db {
         return Err(bad(format!(
-            "unsupported scheme {scheme:?}: use redis://HOST:PORT, redis+unix:///PATH, \
-             unix:///PATH, sqlite:///PATH, postgres://… or mongodb://HOST:PORT"
-        )));
-    };
-    Ok(TargetKind::Redis(endpoint))
-}
-
-/// `HOST[:PORT][/]` after `redis://`; HOST may be `[IPv6]`.
-fn parse_tcp(rest: &str) -> Result<Endpoint, String> {
-    if rest.contains('@') {
-        return Err("user names and passwords are not supported: use redis://HOST:PORT".into());
-    }
-    let (authority, tail) = rest.split_at(rest.find(['/', '?', '#']).unwrap_or(rest.len()));
-    if !tail.is_empty() && tail != "/" {
-        return Err(format!(
-            "unexpected {tail:?} after HOST:PORT (database numbers and options are not \
+            "unexpected \"/{db}\" after HOST:PORT (database numbers and options are not \
              supported): use redis://HOST:PORT"
-        ));
+        )));
     }
-    let (host, port) = if let Some(bracketed) = authority.strip_prefix('[') {
-        let (host, after) = bracketed
-            .split_once(']')
-            .ok_or("missing ']' after the IPv6 address")?;
-        match after {
-            "" => (host, None),
-            _ => match after.strip_prefix(':') {
-                Some(port) => (host, Some(port)),
-                None => return Err(format!("unexpected {after:?} after ']'")),
-            },
+    if let UrlAt::Tcp { host, .. } = &url.at {
+        match host.as_deref() {
+            None => return Err(bad("missing host: use redis://HOST:PORT".into())),
+            // The 2018 configs said 0.0.0.0; that is where a server listens, not where to
+            // connect.
+            Some(host @ ("0.0.0.0" | "::")) => {
+                return Err(bad(format!(
+                    "{host} is a listen-on-all address, not one to connect to: use 127.0.0.1 \
+                     (or ::1)"
+                )))
+            }
+            Some(_) => {}
         }
-    } else {
-        match authority.split_once(':') {
-            Some((host, port)) => (host, Some(port)),
-            None => (authority, None),
-        }
-    };
-    if host.is_empty() {
-        return Err("missing host: use redis://HOST:PORT".into());
     }
-    // The 2018 configs said 0.0.0.0; that is where a server listens, not where to connect.
-    if host == "0.0.0.0" || host == "::" {
-        return Err(format!(
-            "{host} is a listen-on-all address, not one to connect to: use 127.0.0.1 (or ::1)"
-        ));
-    }
-    let port = match port {
-        None => 6379,
-        Some(text) => match text.parse::<u16>() {
-            Ok(port) if port != 0 => port,
-            _ => return Err(format!("invalid port {text:?}")),
-        },
-    };
-    Ok(Endpoint::Tcp {
-        host: host.to_string(),
-        port,
-    })
-}
-
-/// `/PATH` after `redis+unix://` or `unix://`.
-fn parse_unix(rest: &str) -> Result<Endpoint, String> {
-    if !rest.starts_with('/') {
-        return Err("the socket path must be absolute, e.g. unix:///tmp/redis.sock".into());
-    }
-    if rest.contains(['?', '#']) {
-        return Err("options are not supported: use redis+unix:///PATH".into());
-    }
-    if rest.ends_with('/') {
-        return Err("missing socket file name, e.g. unix:///tmp/redis.sock".into());
-    }
-    Ok(Endpoint::Unix(PathBuf::from(rest)))
+    Ok(TargetKind::Redis(url.endpoint()))
 }
 
 fn is_valid_name(name: &str) -> bool {
