@@ -32,7 +32,7 @@ fn start(item: &str) -> Running {
         common::require_redis_server();
     }
     let target = common::start(item);
-    let connect = edgebench::app::perf_connector(&target).unwrap_or_else(|e| panic!("{e}"));
+    let connect = target.connector().unwrap_or_else(|e| panic!("{e}"));
     Running {
         _target: target,
         connect,

@@ -13,7 +13,7 @@ use anyhow::Context as _;
 use super::status::LiveLine;
 use super::{Ending, Error, Interrupts};
 use crate::kv::{KvArgs, KvConfig};
-use crate::target::Target;
+use crate::target::{mini_redis, RedisReach, Target, TargetKind, TargetSpec};
 
 /// `edgebench kv ARGS`: configure, run, say where the files went.
 pub fn main(
@@ -22,14 +22,18 @@ pub fn main(
     status: &mut dyn Write,
 ) -> Result<Ending, Error> {
     let cfg = KvConfig::from_args(args).map_err(Error::usage)?;
-    if let Some(e) = mini_redis_refusal(&cfg) {
-        return Err(Error::Usage(e));
+    let spec = target_spec(&cfg)?;
+    if spec.kind == TargetKind::MiniRedis {
+        if let Some(e) = mini_redis_refusal(&cfg) {
+            return Err(Error::Usage(e));
+        }
     }
     let interrupted = interrupts.watch()?;
     // The client's own allocations are not reported; counting would cost every thread.
     crate::runner::alloc::set_counting(false);
     let outcome = run(
         &cfg,
+        &spec,
         interrupted.clone(),
         &mut std::io::stdout().lock(),
         status,
@@ -44,6 +48,36 @@ pub fn main(
     })
 }
 
+/// What the run goes to: the one `--target` item, or memtier's `-u` / `-S` / `-s -p` server
+/// (column name `server`).
+fn target_spec(cfg: &KvConfig) -> Result<TargetSpec, Error> {
+    let Some(item) = &cfg.target else {
+        return Ok(TargetSpec {
+            name: "server".to_string(),
+            kind: TargetKind::Redis(memtier_endpoint(cfg)),
+        });
+    };
+    let specs = crate::target::parse_targets(std::slice::from_ref(item))
+        .map_err(|e| Error::Usage(format!("--target: {e}")))?;
+    <[TargetSpec; 1]>::try_from(specs)
+        .map(|[spec]| spec)
+        .map_err(|_| {
+            Error::Usage(format!(
+                "--target {item:?}: edgebench kv runs against one target at a time"
+            ))
+        })
+}
+
+/// Starts the target. memtier's own server is not probed here: the load's first connection
+/// probes it with the run's AUTH, SELECT and `--connection-timeout`, as memtier does.
+fn start(cfg: &KvConfig, spec: &TargetSpec) -> anyhow::Result<Target> {
+    Ok(match (&cfg.target, &spec.kind) {
+        (None, TargetKind::Redis(endpoint)) => Target::at(&spec.name, endpoint.clone()),
+        _ => Target::start(spec)?,
+    })
+}
+
+/// What `edgebench kv` did: its results directory, and whether it ended early (and why).
 #[derive(Debug)]
 pub struct KvOutcome {
     /// Where the files went.
@@ -58,6 +92,7 @@ pub struct KvOutcome {
 /// (memtier.txt, results.md, results.json).
 pub fn run(
     cfg: &KvConfig,
+    spec: &TargetSpec,
     interrupted: Arc<AtomicBool>,
     out: &mut dyn Write,
     status: &mut dyn Write,
@@ -72,25 +107,12 @@ pub fn run(
     if cfg.show_config {
         let _ = write!(status, "{}", cfg.show_config());
     }
-    // The target: --target, or memtier's -u / -S / -s -p.
-    let (server, name) = kv_target(cfg)?;
-    let load_target = match &server {
-        KvServer::Target(t) => match t.engine() {
-            Some(engine) => LoadTarget::InProcess(engine),
-            None => LoadTarget::Socket(t.redis_endpoint().ok_or_else(|| {
-                anyhow::anyhow!(
-                    "--target {name}: edgebench kv needs a Redis-protocol target (embedded, \
-                     embedded-tcp, embedded-uds, redis-tcp, redis-uds, mini-redis or a \
-                     redis:// URL)"
-                )
-            })?),
-        },
-        KvServer::MiniRedis(m) => LoadTarget::Socket(crate::target::Endpoint::Tcp {
-            host: "127.0.0.1".into(),
-            port: m.port,
-        }),
-        KvServer::Memtier => LoadTarget::Socket(memtier_endpoint(cfg)),
+    let target = start(cfg, spec)?;
+    let load_target = match target.redis_reach()? {
+        RedisReach::InProcess(engine) => LoadTarget::InProcess(engine),
+        RedisReach::Socket(endpoint) => LoadTarget::Socket(endpoint),
     };
+    let name = target.name();
     let where_ = match &load_target {
         LoadTarget::InProcess(_) => "in-process engine".to_string(),
         LoadTarget::Socket(e) => e.to_string(),
@@ -127,7 +149,7 @@ pub fn run(
             break;
         }
     }
-    drop(server);
+    drop(target);
 
     // memtier's tables: ALL STATS, or with -x (every run with --print-all-runs) BEST, WORST
     // and AGGREGATED AVERAGE; each followed by its latency distribution.
@@ -225,46 +247,9 @@ pub fn run(
     Ok(KvOutcome { dir, stopped })
 }
 
-/// What `edgebench kv` runs against: a started `--target`, the in-process `mini-redis`
-/// server, or memtier's `-s/-p/-S` server.
-enum KvServer {
-    Target(Target),
-    MiniRedis(MiniRedis),
-    Memtier,
-}
-
-/// The `--target` started (and its name), or [`KvServer::Memtier`] when memtier's flags say
-/// where. `mini-redis` is handled here: it is a load-generator target, not a store, so the
-/// target module does not know it.
-fn kv_target(cfg: &crate::kv::KvConfig) -> anyhow::Result<(KvServer, String)> {
-    let Some(item) = &cfg.target else {
-        return Ok((KvServer::Memtier, "server".to_string()));
-    };
-    if item == "mini-redis" {
-        return Ok((KvServer::MiniRedis(MiniRedis::start()?), item.clone()));
-    }
-    let specs = crate::target::parse_targets(std::slice::from_ref(item))
-        .map_err(|e| anyhow::anyhow!("--target: {e}"))?;
-    let [spec] = specs.as_slice() else {
-        anyhow::bail!("--target {item:?}: edgebench kv runs against one target at a time");
-    };
-    let target = Target::start(spec)?;
-    Ok((KvServer::Target(target), spec.name.clone()))
-}
-
-/// The commands the `mini-redis` crate's server answers (`mini_redis::cmd::Command`).
-const MINI_REDIS_COMMANDS: [&str; 3] = ["GET", "SET", "PUBLISH"];
-
-/// mini-redis's own connection limit (`MAX_CONNECTIONS` in its `server.rs`): more would wait
-/// forever for a permit.
-const MINI_REDIS_MAX_CONNECTIONS: u64 = 250;
-
 /// Why a run cannot go to `--target mini-redis`, in one line: the first command it would send
-/// that mini-redis does not know, or too many connections. `None` for other targets.
-pub fn mini_redis_refusal(cfg: &crate::kv::KvConfig) -> Option<String> {
-    if cfg.target.as_deref() != Some("mini-redis") {
-        return None;
-    }
+/// that mini-redis does not know, or too many connections.
+fn mini_redis_refusal(cfg: &KvConfig) -> Option<String> {
     let why = |command: &str, from: &str| {
         Some(format!(
             "--target mini-redis cannot run {command} (sent because of {from}): the mini-redis \
@@ -300,72 +285,26 @@ pub fn mini_redis_refusal(cfg: &crate::kv::KvConfig) -> Option<String> {
                     .to_string(),
             );
         }
-        if !MINI_REDIS_COMMANDS.contains(&name.as_str()) {
+        if !mini_redis::COMMANDS.contains(&name.as_str()) {
             return why(&name, &format!("--command \"{}\"", c.text));
         }
     }
     let conns = u64::from(cfg.threads) * u64::from(cfg.clients);
-    if conns > MINI_REDIS_MAX_CONNECTIONS {
+    if conns > mini_redis::MAX_CONNECTIONS {
         return Some(format!(
-            "--target mini-redis accepts at most {MINI_REDIS_MAX_CONNECTIONS} connections; this \
+            "--target mini-redis accepts at most {} connections; this \
              run opens {conns} (-t {} × -c {}): use fewer",
-            cfg.threads, cfg.clients
+            mini_redis::MAX_CONNECTIONS,
+            cfg.threads,
+            cfg.clients
         ));
     }
     None
 }
 
-/// The `mini-redis` crate's server on a free 127.0.0.1 port, on its own thread and
-/// single-threaded runtime; stopped (shutdown signal, thread joined) when dropped.
-struct MiniRedis {
-    port: u16,
-    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl MiniRedis {
-    fn start() -> anyhow::Result<MiniRedis> {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0")
-            .context("mini-redis: cannot bind a port on 127.0.0.1")?;
-        let port = listener.local_addr()?.port();
-        listener.set_nonblocking(true)?;
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .context("mini-redis: cannot start its runtime")?;
-        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-        let thread = std::thread::Builder::new()
-            .name("mini-redis".into())
-            .spawn(move || {
-                runtime.block_on(async move {
-                    if let Ok(listener) = tokio::net::TcpListener::from_std(listener) {
-                        let _ = mini_redis::server::run(listener, rx).await;
-                    }
-                });
-            })
-            .context("mini-redis: cannot start its thread")?;
-        Ok(MiniRedis {
-            port,
-            shutdown: Some(tx),
-            thread: Some(thread),
-        })
-    }
-}
-
-impl Drop for MiniRedis {
-    fn drop(&mut self) {
-        if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(());
-        }
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
 /// memtier's own way of naming the server: `-S PATH`, else `-s HOST -p PORT` (a `-u` URI is
 /// already folded into those by [`crate::kv::KvConfig`]).
-fn memtier_endpoint(cfg: &crate::kv::KvConfig) -> crate::target::Endpoint {
+fn memtier_endpoint(cfg: &KvConfig) -> crate::target::Endpoint {
     use crate::target::Endpoint;
     match &cfg.unix_socket {
         Some(path) => Endpoint::Unix(path.clone()),

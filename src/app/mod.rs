@@ -27,8 +27,6 @@ use std::sync::Arc;
 
 use crate::cli::{Cli, Command};
 
-pub use perf::perf_connector;
-
 /// Exit status after Ctrl-C, as shells report a SIGINT death (128 + 2).
 pub const EXIT_INTERRUPTED: u8 = 130;
 /// Exit status of a usage error (bad flag, value or file), as clap exits on its own errors.

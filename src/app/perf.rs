@@ -259,7 +259,7 @@ fn perf_start_target(
     out: &mut (dyn Write + Send),
 ) -> Result<(Target, Box<crate::perf::run::Connector>), Error> {
     let target = Target::start(&chosen.spec).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let connector = perf_connector(&target).map_err(Error::Usage)?;
+    let connector = target.connector().map_err(Error::usage)?;
     let _ = writeln!(
         out,
         "target: {} at {} ({})",
@@ -401,30 +401,6 @@ fn perf_pbm(
     let _ = write!(out, "{md}");
     let _ = writeln!(out, "\n{done}");
     Ok(())
-}
-
-/// A connection per worker for the target: a socket, or the engine's in-process connection.
-pub fn perf_connector(target: &Target) -> Result<Box<crate::perf::run::Connector>, String> {
-    if let Some(engine) = target.engine() {
-        return Ok(Box::new(move || {
-            Ok(
-                Box::new(crate::engine::EngineConnection::new(engine.clone()))
-                    as Box<dyn redis::ConnectionLike + Send>,
-            )
-        }));
-    }
-    let Some(endpoint) = target.redis_endpoint() else {
-        return Err(format!(
-            "--target {}: perf needs a Redis-protocol target (embedded, embedded-tcp, \
-             embedded-uds, redis-tcp, redis-uds or a redis:// URL)",
-            target.name()
-        ));
-    };
-    Ok(Box::new(move || {
-        crate::target::connect(&endpoint, std::time::Duration::from_secs(5))
-            .map(|c| Box::new(c) as Box<dyn redis::ConnectionLike + Send>)
-            .map_err(|e| format!("{endpoint}: {e}"))
-    }))
 }
 
 /// What `test_group` prints without `-run`: the configuration, as PadoGrid does.

@@ -24,8 +24,8 @@ use super::data::{zero_blob, JavaRandom};
 use super::db::Writer;
 use super::results::{GroupRun, JavaTime, OpLatency};
 
-/// Opens one connection per worker thread.
-pub type Connector = dyn Fn() -> Result<Box<dyn ConnectionLike + Send>, String> + Sync;
+/// Opens one connection per worker thread ([`crate::target::Target::connector`]).
+pub use crate::target::Connector;
 
 /// Why a group test could not run or finish.
 #[derive(Debug, thiserror::Error)]

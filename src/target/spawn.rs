@@ -261,7 +261,7 @@ impl RedisServer {
                 });
             }
             // Any server that answers is ours only if it reports the child's pid.
-            if let Ok(answered) = super::ping_pid(&self.endpoint, PING_TIMEOUT) {
+            if let Ok(answered) = super::connect::ping_pid(&self.endpoint, PING_TIMEOUT) {
                 let pid = self.child.id();
                 if answered == Some(pid) {
                     return Ok(());
@@ -419,7 +419,7 @@ mod tests {
         }
         // The first server is untouched.
         assert_eq!(
-            super::super::ping_pid(&first.endpoint(), PING_TIMEOUT),
+            super::super::connect::ping_pid(&first.endpoint(), PING_TIMEOUT),
             Ok(Some(first.pid()))
         );
     }

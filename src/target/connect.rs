@@ -1,0 +1,83 @@
+//! Connections to a Redis-protocol endpoint, and what a failed one means in the user's words.
+//!
+//! Connections have `TCP_NODELAY` on. Every benchmark is a sequence of single small round
+//! trips, and Nagle's algorithm would hold some of them back.
+
+use std::time::Duration;
+
+use redis::io::tcp::TcpSettings;
+use redis::{ConnectionAddr, IntoConnectionInfo, RedisError};
+
+use super::Endpoint;
+
+/// A new connection to `endpoint`, with `TCP_NODELAY` on.
+pub fn connect(endpoint: &Endpoint, timeout: Duration) -> Result<redis::Connection, RedisError> {
+    let addr = match endpoint {
+        Endpoint::Tcp { host, port } => ConnectionAddr::Tcp(host.clone(), *port),
+        Endpoint::Unix(path) => ConnectionAddr::Unix(path.clone()),
+    };
+    // redis-rs leaves TCP_NODELAY off by default.
+    let info = addr
+        .into_connection_info()?
+        .set_tcp_settings(TcpSettings::default().set_nodelay(true));
+    redis::Client::open(info)?.get_connection_with_timeout(timeout)
+}
+
+/// The `process_id` of the server that answers PING on `endpoint` (`None` if its `INFO server`
+/// has none); used while a spawned server starts, to tell it from another server on the port.
+pub(super) fn ping_pid(endpoint: &Endpoint, timeout: Duration) -> Result<Option<u32>, String> {
+    let mut conn = connect(endpoint, timeout).map_err(|e| e.to_string())?;
+    check_ping(&mut conn)?;
+    let info: String = redis::cmd("INFO")
+        .arg("server")
+        .query(&mut conn)
+        .map_err(|e| e.to_string())?;
+    Ok(process_id(&info))
+}
+
+/// The `process_id:` field of an `INFO` reply.
+pub(super) fn process_id(info: &str) -> Option<u32> {
+    info.lines()
+        .find_map(|line| line.strip_prefix("process_id:"))
+        .and_then(|pid| pid.trim().parse().ok())
+}
+
+pub(super) fn check_ping(conn: &mut redis::Connection) -> Result<(), String> {
+    match redis::cmd("PING").query::<String>(conn) {
+        Ok(reply) if reply == "PONG" => Ok(()),
+        Ok(reply) => Err(format!(
+            "unexpected reply {reply:?} (is it a Redis server?)"
+        )),
+        Err(e) => Err(format!(
+            "{e} (is it a Redis server without a password? passwords are not supported)"
+        )),
+    }
+}
+
+/// The error without the `(os error N)` suffix, plus where to look.
+pub(super) fn connect_reason(e: &RedisError, endpoint: &Endpoint) -> String {
+    let text = e.to_string();
+    let text = match text.rfind(" (os error ") {
+        Some(at) if text.ends_with(')') => &text[..at],
+        _ => &text,
+    };
+    match endpoint {
+        Endpoint::Tcp { .. } => format!("{text} (is a Redis server listening there?)"),
+        Endpoint::Unix(path) => format!(
+            "{text} (is redis-server running with --unixsocket {}?)",
+            path.display()
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn process_id_is_read_from_info_server() {
+        let info = "# Server\r\nredis_version:7.2.4\r\nprocess_id:4242\r\ntcp_port:6379\r\n";
+        assert_eq!(process_id(info), Some(4242));
+        assert_eq!(process_id("# Server\r\nredis_version:7.2.4\r\n"), None);
+    }
+}

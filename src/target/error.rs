@@ -1,0 +1,93 @@
+//! Why a target could not be parsed, started or reached.
+
+use super::spawn::SpawnError;
+use crate::store::StoreError;
+
+/// Why a target could not be parsed, started or reached. Each message is one line that names
+/// the input and the fix.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TargetError {
+    /// An empty item in a comma-separated list.
+    #[error("empty target in {value:?}: remove the extra comma")]
+    Empty {
+        /// The whole value the item came from.
+        value: String,
+    },
+    /// Neither a known target name nor a URL.
+    #[error(
+        "unknown target {item:?}: use embedded, embedded-direct, embedded-tcp, embedded-uds, \
+         redis-tcp, redis-uds, redis://HOST:PORT, redis+unix:///PATH, sqlite, \
+         sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://…, mongodb://HOST:PORT \
+         or NAME=any of these"
+    )]
+    Unknown {
+        /// The item as given.
+        item: String,
+    },
+    /// A URL that does not parse.
+    #[error("bad target URL {url:?}: {reason}")]
+    BadUrl {
+        /// The URL as given.
+        url: String,
+        /// What is wrong with it, and the fix.
+        reason: String,
+    },
+    /// A `NAME=` that would break Go benchmark names.
+    #[error(
+        "bad target name {name:?} in {item:?}: use only letters, digits, '_' and '.' (the \
+         name becomes part of Go benchmark names)"
+    )]
+    BadName {
+        /// The name as given.
+        name: String,
+        /// The item it came from.
+        item: String,
+    },
+    /// The server could not be spawned.
+    #[error("target {name}: {error}")]
+    Spawn {
+        /// The target's column name.
+        name: String,
+        /// Why.
+        error: SpawnError,
+    },
+    /// The server could not be reached.
+    #[error("target {name} ({endpoint}): cannot connect: {reason}")]
+    Connect {
+        /// The target's column name.
+        name: String,
+        /// The endpoint URL.
+        endpoint: String,
+        /// The OS or client error, with a hint.
+        reason: String,
+    },
+    /// A document store could not be opened (unreachable, refused, no rights to create a
+    /// database, ...).
+    #[error("target {name}: {error}")]
+    Store {
+        /// The target's column name.
+        name: String,
+        /// What the store said (it names the server and the fix).
+        error: StoreError,
+    },
+    /// The target cannot run this workload (a document store for a Redis load, mini-redis
+    /// for anything but GET/SET).
+    #[error("target {name}: {why}")]
+    Unsuitable {
+        /// The target's column name.
+        name: String,
+        /// Why, and what to use instead.
+        why: String,
+    },
+    /// Something answered, but not as a Redis server that we can use.
+    #[error("target {name} ({endpoint}): connected, but PING failed: {reason}")]
+    Ping {
+        /// The target's column name.
+        name: String,
+        /// The endpoint URL.
+        endpoint: String,
+        /// The server's reply or error, with a hint.
+        reason: String,
+    },
+}
