@@ -39,6 +39,7 @@ pub mod mongo;
 pub mod postgres;
 pub mod redis;
 pub(crate) mod rules;
+pub mod shared;
 pub mod sqlite;
 
 use crate::model::{Event, Reading};

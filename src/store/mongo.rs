@@ -25,9 +25,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::hash::{BuildHasher, Hasher};
 use std::str::FromStr;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use mongodb::bson::oid::ObjectId as Oid;
@@ -40,6 +38,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{now_ms, Event, ObjectId, Reading};
 use crate::store::rules::{key_id, merge_event, merge_reading, stamp_event, stamp_reading};
+use crate::store::shared::{one_line, private_name, redact_password};
 use crate::store::{CoreData, StoreError, StoreResult, UNLIMITED};
 
 const BACKEND: &str = "mongodb";
@@ -140,11 +139,11 @@ impl MongoDatabase {
     /// `edgebench_<random>` with the collections' indexes. Fails within about 5 s (unless the
     /// URL sets `serverSelectionTimeoutMS`) when no server answers.
     pub fn create(url: &str, layout: MongoLayout, fidelity: Fidelity) -> StoreResult<Self> {
-        let server = redact(url);
+        let server = redact_password(url);
         let mut options = ClientOptions::parse(url).run().map_err(|e| {
             backend_error(format!(
                 "invalid MongoDB URL {server}: {} (expected mongodb://HOST:PORT)",
-                one_line(&e.to_string())
+                one_line(&e.to_string(), " ")
             ))
         })?;
         if options.server_selection_timeout.is_none() {
@@ -181,7 +180,7 @@ impl MongoDatabase {
         let client = Client::with_options(options).map_err(|e| {
             backend_error(format!(
                 "cannot set up a MongoDB client for {server}: {}",
-                one_line(&e.to_string())
+                one_line(&e.to_string(), " ")
             ))
         })?;
         // The client connects lazily: ping first, so an unreachable server is reported as
@@ -194,10 +193,10 @@ impl MongoDatabase {
                 backend_error(format!(
                     "cannot reach MongoDB at {server}: {} (start mongod there, or point the \
                      mongo target at a running server: mongo=mongodb://HOST:PORT)",
-                    one_line(&e.to_string())
+                    one_line(&e.to_string(), " ")
                 ))
             })?;
-        let db = client.database(&database_name());
+        let db = client.database(&private_name());
         // From here on, an error drops `database`, which drops whatever was created.
         let database = MongoDatabase {
             client,
@@ -235,7 +234,7 @@ impl MongoDatabase {
                         "cannot create the indexes of {}.{collection} at {}: {}",
                         self.db.name(),
                         self.server,
-                        one_line(&e.to_string())
+                        one_line(&e.to_string(), " ")
                     ))
                 })?;
         }
@@ -442,7 +441,7 @@ fn encode<T: Serialize>(kind: &'static str, id: &Oid, value: &T) -> StoreResult<
         backend_error(format!(
             "cannot encode {kind} {} as BSON: {}",
             id.to_hex(),
-            one_line(&e.to_string())
+            one_line(&e.to_string(), " ")
         ))
     })
 }
@@ -453,7 +452,7 @@ fn decode<T: DeserializeOwned>(kind: &'static str, raw: &RawDocumentBuf) -> Stor
         id: raw
             .get_object_id("_id")
             .map_or_else(|_| "(no ObjectId _id)".to_string(), |id| id.to_hex()),
-        reason: one_line(&e.to_string()),
+        reason: one_line(&e.to_string(), " "),
     })
 }
 
@@ -486,7 +485,7 @@ fn mongo_limit(limit: usize) -> Option<i64> {
 }
 
 fn backend(e: mongodb::error::Error) -> StoreError {
-    backend_error(one_line(&e.to_string()))
+    backend_error(one_line(&e.to_string(), " "))
 }
 
 fn backend_error(message: String) -> StoreError {
@@ -494,38 +493,6 @@ fn backend_error(message: String) -> StoreError {
         backend: BACKEND,
         message,
     }
-}
-
-/// `text` on one line: the driver's messages can span several (topology descriptions).
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// `url` without the password of its user info (`mongodb://user:***@host`), for messages.
-fn redact(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
-    match rest[..authority_end].rfind('@') {
-        Some(at) => {
-            let user = rest[..at].split(':').next().unwrap_or("");
-            format!("{scheme}://{user}:***{}", &rest[at..])
-        }
-        None => url.to_string(),
-    }
-}
-
-/// `edgebench_` and 12 random lowercase hex digits, different for every call.
-fn database_name() -> String {
-    static CALLS: AtomicU64 = AtomicU64::new(0);
-    // RandomState is seeded from the OS once per thread and varies per instance: with the
-    // time and a call counter, names differ across processes and within one.
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u64(CALLS.fetch_add(1, Ordering::Relaxed));
-    h.write_i64(now_ms());
-    h.write_u32(std::process::id());
-    format!("edgebench_{:012x}", h.finish() & 0xffff_ffff_ffff)
 }
 
 // ---- queries ----
@@ -880,7 +847,7 @@ impl CoreData for MongoStore {
                 backend_error(format!(
                     "cannot encode reading {} as BSON: {}",
                     id.to_hex(),
-                    one_line(&e.to_string())
+                    one_line(&e.to_string(), " ")
                 ))
             })?;
             self.events
@@ -998,17 +965,6 @@ mod tests {
         assert_eq!(oa.to_hex(), a.to_hex_string());
     }
 
-    #[test]
-    fn urls_lose_their_password_in_messages() {
-        assert_eq!(
-            redact("mongodb://u:secret@h:27017/db?x=1"),
-            "mongodb://u:***@h:27017/db?x=1"
-        );
-        assert_eq!(redact("mongodb://h:27017"), "mongodb://h:27017");
-        assert_eq!(redact("mongodb://h/db?a=b@c"), "mongodb://h/db?a=b@c");
-        assert_eq!(redact("not a url"), "not a url");
-    }
-
     /// Needs no server: nothing listens on port 1.
     #[test]
     fn an_unreachable_server_fails_fast_with_the_url_and_the_fix() {
@@ -1041,28 +997,6 @@ mod tests {
             ),
             Err(e) => panic!("expected a backend error, got {e}"),
             Ok(db) => panic!("connected to {}", db.describe()),
-        }
-    }
-
-    #[test]
-    fn messages_are_one_line() {
-        assert_eq!(one_line("a\n  b\tc \n"), "a b c");
-    }
-
-    #[test]
-    fn database_names_are_fresh_12_hex() {
-        let a = database_name();
-        let b = database_name();
-        assert_ne!(a, b);
-        for name in [a, b] {
-            let suffix = name.strip_prefix("edgebench_").unwrap_or_default();
-            assert_eq!(suffix.len(), 12, "{name}");
-            assert!(
-                suffix
-                    .bytes()
-                    .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()),
-                "{name}"
-            );
         }
     }
 

@@ -27,9 +27,7 @@
 //! schema and dropped (`WITH (FORCE)`) when it drops; [`config_from_url`] and
 //! [`config_from_env`] turn what the user gave into a connection config.
 
-use std::collections::hash_map::RandomState;
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher};
 use std::time::Duration;
 
 use postgres::config::Host;
@@ -41,6 +39,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::{now_ms, Event, Reading};
 use crate::store::rules::{key_id, merge_event, merge_reading, stamp_event, stamp_reading};
+/// Kept here too: `perf -db` names PostgreSQL URLs in its messages.
+pub use crate::store::shared::redact_password;
+use crate::store::shared::{one_line, private_name, sql_limit};
 use crate::store::{CoreData, StoreError, StoreResult};
 
 /// The backend name in [`StoreError::Backend`].
@@ -293,23 +294,6 @@ fn passwd_user() -> Option<String> {
     name.to_str().ok().map(str::to_owned)
 }
 
-/// `url` with the password of its user info, if any, replaced by `***`: error messages name
-/// the URL, and terminals and logs should not show a password.
-pub fn redact_password(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
-    let (authority, tail) = rest.split_at(authority_end);
-    match authority.rsplit_once('@') {
-        Some((userinfo, hosts)) => match userinfo.split_once(':') {
-            Some((user, _)) => format!("{scheme}://{user}:***@{hosts}{tail}"),
-            None => url.to_string(),
-        },
-        None => url.to_string(),
-    }
-}
-
 /// Where `config` connects, for messages and the run header: `host:port` for each host,
 /// e.g. `127.0.0.1:5432` or `/var/run/postgresql:5432`.
 pub fn endpoint(config: &Config) -> String {
@@ -351,16 +335,7 @@ pub fn chain(e: &dyn std::error::Error) -> String {
         message.push_str(&s.to_string());
         source = s.source();
     }
-    one_line(&message)
-}
-
-/// `text` on one line: the server's DETAIL and HINT lines joined with `; `.
-fn one_line(text: &str) -> String {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join("; ")
+    one_line(&message, "; ")
 }
 
 fn backend_error(message: String) -> StoreError {
@@ -427,7 +402,7 @@ impl PgDatabase {
         let mut client = admin
             .connect(NoTls)
             .map_err(|e| connect_error(&admin, &e))?;
-        let name = format!("edgebench_{}", random_suffix());
+        let name = private_name();
         // `name` is ours: lowercase letters, digits and `_`, no quoting needed.
         client
             .batch_execute(&format!("CREATE DATABASE {name}"))
@@ -512,19 +487,6 @@ impl Drop for PgDatabase {
     }
 }
 
-/// 12 random lowercase hex digits: different for every database a process creates, and
-/// across processes (the hasher's keys are random per process).
-fn random_suffix() -> String {
-    let mut hasher = RandomState::new().build_hasher();
-    hasher.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos()),
-    );
-    hasher.write_u32(std::process::id());
-    format!("{:012x}", hasher.finish() & 0xffff_ffff_ffff)
-}
-
 // ---- the store ----
 
 /// Picks one prepared statement of a store.
@@ -555,12 +517,6 @@ impl From<EventDoc> for Event {
             readings: Vec::new(),
         }
     }
-}
-
-/// `limit` as SQL's `LIMIT`: [`crate::store::UNLIMITED`] (and anything past `i64::MAX`)
-/// becomes `i64::MAX`, which is no limit.
-fn sql_limit(limit: usize) -> i64 {
-    i64::try_from(limit).unwrap_or(i64::MAX)
 }
 
 /// The document in column `doc` of `row`, whose column `id` names it in errors.
@@ -1035,20 +991,6 @@ mod tests {
     }
 
     #[test]
-    fn redacts_only_the_password() {
-        assert_eq!(
-            redact_password("postgres://u:pw@h:1/db?x=y"),
-            "postgres://u:***@h:1/db?x=y"
-        );
-        assert_eq!(redact_password("postgres://u@h/db"), "postgres://u@h/db");
-        assert_eq!(
-            redact_password("postgres:///db?host=/s"),
-            "postgres:///db?host=/s"
-        );
-        assert_eq!(redact_password("not a url"), "not a url");
-    }
-
-    #[test]
     fn env_defaults_are_libpqs_with_the_transports_host() {
         let env = lookup(&[("USER", "alice")]);
         let c = config_from_lookup(PgTransport::Tcp, &env);
@@ -1107,33 +1049,6 @@ mod tests {
         assert_eq!(c.get_connect_timeout(), None);
         let c = config_from_lookup(PgTransport::Tcp, lookup(&[("PGHOST", "/tmp/pgsock")]));
         assert_eq!(c.get_hosts(), [tcp(DEFAULT_TCP_HOST)]);
-    }
-
-    #[test]
-    fn limits_clamp_to_i64() {
-        assert_eq!(sql_limit(0), 0);
-        assert_eq!(sql_limit(7), 7);
-        assert_eq!(sql_limit(crate::store::UNLIMITED), i64::MAX);
-    }
-
-    #[test]
-    fn database_names_are_edgebench_and_12_lowercase_hex() {
-        let a = random_suffix();
-        assert_eq!(a.len(), 12);
-        assert!(
-            a.bytes()
-                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)),
-            "{a}"
-        );
-        assert_ne!(a, random_suffix());
-    }
-
-    #[test]
-    fn one_line_joins_detail_and_hint() {
-        assert_eq!(
-            one_line("ERROR: x\nDETAIL: y\n\nHINT: z"),
-            "ERROR: x; DETAIL: y; HINT: z"
-        );
     }
 
     #[test]

@@ -24,13 +24,10 @@
 //! - A read of more than one statement (an event and its readings) is one transaction, so an
 //!   event always comes back with the readings it had at one point in time.
 
-use std::collections::hash_map::RandomState;
 use std::fmt;
-use std::hash::BuildHasher;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use rusqlite::{
     params, CachedStatement, Connection, ErrorCode, OptionalExtension, Params, TransactionBehavior,
@@ -40,6 +37,7 @@ use tempfile::TempDir;
 
 use crate::model::{now_ms, Event, Reading};
 use crate::store::rules::{key_id, merge_event, merge_reading, stamp_event, stamp_reading};
+use crate::store::shared::{self, private_name, sql_limit};
 use crate::store::{CoreData, StoreError, StoreResult};
 
 const BACKEND: &str = "sqlite";
@@ -214,7 +212,7 @@ impl SqliteDatabase {
     /// apply to it), so concurrent workers would fail instead of waiting. `memdb` locks the
     /// whole database, as a file does, and waiting works.
     pub fn memory() -> StoreResult<SqliteDatabase> {
-        let uri = format!("file:/{}?vfs=memdb", random_name());
+        let uri = format!("file:/{}?vfs=memdb", private_name());
         let keeper = open_memory(&uri)?;
         create_schema(&keeper, ":memory:")?;
         Ok(SqliteDatabase {
@@ -305,19 +303,6 @@ fn open_error(path: &Path, e: &rusqlite::Error) -> StoreError {
     let path = path.display().to_string();
     let reason = one_line(e).replace(&format!(": {path}"), "");
     backend_error(format!("cannot open {path}: {reason}{fix}"))
-}
-
-/// `edgebench_` and 12 random lowercase hex digits.
-fn random_name() -> String {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    // RandomState is seeded from the OS once per process, then per instance: different
-    // names across processes and across calls. Not cryptographic; it only avoids clashes.
-    let n = RandomState::new().hash_one((
-        COUNTER.fetch_add(1, Ordering::Relaxed),
-        std::process::id(),
-        SystemTime::now(),
-    ));
-    format!("edgebench_{:012x}", n & 0xffff_ffff_ffff)
 }
 
 /// The event document: the 2018 event fields without `readings` (those are rows of the
@@ -420,12 +405,6 @@ fn collect<T: Doc>(mut stmt: CachedStatement<'_>, params: impl Params) -> StoreR
     Ok(out)
 }
 
-/// A `limit` as SQL takes it: [`crate::store::UNLIMITED`] (and anything past `i64::MAX`)
-/// becomes `i64::MAX`, which no table reaches.
-fn sql_limit(limit: usize) -> i64 {
-    i64::try_from(limit).unwrap_or(i64::MAX)
-}
-
 fn backend_error(message: String) -> StoreError {
     StoreError::Backend {
         backend: BACKEND,
@@ -439,7 +418,7 @@ fn sql(e: rusqlite::Error) -> StoreError {
 }
 
 fn one_line(e: &rusqlite::Error) -> String {
-    e.to_string().replace('\n', " ")
+    shared::one_line(&e.to_string(), " ")
 }
 
 fn fix_for(e: &rusqlite::Error) -> &'static str {
@@ -856,21 +835,6 @@ mod tests {
         ];
         for (statement, want) in expect {
             assert_eq!(plan(&store.conn, statement), [want], "{statement}");
-        }
-    }
-
-    #[test]
-    fn memory_names_are_private_and_well_formed() {
-        let (a, b) = (random_name(), random_name());
-        assert_ne!(a, b);
-        for name in [&a, &b] {
-            let suffix = name
-                .strip_prefix("edgebench_")
-                .unwrap_or_else(|| panic!("{name}"));
-            assert_eq!(suffix.len(), 12, "{name}");
-            assert!(suffix
-                .bytes()
-                .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c)));
         }
     }
 
