@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use anyhow::Context as _;
-
 use super::status::LiveLine;
 use super::{Ending, Error, Interrupts};
 use crate::kv::{KvArgs, KvConfig};
+use crate::report::kv::{self as report_kv, KvJson, KvResults, MemtierText};
+use crate::report::Exporter as _;
 use crate::target::{mini_redis, RedisReach, Target, TargetKind, TargetSpec};
 
 /// `edgebench kv ARGS`: configure, run, say where the files went.
@@ -151,73 +151,26 @@ pub fn run(
     }
     drop(target);
 
-    // memtier's tables: ALL STATS, or with -x (every run with --print-all-runs) BEST, WORST
-    // and AGGREGATED AVERAGE; each followed by its latency distribution.
-    let average;
-    let mut sections: Vec<(String, &LoadResult)> = Vec::new();
-    if runs.len() > 1 {
-        if cfg.print_all_runs {
-            for (i, r) in runs.iter().enumerate() {
-                sections.push((format!("RUN #{} RESULTS", i + 1), r));
-            }
-        }
-        sections.push((
-            "BEST RUN RESULTS".into(),
-            &runs[report::best_or_worst(&runs, true)],
-        ));
-        sections.push((
-            "WORST RUN RESULTS".into(),
-            &runs[report::best_or_worst(&runs, false)],
-        ));
-        average = LoadResult::aggregate(&runs);
-        sections.push((
-            format!("AGGREGATED AVERAGE RESULTS ({} runs)", runs.len()),
-            &average,
-        ));
-    } else {
-        sections.push(("ALL STATS".into(), &runs[0]));
-    }
-    let mut text = report::header(cfg);
-    for (title, r) in &sections {
-        text.push_str("\n\n");
-        text.push_str(&report::all_stats(cfg, r, title));
-        if !cfg.hide_histogram {
-            text.push_str("\n\n");
-            text.push_str(&report::distribution(r));
-        }
-    }
-    let mut md = String::new();
-    if runs.len() > 1 {
-        for (i, r) in runs.iter().enumerate() {
-            md.push_str(&format!("## Run {}\n\n", i + 1));
-            md.push_str(&report::markdown(cfg, r));
-            md.push('\n');
-        }
-        md.push_str(&report::runs_markdown(cfg, &runs));
-    } else {
-        md.push_str(&report::markdown(cfg, &runs[0]));
-    }
-    let json = export::document(cfg, &sections).to_pretty();
-    let last = runs.last().expect("at least one run");
+    let results = KvResults::new(cfg.clone(), runs);
     let dir = super::fresh_run_dir(Path::new("results"), "kv");
-    std::fs::create_dir_all(&dir)
-        .with_context(|| format!("cannot create results directory {}", dir.display()))?;
-    crate::report::write_whole_file(&dir.join("memtier.txt"), text.as_bytes())?;
-    crate::report::write_whole_file(&dir.join("results.md"), md.as_bytes())?;
-    crate::report::write_whole_file(&dir.join("results.json"), json.as_bytes())?;
+    crate::report::write_all(&dir, &results, &report_kv::exporters())?;
+    // memtier's -o and --json-out-file: the same bytes as memtier.txt and results.json.
     if let Some(path) = &cfg.json_out_file {
-        crate::report::write_whole_file(path, json.as_bytes())?;
+        crate::report::write_whole_file(path, &KvJson.render(&results)?)?;
     }
+    let text = MemtierText.render(&results)?;
     match &cfg.out_file {
-        Some(path) => crate::report::write_whole_file(path, text.as_bytes())?,
-        None => out.write_all(text.as_bytes())?,
+        Some(path) => crate::report::write_whole_file(path, &text)?,
+        None => out.write_all(&text)?,
     }
+    let runs = &results.runs;
+    let last = runs.last().expect("at least one run");
     if last.rate.is_some() || !cfg.warmup.is_zero() {
         let _ = write!(status, "edgebench kv: {}", report::loop_note(cfg, last));
     }
     // In-process, the client thread also runs the engine: being busy is the point there.
     if matches!(load_target, LoadTarget::Socket(_)) {
-        for r in &runs {
+        for r in runs {
             for line in report::saturation(r) {
                 let _ = writeln!(status, "edgebench: warning: {line}");
             }

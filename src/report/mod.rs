@@ -1,4 +1,6 @@
-//! Exporters: each one turns the same [`RunResults`] into one results file.
+//! Exporters: each one turns the same results into one results file; [`write_all`] is the
+//! one entry point every command's results directory is written through (coredata's
+//! [`RunResults`] formats, kv's [`kv::KvResults`] files).
 //!
 //! Every exporter is a small, pure renderer behind the [`Exporter`] trait: it reads the results
 //! model and returns the file's bytes, and never recomputes a statistic the model already
@@ -12,6 +14,7 @@ pub mod benchtomd;
 pub mod csv;
 pub mod gobench;
 pub mod json;
+pub mod kv;
 pub mod markdown;
 pub mod percentiles;
 
@@ -20,13 +23,13 @@ use std::path::Path;
 
 use crate::results::RunResults;
 
-/// One results file format.
-pub trait Exporter {
+/// One results file format over results of type `R` (a core-data run by default).
+pub trait Exporter<R = RunResults> {
     /// The file this format is written to, inside the results directory.
     fn file_name(&self) -> &'static str;
 
     /// The complete file contents.
-    fn render(&self, results: &RunResults) -> io::Result<Vec<u8>>;
+    fn render(&self, results: &R) -> io::Result<Vec<u8>>;
 }
 
 /// The formats edgebench writes.
@@ -84,19 +87,25 @@ impl Format {
     }
 }
 
-/// Writes every format's file into `dir` (created if missing), each one whole.
+/// Writes every core-data format's file into `dir` (created if missing), each one whole.
 ///
 /// The runner calls this after every benchmark, so a run that dies part-way still leaves
 /// complete files with everything that finished.
 pub fn write_files(dir: &Path, results: &RunResults) -> io::Result<()> {
+    let exporters: Vec<Box<dyn Exporter>> = Format::all().iter().map(Format::exporter).collect();
+    let exporters: Vec<&dyn Exporter> = exporters.iter().map(|e| e.as_ref()).collect();
+    write_all(dir, results, &exporters)
+}
+
+/// Writes each exporter's file into `dir` (created if missing), each one whole.
+pub fn write_all<R>(dir: &Path, results: &R, exporters: &[&dyn Exporter<R>]) -> io::Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| {
         io::Error::new(
             e.kind(),
             format!("cannot create results directory {}: {e}", dir.display()),
         )
     })?;
-    for format in Format::all() {
-        let exporter = format.exporter();
+    for exporter in exporters {
         let path = dir.join(exporter.file_name());
         let bytes = exporter.render(results)?;
         write_whole(dir, &path, &bytes).map_err(|e| {

@@ -1,0 +1,125 @@
+//! The exporters of `edgebench kv`: memtier's text (`memtier.txt`), the markdown tables
+//! (`results.md`) and memtier's JSON (`results.json`), each a renderer over the same
+//! [`KvResults`], as the core-data formats are over [`crate::results::RunResults`].
+
+use std::io;
+
+use super::Exporter;
+use crate::kv::load::LoadResult;
+use crate::kv::{export, report, KvConfig};
+
+/// What a kv run measured: its configuration and its `-x` runs.
+#[derive(Debug)]
+pub struct KvResults {
+    /// The run's configuration (the tables' header and columns follow it).
+    pub cfg: KvConfig,
+    /// Each `-x` run, in order (at least one).
+    pub runs: Vec<LoadResult>,
+    /// With several runs, their AGGREGATED AVERAGE.
+    average: Option<LoadResult>,
+}
+
+impl KvResults {
+    /// Results of `runs` (at least one) under `cfg`.
+    pub fn new(cfg: KvConfig, runs: Vec<LoadResult>) -> KvResults {
+        assert!(!runs.is_empty(), "a kv run has at least one run");
+        let average = (runs.len() > 1).then(|| LoadResult::aggregate(&runs));
+        KvResults { cfg, runs, average }
+    }
+
+    /// memtier's tables: ALL STATS, or with `-x` (every run with `--print-all-runs`) BEST,
+    /// WORST and AGGREGATED AVERAGE.
+    pub fn sections(&self) -> Vec<(String, &LoadResult)> {
+        let runs = &self.runs;
+        let Some(average) = &self.average else {
+            return vec![("ALL STATS".into(), &runs[0])];
+        };
+        let mut sections = Vec::new();
+        if self.cfg.print_all_runs {
+            for (i, r) in runs.iter().enumerate() {
+                sections.push((format!("RUN #{} RESULTS", i + 1), r));
+            }
+        }
+        sections.push((
+            "BEST RUN RESULTS".into(),
+            &runs[report::best_or_worst(runs, true)],
+        ));
+        sections.push((
+            "WORST RUN RESULTS".into(),
+            &runs[report::best_or_worst(runs, false)],
+        ));
+        sections.push((
+            format!("AGGREGATED AVERAGE RESULTS ({} runs)", runs.len()),
+            average,
+        ));
+        sections
+    }
+}
+
+/// memtier's text: the header, then each section's table and latency distribution.
+pub struct MemtierText;
+
+impl Exporter<KvResults> for MemtierText {
+    fn file_name(&self) -> &'static str {
+        "memtier.txt"
+    }
+
+    fn render(&self, results: &KvResults) -> io::Result<Vec<u8>> {
+        let cfg = &results.cfg;
+        let mut text = report::header(cfg);
+        for (title, r) in &results.sections() {
+            text.push_str("\n\n");
+            text.push_str(&report::all_stats(cfg, r, title));
+            if !cfg.hide_histogram {
+                text.push_str("\n\n");
+                text.push_str(&report::distribution(r));
+            }
+        }
+        Ok(text.into_bytes())
+    }
+}
+
+/// The markdown tables: one per run, and the runs side by side with `-x`.
+pub struct KvMarkdown;
+
+impl Exporter<KvResults> for KvMarkdown {
+    fn file_name(&self) -> &'static str {
+        "results.md"
+    }
+
+    fn render(&self, results: &KvResults) -> io::Result<Vec<u8>> {
+        let (cfg, runs) = (&results.cfg, &results.runs);
+        let mut md = String::new();
+        if runs.len() > 1 {
+            for (i, r) in runs.iter().enumerate() {
+                md.push_str(&format!("## Run {}\n\n", i + 1));
+                md.push_str(&report::markdown(cfg, r));
+                md.push('\n');
+            }
+            md.push_str(&report::runs_markdown(cfg, runs));
+        } else {
+            md.push_str(&report::markdown(cfg, &runs[0]));
+        }
+        Ok(md.into_bytes())
+    }
+}
+
+/// memtier's `--json-out-file` document.
+pub struct KvJson;
+
+impl Exporter<KvResults> for KvJson {
+    fn file_name(&self) -> &'static str {
+        "results.json"
+    }
+
+    fn render(&self, results: &KvResults) -> io::Result<Vec<u8>> {
+        Ok(export::document(&results.cfg, &results.sections())
+            .to_pretty()
+            .into_bytes())
+    }
+}
+
+/// The files of a kv results directory, in the order they are written.
+pub fn exporters() -> [&'static dyn Exporter<KvResults>; 3] {
+    [&MemtierText, &KvMarkdown, &KvJson]
+}
