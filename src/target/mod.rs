@@ -80,6 +80,19 @@ pub enum Endpoint {
     Unix(PathBuf),
 }
 
+/// Where edgebench's own RESP server listens, as a target's endpoint.
+impl From<crate::server::Address> for Endpoint {
+    fn from(address: crate::server::Address) -> Endpoint {
+        match address {
+            crate::server::Address::Tcp(addr) => Endpoint::Tcp {
+                host: addr.ip().to_string(),
+                port: addr.port(),
+            },
+            crate::server::Address::Unix(path) => Endpoint::Unix(path),
+        }
+    }
+}
+
 impl fmt::Display for Endpoint {
     /// As a URL that [`parse_targets`] accepts: `redis://HOST:PORT` or `redis+unix:///PATH`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -432,64 +445,63 @@ impl Target {
                 error,
             })
         };
-        let backend =
-            match &spec.kind {
-                TargetKind::SpawnRedisTcp => {
-                    let server = spawn(Listen::Tcp)?;
-                    Backend::Redis {
-                        endpoint: server.endpoint(),
-                        server: Some(Box::new(server)),
-                        served: None,
-                    }
-                }
-                TargetKind::SpawnRedisUds => {
-                    let server = spawn(Listen::Unix)?;
-                    Backend::Redis {
-                        endpoint: server.endpoint(),
-                        server: Some(Box::new(server)),
-                        served: None,
-                    }
-                }
-                TargetKind::Redis(endpoint) => Backend::Redis {
-                    endpoint: endpoint.clone(),
-                    server: None,
+        let backend = match &spec.kind {
+            TargetKind::SpawnRedisTcp => {
+                let server = spawn(Listen::Tcp)?;
+                Backend::Redis {
+                    endpoint: server.endpoint(),
+                    server: Some(Box::new(server)),
                     served: None,
-                },
-                TargetKind::Embedded => Backend::Engine {
-                    engine: Engine::new(),
-                    direct: false,
-                },
-                TargetKind::EmbeddedDirect => Backend::Engine {
-                    engine: Engine::new(),
-                    direct: true,
-                },
-                TargetKind::EmbeddedTcp | TargetKind::EmbeddedUds => {
-                    let listen = if spec.kind == TargetKind::EmbeddedTcp {
-                        Listen::Tcp
-                    } else {
-                        Listen::Unix
-                    };
-                    let handle = crate::server::spawn_in_background(listen, Engine::new())
-                        .map_err(|e| TargetError::Connect {
-                            name: spec.name.clone(),
-                            endpoint: "in-process RESP server".to_string(),
-                            reason: format!("cannot start it: {e}"),
-                        })?;
-                    Backend::Redis {
-                        endpoint: handle.endpoint(),
-                        server: None,
-                        served: Some(Box::new(handle)),
+                }
+            }
+            TargetKind::SpawnRedisUds => {
+                let server = spawn(Listen::Unix)?;
+                Backend::Redis {
+                    endpoint: server.endpoint(),
+                    server: Some(Box::new(server)),
+                    served: None,
+                }
+            }
+            TargetKind::Redis(endpoint) => Backend::Redis {
+                endpoint: endpoint.clone(),
+                server: None,
+                served: None,
+            },
+            TargetKind::Embedded => Backend::Engine {
+                engine: Engine::new(),
+                direct: false,
+            },
+            TargetKind::EmbeddedDirect => Backend::Engine {
+                engine: Engine::new(),
+                direct: true,
+            },
+            TargetKind::EmbeddedTcp | TargetKind::EmbeddedUds => {
+                let listen = if spec.kind == TargetKind::EmbeddedTcp {
+                    Listen::Tcp
+                } else {
+                    Listen::Unix
+                };
+                let handle = crate::server::spawn_in_background(listen.into(), Engine::new())
+                    .map_err(|e| TargetError::Connect {
+                        name: spec.name.clone(),
+                        endpoint: "in-process RESP server".to_string(),
+                        reason: format!("cannot start it: {e}"),
+                    })?;
+                Backend::Redis {
+                    endpoint: handle.endpoint().into(),
+                    server: None,
+                    served: Some(Box::new(handle)),
+                }
+            }
+            TargetKind::Sqlite(_) | TargetKind::Postgres(_) | TargetKind::Mongo { .. } => {
+                Backend::Documents(open_documents(&spec.kind).map_err(|error| {
+                    TargetError::Store {
+                        name: spec.name.clone(),
+                        error,
                     }
-                }
-                TargetKind::Sqlite(_) | TargetKind::Postgres(_) | TargetKind::Mongo { .. } => {
-                    Backend::Documents(open_documents(&spec.kind).map_err(|error| {
-                        TargetError::Store {
-                            name: spec.name.clone(),
-                            error,
-                        }
-                    })?)
-                }
-            };
+                })?)
+            }
+        };
         let target = Target {
             name: spec.name.clone(),
             backend,

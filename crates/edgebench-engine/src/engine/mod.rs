@@ -16,10 +16,10 @@
 
 pub mod client;
 pub mod cmd;
+#[cfg(feature = "redis-rs")]
 pub mod connection;
 pub mod keyspace;
 pub mod notify;
-pub mod reply;
 pub mod types;
 
 use std::borrow::Cow;
@@ -27,10 +27,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+pub use crate::resp::Reply;
 pub use client::Client;
+#[cfg(feature = "redis-rs")]
 pub use connection::EngineConnection;
 pub use keyspace::{Db, Entry, Key, Locked, Value};
-pub use reply::Reply;
 
 /// Databases (SELECT 0–15), as in a default redis.conf.
 pub const DATABASES: usize = 16;
@@ -90,6 +91,12 @@ impl std::fmt::Display for CmdError {
 }
 
 impl std::error::Error for CmdError {}
+
+impl From<CmdError> for Reply {
+    fn from(e: CmdError) -> Reply {
+        Reply::Error(e.text())
+    }
+}
 
 /// Where the engine reads the time.
 #[derive(Clone)]

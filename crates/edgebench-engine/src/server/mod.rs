@@ -14,15 +14,20 @@
 //!   redis-server does.
 //! - Pub/sub lives here ([`pubsub`]), not in the engine: it is the one feature where one
 //!   connection's command reaches other connections.
-//! - [`spawn_in_background`] runs a server on its own runtime and thread, for the
-//!   `embedded-tcp` / `embedded-uds` targets that serve the engine inside edgebench.
+//! - [`spawn_in_background`] runs a server on its own runtime and thread, for a program that
+//!   serves its engine to clients in the same process (edgebench's `embedded-tcp` /
+//!   `embedded-uds` targets).
+//! - Addresses are this module's own: [`Bind`] says where to listen, [`Address`] where a
+//!   listener is reached; a caller converts them to and from its own address types.
 
 mod blocking;
 mod connection;
 pub mod pubsub;
 
+use std::fmt;
 use std::future::Future;
 use std::io;
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -33,8 +38,6 @@ use tokio::sync::{broadcast, mpsc, oneshot, Semaphore};
 
 use crate::engine::Engine;
 use crate::resp::DEFAULT_MAX_BULK_LEN;
-use crate::target::spawn::Listen;
-use crate::target::Endpoint;
 use connection::{Connection, Session};
 use pubsub::Broker;
 
@@ -76,6 +79,37 @@ impl Default for ServerConfig {
     }
 }
 
+/// Where [`spawn_in_background`] listens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Bind {
+    /// A TCP address; port 0 picks a free one.
+    Tcp(SocketAddr),
+    /// A Unix socket at this path (a stale socket file there is replaced).
+    Unix(PathBuf),
+    /// A Unix socket in a new temporary directory, removed when the server stops.
+    TempUnixSocket,
+}
+
+/// Where clients reach a listener. Displayed as a Redis URL: `redis://127.0.0.1:6379`,
+/// `redis+unix:///tmp/redis.sock`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Address {
+    /// A TCP address.
+    Tcp(SocketAddr),
+    /// A Unix socket path.
+    Unix(PathBuf),
+}
+
+impl fmt::Display for Address {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            // An IPv6 socket address displays in brackets, as the URL needs it.
+            Address::Tcp(addr) => write!(f, "redis://{addr}"),
+            Address::Unix(path) => write!(f, "redis+unix://{}", path.display()),
+        }
+    }
+}
+
 /// What the server listens on.
 #[derive(Debug)]
 pub enum Listener {
@@ -105,21 +139,15 @@ impl Listener {
     }
 
     /// Where clients reach this listener.
-    pub fn endpoint(&self) -> io::Result<Endpoint> {
+    pub fn endpoint(&self) -> io::Result<Address> {
         match self {
-            Listener::Tcp(l) => {
-                let addr = l.local_addr()?;
-                Ok(Endpoint::Tcp {
-                    host: addr.ip().to_string(),
-                    port: addr.port(),
-                })
-            }
+            Listener::Tcp(l) => Ok(Address::Tcp(l.local_addr()?)),
             Listener::Unix(l) => {
                 let addr = l.local_addr()?;
                 let path = addr.as_pathname().ok_or_else(|| {
                     io::Error::new(io::ErrorKind::InvalidInput, "unnamed unix socket")
                 })?;
-                Ok(Endpoint::Unix(path.to_path_buf()))
+                Ok(Address::Unix(path.to_path_buf()))
             }
         }
     }
@@ -317,7 +345,7 @@ async fn refuse<S: tokio::io::AsyncWrite + Unpin>(mut stream: S) -> io::Result<(
 /// waits for it.
 #[derive(Debug)]
 pub struct ServerHandle {
-    endpoint: Endpoint,
+    endpoint: Address,
     shutdown: Option<oneshot::Sender<()>>,
     thread: Option<JoinHandle<io::Result<()>>>,
     // Holds the Unix socket; removed after the server stopped.
@@ -326,7 +354,7 @@ pub struct ServerHandle {
 
 impl ServerHandle {
     /// Where the server listens.
-    pub fn endpoint(&self) -> Endpoint {
+    pub fn endpoint(&self) -> Address {
         self.endpoint.clone()
     }
 
@@ -353,39 +381,33 @@ impl Drop for ServerHandle {
     }
 }
 
-/// Serves `engine` inside this process, on a free 127.0.0.1 port ([`Listen::Tcp`]) or on a
-/// Unix socket in a new temporary directory ([`Listen::Unix`]), with the default
-/// [`ServerConfig`], on a runtime of its own (one worker thread per core) in a thread of its
-/// own.
+/// Serves `engine` inside this process, where `bind` says (a TCP address, a Unix socket, or a
+/// Unix socket in a new temporary directory), with the default [`ServerConfig`], on a
+/// runtime of its own (one worker thread per core) in a thread of its own.
 ///
 /// # Errors
 /// When the runtime, the socket or the thread cannot be created.
-pub fn spawn_in_background(listen: Listen, engine: Engine) -> io::Result<ServerHandle> {
+pub fn spawn_in_background(bind: Bind, engine: Engine) -> io::Result<ServerHandle> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("edgebench-server")
         .build()?;
     let (listener, dir) = {
         let _context = runtime.enter();
-        match listen {
-            Listen::Tcp => {
-                let std_listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
+        match bind {
+            Bind::Tcp(addr) => {
+                let std_listener = std::net::TcpListener::bind(addr)?;
                 std_listener.set_nonblocking(true)?;
                 (Listener::Tcp(TcpListener::from_std(std_listener)?), None)
             }
-            Listen::Unix => {
+            Bind::Unix(path) => {
+                check_socket_path(&path, "use a shorter path")?;
+                (Listener::bind_unix(&path)?, None)
+            }
+            Bind::TempUnixSocket => {
                 let dir = tempfile::Builder::new().prefix("edgebench-").tempdir()?;
                 let path = dir.path().join("edgebench.sock");
-                if path.as_os_str().len() > MAX_SOCKET_PATH {
-                    return Err(io::Error::new(
-                        io::ErrorKind::InvalidInput,
-                        format!(
-                            "unix socket path {} is longer than {MAX_SOCKET_PATH} bytes: set \
-                             TMPDIR to a shorter directory",
-                            path.display()
-                        ),
-                    ));
-                }
+                check_socket_path(&path, "set TMPDIR to a shorter directory")?;
                 (Listener::bind_unix(&path)?, Some(dir))
             }
         }
@@ -405,4 +427,18 @@ pub fn spawn_in_background(listen: Listen, engine: Engine) -> io::Result<ServerH
         thread: Some(thread),
         _dir: dir,
     })
+}
+
+/// Fails, naming `fix`, when `path` does not fit in `sun_path`.
+fn check_socket_path(path: &Path, fix: &str) -> io::Result<()> {
+    if path.as_os_str().len() > MAX_SOCKET_PATH {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "unix socket path {} is longer than {MAX_SOCKET_PATH} bytes: {fix}",
+                path.display()
+            ),
+        ));
+    }
+    Ok(())
 }

@@ -1,17 +1,22 @@
-//! RESP, the Redis serialization protocol, as the server speaks it: requests in
+//! RESP, the Redis serialization protocol, at the bottom of the crate: requests in
 //! ([`parse`]: arrays of bulk strings and inline commands, incrementally, without copying
-//! arguments) and replies out ([`encode`]: a [`crate::engine::Reply`] as RESP2 or RESP3
-//! bytes).
+//! arguments), replies as values ([`Reply`], in RESP3's vocabulary) and replies out
+//! ([`encode`]: a [`Reply`] as RESP2 or RESP3 bytes); [`scan`] checks where a reply ends in
+//! bytes read from a server, for clients.
 //!
-//! Requests look the same whatever protocol a client speaks; replies differ, and a client
-//! switches with `HELLO 3` (the engine records it in [`crate::engine::Client::resp`]).
+//! This module knows nothing above it: the engine produces [`Reply`] values and the server
+//! parses and encodes with this module. Requests look the same whatever protocol a client
+//! speaks; replies differ, and a client switches with `HELLO 3` (the engine records the
+//! version in its client state; [`Protocol::of`] turns it into a [`Protocol`]).
 
 pub mod encode;
 pub mod parse;
+pub mod reply;
 pub mod scan;
 
 pub use encode::encode;
 pub use parse::{ProtocolError, Request, RequestParser, DEFAULT_MAX_BULK_LEN, INLINE_MAX_SIZE};
+pub use reply::{format_f64, Reply};
 
 /// The reply protocol a client speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -23,6 +23,9 @@ use std::sync::OnceLock;
 
 use super::{Client, CmdError, Engine, Locked, Reply};
 
+/// Commands format doubles as replies carry them (INCRBYFLOAT, ZSCORE in RESP2...).
+pub use crate::resp::format_f64;
+
 /// Which arguments of a command are keys.
 #[derive(Debug, Clone, Copy)]
 pub enum KeySpec {
@@ -327,54 +330,6 @@ pub fn parse_f64(arg: &[u8]) -> Result<f64, CmdError> {
         Err(_) => strings::cfloat::parse_c_double(arg).ok_or(CmdError::NotFloat)?,
     };
     Ok(v)
-}
-
-/// Formats a double the way Redis 7.0 replies with one: C's `%.17g` (17 significant digits,
-/// trailing zeros dropped, exponent form below 1e-4 and from 1e17), `inf`, `-inf`, `-0`.
-pub fn format_f64(v: f64) -> String {
-    if v.is_nan() {
-        return "nan".into();
-    }
-    if v.is_infinite() {
-        return if v > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    if v == v.trunc() && v.abs() < 1e17 {
-        // Integers print whole under %.17g; -0 keeps its sign.
-        return if v == 0.0 && v.is_sign_negative() {
-            "-0".into()
-        } else {
-            format!("{}", v as i64)
-        };
-    }
-    // Rust rounds exactly (ties to even, as glibc): 17 significant digits, then laid out
-    // as %g lays them out.
-    let sci = format!("{v:.16e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let (sign, mantissa) = match mantissa.strip_prefix('-') {
-        Some(m) => ("-", m),
-        None => ("", mantissa),
-    };
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let trim = |s: String| -> String {
-        if s.contains('.') {
-            s.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            s
-        }
-    };
-    if !(-4..17).contains(&exp) {
-        let m = trim(format!("{}.{}", &digits[..1], &digits[1..]));
-        let esign = if exp < 0 { '-' } else { '+' };
-        return format!("{sign}{m}e{esign}{:02}", exp.unsigned_abs());
-    }
-    let fixed = if exp >= 0 {
-        let point = exp as usize + 1;
-        format!("{}.{}", &digits[..point], &digits[point..])
-    } else {
-        format!("0.{}{digits}", "0".repeat(exp.unsigned_abs() as usize - 1))
-    };
-    format!("{sign}{}", trim(fixed))
 }
 
 /// Case-insensitive comparison of an argument with an ASCII keyword.

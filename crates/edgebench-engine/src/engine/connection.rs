@@ -5,17 +5,21 @@
 //! The sync `req_command` fast path reads the command's arguments straight from the `Cmd`
 //! (`args_iter`) and converts the engine's reply straight into a `redis::Value`: no RESP is
 //! written or parsed. Pipelines reach the sync trait as packed RESP bytes (redis-rs packs them
-//! before it calls `req_packed_commands`), so those go through the RESP server's request parser; atomic pipelines arrive as
-//! `MULTI … EXEC` and go through the engine's transaction code like any client's. The async
-//! trait gets `&Cmd` and `&Pipeline` and never sees bytes at all.
+//! before it calls `req_packed_commands`), so those go through the RESP request parser (the
+//! RESP server's own); atomic pipelines arrive as `MULTI … EXEC` and go through the engine's
+//! transaction code like any client's. The async trait gets `&Cmd` and `&Pipeline` and never
+//! sees bytes at all.
 //!
 //! One connection is one engine client (its SELECT, MULTI state, name). Errors come back as
 //! `Value::ServerError` values, as the real connection returns them.
+//!
+//! This module is the whole redis-rs adapter (feature `redis-rs`): the connection, and
+//! [`Reply::into_redis_value`], which turns a reply into the value redis-rs would have parsed.
 
 use futures_util::future::{self, FutureExt as _};
 use redis::{Arg, Cmd, ErrorKind, Pipeline, RedisError, RedisFuture, RedisResult, Value};
 
-use super::{Client, Engine};
+use super::{Client, Engine, Reply};
 use crate::resp::RequestParser;
 
 /// An in-process connection to an [`Engine`].
@@ -150,6 +154,89 @@ impl redis::aio::ConnectionLike for EngineConnection {
     fn get_db(&self) -> i64 {
         self.client.db as i64
     }
+}
+
+// --- Replies as redis-rs values
+
+impl Reply {
+    /// The `redis::Value` a redis-rs connection would have parsed from this reply, as sent
+    /// to a client speaking protocol `resp` (2 or 3). Used by the in-process connection,
+    /// which skips RESP entirely.
+    pub fn into_redis_value(self, resp: u8) -> redis::Value {
+        use redis::Value as V;
+        let resp3 = resp >= 3;
+        match self {
+            Reply::Status(s) if s == "OK" => V::Okay,
+            Reply::Status(s) => V::SimpleString(s.into_owned()),
+            Reply::Error(text) => error_value(&text),
+            Reply::Int(n) => V::Int(n),
+            Reply::Bulk(b) => V::BulkString(b),
+            Reply::Nil | Reply::NilArray => V::Nil,
+            Reply::Array(items) => V::Array(
+                items
+                    .into_iter()
+                    .map(|r| r.into_redis_value(resp))
+                    .collect(),
+            ),
+            Reply::Double(d) if resp3 => V::Double(d),
+            Reply::Double(d) => V::BulkString(crate::resp::format_f64(d).into_bytes()),
+            Reply::Map(pairs) if resp3 => V::Map(
+                pairs
+                    .into_iter()
+                    .map(|(k, v)| (k.into_redis_value(resp), v.into_redis_value(resp)))
+                    .collect(),
+            ),
+            Reply::Map(pairs) => V::Array(
+                pairs
+                    .into_iter()
+                    .flat_map(|(k, v)| [k.into_redis_value(resp), v.into_redis_value(resp)])
+                    .collect(),
+            ),
+            Reply::Set(items) if resp3 => V::Set(
+                items
+                    .into_iter()
+                    .map(|r| r.into_redis_value(resp))
+                    .collect(),
+            ),
+            Reply::Set(items) => V::Array(
+                items
+                    .into_iter()
+                    .map(|r| r.into_redis_value(resp))
+                    .collect(),
+            ),
+            Reply::Bool(b) if resp3 => V::Boolean(b),
+            Reply::Bool(b) => V::Int(i64::from(b)),
+            Reply::Verbatim(text) if resp3 => V::VerbatimString {
+                format: redis::VerbatimFormat::Text,
+                text,
+            },
+            Reply::Verbatim(text) => V::BulkString(text.into_bytes()),
+            Reply::Push(items) if resp3 => V::Push {
+                kind: redis::PushKind::Message,
+                data: items
+                    .into_iter()
+                    .map(|r| r.into_redis_value(resp))
+                    .collect(),
+            },
+            Reply::Push(items) => V::Array(
+                items
+                    .into_iter()
+                    .map(|r| r.into_redis_value(resp))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// redis-rs has no public constructor for a server error: parse one from its RESP form, as
+/// the real connection does. Only error replies pay for this.
+fn error_value(text: &str) -> redis::Value {
+    let line: String = text
+        .chars()
+        .map(|c| if c == '\r' || c == '\n' { ' ' } else { c })
+        .collect();
+    redis::parse_redis_value(format!("-{line}\r\n").as_bytes())
+        .unwrap_or_else(|_| redis::Value::SimpleString(line))
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! The engine reports itself as `redis` version [`VERSION`] (HELLO's `version`, INFO's
 //! `redis_version`): the Redis release whose replies the differential tests pin, so clients
 //! that gate features on the server version pick the 7.0 behaviour the engine implements.
-//! INFO's `edgebench_version` names the engine itself.
+//! INFO's `edgebench_version` names the engine itself (this crate's version).
 //!
 //! Server-wide state lives in [`ServerState`], one per engine: the CONFIG parameters (behind
 //! a `RwLock`: only CONFIG, INFO, AUTH and not-yet-authenticated clients read them, never a
@@ -253,7 +253,7 @@ const fn int(min: i64, max: i64) -> Kind {
 /// The parameters CONFIG GET and CONFIG SET know: those redis-benchmark, memtier and client
 /// libraries ask about. Defaults are a default redis-server's, except where the engine differs:
 /// `save ""` and `appendonly no` (it persists nothing), `port 0` (the engine listens on nothing
-/// until a server says otherwise) and `bind 127.0.0.1` (edgebench serve's default). `port`,
+/// until a server says otherwise) and `bind 127.0.0.1` (a local server's usual address). `port`,
 /// `bind` and `unixsocket` are set by the server at startup ([`Engine::configure`]); CONFIG SET
 /// cannot change them, since the engine cannot rebind its server's listeners. Values are
 /// stored, not enforced, except where a server reads them (`maxclients`,
@@ -510,7 +510,7 @@ impl Engine {
 
     /// Sets one parameter at startup, as redis.conf or a command-line flag would: like
     /// CONFIG SET, but also the parameters only the server knows (`port`, `bind`,
-    /// `unixsocket`). `edgebench serve` calls this for its listeners and limits.
+    /// `unixsocket`); a program serving the engine calls this for its listeners and limits.
     pub fn configure(&self, name: &str, value: &str) -> Result<(), CmdError> {
         let Some(i) = Param::find(name.as_bytes()) else {
             return Err(err_owned(format!(
