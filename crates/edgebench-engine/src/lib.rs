@@ -21,6 +21,17 @@
 //!   blocked on keys (BLPOP, XREAD BLOCK...) and carries pub/sub between connections. It has
 //!   its own address types ([`server::Bind`], [`server::Address`]).
 //!
+//! In-process use:
+//!
+//! ```
+//! use edgebench_engine::{Engine, Reply};
+//!
+//! let engine = Engine::new(); // cheap to clone; clones share the keyspace
+//! let mut client = engine.client(); // one connection's state: SELECT, MULTI, protocol
+//! assert_eq!(engine.execute(&mut client, &[&b"SET"[..], b"k", b"v"]), Reply::ok());
+//! assert_eq!(engine.execute(&mut client, &[&b"GET"[..], b"k"]), Reply::bulk(b"v"));
+//! ```
+//!
 //! Features:
 //!
 //! - `redis-rs` (default): [`EngineConnection`], the engine as a `redis::ConnectionLike` and

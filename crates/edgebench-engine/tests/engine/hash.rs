@@ -2,12 +2,10 @@
 //! check: random picks (only lengths and membership are deterministic), HSCAN over a large
 //! hash, the typed API and RESP3 reply shapes.
 
-mod common;
-
 use std::collections::BTreeSet;
 
-use common::diff::{elements, Diff};
-use edgebench::engine::{Engine, Reply};
+use crate::support::diff::{elements, Diff};
+use edgebench_engine::engine::{Engine, Reply};
 
 /// A reply with its arrays sorted, recursively: equal for two replies that differ only in
 /// the order Redis leaves undefined. With `pairs`, an even-length array is sorted as

@@ -2,16 +2,14 @@
 //! exactly, errors included; hash-ordered replies compared as sets), plus SCAN's guarantee
 //! under concurrent change, exact TTLs on a manual clock, and the typed API.
 
-mod common;
-
 use std::collections::{BTreeSet, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use common::diff::Diff;
-use edgebench::engine::cmd::keys::{glob_match, ExpireIf, Ttl};
-use edgebench::engine::keyspace::{BytesMap, BytesSet};
-use edgebench::engine::{Client, Engine, Entry, Reply, Value};
+use crate::support::diff::Diff;
+use edgebench_engine::engine::cmd::keys::{glob_match, ExpireIf, Ttl};
+use edgebench_engine::engine::keyspace::{BytesMap, BytesSet};
+use edgebench_engine::engine::{Client, Engine, Entry, Reply, Value};
 use proptest::prelude::*;
 
 /// A value of `kind` at `key` on both sides (through the typed API when the engine's own
@@ -36,13 +34,13 @@ fn make(d: &mut Diff, kind: &str, key: &str) {
         "hash" => Value::Hash(BytesMap::from_iter([(b"f"[..].into(), b"v".to_vec())])),
         "set" => Value::Set(BytesSet::from_iter([b"m"[..].into()])),
         "zset" => {
-            let mut z = edgebench::engine::types::ZSet::default();
+            let mut z = edgebench_engine::engine::types::ZSet::default();
             z.insert(b"m", 1.0);
             Value::ZSet(z)
         }
         "stream" => {
-            let mut s = edgebench::engine::types::Stream::default();
-            let id = edgebench::engine::types::stream::StreamId { ms: 1, seq: 1 };
+            let mut s = edgebench_engine::engine::types::Stream::default();
+            let id = edgebench_engine::engine::types::stream::StreamId { ms: 1, seq: 1 };
             s.entries.insert(id, vec![(b"f".to_vec(), b"v".to_vec())]);
             s.last_id = id;
             Value::Stream(s)

@@ -1,10 +1,8 @@
 //! Lists, differentially against a real redis-server, plus the typed API.
 
-mod common;
-
-use common::diff::Diff;
-use edgebench::engine::cmd::list::{parse_timeout_secs, ListEnd, LposOptions};
-use edgebench::engine::{CmdError, Engine};
+use crate::support::diff::Diff;
+use edgebench_engine::engine::cmd::list::{parse_timeout_secs, ListEnd, LposOptions};
+use edgebench_engine::engine::{CmdError, Engine};
 
 #[test]
 fn pushes_and_pops() {

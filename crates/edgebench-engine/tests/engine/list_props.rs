@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
-use edgebench::engine::{Client, Engine, Reply};
+use edgebench_engine::engine::{Client, Engine, Reply};
 use proptest::prelude::*;
 
 /// Keys the commands pick from; three, so LMOVE sees both distinct keys and one key.

@@ -2,17 +2,13 @@
 //! spoken to in raw RESP, with the exact reply bytes asserted (mini-redis's `tests/server.rs`
 //! shape). Every test that does not depend on the transport runs on both.
 
-mod common;
-
 use std::time::Duration;
 
-use edgebench::engine::Engine;
-use edgebench::server::{self, ServerConfig};
-use edgebench::target::spawn::Listen;
-use edgebench::target::Endpoint;
+use edgebench_engine::engine::Engine;
+use edgebench_engine::server::{self, Address, Bind, ServerConfig};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use common::served::{resp, Conn, TestServer, Transport, QUIET, REPLY_TIMEOUT, TRANSPORTS};
+use crate::support::served::{resp, Conn, TestServer, Transport, QUIET, REPLY_TIMEOUT, TRANSPORTS};
 
 #[tokio::test]
 async fn simple_commands_get_exact_replies() {
@@ -86,7 +82,7 @@ async fn strings_round_trip() {
         let mut client = server.engine.client();
         assert_eq!(
             server.engine.execute(&mut client, &[b"GET", b"k"]),
-            edgebench::engine::Reply::bulk(b"value")
+            edgebench_engine::engine::Reply::bulk(b"value")
         );
     }
 }
@@ -485,9 +481,10 @@ async fn client_list_shows_the_connection_addresses() {
     let mut c = server.connect().await;
     c.send(b"CLIENT INFO\r\nPING\r\n").await;
     let info = String::from_utf8_lossy(&c.read_through(b"+PONG\r\n").await).into_owned();
-    let Endpoint::Tcp { port, .. } = server.endpoint else {
+    let Address::Tcp(addr) = server.endpoint else {
         unreachable!()
     };
+    let port = addr.port();
     assert!(info.contains(" addr=127.0.0.1:"), "{info}");
     assert!(
         info.contains(&format!(" laddr=127.0.0.1:{port} ")),
@@ -522,15 +519,16 @@ async fn shutdown_finishes_the_batch_then_closes_everything() {
 
 #[test]
 fn a_background_server_serves_until_dropped() {
-    for listen in [Listen::Tcp, Listen::Unix] {
-        let handle = server::spawn_in_background(listen, Engine::new()).expect("background server");
+    for bind in [Bind::Tcp(([127, 0, 0, 1], 0).into()), Bind::TempUnixSocket] {
+        let handle =
+            server::spawn_in_background(bind.clone(), Engine::new()).expect("background server");
         let endpoint = handle.endpoint();
-        match (&listen, &endpoint) {
-            (Listen::Tcp, Endpoint::Tcp { host, .. }) => assert_eq!(host, "127.0.0.1"),
-            (Listen::Unix, Endpoint::Unix(path)) => assert!(path.exists()),
+        match (&bind, &endpoint) {
+            (Bind::Tcp(_), Address::Tcp(addr)) => assert_eq!(addr.ip().to_string(), "127.0.0.1"),
+            (Bind::TempUnixSocket, Address::Unix(path)) => assert!(path.exists()),
             other => panic!("{other:?}"),
         }
-        let mut conn = edgebench::target::connect(&endpoint, Duration::from_secs(5))
+        let mut conn = crate::support::connect(&endpoint, Duration::from_secs(5))
             .expect("connect to the background server");
         let pong: String = redis::cmd("PING").query(&mut conn).expect("PING");
         assert_eq!(pong, "PONG");
@@ -544,10 +542,11 @@ fn a_background_server_serves_until_dropped() {
         drop(conn);
         drop(handle);
         match endpoint {
-            Endpoint::Unix(path) => assert!(!path.exists(), "socket left behind"),
+            Address::Unix(path) => assert!(!path.exists(), "socket left behind"),
             // Another test may bind the freed port at once: a connection is only a failure
             // if what answers is still this engine (it has k = v).
-            Endpoint::Tcp { host, port } => {
+            Address::Tcp(addr) => {
+                let (host, port) = (addr.ip(), addr.port());
                 if let Ok(mut other) = redis::Client::open(format!("redis://{host}:{port}"))
                     .and_then(|c| c.get_connection_with_timeout(Duration::from_secs(2)))
                 {
@@ -578,7 +577,7 @@ async fn read_until_quiet(conn: &mut Conn) -> (Vec<u8>, bool) {
 
 /// Plays `script` on a real redis-server and on ours, step by step, and asserts every
 /// connection receives the same bytes after each step, and is closed when Redis's is.
-async fn same_bytes_as_redis(redis: &Endpoint, ours: &TestServer, script: &[Step]) {
+async fn same_bytes_as_redis(redis: &Address, ours: &TestServer, script: &[Step]) {
     let conns = script.iter().map(|(i, _)| i + 1).max().unwrap_or(0);
     let real_server = TestServer::elsewhere(redis.clone());
     let mut real = Vec::new();
@@ -621,8 +620,8 @@ async fn same_bytes_as_redis(redis: &Endpoint, ours: &TestServer, script: &[Step
 /// Needs redis-server, like the differential engine tests: fails, not skips, without it.
 #[tokio::test]
 async fn wire_behaviour_is_redis_server_s() {
-    use edgebench::target::spawn::RedisServer;
-    let redis = RedisServer::spawn(Listen::Unix).unwrap_or_else(|e| panic!("{e}"));
+    use crate::support::redis_server::RedisServer;
+    let redis = RedisServer::spawn();
     let ours = TestServer::new(Transport::Unix).await;
     let scripts: &[&[Step]] = &[
         // Pipelining, transactions, unknown commands, empty requests.
@@ -712,6 +711,6 @@ async fn wire_behaviour_is_redis_server_s() {
         ],
     ];
     for script in scripts {
-        same_bytes_as_redis(&redis.endpoint(), &ours, script).await;
+        same_bytes_as_redis(&redis.address(), &ours, script).await;
     }
 }

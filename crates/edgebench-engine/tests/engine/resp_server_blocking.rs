@@ -7,14 +7,11 @@
 //! [`Engine::blocked_clients`] to reach a count before it writes, so "A blocked before B"
 //! is a fact, not a sleep.
 
-mod common;
-
-use edgebench::engine::Engine;
-use edgebench::server::{self};
-use edgebench::target::spawn::Listen;
+use edgebench_engine::engine::Engine;
+use edgebench_engine::server::{self, Bind};
 use tokio::io::AsyncReadExt;
 
-use common::served::{TestServer, Transport, QUIET, REPLY_TIMEOUT};
+use crate::support::served::{TestServer, Transport, QUIET, REPLY_TIMEOUT};
 
 #[tokio::test]
 async fn blpop_is_served_by_a_later_push_from_another_client() {
@@ -263,9 +260,10 @@ fn every_pushed_element_reaches_exactly_one_blocked_client() {
     const PER_PUSHER: usize = 200;
     const POPPERS: usize = 8;
     let engine = Engine::new();
-    let handle = server::spawn_in_background(Listen::Tcp, engine.clone()).expect("server");
+    let handle = server::spawn_in_background(Bind::Tcp(([127, 0, 0, 1], 0).into()), engine.clone())
+        .expect("server");
     let endpoint = handle.endpoint();
-    let connect = || edgebench::target::connect(&endpoint, REPLY_TIMEOUT).expect("connect");
+    let connect = || crate::support::connect(&endpoint, REPLY_TIMEOUT).expect("connect");
     let poppers: Vec<_> = (0..POPPERS)
         .map(|_| {
             let mut conn = connect();

@@ -2,16 +2,15 @@
 //! replies are deterministic, and by format where they carry ids, times or addresses (HELLO,
 //! CLIENT INFO/LIST, INFO, TIME).
 
-mod common;
-
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
-use common::diff::Diff;
-use edgebench::engine::cmd::{self, server, KeySpec};
-use edgebench::engine::{Client, Engine, Reply};
-use edgebench::target::spawn::{Listen, RedisServer};
+use edgebench_engine::engine::cmd::{self, server, KeySpec};
+use edgebench_engine::engine::{Client, Engine, Reply};
 use redis::Value;
+
+use crate::support::diff::Diff;
+use crate::support::redis_server::RedisServer;
 
 fn run(engine: &Engine, client: &mut Client, args: &[&str]) -> Reply {
     let argv: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
@@ -410,10 +409,8 @@ fn reset_and_quit_match_redis() {
 /// (first key, last key, step), as COMMAND INFO reports them on a real server.
 #[test]
 fn command_table_matches_redis_command_info() {
-    let server = RedisServer::spawn(Listen::Unix).unwrap_or_else(|e| panic!("{e}"));
-    let mut redis =
-        edgebench::target::connect(&server.endpoint(), std::time::Duration::from_secs(5))
-            .unwrap_or_else(|e| panic!("{e}"));
+    let server = RedisServer::spawn();
+    let mut redis = server.connect();
     let mut mismatches = Vec::new();
     let mut specs: Vec<_> = cmd::all_commands().collect();
     specs.sort_by_key(|s| s.name);
@@ -793,7 +790,7 @@ fn info_sections_keyspace_and_commandstats() {
     // Keys through the typed API, so this test does not depend on other families.
     {
         let mut ks = engine.db(0).lock([&b"a"[..], b"b", b"c"], engine.now_ms());
-        use edgebench::engine::{Entry, Value as V};
+        use edgebench_engine::engine::{Entry, Value as V};
         ks.insert(b"a", Entry::new(V::Str(b"1".to_vec())));
         ks.insert(b"b", Entry::new(V::Str(b"2".to_vec())));
         let mut ttl = Entry::new(V::Str(b"3".to_vec()));
@@ -804,7 +801,7 @@ fn info_sections_keyspace_and_commandstats() {
         let mut ks = engine.db(5).lock([&b"x"[..]], engine.now_ms());
         ks.insert(
             b"x",
-            edgebench::engine::Entry::new(edgebench::engine::Value::Str(vec![])),
+            edgebench_engine::engine::Entry::new(edgebench_engine::engine::Value::Str(vec![])),
         );
     }
     let keyspace = text(run(&engine, &mut c, &["INFO", "keyspace"]));

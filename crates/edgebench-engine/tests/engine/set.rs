@@ -2,12 +2,10 @@
 //! check: random picks (only lengths and membership are deterministic), SSCAN over a large
 //! set, and a property test of SADD/SREM/SPOP/SMOVE against a `BTreeSet` model.
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 
-use common::diff::{elements, Diff};
-use edgebench::engine::{Engine, Reply};
+use crate::support::diff::{elements, Diff};
+use edgebench_engine::engine::{Engine, Reply};
 use proptest::prelude::*;
 
 /// A reply with every array sorted, recursively: equal for two replies that differ only in

@@ -1,15 +1,13 @@
 //! Streams, differentially against a real redis-server (explicit ids, so replies compare
 //! exactly), plus the typed API on a manual clock.
 
-mod common;
-
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
-use common::diff::Diff;
-use edgebench::engine::cmd::stream::{TrimSpec, XaddId};
-use edgebench::engine::types::stream::{StreamId, Trim};
-use edgebench::engine::Engine;
+use crate::support::diff::Diff;
+use edgebench_engine::engine::cmd::stream::{TrimSpec, XaddId};
+use edgebench_engine::engine::types::stream::{StreamId, Trim};
+use edgebench_engine::engine::Engine;
 
 #[test]
 fn xadd_ids_and_errors() {

@@ -1,15 +1,13 @@
 //! The string commands, differentially against a real redis-server (replies compared
 //! exactly, errors included), plus the typed API and exact TTLs on a manual clock.
 
-mod common;
-
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use common::diff::Diff;
-use edgebench::engine::cmd::strings::cfloat::LongDouble;
-use edgebench::engine::cmd::strings::{GetExTtl, SetCondition, SetOutcome, SetTtl};
-use edgebench::engine::{CmdError, Engine, Entry, Reply, Value};
+use crate::support::diff::Diff;
+use edgebench_engine::engine::cmd::strings::cfloat::LongDouble;
+use edgebench_engine::engine::cmd::strings::{GetExTtl, SetCondition, SetOutcome, SetTtl};
+use edgebench_engine::engine::{CmdError, Engine, Entry, Reply, Value};
 
 /// A one-element list at `key` on both sides, for WRONGTYPE cases (through the typed API
 /// when the engine's list commands are not there).
@@ -492,7 +490,7 @@ fn engine_at(start_ms: u64) -> (Engine, Arc<AtomicU64>) {
     (Engine::with_clock(clock.clone()), clock)
 }
 
-fn run(engine: &Engine, client: &mut edgebench::engine::Client, args: &[&str]) -> Reply {
+fn run(engine: &Engine, client: &mut edgebench_engine::engine::Client, args: &[&str]) -> Reply {
     let argv: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
     engine.execute(client, &argv)
 }

@@ -1,8 +1,6 @@
 //! Transactions, differentially against a real redis-server.
 
-mod common;
-
-use common::diff::Diff;
+use crate::support::diff::Diff;
 
 #[test]
 fn multi_exec_errors_match_redis() {
@@ -58,14 +56,14 @@ fn a_write_to_a_watched_key_aborts_exec_and_runtime_errors_stay_in_the_array() {
 /// distinct keys leaves nothing behind in the keyspace.
 #[test]
 fn watches_are_given_back_however_they_end() {
-    use edgebench::engine::{Engine, Reply};
+    use edgebench_engine::engine::{Engine, Reply};
     let engine = Engine::new();
     let watched_keys = |engine: &Engine| {
         (0..2)
             .map(|db| engine.db(db).lock_all(engine.now_ms()).watched_keys())
             .sum::<usize>()
     };
-    let run = |client: &mut edgebench::engine::Client, args: &[&str]| {
+    let run = |client: &mut edgebench_engine::engine::Client, args: &[&str]| {
         let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
         engine.execute(client, &args)
     };

@@ -2,16 +2,14 @@
 //! with edge and error cases), plus the typed API, RESP3 reply shapes, and a property test
 //! of the engine against a simple model (a Vec sorted by (score, member)).
 
-mod common;
-
 use std::ops::Bound::{Excluded, Included, Unbounded};
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
-use common::diff::Diff;
-use edgebench::engine::cmd::zset::{ZRange, ZRangeBy};
-use edgebench::engine::types::zset::AddFlags;
-use edgebench::engine::{CmdError, Engine, Reply};
+use crate::support::diff::Diff;
+use edgebench_engine::engine::cmd::zset::{ZRange, ZRangeBy};
+use edgebench_engine::engine::types::zset::AddFlags;
+use edgebench_engine::engine::{CmdError, Engine, Reply};
 use proptest::prelude::*;
 
 #[test]
@@ -725,7 +723,7 @@ fn typed_api_works_without_argument_parsing() {
     let mut ks = e.db(0).lock([&b"s"[..]], e.now_ms());
     ks.insert(
         b"s",
-        edgebench::engine::Entry::new(edgebench::engine::Value::Str(b"x".to_vec())),
+        edgebench_engine::engine::Entry::new(edgebench_engine::engine::Value::Str(b"x".to_vec())),
     );
     assert_eq!(ks.zcard(b"s"), Err(CmdError::WrongType));
 }
@@ -735,7 +733,7 @@ fn resp3_replies_carry_doubles_and_pairs() {
     let e = engine();
     let mut c = e.client();
     c.resp = 3;
-    let run = |c: &mut edgebench::engine::Client, args: &[&str]| {
+    let run = |c: &mut edgebench_engine::engine::Client, args: &[&str]| {
         let argv: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
         e.execute(c, &argv)
     };

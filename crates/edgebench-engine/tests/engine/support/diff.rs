@@ -1,20 +1,22 @@
 //! Differential testing: the same commands sent to a real, spawned `redis-server`, to the
-//! engine in-process, and to another engine served over a Unix socket by edgebench's own RESP
+//! engine in-process, and to another engine served over a Unix socket by this crate's RESP
 //! server; the replies must be equal, exactly (compared as the `redis::Value`s redis-rs
 //! parses, errors included, so error texts must match byte for byte). The served leg checks
 //! the RESP parser and encoder on every command the in-process leg checks.
 
-use edgebench::engine::{Client, Engine};
-use edgebench::target::spawn::{Listen, RedisServer};
+use edgebench_engine::engine::{Client, Engine};
+use edgebench_engine::server::{self, Bind, ServerHandle};
 use redis::{ConnectionLike, RedisResult, Value};
+
+use super::redis_server::RedisServer;
 
 /// A real redis-server and an engine, fed the same commands.
 pub struct Diff {
     _server: RedisServer,
     redis: redis::Connection,
-    /// The third leg: an engine of its own behind `edgebench serve`'s code, and a connection
-    /// to it (`None` for tests that drive the in-process engine directly as well).
-    served: Option<(edgebench::server::ServerHandle, redis::Connection)>,
+    /// The third leg: an engine of its own behind the RESP server, and a connection to it
+    /// (`None` for tests that drive the in-process engine directly as well).
+    served: Option<(ServerHandle, redis::Connection)>,
     /// The engine under test.
     pub engine: Engine,
     /// The engine-side client (its SELECT, MULTI state...).
@@ -32,9 +34,9 @@ impl Diff {
     /// engine over a Unix socket.
     pub fn new() -> Diff {
         let mut d = Diff::in_process_only();
-        let handle = edgebench::server::spawn_in_background(Listen::Unix, Engine::new())
+        let handle = server::spawn_in_background(Bind::TempUnixSocket, Engine::new())
             .unwrap_or_else(|e| panic!("cannot serve the engine: {e}"));
-        let con = edgebench::target::connect(&handle.endpoint(), std::time::Duration::from_secs(5))
+        let con = super::connect(&handle.endpoint(), std::time::Duration::from_secs(5))
             .unwrap_or_else(|e| panic!("{e}"));
         d.served = Some((handle, con));
         d
@@ -43,10 +45,8 @@ impl Diff {
     /// Like [`Diff::new`] without the served leg, for tests that also run commands on
     /// [`Diff::engine`] alone (the served engine would then hold different data).
     pub fn in_process_only() -> Diff {
-        let server = RedisServer::spawn(Listen::Unix).unwrap_or_else(|e| panic!("{e}"));
-        let redis =
-            edgebench::target::connect(&server.endpoint(), std::time::Duration::from_secs(5))
-                .unwrap_or_else(|e| panic!("{e}"));
+        let server = RedisServer::spawn();
+        let redis = server.connect();
         let engine = Engine::new();
         let client = engine.client();
         Diff {
@@ -86,7 +86,7 @@ impl Diff {
                 assert_eq!(
                     sorted(&served),
                     sorted(&real),
-                    "{args:?}: engine through edgebench's RESP server (left) vs redis-server (right)"
+                    "{args:?}: engine through the RESP server (left) vs redis-server (right)"
                 );
             }
         }
@@ -102,17 +102,6 @@ impl Diff {
                 "command #{i} {args:?}: engine (left) vs redis-server (right)"
             );
         }
-    }
-
-    /// Like [`Diff::check`] for one command whose reply is an array in no defined order
-    /// (SMEMBERS, KEYS, HGETALL...): compares the sorted elements.
-    pub fn check_unordered(&mut self, args: &[&str]) {
-        let (real, ours) = self.both(args);
-        assert_eq!(
-            sorted(&ours),
-            sorted(&real),
-            "{args:?}: engine (left) vs redis-server (right)"
-        );
     }
 }
 

@@ -1,14 +1,13 @@
-//! edgebench's RESP server started inside a test's runtime (on `127.0.0.1:0` or a socket
-//! in a temp dir), and a raw connection to it that asserts exact reply bytes: shared by
-//! `tests/server.rs` and `tests/server_blocking.rs`.
+//! The RESP server started inside a test's runtime (on `127.0.0.1:0` or a socket in a temp
+//! dir), and a raw connection to it that asserts exact reply bytes: shared by
+//! [`crate::resp_server`] and [`crate::resp_server_blocking`].
 
 use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use edgebench::engine::Engine;
-use edgebench::server::{self, Listener, ServerConfig};
-use edgebench::target::Endpoint;
+use edgebench_engine::engine::Engine;
+use edgebench_engine::server::{self, Address, Listener, ServerConfig};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpStream, UnixStream};
 use tokio::sync::oneshot;
@@ -122,7 +121,7 @@ pub const TRANSPORTS: [Transport; 2] = [Transport::Tcp, Transport::Unix];
 
 /// A server running inside the test's runtime.
 pub struct TestServer {
-    pub endpoint: Endpoint,
+    pub endpoint: Address,
     shutdown: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<io::Result<()>>>,
     _dir: tempfile::TempDir,
@@ -158,10 +157,8 @@ impl TestServer {
 
     pub async fn try_connect(&self) -> io::Result<Conn> {
         Ok(match &self.endpoint {
-            Endpoint::Tcp { host, port } => {
-                Conn(Box::new(TcpStream::connect((host.as_str(), *port)).await?))
-            }
-            Endpoint::Unix(path) => Conn(Box::new(UnixStream::connect(path).await?)),
+            Address::Tcp(addr) => Conn(Box::new(TcpStream::connect(addr).await?)),
+            Address::Unix(path) => Conn(Box::new(UnixStream::connect(path).await?)),
         })
     }
 
@@ -171,8 +168,8 @@ impl TestServer {
 
     pub fn socket_path(&self) -> Option<PathBuf> {
         match &self.endpoint {
-            Endpoint::Unix(path) => Some(path.clone()),
-            Endpoint::Tcp { .. } => None,
+            Address::Unix(path) => Some(path.clone()),
+            Address::Tcp(_) => None,
         }
     }
 
@@ -203,7 +200,7 @@ pub fn resp(args: &[&[u8]]) -> Vec<u8> {
 impl TestServer {
     /// A handle on a server running elsewhere (e.g. a real redis-server), to connect to it
     /// the same way; there is nothing to stop.
-    pub fn elsewhere(endpoint: Endpoint) -> TestServer {
+    pub fn elsewhere(endpoint: Address) -> TestServer {
         TestServer {
             endpoint,
             shutdown: None,
