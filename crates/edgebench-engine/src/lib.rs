@@ -2,12 +2,17 @@
 //! with Redis 7.0's replies and error texts byte for byte; the same engine can be served to
 //! any Redis client over TCP or a Unix socket.
 //!
-//! Layers, each knowing only the ones below it (mini-redis's shape):
+//! A request flows through four layers and its reply flows back (mini-redis's shape):
 //!
 //! ```text
-//! bytes → frame → command → keyspace
-//! server  resp    engine::cmd  engine::keyspace, engine::types
+//! bytes     server          sockets, batches of pipelined requests (feature `server`)
+//! frame     resp            requests parsed into argument lists; Reply values encoded
+//! command   engine::cmd     one file per command family: parse arguments, run, reply
+//! keyspace  engine::keyspace, engine::types    sharded databases, typed values, TTLs
 //! ```
+//!
+//! Imports point one way, `server → engine → resp`: the codec imports nothing of the crate,
+//! and the engine nothing of the server.
 //!
 //! - [`resp`], at the bottom: the RESP codec. Requests are parsed from bytes into frames
 //!   (argument lists), replies are values ([`Reply`]) encoded as RESP2 or RESP3 bytes. It

@@ -1,8 +1,8 @@
 //! RESP, the Redis serialization protocol, at the bottom of the crate: requests in
 //! ([`parse`]: arrays of bulk strings and inline commands, incrementally, without copying
 //! arguments), replies as values ([`Reply`], in RESP3's vocabulary) and replies out
-//! ([`encode`]: a [`Reply`] as RESP2 or RESP3 bytes); [`scan`] checks where a reply ends in
-//! bytes read from a server, for clients.
+//! ([`encode`](mod@encode): a [`Reply`] as RESP2 or RESP3 bytes); [`scan`] checks where a
+//! reply ends in bytes read from a server, for clients.
 //!
 //! This module knows nothing above it: the engine produces [`Reply`] values and the server
 //! parses and encodes with this module. Requests look the same whatever protocol a client

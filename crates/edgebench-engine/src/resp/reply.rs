@@ -1,12 +1,13 @@
-//! A command's reply, before any encoding: the RESP2 and RESP3 writers ([`super::encode`])
-//! and the in-process `redis::Value` conversion (feature `redis-rs`) all read this one type.
-//! It lives with the codec, beneath the engine, so the codec needs nothing from above it.
+//! A command's reply, before any encoding: the RESP2 and RESP3 writers
+//! ([`encode`](mod@super::encode)) and the in-process `redis::Value` conversion (feature
+//! `redis-rs`) all read this one type. It lives with the codec, beneath the engine, so the
+//! codec needs nothing from above it.
 
 use std::borrow::Cow;
 
 /// A reply, in RESP3's vocabulary. RESP2 clients get the RESP2 equivalent of each kind
-/// (see [`super::encode`]): maps and sets flatten to arrays, doubles become bulk strings,
-/// booleans integers and nulls `$-1`/`*-1`.
+/// (see [`encode`](mod@super::encode)): maps and sets flatten to arrays, doubles become bulk
+/// strings, booleans integers and nulls `$-1`/`*-1`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
     /// `+OK` and friends.
