@@ -15,19 +15,20 @@
 //! - [`results`]: the plain-data results model.
 //! - [`report`]: exporters (benchtomd markdown, Go bench text, percentiles, CSV, JSON).
 //! - [`config`] and [`cli`]: the two-stage command line.
+//! - [`engine`], [`resp`] and [`server`]: the embedded engine, the RESP codec and the RESP
+//!   server, from the `edgebench-engine` crate (`crates/edgebench-engine`), re-exported here.
 
 pub mod app;
 pub mod cli;
 pub mod config;
-pub mod engine;
 pub mod kv;
 pub mod model;
 pub mod perf;
 pub mod report;
-pub mod resp;
 pub mod results;
 pub mod runner;
-pub mod server;
 pub mod store;
 pub mod target;
 pub mod workload;
+
+pub use edgebench_engine::{engine, resp, server};

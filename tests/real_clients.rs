@@ -115,7 +115,7 @@ fn endpoint_args(endpoint: &Endpoint) -> Vec<String> {
 /// Our server, on its own engine, inside this process.
 fn our_server(listen: Listen) -> (ServerHandle, Engine) {
     let engine = Engine::new();
-    let server = spawn_in_background(listen, engine.clone())
+    let server = spawn_in_background(listen.into(), engine.clone())
         .unwrap_or_else(|e| panic!("cannot start the edgebench server on {listen:?}: {e}"));
     (server, engine)
 }
@@ -173,7 +173,7 @@ mod redis_cli {
                 "{name} {protocol}: redis-server printed {lines} lines for {commands} commands"
             );
             for ours in [&ours_unix, &ours_tcp] {
-                let endpoint = ours.endpoint();
+                let endpoint: Endpoint = ours.endpoint().into();
                 flushall(&endpoint);
                 let got = redis_cli(&endpoint, protocol, &script);
                 assert!(
@@ -323,7 +323,7 @@ mod redis_benchmark {
 
     fn check_benchmark(listen: Listen) {
         let (server, engine) = our_server(listen);
-        let endpoint = server.endpoint();
+        let endpoint: Endpoint = server.endpoint().into();
         let mut args: Vec<String> = ["-t", TESTS, "-n", &REQUESTS.to_string(), "-c", "10"]
             .iter()
             .map(|s| s.to_string())

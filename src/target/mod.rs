@@ -76,6 +76,19 @@ impl Endpoint {
     }
 }
 
+/// Where edgebench's own RESP server listens, as a target's endpoint.
+impl From<crate::server::Address> for Endpoint {
+    fn from(address: crate::server::Address) -> Endpoint {
+        match address {
+            crate::server::Address::Tcp(addr) => Endpoint::Tcp {
+                host: addr.ip().to_string(),
+                port: addr.port(),
+            },
+            crate::server::Address::Unix(path) => Endpoint::Unix(path),
+        }
+    }
+}
+
 impl fmt::Display for Endpoint {
     /// As a URL that [`parse_targets`] accepts: `redis://HOST:PORT` or `redis+unix:///PATH`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -234,14 +247,14 @@ impl Target {
                     } else {
                         Listen::Unix
                     };
-                    let handle = crate::server::spawn_in_background(listen, Engine::new())
+                    let handle = crate::server::spawn_in_background(listen.into(), Engine::new())
                         .map_err(|e| TargetError::Connect {
                             name: spec.name.clone(),
                             endpoint: "in-process RESP server".to_string(),
                             reason: format!("cannot start it: {e}"),
                         })?;
                     Backend::Redis {
-                        endpoint: handle.endpoint(),
+                        endpoint: handle.endpoint().into(),
                         owner: Owner::Served {
                             _handle: Box::new(handle),
                         },

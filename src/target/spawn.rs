@@ -54,6 +54,17 @@ pub enum Listen {
     Unix,
 }
 
+/// The same choice for edgebench's own RESP server: a free TCP port on 127.0.0.1, or a Unix
+/// socket in a temporary directory of its own.
+impl From<Listen> for crate::server::Bind {
+    fn from(listen: Listen) -> crate::server::Bind {
+        match listen {
+            Listen::Tcp => crate::server::Bind::Tcp(([127, 0, 0, 1], 0).into()),
+            Listen::Unix => crate::server::Bind::TempUnixSocket,
+        }
+    }
+}
+
 /// Why a server could not be spawned. Each message is one line that names the fix.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

@@ -9,10 +9,8 @@
 #![allow(dead_code)]
 
 pub mod cluster;
-pub mod diff;
 pub mod mongo;
 pub mod postgres;
-pub mod served;
 pub mod sqlite;
 
 use std::any::Any;

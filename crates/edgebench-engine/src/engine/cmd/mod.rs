@@ -1,0 +1,390 @@
+//! The command table and dispatch: one file per command family, each exporting
+//! `COMMANDS: &[Spec]`.
+//!
+//! A [`Spec`] says what Redis's command table says: the name, the arity (positive = exactly,
+//! negative = at least, counting the name), which arguments are keys (so [`execute`] locks
+//! exactly their shards before `run`), and whether the command writes. `run` parses the
+//! arguments, calls typed operations on [`Locked`](crate::engine::Locked) and returns the
+//! reply; a `CmdError` becomes the error reply with Redis's exact text.
+
+pub mod hash;
+pub mod keys;
+pub mod list;
+pub mod server;
+pub mod set;
+pub mod stream;
+pub mod strings;
+pub mod tx;
+pub mod zset;
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::OnceLock;
+
+use super::{Client, CmdError, Engine, Locked, Reply};
+
+/// Commands format doubles as replies carry them (INCRBYFLOAT, ZSCORE in RESP2...).
+pub use crate::resp::format_f64;
+
+/// Which arguments of a command are keys.
+#[derive(Debug, Clone, Copy)]
+pub enum KeySpec {
+    /// No key (PING, CLIENT, ...).
+    None,
+    /// Keys at `first`, `first + step`, ... up to `last` (negative counts from the end: -1 is
+    /// the last argument), as in Redis's legacy key specs. Index 0 is the command name.
+    Range {
+        /// First key index.
+        first: usize,
+        /// Last key index; negative from the end.
+        last: isize,
+        /// Distance between keys (2 for MSET key value key value).
+        step: usize,
+    },
+    /// The whole database (KEYS, SCAN, FLUSHDB, DBSIZE, RANDOMKEY).
+    All,
+    /// Computed from the arguments (ZUNIONSTORE's numkeys, XREAD's STREAMS, ...): returns
+    /// the key arguments' indices.
+    Custom(fn(&[&[u8]]) -> Vec<usize>),
+}
+
+/// A command-table entry.
+#[derive(Debug, Clone, Copy)]
+pub struct Spec {
+    /// Lowercase name.
+    pub name: &'static str,
+    /// Redis arity: `n` exactly n arguments (with the name), `-n` at least n.
+    pub arity: i32,
+    /// Which arguments are keys.
+    pub keys: KeySpec,
+    /// Whether it may modify the keyspace (COMMAND INFO's `write` flag).
+    pub write: bool,
+    /// Runs the command.
+    pub run: fn(&mut Ctx<'_, '_>, &[&[u8]]) -> Result<Reply, CmdError>,
+}
+
+/// The key spec of commands whose only key is the first argument.
+pub const ONE_KEY: KeySpec = KeySpec::Range {
+    first: 1,
+    last: 1,
+    step: 1,
+};
+
+/// The key spec of commands whose first two arguments are keys (RENAME, LMOVE, ...).
+pub const TWO_KEYS: KeySpec = KeySpec::Range {
+    first: 1,
+    last: 2,
+    step: 1,
+};
+
+/// The key spec of commands whose every argument is a key (DEL, EXISTS, SINTER, ...).
+pub const ALL_ARGS: KeySpec = KeySpec::Range {
+    first: 1,
+    last: -1,
+    step: 1,
+};
+
+/// A table entry, positionally (the families' tables read best one line per command).
+pub const fn spec(
+    name: &'static str,
+    arity: i32,
+    keys: KeySpec,
+    write: bool,
+    run: fn(&mut Ctx<'_, '_>, &[&[u8]]) -> Result<Reply, CmdError>,
+) -> Spec {
+    Spec {
+        name,
+        arity,
+        keys,
+        write,
+        run,
+    }
+}
+
+impl Spec {
+    /// The indices of the key arguments in `args`.
+    pub fn key_indices(&self, args: &[&[u8]]) -> Vec<usize> {
+        match self.keys {
+            KeySpec::None | KeySpec::All => Vec::new(),
+            KeySpec::Range { first, last, step } => {
+                range_positions(args.len(), first, last, step).collect()
+            }
+            KeySpec::Custom(f) => f(args).into_iter().filter(|&i| i < args.len()).collect(),
+        }
+    }
+}
+
+/// The key positions of a [`KeySpec::Range`] in a request of `argc` arguments.
+fn range_positions(
+    argc: usize,
+    first: usize,
+    last: isize,
+    step: usize,
+) -> impl Iterator<Item = usize> {
+    let last = if last < 0 { argc as isize + last } else { last };
+    // An empty range when the request ends before `first`.
+    let end = if last < first as isize {
+        first
+    } else {
+        (last as usize + 1).min(argc).max(first)
+    };
+    (first..end).step_by(step.max(1))
+}
+
+/// What a running command sees.
+pub struct Ctx<'e, 'l> {
+    /// The engine (for INFO, the clock, other databases).
+    pub engine: &'e Engine,
+    /// The calling client.
+    pub client: &'e mut Client,
+    /// The shards the command holds.
+    pub ks: Locked<'l>,
+}
+
+/// The command table: every spec once, and each name's position in it. The position is a
+/// command's index into per-command arrays (INFO commandstats' call counters), so counting a
+/// call is an array access rather than a second hash lookup.
+struct Table {
+    specs: Vec<&'static Spec>,
+    by_name: HashMap<&'static str, usize, foldhash::fast::RandomState>,
+}
+
+fn table() -> &'static Table {
+    static TABLE: OnceLock<Table> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let families: [&'static [Spec]; 9] = [
+            strings::COMMANDS,
+            keys::COMMANDS,
+            hash::COMMANDS,
+            set::COMMANDS,
+            zset::COMMANDS,
+            list::COMMANDS,
+            stream::COMMANDS,
+            server::COMMANDS,
+            tx::COMMANDS,
+        ];
+        let mut specs: Vec<&'static Spec> = Vec::new();
+        let mut by_name = HashMap::with_hasher(foldhash::fast::RandomState::default());
+        for spec in families.iter().flat_map(|f| f.iter()) {
+            // A name listed twice keeps its last spec, as the name → spec map always did.
+            match by_name.get(spec.name) {
+                Some(&i) => specs[i] = spec,
+                None => {
+                    by_name.insert(spec.name, specs.len());
+                    specs.push(spec);
+                }
+            }
+        }
+        Table { specs, by_name }
+    })
+}
+
+/// Every command in the table (COMMAND, COMMAND COUNT), in table order: the `n`th is the
+/// command whose index [`lookup_indexed`] gives as `n`.
+pub fn all_commands() -> impl Iterator<Item = &'static Spec> {
+    table().specs.iter().copied()
+}
+
+/// The spec of a command name, any case.
+pub fn lookup(name: &[u8]) -> Option<&'static Spec> {
+    lookup_indexed(name).map(|(_, spec)| spec)
+}
+
+/// The spec of a command name, any case, with its index in [`all_commands`].
+pub(crate) fn lookup_indexed(name: &[u8]) -> Option<(usize, &'static Spec)> {
+    let mut buf = [0u8; 32];
+    let lower = buf.get_mut(..name.len())?;
+    for (d, s) in lower.iter_mut().zip(name) {
+        *d = s.to_ascii_lowercase();
+    }
+    let name = std::str::from_utf8(lower).ok()?;
+    let table = table();
+    let &i = table.by_name.get(name)?;
+    Some((i, table.specs[i]))
+}
+
+fn arity_ok(arity: i32, argc: usize) -> bool {
+    if arity >= 0 {
+        argc == arity as usize
+    } else {
+        argc >= arity.unsigned_abs() as usize
+    }
+}
+
+/// Redis's reply to a command it does not know.
+pub fn unknown_command(args: &[&[u8]]) -> Reply {
+    let name = String::from_utf8_lossy(&args[0][..args[0].len().min(128)]).into_owned();
+    let mut rest = String::new();
+    for a in &args[1..] {
+        if rest.len() >= 128 {
+            break;
+        }
+        let room = 128 - rest.len();
+        let a = String::from_utf8_lossy(&a[..a.len().min(room)]).into_owned();
+        rest.push('\'');
+        rest.push_str(&a);
+        rest.push_str("' ");
+    }
+    Reply::Error(format!("ERR unknown command '{name}', with args beginning with: {rest}").into())
+}
+
+/// Executes one command (see [`Engine::execute`]).
+pub fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
+    engine
+        .inner()
+        .stats
+        .commands
+        .fetch_add(1, Ordering::Relaxed);
+    if args.is_empty() {
+        return Reply::err("ERR empty command");
+    }
+    let Some((index, spec)) = lookup_indexed(args[0]) else {
+        if client.in_multi() {
+            client.multi_dirty = true;
+        }
+        return unknown_command(args);
+    };
+    if !arity_ok(spec.arity, args.len()) {
+        if client.in_multi() {
+            client.multi_dirty = true;
+        }
+        return CmdError::Arity(spec.name.to_string()).into();
+    }
+    // Redis checks authentication after the command's name and arity.
+    if !client.authenticated
+        && !server::runs_before_auth(spec)
+        && engine.inner().server.requires_auth()
+    {
+        if client.in_multi() {
+            client.multi_dirty = true;
+        }
+        return Reply::err(server::NOAUTH);
+    }
+    if client.in_multi() && !tx::runs_inside_multi(spec) {
+        if let Some(queue) = client.multi.as_mut() {
+            queue.push(args.iter().map(|a| a.to_vec()).collect());
+        }
+        return Reply::queued();
+    }
+    engine.inner().server.count_call(index);
+    run(engine, client, spec, args)
+}
+
+/// Locks what `spec` declares and runs it.
+pub fn run(engine: &Engine, client: &mut Client, spec: &Spec, args: &[&[u8]]) -> Reply {
+    let db = engine.db(client.db);
+    let now = engine.now_ms();
+    let ks = match spec.keys {
+        KeySpec::All => db.lock_all(now),
+        KeySpec::None => db.lock_indices(&[], now),
+        // The common case, without collecting the positions first.
+        KeySpec::Range { first, last, step } => db.lock(
+            range_positions(args.len(), first, last, step).map(|i| args[i]),
+            now,
+        ),
+        KeySpec::Custom(_) => {
+            let idx = spec.key_indices(args);
+            db.lock(idx.iter().map(|&i| args[i]), now)
+        }
+    };
+    let mut ctx = Ctx { engine, client, ks };
+    (spec.run)(&mut ctx, args).unwrap_or_else(Reply::from)
+}
+
+// ---- argument parsing shared by the families ----
+
+/// Parses a Redis integer argument (`ERR value is not an integer or out of range`).
+pub fn parse_i64(arg: &[u8]) -> Result<i64, CmdError> {
+    std::str::from_utf8(arg)
+        .ok()
+        // Redis's string2ll: no sign but '-', no leading zeros, no "-0".
+        .filter(|s| {
+            !s.starts_with('+') && (s.len() == 1 || !s.starts_with('0')) && !s.starts_with("-0")
+        })
+        .and_then(|s| s.parse::<i64>().ok())
+        .ok_or(CmdError::NotInteger)
+}
+
+/// Parses a Redis float argument as Redis's `string2d` does (`strtod` of the whole argument):
+/// decimal or hexadecimal (`0x1p-2`), `inf`/`infinity` with a sign; not NaN, not leading or
+/// trailing spaces, and not a value that overflows to infinity or underflows to zero (C's
+/// ERANGE), which Redis rejects.
+pub fn parse_f64(arg: &[u8]) -> Result<f64, CmdError> {
+    let s = std::str::from_utf8(arg).map_err(|_| CmdError::NotFloat)?;
+    // Rust's parser reads C's decimal and inf/infinity/nan forms (any case), correctly
+    // rounded; strtod's hexadecimal form takes the slow path.
+    let v = match s.parse::<f64>() {
+        Ok(v) => {
+            let body = s.trim_start_matches(['+', '-']);
+            let literal_inf =
+                body.eq_ignore_ascii_case("inf") || body.eq_ignore_ascii_case("infinity");
+            let mantissa = body.split(['e', 'E']).next().unwrap_or("");
+            let overflow = v.is_infinite() && !literal_inf;
+            let underflow = v == 0.0 && mantissa.bytes().any(|c| matches!(c, b'1'..=b'9'));
+            if v.is_nan() || overflow || underflow {
+                return Err(CmdError::NotFloat);
+            }
+            v
+        }
+        // Rejects overflow and underflow itself.
+        Err(_) => strings::cfloat::parse_c_double(arg).ok_or(CmdError::NotFloat)?,
+    };
+    Ok(v)
+}
+
+/// Case-insensitive comparison of an argument with an ASCII keyword.
+pub fn is(arg: &[u8], keyword: &str) -> bool {
+    arg.eq_ignore_ascii_case(keyword.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_parse_like_redis() {
+        assert_eq!(parse_i64(b"42"), Ok(42));
+        assert_eq!(parse_i64(b"-7"), Ok(-7));
+        assert_eq!(parse_i64(b"0"), Ok(0));
+        for bad in [
+            &b"+1"[..],
+            b"01",
+            b"1.0",
+            b"",
+            b" 1",
+            b"-0",
+            b"9223372036854775808",
+        ] {
+            assert_eq!(parse_i64(bad), Err(CmdError::NotInteger), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn unknown_command_text_is_redis_7s() {
+        assert_eq!(
+            unknown_command(&[b"FOO", b"a", b"b"]),
+            Reply::err("ERR unknown command 'FOO', with args beginning with: 'a' 'b' ")
+        );
+        assert_eq!(
+            unknown_command(&[b"foo"]),
+            Reply::err("ERR unknown command 'foo', with args beginning with: ")
+        );
+    }
+
+    #[test]
+    fn key_specs_pick_the_key_arguments() {
+        let spec = Spec {
+            name: "mset",
+            arity: -3,
+            keys: KeySpec::Range {
+                first: 1,
+                last: -1,
+                step: 2,
+            },
+            write: true,
+            run: |_, _| Ok(Reply::ok()),
+        };
+        let args: [&[u8]; 5] = [b"mset", b"a", b"1", b"b", b"2"];
+        assert_eq!(spec.key_indices(&args), vec![1, 3]);
+    }
+}

@@ -1,0 +1,28 @@
+//! The engine's integration tests, in one binary (ripgrep's shape: every integration binary
+//! links the whole dependency tree, and linking is most of CI's time).
+//!
+//! - One module per command family (`hash`, `keys`, `list`, `set`, `stream`, `strings`,
+//!   `tx`, `zset`, and `server` for connection and server commands): the engine's typed API,
+//!   and the same commands sent to a real `redis-server`, to the engine in-process and to the
+//!   engine behind the RESP server, whose replies must be equal ([`support::diff`]).
+//! - `list_props`: list commands against a model, by proptest.
+//! - `resp_server` and `resp_server_blocking`: the RESP server on the wire, exact reply bytes.
+//!
+//! They need `redis-server` on `PATH` (or `EDGEBENCH_REDIS_SERVER`), and fail without it.
+//! proptest keeps the failures it found in `tests/proptest-regressions/` (its default place
+//! for a test binary with a `main.rs`).
+
+mod support;
+
+mod hash;
+mod keys;
+mod list;
+mod list_props;
+mod resp_server;
+mod resp_server_blocking;
+mod server;
+mod set;
+mod stream;
+mod strings;
+mod tx;
+mod zset;

@@ -1,0 +1,26 @@
+//! What the engine's integration tests share: a private `redis-server` to compare with
+//! ([`redis_server`]), the three-way differential harness ([`diff`]), a RESP server inside a
+//! test's runtime with a raw connection that checks reply bytes ([`served`]), and redis-rs
+//! connections to any of them ([`connect`]).
+//!
+//! Every server a test starts is its own (a Unix socket in a temp dir, or 127.0.0.1:0), so
+//! tests run in parallel without seeing each other's data. A missing `redis-server` fails the
+//! tests that need it, with the fix; it never skips them.
+
+pub mod diff;
+pub mod redis_server;
+pub mod served;
+
+use std::time::Duration;
+
+use edgebench_engine::server::Address;
+use redis::{ConnectionAddr, IntoConnectionInfo, RedisResult};
+
+/// A redis-rs connection to the server at `address`.
+pub fn connect(address: &Address, timeout: Duration) -> RedisResult<redis::Connection> {
+    let addr = match address {
+        Address::Tcp(addr) => ConnectionAddr::Tcp(addr.ip().to_string(), addr.port()),
+        Address::Unix(path) => ConnectionAddr::Unix(path.clone()),
+    };
+    redis::Client::open(addr.into_connection_info()?)?.get_connection_with_timeout(timeout)
+}
