@@ -1,84 +1,9 @@
-//! Helpers shared by the integration tests: bringing up a backend under test and keeping it
-//! alive for exactly one test.
-//!
-//! Every backend a test opens is its own: a spawned server on a free port or a private
-//! socket, so tests run in parallel without seeing each other's data. CI needs the servers
-//! installed, and a missing server fails the test with the fix rather than skipping it.
+//! Helpers of the engine and RESP-server tests (`engine_*.rs`, `server*.rs`), which are moving
+//! to the engine's own crate; the other integration tests' helpers are in `tests/it/common/`.
 
-// Each integration-test crate compiles this module and uses only part of it.
-#![allow(dead_code)]
-
-pub mod cluster;
+// Each of those test binaries uses only one of these two modules. Temporary: this file goes
+// when they move.
+#[allow(dead_code)]
 pub mod diff;
-pub mod mongo;
-pub mod postgres;
+#[allow(dead_code)]
 pub mod served;
-pub mod sqlite;
-
-use std::any::Any;
-
-use edgebench::engine::Engine;
-use edgebench::store::engine::EngineStore;
-use edgebench::store::CoreData;
-use edgebench::target::{parse_targets, redis_server_on_path, Target};
-
-/// A store under test, and whatever must outlive it (a spawned server, a temp directory).
-pub struct Backend {
-    // Declared first so it drops first: the connection closes before its server stops.
-    store: Box<dyn CoreData>,
-    _guard: Box<dyn Any>,
-}
-
-impl Backend {
-    /// A backend whose `store` stays usable while `guard` lives.
-    pub fn new(store: Box<dyn CoreData>, guard: impl Any) -> Self {
-        Backend {
-            store,
-            _guard: Box::new(guard),
-        }
-    }
-
-    /// The store; it starts empty.
-    pub fn store(&mut self) -> &mut dyn CoreData {
-        &mut *self.store
-    }
-}
-
-/// A fresh `redis-server` started the way a run starts it (`target` is a `--target` item,
-/// e.g. `redis-tcp`), with a store on it. Stopped when the backend drops.
-pub fn spawned_redis(target: &str) -> Backend {
-    require_redis_server();
-    let target = start(target);
-    let store = target.open_store().unwrap_or_else(|e| panic!("{e}"));
-    Backend::new(store, target)
-}
-
-/// A store on a fresh target that needs no external server (`embedded`, `embedded-tcp`,
-/// `embedded-uds`: each its own engine). Stopped when the backend drops.
-pub fn in_process(target: &str) -> Backend {
-    let target = start(target);
-    let store = target.open_store().unwrap_or_else(|e| panic!("{e}"));
-    Backend::new(store, target)
-}
-
-/// The `Embedded_Direct` store on a fresh engine of its own (database 0).
-pub fn engine_direct() -> Backend {
-    let store = EngineStore::new(Engine::new(), 0);
-    Backend::new(Box::new(store), ())
-}
-
-/// Starts the target that the `--target` item `item` names.
-pub fn start(item: &str) -> Target {
-    let specs = parse_targets(&[item.to_string()]).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(specs.len(), 1, "{item:?} names {} targets", specs.len());
-    Target::start(&specs[0]).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// Fails (CI must not silently skip the Redis suite) when no redis-server can be spawned.
-pub fn require_redis_server() {
-    assert!(
-        redis_server_on_path(),
-        "redis-server not found on PATH: install it (apt-get install redis-server) or set \
-         EDGEBENCH_REDIS_SERVER to its path; these tests fail rather than skip without it"
-    );
-}
