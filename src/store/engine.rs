@@ -869,7 +869,7 @@ impl Batch {
 mod tests {
     //! What the conformance suite cannot see: the keys and bytes this store leaves in the
     //! keyspace (the Redis store's layout), and that concurrent writers keep the indexes
-    //! right. The results themselves are checked by `tests/conformance.rs`.
+    //! right. The results themselves are checked by `tests/it/conformance.rs`.
 
     use std::collections::BTreeSet;
 

@@ -3,7 +3,7 @@
 //! [`CoreData`] carries the event and reading methods of the 2018 EdgeX `DBClient`
 //! (`../shared/reference/edgex-core-data.md` §1). Every backend (Redis over any transport,
 //! the embedded engine, the document stores) implements it, and the same conformance suite
-//! (`tests/conformance.rs`) checks that the same calls give the same results everywhere.
+//! (`tests/it/conformance.rs`) checks that the same calls give the same results everywhere.
 //!
 //! The trait is synchronous and takes `&mut self`: one store value is one client connection,
 //! used by one thread. Concurrent runs open one store per worker (a [`crate::target::Target`]

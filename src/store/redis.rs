@@ -503,7 +503,7 @@ fn backend(e: RedisError) -> StoreError {
 mod tests {
     //! The wire shape of the store's calls, against a recording connection: which commands,
     //! in how many round trips. The results themselves are checked against real servers by
-    //! `tests/conformance.rs`.
+    //! `tests/it/conformance.rs`.
 
     use std::collections::VecDeque;
 

@@ -3,8 +3,6 @@
 //! queue order), `&` groups really run at the same time, results files are written whole, and
 //! the CLI refuses what it cannot do with one line.
 
-mod common;
-
 use std::io::Write;
 use std::path::Path;
 use std::process::Command;
@@ -16,6 +14,8 @@ use edgebench::engine::{Engine, EngineConnection};
 use edgebench::perf::run::{run_group_test, Connector};
 use edgebench::perf::{GroupTestConfig, Properties};
 use redis::ConnectionLike;
+
+use crate::common;
 
 fn config(text: &str) -> GroupTestConfig {
     let props = Properties::parse(text, "test.properties").unwrap_or_else(|e| panic!("{e}"));

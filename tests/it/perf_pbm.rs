@@ -3,8 +3,6 @@
 //! GroupSummary values and missing-data counts of `tx`, its atomicity under a concurrent
 //! writer, the results files' shape and their CSVs, and the CLI's one-line errors.
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::AtomicBool;
@@ -18,6 +16,8 @@ use edgebench::perf::tx::{group_summary_tx, run_tx, TxOutcome};
 use edgebench::perf::{PbmTest, PbmTestConfig, Properties};
 use edgebench::target::Target;
 use redis::{ConnectionLike, RedisResult, Value};
+
+use crate::common;
 
 /// The targets every test runs on. A missing redis-server fails the test.
 const TARGETS: [&str; 3] = ["embedded", "embedded-tcp", "redis-tcp"];

@@ -1,9 +1,7 @@
 //! `edgebench kv --cluster-mode` against a real Redis Cluster of three masters that each test
-//! starts (tests/common/cluster.rs): every key lands on its slot's master, hash tags pin keys
+//! starts (tests/it/common/cluster.rs): every key lands on its slot's master, hash tags pin keys
 //! to one master, `-ASK` is followed with `ASKING`, `-MOVED` refreshes the slot map, and a
 //! target that is not a cluster is one clear line.
-
-mod common;
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -11,7 +9,9 @@ use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use assert_cmd::cargo::cargo_bin;
-use common::cluster::{ClusterNode, RedisCluster};
+
+use crate::common;
+use crate::common::cluster::{ClusterNode, RedisCluster};
 
 fn edgebench(dir: &Path) -> Command {
     let mut cmd = Command::new(cargo_bin("edgebench"));

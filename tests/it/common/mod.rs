@@ -5,9 +5,6 @@
 //! socket, so tests run in parallel without seeing each other's data. CI needs the servers
 //! installed, and a missing server fails the test with the fix rather than skipping it.
 
-// Each integration-test crate compiles this module and uses only part of it.
-#![allow(dead_code)]
-
 pub mod cluster;
 pub mod mongo;
 pub mod postgres;

@@ -8,9 +8,9 @@
 //!
 //! The `redis_layout` module at the end pins what only Redis has: the 2018 key layout.
 
-mod common;
-
 use edgebench::store::CoreData;
+
+use crate::common;
 
 /// One `#[test]` per check; this list is the only one to extend when a check is added.
 macro_rules! conformance_tests {

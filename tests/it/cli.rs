@@ -319,7 +319,7 @@ fn report_benchtomd_reproduces_the_seed_gist_table() {
     assert_eq!(code, 0);
     assert_eq!(
         stdout,
-        include_str!("fixtures/seed-gist-table.md"),
+        include_str!("../fixtures/seed-gist-table.md"),
         "the gist's formatted table, number for number"
     );
     // stdin works too.

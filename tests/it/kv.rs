@@ -3,13 +3,13 @@
 //! exactly the key range, and bad input, a dead server and a server dying mid-run each end in
 //! a clear line.
 
-mod common;
-
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use assert_cmd::cargo::cargo_bin;
 use edgebench::target::Endpoint;
+
+use crate::common;
 
 fn edgebench() -> Command {
     Command::new(cargo_bin("edgebench"))

@@ -2,12 +2,12 @@
 //! kind runs in one table, `--baseline` adds the ratio table, and each run's private database
 //! is gone afterwards.
 
-mod common;
-
 use std::process::Command;
 
 use assert_cmd::cargo::cargo_bin;
 use edgebench::results::RunResults;
+
+use crate::common;
 
 fn edgebench() -> Command {
     Command::new(cargo_bin("edgebench"))

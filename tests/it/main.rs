@@ -1,0 +1,28 @@
+//! The integration tests, in one binary with a module per area (as ripgrep's `tests/` are):
+//! each integration binary links the whole dependency tree, every database driver included,
+//! and building and linking them was most of CI's time. Run one area with
+//! `cargo test --test it kv_cluster::`.
+//!
+//! The tests of every module share this process and run on parallel threads, so none may
+//! touch process-wide state (environment, current directory, signal handlers) or a fixed
+//! port, path or database name: each test brings up its own backends ([`common`]).
+//! `tests/runner_alloc.rs` stays a binary of its own because it installs a counting
+//! `#[global_allocator]`, which would count every other test's allocations too.
+
+mod common;
+
+mod cli;
+mod conformance;
+mod docstores_cli;
+mod kv;
+mod kv_cluster;
+mod kv_gen;
+mod perf_bundle;
+mod perf_config;
+mod perf_db;
+mod perf_pbm;
+mod perf_results;
+mod perf_run;
+mod real_clients;
+mod runner;
+mod workload;
