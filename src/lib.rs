@@ -1,22 +1,37 @@
 //! edgebench: what does it cost to keep edge and IoT data in Redis over TCP, over a Unix
 //! socket, in-process, or in a document store, for your workload?
 //!
-//! Data flows one way through the modules:
+//! Data flows one way through the modules, for every command:
 //!
 //! ```text
-//! cli → config → workload → runner → target / store → results → report (exporters)
+//!            coredata          kv                 perf                serve
+//! cli ─→ config::CoreData  kv::KvConfig      perf::args          config::ServeConfig
+//!   (app/: one module per command wires its own row of this table)
+//! workload  workload::coredata  kv::{keys,data,command}  perf::{config,data}   —
+//! runner    runner (go -bench)  kv::load (memtier)       perf::{run,ingest,tx} server
+//! target ─→ Target::open_store  Target::redis_reach      Target::connector     (engine)
+//! store     store::CoreData     engine / RESP socket     redis-rs connection
+//! results   results::RunResults report::kv::KvResults    perf::results
+//! exporters report::write_all (Exporter)                 perf::{csv,summary}
 //! ```
 //!
+//! - [`app`]: one module per command, and the exit statuses ([`app::Ending`], [`app::Error`]).
+//! - [`cli`] and [`config`]: the two-stage command line (clap strings, then typed config).
 //! - [`model`]: the EdgeX core-data events and readings.
-//! - [`store`]: the [`store::CoreData`] trait and one module per backend.
-//! - [`target`]: what a run talks to (spawned servers, URLs), opening stores on it.
-//! - [`workload`]: the benchmarks (the ten EdgeX core-data benchmarks).
+//! - [`workload`]: the ten EdgeX core-data benchmarks of the 2018 PoC.
+//! - [`kv`]: memtier_benchmark's key-value load; [`perf`]: PadoGrid's perf_test tools.
 //! - [`runner`]: `go test -bench` calibration, HDR latency, allocation counting.
-//! - [`results`]: the plain-data results model.
-//! - [`report`]: exporters (benchtomd markdown, Go bench text, percentiles, CSV, JSON).
-//! - [`config`] and [`cli`]: the two-stage command line.
+//! - [`target`]: the one way any command reaches a server or store: `--target` items, the
+//!   Redis URL parser, spawned servers, and a started [`target::Target`] that opens stores,
+//!   load connections and worker connections.
+//! - [`store`]: the [`store::CoreData`] trait and one module per backend.
+//! - [`results`]: the core-data results model.
+//! - [`report`]: exporters behind one trait (benchtomd markdown, Go bench text, percentiles,
+//!   CSV, JSON; kv's memtier text, markdown and JSON), written through
+//!   [`report::write_all`].
 //! - [`engine`], [`resp`] and [`server`]: the embedded engine, the RESP codec and the RESP
-//!   server, from the `edgebench-engine` crate (`crates/edgebench-engine`), re-exported here.
+//!   server, from the `edgebench-engine` crate (`crates/edgebench-engine`), which knows
+//!   nothing of the rest; re-exported here.
 
 pub mod app;
 pub mod cli;

@@ -1,6 +1,12 @@
 //! The status lines every command prints on stderr: rewritten in place on a terminal,
 //! finished lines otherwise. Writes are best-effort: a closed stderr (`2>&1 | head`) must not
 //! stop a run.
+//!
+//! Why not `indicatif` (yet): what is here is two ANSI sequences (`\r`, erase line) and the
+//! rule of what a log keeps, and both commands need the non-terminal case to print lines that
+//! indicatif hides when stderr is not a terminal (memtier's once-a-second line is part of its
+//! output in CI logs). A bar with an ETA is a feature of its own (issue 14), and that is where
+//! `indicatif` comes in, behind these same two types.
 
 use std::io::Write;
 use std::sync::atomic::Ordering;

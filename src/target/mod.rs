@@ -202,73 +202,72 @@ impl Target {
                 error,
             })
         };
-        let backend =
-            match &spec.kind {
-                TargetKind::SpawnRedisTcp => {
-                    let server = spawn(Listen::Tcp)?;
-                    Backend::Redis {
-                        endpoint: server.endpoint(),
-                        owner: Owner::Spawned(Box::new(server)),
-                    }
+        let backend = match &spec.kind {
+            TargetKind::SpawnRedisTcp => {
+                let server = spawn(Listen::Tcp)?;
+                Backend::Redis {
+                    endpoint: server.endpoint(),
+                    owner: Owner::Spawned(Box::new(server)),
                 }
-                TargetKind::SpawnRedisUds => {
-                    let server = spawn(Listen::Unix)?;
-                    Backend::Redis {
-                        endpoint: server.endpoint(),
-                        owner: Owner::Spawned(Box::new(server)),
-                    }
+            }
+            TargetKind::SpawnRedisUds => {
+                let server = spawn(Listen::Unix)?;
+                Backend::Redis {
+                    endpoint: server.endpoint(),
+                    owner: Owner::Spawned(Box::new(server)),
                 }
-                TargetKind::Redis(endpoint) => Backend::Redis {
-                    endpoint: endpoint.clone(),
-                    owner: Owner::Nobody,
-                },
-                TargetKind::MiniRedis => {
-                    let server = MiniRedis::start().map_err(|e| TargetError::Connect {
+            }
+            TargetKind::Redis(endpoint) => Backend::Redis {
+                endpoint: endpoint.clone(),
+                owner: Owner::Nobody,
+            },
+            TargetKind::MiniRedis => {
+                let server = MiniRedis::start().map_err(|e| TargetError::Connect {
+                    name: spec.name.clone(),
+                    endpoint: "mini-redis on 127.0.0.1".to_string(),
+                    reason: format!("cannot start it: {e}"),
+                })?;
+                Backend::Redis {
+                    endpoint: Endpoint::tcp("127.0.0.1", server.port()),
+                    owner: Owner::MiniRedis { _server: server },
+                }
+            }
+            TargetKind::Embedded => Backend::Engine {
+                engine: Engine::new(),
+                direct: false,
+            },
+            TargetKind::EmbeddedDirect => Backend::Engine {
+                engine: Engine::new(),
+                direct: true,
+            },
+            TargetKind::EmbeddedTcp | TargetKind::EmbeddedUds => {
+                let listen = if spec.kind == TargetKind::EmbeddedTcp {
+                    Listen::Tcp
+                } else {
+                    Listen::Unix
+                };
+                let handle = crate::server::spawn_in_background(listen.into(), Engine::new())
+                    .map_err(|e| TargetError::Connect {
                         name: spec.name.clone(),
-                        endpoint: "mini-redis on 127.0.0.1".to_string(),
+                        endpoint: "in-process RESP server".to_string(),
                         reason: format!("cannot start it: {e}"),
                     })?;
-                    Backend::Redis {
-                        endpoint: Endpoint::tcp("127.0.0.1", server.port()),
-                        owner: Owner::MiniRedis { _server: server },
+                Backend::Redis {
+                    endpoint: handle.endpoint().into(),
+                    owner: Owner::Served {
+                        _handle: Box::new(handle),
+                    },
+                }
+            }
+            TargetKind::Sqlite(_) | TargetKind::Postgres(_) | TargetKind::Mongo { .. } => {
+                Backend::Documents(open_documents(&spec.kind).map_err(|error| {
+                    TargetError::Store {
+                        name: spec.name.clone(),
+                        error,
                     }
-                }
-                TargetKind::Embedded => Backend::Engine {
-                    engine: Engine::new(),
-                    direct: false,
-                },
-                TargetKind::EmbeddedDirect => Backend::Engine {
-                    engine: Engine::new(),
-                    direct: true,
-                },
-                TargetKind::EmbeddedTcp | TargetKind::EmbeddedUds => {
-                    let listen = if spec.kind == TargetKind::EmbeddedTcp {
-                        Listen::Tcp
-                    } else {
-                        Listen::Unix
-                    };
-                    let handle = crate::server::spawn_in_background(listen.into(), Engine::new())
-                        .map_err(|e| TargetError::Connect {
-                            name: spec.name.clone(),
-                            endpoint: "in-process RESP server".to_string(),
-                            reason: format!("cannot start it: {e}"),
-                        })?;
-                    Backend::Redis {
-                        endpoint: handle.endpoint().into(),
-                        owner: Owner::Served {
-                            _handle: Box::new(handle),
-                        },
-                    }
-                }
-                TargetKind::Sqlite(_) | TargetKind::Postgres(_) | TargetKind::Mongo { .. } => {
-                    Backend::Documents(open_documents(&spec.kind).map_err(|error| {
-                        TargetError::Store {
-                            name: spec.name.clone(),
-                            error,
-                        }
-                    })?)
-                }
-            };
+                })?)
+            }
+        };
         let target = Target {
             name: spec.name.clone(),
             backend,

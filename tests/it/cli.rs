@@ -333,6 +333,35 @@ fn report_benchtomd_reproduces_the_seed_gist_table() {
 }
 
 #[test]
+fn report_benchtomd_without_benchmark_lines_says_so_and_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let binary = dir.path().join("binary.dat");
+    std::fs::write(&binary, [0u8, 159, 146, 150, 0xff, b'\n', 7, 7, 7]).unwrap();
+    let prose = dir.path().join("notes.txt");
+    std::fs::write(&prose, "goos: linux\nBenchmarking is fun\nPASS\n").unwrap();
+    for file in [&binary, &prose] {
+        let (code, stdout, stderr) = run(&["report", "benchtomd", file.to_str().unwrap()]);
+        assert_eq!(code, 1, "{stderr}");
+        assert_eq!(stdout, "");
+        assert_eq!(
+            stderr,
+            format!(
+                "edgebench: no Go benchmark lines (BenchmarkName-P  N  T ns/op) in {}: give it \
+                 the output of go test -bench or edgebench coredata --format go\n",
+                file.display()
+            )
+        );
+    }
+    let (code, _, stderr) = run_with(
+        edgebench()
+            .args(["report", "benchtomd"])
+            .stdin(std::fs::File::open(&binary).unwrap()),
+    );
+    assert_eq!(code, 1);
+    assert!(stderr.contains(" in standard input: "), "{stderr}");
+}
+
+#[test]
 fn ctrl_c_keeps_what_finished_and_stops_the_spawned_server() {
     // SIGTERM (timeout(1), docker stop, systemd) stops a run as Ctrl-C does.
     for signal in [libc::SIGINT, libc::SIGTERM] {

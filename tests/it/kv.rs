@@ -782,3 +782,43 @@ fn error_replies_are_counted_as_memtier_counts_them_and_said_on_stderr() {
         "{stderr}"
     );
 }
+
+#[test]
+fn an_ipv6_uri_or_server_reaches_the_server_on_ipv6_loopback() {
+    use edgebench::engine::Engine;
+    use edgebench::server::{spawn_in_background, Address, Bind};
+    let engine = Engine::new();
+    let server = spawn_in_background(Bind::Tcp("[::1]:0".parse().unwrap()), engine.clone())
+        .expect("serve the engine on [::1]");
+    let Address::Tcp(addr) = server.endpoint() else {
+        panic!("a TCP listener");
+    };
+    let port = addr.port().to_string();
+    let uri = format!("redis://[::1]:{port}");
+    for (args, prefix) in [
+        (vec!["-u", uri.as_str()], "v6uri:"),
+        (vec!["-s", "::1", "-p", port.as_str()], "v6flags:"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = run(edgebench()
+            .current_dir(dir.path())
+            .arg("kv")
+            .args(&args)
+            .args(["-t", "1", "-c", "1", "-n", "50", "--ratio", "1:0"])
+            .args(["--key-prefix", prefix, "--hide-histogram"]));
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("edgebench kv: server at redis://[::1]:{port}")),
+            "{stderr}"
+        );
+        let keys = engine.execute(
+            &mut engine.client(),
+            &[b"KEYS", format!("{prefix}*").as_bytes()],
+        );
+        assert!(
+            matches!(&keys, edgebench::engine::Reply::Array(k) if !k.is_empty()),
+            "{args:?}: no {prefix} keys written: {keys:?}"
+        );
+    }
+}

@@ -246,7 +246,8 @@ fn the_cli_prints_the_configuration_without_run_and_refuses_bad_input_in_one_lin
         ),
         (
             vec!["perf", "nope"],
-            "edgebench: unknown perf tool \"nope\"",
+            "edgebench: unknown perf tool \"nope\": use test_group, test_ingestion, test_tx, \
+             create_csv, clean_results or create_group_config",
         ),
         (
             vec!["perf", "test_group", "-prop", bad.to_str().unwrap()],
