@@ -8,9 +8,9 @@
 
 use std::time::Instant;
 
+use super::plan::{ConnPlan, Stop};
 use super::schedule::{Clock, Schedule, MAX_NAP};
 use super::stats::{Live, Outcome, RowMap, Sample, ThreadStats};
-use super::{ConnPlan, Stop};
 use crate::engine::{Engine, Reply};
 use crate::kv::command::RequestBuf;
 use crate::kv::conn_gen::RequestKind;

@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
+use super::plan::{fail, ConnPlan, Stop};
 use super::schedule::{Clock, Schedule, MAX_NAP};
 use super::stats::{Live, Outcome, RowMap, Sample, ThreadStats};
-use super::{fail, ConnPlan, LoadError, Stop};
 use crate::kv::cluster::{self, Redirect, Topology};
 use crate::kv::command::RequestBuf;
 use crate::kv::conn_gen::RequestKind;
@@ -29,9 +29,9 @@ use crate::target::Endpoint;
 
 /// Opens and closes one connection to `endpoint`, within `timeout` (--connection-timeout)
 /// when given, per resolved address as `TcpStream::connect_timeout` allows.
-pub(super) fn probe(endpoint: &Endpoint, timeout: Option<Duration>) -> Result<(), LoadError> {
+pub(super) fn probe(endpoint: &Endpoint, timeout: Option<Duration>) -> io::Result<()> {
     use std::net::ToSocketAddrs as _;
-    let result = match (endpoint, timeout) {
+    match (endpoint, timeout) {
         (Endpoint::Tcp { host, port }, None) => {
             std::net::TcpStream::connect((host.as_str(), *port)).map(drop)
         }
@@ -48,11 +48,7 @@ pub(super) fn probe(endpoint: &Endpoint, timeout: Option<Duration>) -> Result<()
             })
         }
         (Endpoint::Unix(path), _) => std::os::unix::net::UnixStream::connect(path).map(drop),
-    };
-    result.map_err(|error| LoadError::Connect {
-        endpoint: endpoint.to_string(),
-        error,
-    })
+    }
 }
 
 /// What a client thread's connections share: the run's clock and stop flags, the row map,

@@ -10,9 +10,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::args::KvArgs;
+use super::config::Protocol;
 use super::parse::{parse_u32, parse_u64};
 use super::uri::parse_uri;
-use super::Protocol;
 use crate::kv::error::{conflict, invalid, KvConfigError};
 use crate::target::url::UrlAt;
 

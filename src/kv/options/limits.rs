@@ -20,7 +20,7 @@
 //!
 //! Invariant: a refusal names -t, -c, their product, the limit and the fix.
 
-use super::KvConfig;
+use super::config::KvConfig;
 use crate::kv::command::CommandArg;
 use crate::kv::error::{conflict, invalid, KvConfigError};
 use crate::target::{parse_targets, TargetKind};

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use super::args::KvArgs;
-use super::{KvConfig, Requests};
+use super::config::{KvConfig, Requests};
 use crate::kv::data::{DataSize, SizePattern};
 use crate::kv::error::{invalid, KvConfigError};
 

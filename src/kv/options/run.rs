@@ -9,8 +9,8 @@
 use std::time::Duration;
 
 use super::args::KvArgs;
+use super::config::{Ratio, Requests};
 use super::parse::{parse_u32, parse_u64, LONGEST_RUN};
-use super::{Ratio, Requests};
 use crate::kv::error::{conflict, invalid, KvConfigError};
 
 /// The run fields of [`super::KvConfig`], typed.

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::*;
-use crate::kv::data::{DataSize, SizePattern, SizeWeight};
+use crate::kv::data::{DataSize, ExpiryRange, SizePattern, SizeWeight};
 use crate::kv::keys::KeyPattern;
 use clap::Parser;
 
