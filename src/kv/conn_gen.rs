@@ -29,7 +29,8 @@ pub enum RequestKind {
 }
 
 /// Everything one connection needs to produce its requests: its keys, its values and its
-/// operation mix. Built by [`crate::kv::KvConfig::conn_gen`]; owned by one connection, never shared.
+/// operation mix. Built by [`crate::kv::KvConfig::conn_gen`]; owned by one connection,
+/// never shared.
 #[derive(Debug, Clone)]
 pub struct ConnGen {
     pub(crate) keys: KeyGen,

@@ -24,19 +24,19 @@ pub(super) fn commands(
 ) -> Result<(Vec<ArbitraryCommand>, bool), KvConfigError> {
     let mut commands: Vec<ArbitraryCommand> = Vec::new();
     for flag in &a.commands.flags {
-        let preceding = |commands: &mut Vec<ArbitraryCommand>, flag: &str, v: &str| {
-            if commands.is_empty() {
-                return Err(conflict(
+        // A ratio or pattern belongs to the most recent --command (memtier).
+        let preceding = |commands: &[ArbitraryCommand], flag: &str, v: &str| {
+            commands.len().checked_sub(1).ok_or_else(|| {
+                conflict(
                     format!("{flag} {v} before any --command"),
                     "put it after the --command it belongs to",
-                ));
-            }
-            Ok(commands.len() - 1)
+                )
+            })
         };
         match flag {
             CommandFlag::Command(text) => commands.push(ArbitraryCommand::parse(text)?),
             CommandFlag::Ratio(v) => {
-                let i = preceding(&mut commands, "--command-ratio", v)?;
+                let i = preceding(&commands, "--command-ratio", v)?;
                 commands[i].ratio = parse_u32(
                     "--command-ratio",
                     v,
@@ -45,7 +45,7 @@ pub(super) fn commands(
                 )?;
             }
             CommandFlag::KeyPattern(v) => {
-                let i = preceding(&mut commands, "--command-key-pattern", v)?;
+                let i = preceding(&commands, "--command-key-pattern", v)?;
                 commands[i].key_pattern = parse_pattern(
                     "--command-key-pattern",
                     v,
