@@ -14,8 +14,8 @@
 //!   __data__` writes two keys); `__data__` draws a fresh value for every occurrence.
 
 use super::data::DataGen;
+use super::error::KvConfigError;
 use super::keys::{write_decimal, KeyGen, KeyPattern};
-use super::options::KvConfigError;
 
 /// One operation of the SET:GET mix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

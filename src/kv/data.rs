@@ -15,7 +15,7 @@
 
 use std::sync::Arc;
 
-use super::Rng;
+use super::rng::Rng;
 
 /// `--data-size-pattern`: how `--data-size-range` picks a size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -13,7 +13,7 @@
 //! - Writing a key appends to the caller's buffer and never allocates once the buffer has
 //!   room for prefix + 20 digits.
 
-use super::Rng;
+use super::rng::Rng;
 
 /// How one side (or one `--command`) picks key indexes: memtier's `--key-pattern` letters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -23,6 +23,9 @@ struct Figures {
     redirects: Option<(f64, f64)>,
     avg_ms: Option<f64>,
     pct_ms: Vec<Option<f64>>,
+    /// Open loop, when `avg_ms` and `pct_ms` are the corrected figures: the latency from
+    /// the actual send (average, percentiles).
+    from_send: Option<(Option<f64>, Vec<Option<f64>>)>,
     kb: f64,
 }
 
@@ -39,6 +42,7 @@ fn figures(r: &RowStats, secs: f64, counts_hits: bool, percentiles: &[f64]) -> F
             .iter()
             .map(|p| has.then(|| r.latency.value_at_quantile(p / 100.0) as f64 / 1e6))
             .collect(),
+        from_send: None,
         kb: if secs > 0.0 {
             (r.bytes_tx + r.bytes_rx) as f64 / 1024.0 / secs
         } else {
@@ -74,11 +78,16 @@ pub fn header(cfg: &KvConfig) -> String {
     out
 }
 
-/// The `ALL STATS` table (or another `title`, as `BEST RUN RESULTS`).
+/// The `ALL STATS` table (or another `title`, as `BEST RUN RESULTS`). In open loop
+/// (`--rate`, `--rate-limiting`) memtier's latency columns hold the coordinated-omission
+/// corrected latency, from each request's intended send time, as [`markdown`] and
+/// [`loop_note`] say, and a column per figure beside them gives the latency from the actual
+/// send (memtier's meaning) under "from send" names. Closed loop is memtier's table exactly.
 pub fn all_stats(cfg: &KvConfig, result: &LoadResult, title: &str) -> String {
     let secs = result.elapsed.as_secs_f64();
     let pcts = &cfg.print_percentiles;
     let cluster = cfg.cluster_mode;
+    let open = result.rate.is_some();
     let mut head = format!(
         "{:<6}{:>14}{:>13}{:>13}",
         "Type", "Ops/sec", "Hits/sec", "Misses/sec"
@@ -91,6 +100,21 @@ pub fn all_stats(cfg: &KvConfig, result: &LoadResult, title: &str) -> String {
     for p in pcts {
         let _ = write!(head, "{:>16}", format!("{} Latency", pct_label(*p)));
     }
+    // Open loop: memtier's latency columns hold the corrected figures (from the intended
+    // send); these columns beside them hold memtier's own meaning, from the actual send.
+    let from_send_widths: Vec<usize> = if open {
+        let labels = std::iter::once("Avg. from send".to_string())
+            .chain(pcts.iter().map(|p| format!("{} from send", pct_label(*p))));
+        labels
+            .map(|label| {
+                let w = (label.len() + 2).max(16);
+                let _ = write!(head, "{label:>w$}");
+                w
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let _ = write!(head, "{:>13} ", "KB/sec");
     let width = head.len();
     let mut out = String::new();
@@ -120,12 +144,28 @@ pub fn all_stats(cfg: &KvConfig, result: &LoadResult, title: &str) -> String {
         for p in &f.pct_ms {
             out.push_str(&opt(*p, 16, 5));
         }
+        if let Some((avg, pct)) = &f.from_send {
+            let values = std::iter::once(avg).chain(pct);
+            for (v, w) in values.zip(&from_send_widths) {
+                out.push_str(&opt(*v, *w, 5));
+            }
+        }
         let _ = writeln!(out, "{:>13.2} ", f.kb);
+    };
+    // Open loop: lead with the corrected latency, keep the latency from the actual send.
+    let corrected = |f: &mut Figures, r: &RowStats| {
+        if open {
+            let (avg, pct) = latency_ms(&r.corrected, pcts);
+            let avg = std::mem::replace(&mut f.avg_ms, avg);
+            let pct = std::mem::replace(&mut f.pct_ms, pct);
+            f.from_send = Some((avg, pct));
+        }
     };
     let per_sec = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
     for (name, r) in &result.rows {
         let mut f = figures(r, secs, counts_hits(cfg, name), pcts);
         f.redirects = Some((per_sec(r.moved), per_sec(r.ask)));
+        corrected(&mut f, r);
         row(&mut out, name, &f);
     }
     if cfg.commands.is_empty() {
@@ -138,6 +178,9 @@ pub fn all_stats(cfg: &KvConfig, result: &LoadResult, title: &str) -> String {
         for _ in pcts {
             let _ = write!(waits, "{:>16}", "---");
         }
+        for w in &from_send_widths {
+            let _ = write!(waits, "{:>w$}", "---");
+        }
         let _ = writeln!(out, "{waits}{:>13} ", "---");
     }
     let totals = result.totals();
@@ -146,6 +189,7 @@ pub fn all_stats(cfg: &KvConfig, result: &LoadResult, title: &str) -> String {
     f.redirects = Some((per_sec(totals.moved), per_sec(totals.ask)));
     f.hits = Some(gets.map_or(0.0, |(_, g)| per_sec(g.hits)));
     f.misses = Some(gets.map_or(0.0, |(_, g)| per_sec(g.misses)));
+    corrected(&mut f, &totals);
     row(&mut out, "Totals", &f);
     out
 }
@@ -405,6 +449,128 @@ pub fn distribution(result: &LoadResult) -> String {
 mod tests {
     use super::*;
     use std::time::{Duration, SystemTime};
+
+    /// A one-second run of 100 SETs and 100 GETs: from the actual send every request took
+    /// 1 ms; from its intended send (open loop only) 99 took 1 ms and one waited 500 ms
+    /// behind a stalled server. `rate` says which loop.
+    fn run(rate: Option<f64>) -> LoadResult {
+        let row = |corrected: bool| {
+            let mut r = RowStats::default();
+            for i in 0..100 {
+                r.latency.record(1_000_000).unwrap();
+                if corrected {
+                    let ns = if i == 0 { 500_000_000 } else { 1_000_000 };
+                    r.corrected.record(ns).unwrap();
+                }
+            }
+            r.ops = 100;
+            r.bytes_tx = 102_400;
+            r
+        };
+        LoadResult {
+            rows: vec![
+                ("Sets".into(), row(rate.is_some())),
+                ("Gets".into(), row(rate.is_some())),
+            ],
+            elapsed: Duration::from_secs(1),
+            started_at: SystemTime::UNIX_EPOCH,
+            seconds: Vec::new(),
+            rate,
+            late: 1,
+            dropped: 0,
+            thread_cpu: Vec::new(),
+            stopped: None,
+        }
+    }
+
+    fn config(args: &[&str]) -> KvConfig {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            kv: crate::kv::KvArgs,
+        }
+        let argv = std::iter::once("kv").chain(args.iter().copied());
+        KvConfig::from_args(&<Cli as clap::Parser>::parse_from(argv).kv).unwrap()
+    }
+
+    #[test]
+    fn closed_loop_all_stats_is_memtiers_table() {
+        let cfg = config(&["-c", "1", "-t", "1"]);
+        let mut want = String::from("ALL STATS\n");
+        for line in [
+            "=".repeat(124).as_str(),
+            "Type         Ops/sec     Hits/sec   Misses/sec    Avg. Latency     p50 Latency     p99 Latency   p99.9 Latency       KB/sec ",
+            "-".repeat(124).as_str(),
+            "Sets          100.00          ---          ---         1.00019         1.00045         1.00045         1.00045       100.00 ",
+            "Gets          100.00         0.00         0.00         1.00019         1.00045         1.00045         1.00045       100.00 ",
+            "Waits           0.00          ---          ---             ---             ---             ---             ---          --- ",
+            "Totals        200.00         0.00         0.00         1.00019         1.00045         1.00045         1.00045       200.00 ",
+        ] {
+            want.push_str(line);
+            want.push('\n');
+        }
+        assert_eq!(all_stats(&cfg, &run(None), "ALL STATS"), want);
+    }
+
+    #[test]
+    fn open_loop_all_stats_leads_with_the_corrected_latency() {
+        let cfg = config(&[
+            "-c",
+            "1",
+            "-t",
+            "1",
+            "--rate",
+            "200",
+            "--print-percentiles",
+            "99.5",
+        ]);
+        let result = run(Some(200.0));
+        let text = all_stats(&cfg, &result, "ALL STATS");
+        let lines: Vec<&str> = text.lines().collect();
+        let cols: Vec<&str> = lines[2]
+            .split("  ")
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .collect();
+        assert_eq!(
+            cols,
+            [
+                "Type",
+                "Ops/sec",
+                "Hits/sec",
+                "Misses/sec",
+                "Avg. Latency",
+                "p99.5 Latency",
+                "Avg. from send",
+                "p99.5 from send",
+                "KB/sec"
+            ]
+        );
+        let totals: Vec<&str> = lines
+            .iter()
+            .find(|l| l.starts_with("Totals"))
+            .unwrap()
+            .split_whitespace()
+            .collect();
+        // Corrected: the mean carries the 500 ms stall ((500 + 99) / 100 ms), and the
+        // 99.5th percentile lands on it; from the send, every request took 1 ms.
+        let ms = |v: &str| v.parse::<f64>().unwrap();
+        assert!((ms(totals[4]) - 5.99).abs() < 0.01, "{text}");
+        assert!((ms(totals[5]) - 500.0).abs() < 1.0, "{text}");
+        assert!((ms(totals[6]) - 1.0).abs() < 0.01, "{text}");
+        assert!((ms(totals[7]) - 1.0).abs() < 0.01, "{text}");
+        // Every row has the same columns, the Waits row included.
+        for l in &lines[4..] {
+            assert_eq!(l.len(), lines[2].len(), "{l:?}");
+        }
+        // The markdown table says the same.
+        let md = markdown(&cfg, &result);
+        let md_totals = md.lines().find(|l| l.starts_with("| Totals")).unwrap();
+        assert!(
+            md_totals.contains(totals[5]) && md_totals.contains(totals[7]),
+            "{md}"
+        );
+    }
 
     #[test]
     fn the_distribution_is_printed_in_memtiers_format() {

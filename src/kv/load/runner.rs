@@ -1,0 +1,239 @@
+//! One run of the load: plan every connection, check the target (one probe connection, or
+//! the cluster's slot map), start `-t` threads each driving its connections in process or
+//! over sockets, tick the live line, and merge what the threads measured into a
+//! [`LoadResult`].
+//!
+//! Invariants: every connection is planned (its generator and `-n` share) before the clock
+//! starts; the measured time runs from the end of the warm-up to the last thread's end; a
+//! failed connection or a panicked thread ends the run with what finished, and says why.
+
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+use super::in_process::run_in_process;
+use super::plan::{fail, prelude, ConnPlan, Stop};
+use super::schedule::{connection_rate, Clock};
+use super::socket::{probe, run_sockets};
+use super::stats::{row_names, Live, LoadResult, RowMap, ThreadStats};
+use crate::engine::Engine;
+use crate::kv::cluster::{self, Topology};
+use crate::kv::options::KvConfig;
+use crate::target::Endpoint;
+
+/// Where the load goes.
+#[derive(Debug, Clone)]
+pub enum LoadTarget {
+    /// A Redis-protocol server.
+    Socket(Endpoint),
+    /// The engine in this process: commands run through [`Engine::execute`], no RESP.
+    InProcess(Engine),
+}
+
+/// Why a connection ended before its share was done.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The server could not be reached at the start.
+    #[error("cannot connect to {endpoint}: {error}")]
+    Connect {
+        /// Where.
+        endpoint: String,
+        /// The OS error.
+        error: io::Error,
+    },
+    /// `--cluster-mode` against the in-process engine.
+    #[error(
+        "--cluster-mode needs a Redis Cluster (-s/-p of one of its nodes); the in-process \
+         engine is a single node: drop --cluster-mode or --target"
+    )]
+    InProcessCluster,
+    /// The cluster's slot map could not be read, or the server is not a cluster.
+    #[error(transparent)]
+    Topology(#[from] cluster::TopologyError),
+}
+
+/// Reads the slot map from `endpoint` before the run (memtier's first `CLUSTER SLOTS`), so a
+/// server that is not a cluster is one clear error rather than a failed connection per client.
+pub(super) fn read_topology(
+    endpoint: &Endpoint,
+    prelude: &[Vec<Vec<u8>>],
+    timeout: Option<Duration>,
+) -> Result<Topology, LoadError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| LoadError::Connect {
+            endpoint: endpoint.to_string(),
+            error,
+        })?;
+    let discover = cluster::discover(endpoint, prelude);
+    Ok(match timeout {
+        None => runtime.block_on(discover)?,
+        Some(t) => runtime
+            .block_on(async { tokio::time::timeout(t, discover).await })
+            .map_err(|_| LoadError::Connect {
+                endpoint: endpoint.to_string(),
+                error: io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!("no slot map within --connection-timeout {}", t.as_secs()),
+                ),
+            })??,
+    })
+}
+
+/// Runs the load described by `cfg` against `target` until every connection is done.
+/// `interrupted` (Ctrl-C) ends it early; what finished is kept. `live` is updated as replies
+/// arrive; `tick` is called about once a second, from this thread, with the time since the
+/// run started, while the run goes on.
+pub fn run(
+    cfg: &KvConfig,
+    target: &LoadTarget,
+    interrupted: Arc<AtomicBool>,
+    live: &Arc<Live>,
+    tick: &mut dyn FnMut(Duration),
+) -> Result<LoadResult, LoadError> {
+    let stop = Stop {
+        interrupted,
+        failed: Arc::new(AtomicBool::new(false)),
+    };
+    let names = row_names(cfg);
+    let map = RowMap::new(cfg, &names);
+    let buffer = cfg.value_buffer();
+    let why: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
+    let threads = cfg.threads as u64;
+    let clients = cfg.clients as u64;
+    let first = Arc::new(prelude(cfg));
+    let mut plans: Vec<Vec<ConnPlan>> = Vec::new();
+    for t in 0..threads {
+        let mut conns = Vec::new();
+        for c in 0..clients {
+            let index = t * clients + c;
+            conns.push(ConnPlan {
+                index,
+                gen: cfg.conn_gen(index, &buffer),
+                limit: cfg.requests_for(index),
+                prelude: first.clone(),
+            });
+        }
+        plans.push(conns);
+    }
+    if let LoadTarget::Socket(endpoint) = target {
+        // One probe connection: a clear error instead of N failed threads.
+        probe(endpoint, cfg.connection_timeout).map_err(|error| LoadError::Connect {
+            endpoint: endpoint.to_string(),
+            error,
+        })?;
+    }
+    let topology = match (cfg.cluster_mode, target) {
+        (false, _) => None,
+        (true, LoadTarget::InProcess(_)) => return Err(LoadError::InProcessCluster),
+        (true, LoadTarget::Socket(endpoint)) => Some(Arc::new(read_topology(
+            endpoint,
+            &first,
+            cfg.connection_timeout,
+        )?)),
+    };
+    let rate = connection_rate(cfg);
+    let started = Instant::now();
+    let started_wall = SystemTime::now();
+    let clock = Clock {
+        measure_from: started + cfg.warmup,
+        // A --test-time past what Instant can hold is no deadline at all.
+        deadline: cfg.test_time.and_then(|d| started.checked_add(d)),
+        interval_ns: rate.map(|r| 1e9 / r),
+        total_conns: threads * clients,
+        pipeline: cfg.pipeline.max(1) as usize,
+    };
+    let rows = names.len();
+    let mut handles = Vec::new();
+    for conns in plans {
+        let target = target.clone();
+        let stop = stop.clone();
+        let why = why.clone();
+        let map = map.clone();
+        let live = live.clone();
+        let topology = topology.clone();
+        let cfg = cfg.clone();
+        handles.push(std::thread::spawn(move || {
+            let cpu0 = thread_cpu();
+            let wall0 = Instant::now();
+            let stats = match &target {
+                LoadTarget::InProcess(engine) => run_in_process(
+                    engine, conns, &clock, &stop, &map, rows, &live,
+                )
+                .unwrap_or_else(|e| {
+                    fail(&why, &stop, e);
+                    ThreadStats::new(rows)
+                }),
+                LoadTarget::Socket(endpoint) => run_sockets(
+                    endpoint, topology, &cfg, conns, &clock, &stop, &why, &map, rows, &live,
+                ),
+            };
+            let finished = Instant::now();
+            (
+                stats,
+                thread_cpu().saturating_sub(cpu0),
+                finished - wall0,
+                finished,
+            )
+        }));
+    }
+    // The live line: poll the threads often (so the run's end is not delayed), tick once a
+    // second. The run's end is each thread's own finishing time, not this loop's.
+    let mut next_tick = started + Duration::from_secs(1);
+    while !handles.iter().all(|h| h.is_finished()) {
+        std::thread::sleep(Duration::from_millis(20));
+        let now = Instant::now();
+        if now >= next_tick {
+            tick(now - started);
+            next_tick += Duration::from_secs(1);
+        }
+    }
+    let mut merged = ThreadStats::new(rows);
+    let mut thread_cpu = Vec::new();
+    let mut end = started;
+    for h in handles {
+        match h.join() {
+            Ok((stats, cpu, wall, finished)) => {
+                merged.add(&stats);
+                thread_cpu.push((cpu, wall));
+                end = end.max(finished);
+            }
+            Err(_) => {
+                why.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get_or_insert_with(|| "a client thread panicked".into());
+            }
+        }
+    }
+    let mut stopped = why.lock().unwrap_or_else(|e| e.into_inner()).take();
+    if stopped.is_none() && stop.interrupted.load(Ordering::Relaxed) {
+        stopped = Some("interrupted (Ctrl-C)".into());
+    }
+    Ok(LoadResult {
+        rows: names.into_iter().zip(merged.rows).collect(),
+        elapsed: end.saturating_duration_since(clock.measure_from),
+        started_at: started_wall + cfg.warmup,
+        seconds: merged.seconds,
+        rate: rate.map(|r| r * clock.total_conns as f64),
+        late: merged.late,
+        dropped: merged.dropped,
+        thread_cpu,
+        stopped,
+    })
+}
+
+/// The calling thread's CPU time (user + system).
+pub(super) fn thread_cpu() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec through a valid pointer.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return Duration::ZERO;
+    }
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}

@@ -1,0 +1,85 @@
+//! [`KvConfig::from_args`]: the sections typed in memtier's order (connection, run, values,
+//! keys, commands), the checks between them (key patterns, cluster mode), the output flags,
+//! and last the resource check ([`super::limits`]), so a run that cannot fit is refused
+//! before anything is allocated.
+
+use super::args::KvArgs;
+use super::config::KvConfig;
+use super::{commands, connection, keys, limits, output, parse, run, values};
+use crate::kv::error::KvConfigError;
+
+impl KvConfig {
+    /// Types and checks `args`. `--randomize` without `--seed` draws a fresh base seed.
+    pub fn from_args(args: &KvArgs) -> Result<Self, KvConfigError> {
+        Self::from_args_with_entropy(args, parse::fresh_entropy())
+    }
+
+    /// [`KvConfig::from_args`] with the `--randomize` seed given, for tests. The sections
+    /// are typed in memtier's order, so with several bad flags the first section's error
+    /// is the one reported.
+    pub fn from_args_with_entropy(a: &KvArgs, entropy: u64) -> Result<Self, KvConfigError> {
+        let mut warnings = Vec::new();
+        let conn = connection::connection(a, &mut warnings)?;
+        let run = run::run_shape(a, entropy)?;
+        let values = values::values(a, &mut warnings)?;
+        let keys = keys::keys(a)?;
+        let (commands, stats_by_line) =
+            commands::commands(a, run.ratio_given, run.multi_key_get, &mut warnings)?;
+        keys::check_patterns(a, &keys, &commands, run.clients, run.threads)?;
+        if a.cluster_mode {
+            commands::check_cluster(
+                conn.reconnect_interval,
+                run.multi_key_get,
+                conn.unix_socket.as_deref(),
+                conn.select_db,
+                &commands,
+            )?;
+        }
+        let print_percentiles = output::print_percentiles(a)?;
+        let cfg = KvConfig {
+            server: conn.server,
+            port: conn.port,
+            unix_socket: conn.unix_socket,
+            uri: a.uri.clone(),
+            protocol: conn.protocol,
+            authenticate: conn.authenticate,
+            select_db: conn.select_db,
+            cluster_mode: a.cluster_mode,
+            reconnect_interval: conn.reconnect_interval,
+            connection_timeout: conn.connection_timeout,
+            target: a.target.clone(),
+            clients: run.clients,
+            threads: run.threads,
+            pipeline: run.pipeline,
+            requests: run.requests,
+            test_time: run.test_time,
+            ratio: run.ratio,
+            multi_key_get: run.multi_key_get,
+            rate_limiting: run.rate_limiting,
+            rate: run.rate,
+            warmup: run.warmup,
+            distinct_client_seed: a.distinct_client_seed,
+            randomize: a.randomize,
+            seed: run.seed,
+            run_count: run.run_count,
+            data_size: values.data_size,
+            random_data: a.random_data,
+            expiry: values.expiry,
+            keys: keys.space,
+            set_pattern: keys.set_pattern,
+            get_pattern: keys.get_pattern,
+            commands: commands.into(),
+            stats_by_line,
+            out_file: a.out_file.clone(),
+            json_out_file: a.json_out_file.clone(),
+            hdr_file_prefix: a.hdr_file_prefix.clone(),
+            show_config: a.show_config,
+            hide_histogram: a.hide_histogram,
+            print_percentiles,
+            print_all_runs: a.print_all_runs,
+            warnings,
+        };
+        limits::check(&cfg, &limits::Limits::of_this_process())?;
+        Ok(cfg)
+    }
+}
