@@ -98,7 +98,7 @@ pub fn run(
     status: &mut dyn Write,
 ) -> anyhow::Result<KvOutcome> {
     use crate::kv::export;
-    use crate::kv::load::{self, LoadResult, LoadTarget};
+    use crate::kv::load::{self, LoadResult};
     use crate::kv::report;
 
     for w in &cfg.warnings {
@@ -108,14 +108,11 @@ pub fn run(
         let _ = write!(status, "{}", cfg.show_config());
     }
     let target = start(cfg, spec)?;
-    let load_target = match target.redis_reach()? {
-        RedisReach::InProcess(engine) => LoadTarget::InProcess(engine),
-        RedisReach::Socket(endpoint) => LoadTarget::Socket(endpoint),
-    };
+    let load_target = target.redis_reach()?;
     let name = target.name();
     let where_ = match &load_target {
-        LoadTarget::InProcess(_) => "in-process engine".to_string(),
-        LoadTarget::Socket(e) => e.to_string(),
+        RedisReach::InProcess(_) => "in-process engine".to_string(),
+        RedisReach::Socket(e) => e.to_string(),
     };
     let _ = writeln!(status, "edgebench kv: {name} at {where_}");
     let tty = std::io::stderr().is_terminal();
@@ -169,7 +166,7 @@ pub fn run(
         let _ = write!(status, "edgebench kv: {}", report::loop_note(cfg, last));
     }
     // In-process, the client thread also runs the engine: being busy is the point there.
-    if matches!(load_target, LoadTarget::Socket(_)) {
+    if matches!(load_target, RedisReach::Socket(_)) {
         for r in runs {
             for line in report::saturation(r) {
                 let _ = writeln!(status, "edgebench: warning: {line}");

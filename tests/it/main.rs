@@ -17,6 +17,7 @@ mod docstores_cli;
 mod kv;
 mod kv_cluster;
 mod kv_gen;
+mod kv_stall;
 mod perf_bundle;
 mod perf_config;
 mod perf_db;

@@ -36,7 +36,7 @@
 //! and says why). Requests in flight are always drained, so every request sent is counted.
 //!
 //! **Where things are.** `runner.rs` holds the run itself ([`run`]: plan the connections,
-//! start the threads, merge what they measured; [`LoadTarget`], [`LoadError`]); `plan.rs`
+//! start the threads, merge what they measured; [`LoadError`]); `plan.rs`
 //! what both drivers get from it (each connection's plan, the stop flags); `stats.rs` what is
 //! measured ([`LoadResult`] and its rows); `schedule.rs` the open-loop schedule and the run's
 //! clock; `in_process.rs` and `socket.rs` the two drivers (the socket driver routes cluster
@@ -50,6 +50,6 @@ mod schedule;
 mod socket;
 mod stats;
 
-pub use runner::{run, LoadError, LoadTarget};
+pub use runner::{run, LoadError};
 pub use schedule::connection_rate;
 pub use stats::{Live, LoadResult, RowStats, SecondStats, ThreadStats};

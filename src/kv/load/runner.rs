@@ -17,19 +17,9 @@ use super::plan::{fail, prelude, ConnPlan, Stop};
 use super::schedule::{connection_rate, Clock};
 use super::socket::{probe, run_sockets};
 use super::stats::{row_names, Live, LoadResult, RowMap, ThreadStats};
-use crate::engine::Engine;
 use crate::kv::cluster::{self, Topology};
 use crate::kv::options::KvConfig;
-use crate::target::Endpoint;
-
-/// Where the load goes.
-#[derive(Debug, Clone)]
-pub enum LoadTarget {
-    /// A Redis-protocol server.
-    Socket(Endpoint),
-    /// The engine in this process: commands run through [`Engine::execute`], no RESP.
-    InProcess(Engine),
-}
+use crate::target::{Endpoint, RedisReach};
 
 /// Why a connection ended before its share was done.
 #[derive(Debug, thiserror::Error)]
@@ -88,7 +78,7 @@ pub(super) fn read_topology(
 /// run started, while the run goes on.
 pub fn run(
     cfg: &KvConfig,
-    target: &LoadTarget,
+    target: &RedisReach,
     interrupted: Arc<AtomicBool>,
     live: &Arc<Live>,
     tick: &mut dyn FnMut(Duration),
@@ -118,7 +108,7 @@ pub fn run(
         }
         plans.push(conns);
     }
-    if let LoadTarget::Socket(endpoint) = target {
+    if let RedisReach::Socket(endpoint) = target {
         // One probe connection: a clear error instead of N failed threads.
         probe(endpoint, cfg.connection_timeout).map_err(|error| LoadError::Connect {
             endpoint: endpoint.to_string(),
@@ -127,8 +117,8 @@ pub fn run(
     }
     let topology = match (cfg.cluster_mode, target) {
         (false, _) => None,
-        (true, LoadTarget::InProcess(_)) => return Err(LoadError::InProcessCluster),
-        (true, LoadTarget::Socket(endpoint)) => Some(Arc::new(read_topology(
+        (true, RedisReach::InProcess(_)) => return Err(LoadError::InProcessCluster),
+        (true, RedisReach::Socket(endpoint)) => Some(Arc::new(read_topology(
             endpoint,
             &first,
             cfg.connection_timeout,
@@ -159,14 +149,14 @@ pub fn run(
             let cpu0 = thread_cpu();
             let wall0 = Instant::now();
             let stats = match &target {
-                LoadTarget::InProcess(engine) => run_in_process(
+                RedisReach::InProcess(engine) => run_in_process(
                     engine, conns, &clock, &stop, &map, rows, &live,
                 )
                 .unwrap_or_else(|e| {
                     fail(&why, &stop, e);
                     ThreadStats::new(rows)
                 }),
-                LoadTarget::Socket(endpoint) => run_sockets(
+                RedisReach::Socket(endpoint) => run_sockets(
                     endpoint, topology, &cfg, conns, &clock, &stop, &why, &map, rows, &live,
                 ),
             };
