@@ -150,7 +150,7 @@ impl ArbitraryCommand {
             command: text.to_string(),
             fix: fix.to_string(),
         };
-        let tokens = tokenize(text).map_err(&bad)?;
+        let tokens = tokenize(text).map_err(|e| bad(&e))?;
         if tokens.is_empty() {
             return Err(bad(
                 "the command is empty; give e.g. --command \"SET __key__ __data__\"",
@@ -263,87 +263,10 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 }
 
 /// Splits a command line into arguments exactly as memtier's
-/// `arbitrary_command::split_command_to_args` (itself redis-cli's `sdssplitargs`): blanks
-/// separate words; `"…"` quotes with `\n \r \t \b \a \xHH` and `\<any>` escapes; `'…'`
-/// quotes with only `\'`; a quote may start mid-word; a closing quote must be followed by a
-/// blank or the end.
-pub fn tokenize(line: &str) -> Result<Vec<Vec<u8>>, &'static str> {
-    let p = line.as_bytes();
-    let mut i = 0;
-    let mut out = Vec::new();
-    let at = |i: usize| p.get(i).copied().unwrap_or(0);
-    loop {
-        while i < p.len() && p[i].is_ascii_whitespace() {
-            i += 1;
-        }
-        if i >= p.len() {
-            return Ok(out);
-        }
-        let mut tok = Vec::new();
-        let (mut dq, mut sq) = (false, false);
-        loop {
-            let c = at(i);
-            if dq {
-                if c == b'\\'
-                    && at(i + 1) == b'x'
-                    && at(i + 2).is_ascii_hexdigit()
-                    && at(i + 3).is_ascii_hexdigit()
-                {
-                    let hex = |b: u8| (b as char).to_digit(16).unwrap_or(0) as u8;
-                    tok.push(hex(at(i + 2)) * 16 + hex(at(i + 3)));
-                    i += 3;
-                } else if c == b'\\' && at(i + 1) != 0 {
-                    i += 1;
-                    tok.push(match at(i) {
-                        b'n' => b'\n',
-                        b'r' => b'\r',
-                        b't' => b'\t',
-                        b'b' => 0x08,
-                        b'a' => 0x07,
-                        other => other,
-                    });
-                } else if c == b'"' {
-                    if at(i + 1) != 0 && !at(i + 1).is_ascii_whitespace() {
-                        return Err(
-                            "a closing \" must be followed by a space or the end of the command",
-                        );
-                    }
-                    i += 1;
-                    break;
-                } else if c == 0 {
-                    return Err("unterminated \" quote");
-                } else {
-                    tok.push(c);
-                }
-            } else if sq {
-                if c == b'\\' && at(i + 1) == b'\'' {
-                    i += 1;
-                    tok.push(b'\'');
-                } else if c == b'\'' {
-                    if at(i + 1) != 0 && !at(i + 1).is_ascii_whitespace() {
-                        return Err(
-                            "a closing ' must be followed by a space or the end of the command",
-                        );
-                    }
-                    i += 1;
-                    break;
-                } else if c == 0 {
-                    return Err("unterminated ' quote");
-                } else {
-                    tok.push(c);
-                }
-            } else {
-                match c {
-                    b' ' | b'\n' | b'\r' | b'\t' | 0 => break,
-                    b'"' => dq = true,
-                    b'\'' => sq = true,
-                    _ => tok.push(c),
-                }
-            }
-            i += 1;
-        }
-        out.push(tok);
-    }
+/// `arbitrary_command::split_command_to_args` (itself redis-cli's `sdssplitargs`), with the
+/// engine's splitter of inline requests, which is Redis's.
+pub fn tokenize(line: &str) -> Result<Vec<Vec<u8>>, String> {
+    crate::resp::split_args(line.as_bytes()).map_err(|e| e.to_string())
 }
 
 /// One request's arguments, back to back in one buffer. Reuse it: [`RequestBuf::clear`]

@@ -15,7 +15,10 @@ pub mod reply;
 pub mod scan;
 
 pub use encode::encode;
-pub use parse::{ProtocolError, Request, RequestParser, DEFAULT_MAX_BULK_LEN, INLINE_MAX_SIZE};
+pub use parse::{
+    split_args, ProtocolError, QuoteError, Request, RequestParser, DEFAULT_MAX_BULK_LEN,
+    INLINE_MAX_SIZE,
+};
 pub use reply::{format_f64, Reply};
 
 /// The reply protocol a client speaks.

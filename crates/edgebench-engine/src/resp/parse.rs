@@ -329,7 +329,8 @@ impl RequestParser {
         }
         self.ranges.clear();
         self.inline.clear();
-        split_args(&buf[..end], &mut self.inline, &mut self.ranges)?;
+        split_into(&buf[..end], &mut self.inline, &mut self.ranges)
+            .map_err(|_| ProtocolError::UnbalancedQuotes)?;
         Ok(Some(newline + 1))
     }
 }
@@ -378,14 +379,46 @@ fn hex_value(b: u8) -> Option<u8> {
     char::from(b).to_digit(16).map(|d| d as u8)
 }
 
-/// Splits an inline request into arguments as Redis's `sdssplitargs` does: whitespace
-/// separates, `"..."` understands `\n \r \t \b \a \xHH` and `\<any>`, `'...'` only `\'`, and
-/// a closing quote must be followed by a space or the end of the line.
-fn split_args(
+/// Why a command line does not split into arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QuoteError {
+    /// A `"` or `'` that is never closed.
+    Unterminated(char),
+    /// A closing `"` or `'` followed by something other than a space or the end.
+    NoSpaceAfter(char),
+}
+
+impl std::fmt::Display for QuoteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            QuoteError::Unterminated(q) => write!(f, "unterminated {q} quote"),
+            QuoteError::NoSpaceAfter(q) => write!(
+                f,
+                "a closing {q} must be followed by a space or the end of the command"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for QuoteError {}
+
+/// Splits a command line into arguments as Redis's `sdssplitargs` does (redis-cli, inline
+/// requests, and memtier's `--command`): whitespace separates, `"..."` understands
+/// `\n \r \t \b \a \xHH` and `\<any>`, `'...'` only `\'`, a quote may start mid-word, and a
+/// closing quote must be followed by a space or the end of the line.
+pub fn split_args(line: &[u8]) -> Result<Vec<Vec<u8>>, QuoteError> {
+    let (mut out, mut ranges) = (Vec::new(), Vec::new());
+    split_into(line, &mut out, &mut ranges)?;
+    Ok(ranges.into_iter().map(|r| out[r].to_vec()).collect())
+}
+
+/// [`split_args`] into one buffer and the ranges of its arguments (the inline parser reuses
+/// both across requests).
+fn split_into(
     line: &[u8],
     out: &mut Vec<u8>,
     ranges: &mut Vec<Range<usize>>,
-) -> Result<(), ProtocolError> {
+) -> Result<(), QuoteError> {
     // Redis splits a C string: a NUL ends the line. (Without this cut, a NUL between
     // arguments would stop both loops below without advancing.)
     let line = match line.iter().position(|&b| b == 0) {
@@ -404,8 +437,11 @@ fn split_args(
         let (mut in_double, mut in_single) = (false, false);
         loop {
             let Some(&c) = line.get(p) else {
-                if in_double || in_single {
-                    return Err(ProtocolError::UnbalancedQuotes);
+                if in_double {
+                    return Err(QuoteError::Unterminated('"'));
+                }
+                if in_single {
+                    return Err(QuoteError::Unterminated('\''));
                 }
                 break;
             };
@@ -436,7 +472,7 @@ fn split_args(
                     }
                     (b'"', _, _) => {
                         if next.is_some_and(|b| !is_space(b)) {
-                            return Err(ProtocolError::UnbalancedQuotes);
+                            return Err(QuoteError::NoSpaceAfter('"'));
                         }
                         p += 1;
                         break;
@@ -451,7 +487,7 @@ fn split_args(
                     }
                     (b'\'', _) => {
                         if next.is_some_and(|b| !is_space(b)) {
-                            return Err(ProtocolError::UnbalancedQuotes);
+                            return Err(QuoteError::NoSpaceAfter('\''));
                         }
                         p += 1;
                         break;
@@ -475,6 +511,23 @@ fn split_args(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn split_args_names_the_quote_that_is_wrong() {
+        let split = |s: &str| split_args(s.as_bytes());
+        assert_eq!(
+            split(r#"SET k "a b" 'c\'d' e"x y""#).unwrap(),
+            [&b"SET"[..], b"k", b"a b", b"c'd", b"ex y"]
+        );
+        assert_eq!(split(r#"SET "abc"#), Err(QuoteError::Unterminated('"')));
+        assert_eq!(split("SET 'abc"), Err(QuoteError::Unterminated('\'')));
+        assert_eq!(split(r#"SET "abc"def"#), Err(QuoteError::NoSpaceAfter('"')));
+        assert_eq!(split("SET 'abc'def"), Err(QuoteError::NoSpaceAfter('\'')));
+        assert_eq!(
+            QuoteError::Unterminated('"').to_string(),
+            "unterminated \" quote"
+        );
+    }
 
     /// Parses every request in `input` in one go: the arguments of each, or the error.
     fn parse_all(input: &[u8]) -> Result<Vec<Vec<Vec<u8>>>, ProtocolError> {
