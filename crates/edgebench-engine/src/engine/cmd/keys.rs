@@ -14,6 +14,10 @@
 //! (its key spec). The commands that reach into other databases (COPY ... DB, MOVE,
 //! FLUSHALL) declare no keys and lock what they need themselves, always in ascending
 //! database order, and nothing else ever holds two databases: no deadlock is possible.
+//!
+//! One command family: the key and expiry commands, kept in one file. [`glob_match`] (the
+//! pattern of KEYS and SCAN MATCH) lives here with them; the other families' MATCH
+//! options, CONFIG GET, COMMAND LIST and the pub/sub patterns reuse it.
 
 use std::borrow::Cow;
 use std::hash::BuildHasher;

@@ -17,6 +17,10 @@
 //! RESP3 clients a double. Score bounds follow `zslParseRange` (C `strtod`: leading spaces,
 //! `(` for exclusive, an empty string is 0, overflow is ±inf) and ZADD scores
 //! [`parse_f64`] (`string2d`: the whole argument, no overflow).
+//!
+//! One command family: the sorted-set commands, kept in one file because the typed
+//! operations and the `run` functions share the range types ([`ZRange`], [`ZRangeBy`]) and
+//! the bound parsers; the data structure itself is [`crate::engine::types::zset`].
 
 use std::borrow::Cow;
 use std::ops::Bound::{self, Excluded, Included};

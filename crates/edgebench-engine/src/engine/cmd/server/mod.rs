@@ -1,0 +1,307 @@
+//! Connection and server commands: what real clients send on connect and while running.
+//!
+//! PING, ECHO, SELECT, HELLO, AUTH, CLIENT, INFO, COMMAND, CONFIG, TIME, QUIT and RESET,
+//! with Redis 7.0's replies and error texts (plus CLIENT SETINFO and CLIENT NO-TOUCH from 7.2,
+//! which client libraries send on connect).
+//!
+//! The engine reports itself as `redis` version [`VERSION`] (HELLO's `version`, INFO's
+//! `redis_version`): the Redis release whose replies the differential tests pin, so clients
+//! that gate features on the server version pick the 7.0 behaviour the engine implements.
+//! INFO's `edgebench_version` names the engine itself (this crate's version).
+//!
+//! Server-wide state lives in [`ServerState`], one per engine: the CONFIG parameters (behind
+//! a `RwLock`: only CONFIG, INFO, AUTH and not-yet-authenticated clients read them, never a
+//! data command), per-command call counts for INFO commandstats, and the count of live
+//! clients. Nothing here takes a shard lock except INFO's keyspace section, which locks one
+//! database at a time while holding nothing else.
+//!
+//! This file holds the command table, the helpers every group shares, PING, ECHO, SELECT,
+//! TIME, QUIT, RESET, AUTH and HELLO; each larger group has its own file: `state` (the
+//! server-wide state, the CONFIG parameters and the engine's configuration API), `client`
+//! (CLIENT), `config` (CONFIG), `command` (COMMAND) and `info` (INFO).
+
+use std::borrow::Cow;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::{is, parse_i64, Ctx, KeySpec, Spec};
+use crate::engine::{Client, CmdError, Engine, EngineClock, Reply, DATABASES};
+
+mod client;
+mod command;
+mod config;
+mod info;
+mod state;
+#[cfg(test)]
+mod tests;
+
+pub use client::client_info_line;
+use client::{client, set_name};
+use command::command;
+pub use command::command_info;
+use config::config;
+pub use info::bytes_to_human;
+use info::info;
+pub use state::ServerState;
+
+/// The Redis version the engine reports (HELLO `version`, INFO `redis_version`).
+pub const VERSION: &str = "7.0.15";
+
+/// The commands of this family.
+pub const COMMANDS: &[Spec] = &[
+    keyless("ping", -1, ping),
+    keyless("echo", 2, echo),
+    // In-process there is no subscriber to deliver to (the RESP server answers these itself,
+    // with its broker, before the engine sees them): the count of receivers is 0, as Redis
+    // answers on a server with no subscribers.
+    keyless("publish", 3, publish_in_process),
+    // SPUBLISH's shard channel is its key in Redis's command table (it picks the slot).
+    super::spec("spublish", 3, super::ONE_KEY, false, publish_in_process),
+    keyless("select", 2, select),
+    keyless("hello", -1, hello),
+    keyless("auth", -2, auth),
+    keyless("client", -2, client),
+    keyless("info", -1, info),
+    keyless("command", -1, command),
+    keyless("config", -2, config),
+    keyless("time", 1, time),
+    keyless("quit", -1, quit),
+    keyless("reset", 1, reset),
+];
+
+const fn keyless(
+    name: &'static str,
+    arity: i32,
+    run: fn(&mut Ctx<'_, '_>, &[&[u8]]) -> Result<Reply, CmdError>,
+) -> Spec {
+    Spec {
+        name,
+        arity,
+        keys: KeySpec::None,
+        write: false,
+        run,
+    }
+}
+
+/// Commands a client may send before it authenticates (Redis's `no_auth` flag).
+pub fn runs_before_auth(spec: &Spec) -> bool {
+    matches!(spec.name, "auth" | "hello" | "quit" | "reset")
+}
+
+/// The reply to a command sent before AUTH while a password is required.
+pub const NOAUTH: &str = "NOAUTH Authentication required.";
+
+fn err(text: &'static str) -> CmdError {
+    CmdError::Other(Cow::Borrowed(text))
+}
+
+fn err_owned(text: String) -> CmdError {
+    CmdError::Other(Cow::Owned(text))
+}
+
+fn lossy(arg: &[u8]) -> String {
+    String::from_utf8_lossy(arg).into_owned()
+}
+
+/// `ERR unknown subcommand 'x'. Try CLIENT HELP.` (the command as sent, uppercased).
+fn unknown_subcommand(args: &[&[u8]]) -> CmdError {
+    let sub = &args[1][..args[1].len().min(128)];
+    err_owned(format!(
+        "ERR unknown subcommand '{}'. Try {} HELP.",
+        lossy(sub),
+        lossy(args[0]).to_uppercase()
+    ))
+}
+
+/// Redis's subcommand arity check: `n` exactly, `-n` at least.
+fn sub_arity(args: &[&[u8]], arity: i32, full_name: &str) -> Result<(), CmdError> {
+    let ok = if arity >= 0 {
+        args.len() == arity as usize
+    } else {
+        args.len() >= arity.unsigned_abs() as usize
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(CmdError::Arity(full_name.to_string()))
+    }
+}
+
+/// A HELP reply in Redis's layout.
+fn help(args: &[&[u8]], lines: &[&'static str]) -> Reply {
+    let mut out = vec![Reply::Status(
+        format!(
+            "{} <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+            lossy(args[0]).to_uppercase()
+        )
+        .into(),
+    )];
+    out.extend(lines.iter().map(|l| Reply::Status(Cow::Borrowed(l))));
+    out.push(Reply::Status("HELP".into()));
+    out.push(Reply::Status("    Prints this help.".into()));
+    Reply::Array(out)
+}
+
+// ---- PING, ECHO, SELECT, TIME, QUIT, RESET ----
+
+fn ping(_: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
+    match args {
+        [_] => Ok(Reply::Status("PONG".into())),
+        [_, msg] => Ok(Reply::bulk(msg)),
+        _ => Err(CmdError::Arity("ping".into())),
+    }
+}
+
+fn publish_in_process(_: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
+    Ok(Reply::Int(0))
+}
+
+fn echo(_: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
+    Ok(Reply::bulk(args[1]))
+}
+
+fn select(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
+    let db = parse_i64(args[1])?;
+    match usize::try_from(db) {
+        Ok(db) if db < DATABASES => {
+            ctx.client.db = db;
+            Ok(Reply::ok())
+        }
+        _ => Err(err("ERR DB index is out of range")),
+    }
+}
+
+fn time(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
+    let micros: u64 = match &ctx.engine.inner().clock {
+        EngineClock::System => SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_micros() as u64)
+            .unwrap_or(0),
+        // A manual clock has ms resolution; TIME follows it so tests see the engine's time.
+        EngineClock::Manual(_) => ctx.engine.now_ms().saturating_mul(1000),
+    };
+    Ok(Reply::Array(vec![
+        Reply::Bulk((micros / 1_000_000).to_string().into_bytes()),
+        Reply::Bulk((micros % 1_000_000).to_string().into_bytes()),
+    ]))
+}
+
+fn quit(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
+    ctx.client.closing = true;
+    Ok(Reply::ok())
+}
+
+/// RESET: the connection's state as a new connection's (MULTI and WATCH dropped, db 0,
+/// RESP2, no name, re-authentication required if a password is set). Subscriptions are
+/// the server's to drop.
+fn reset(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
+    let requires_auth = ctx.engine.server().requires_auth();
+    let c = &mut *ctx.client;
+    c.multi = None;
+    c.multi_dirty = false;
+    c.watched.clear();
+    c.db = 0;
+    c.resp = 2;
+    c.name = None;
+    c.no_evict = false;
+    c.no_touch = false;
+    c.authenticated = !requires_auth;
+    Ok(Reply::Status("RESET".into()))
+}
+
+// ---- AUTH and HELLO ----
+
+/// Compares in time independent of where the first difference is.
+fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+const WRONGPASS: &str = "WRONGPASS invalid username-password pair or user is disabled.";
+
+/// Checks a username and password against the only user, `default`: with no
+/// `requirepass`, any password is accepted (Redis's `nopass`).
+fn check_credentials(engine: &Engine, user: &[u8], password: &[u8]) -> Result<(), CmdError> {
+    if user != b"default" {
+        return Err(err(WRONGPASS));
+    }
+    match engine.requirepass() {
+        None => Ok(()),
+        Some(pw) if same_secret(pw.as_bytes(), password) => Ok(()),
+        Some(_) => Err(err(WRONGPASS)),
+    }
+}
+
+fn auth(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
+    let (user, password): (&[u8], &[u8]) = match args {
+        [_, password] => {
+            if ctx.engine.requirepass().is_none() {
+                return Err(err(
+                    "ERR AUTH <password> called without any password configured for the \
+                     default user. Are you sure your configuration is correct?",
+                ));
+            }
+            (b"default", password)
+        }
+        [_, user, password] => (user, password),
+        _ => return Err(CmdError::Syntax),
+    };
+    // A failed AUTH leaves an authenticated client authenticated, as in Redis.
+    check_credentials(ctx.engine, user, password)?;
+    ctx.client.authenticated = true;
+    Ok(Reply::ok())
+}
+
+/// HELLO [protover [AUTH user pass] [SETNAME name]]. As in Redis 7.0, options take effect
+/// as they are read: a name set before a later option fails stays set.
+fn hello(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
+    let mut proto = None;
+    if let Some(v) = args.get(1) {
+        let v = parse_i64(v)
+            .map_err(|_| err("ERR Protocol version is not an integer or out of range"))?;
+        if !(2..=3).contains(&v) {
+            return Err(err("NOPROTO unsupported protocol version"));
+        }
+        proto = Some(v as u8);
+    }
+    let mut j = 2;
+    while j < args.len() {
+        let more = args.len() - 1 - j;
+        if is(args[j], "auth") && more >= 2 {
+            check_credentials(ctx.engine, args[j + 1], args[j + 2])?;
+            ctx.client.authenticated = true;
+            j += 3;
+        } else if is(args[j], "setname") && more >= 1 {
+            set_name(ctx.client, args[j + 1])?;
+            j += 2;
+        } else {
+            return Err(err_owned(format!(
+                "ERR Syntax error in HELLO option '{}'",
+                lossy(args[j])
+            )));
+        }
+    }
+    if !ctx.client.authenticated {
+        return Err(err(
+            "NOAUTH HELLO must be called with the client already authenticated, otherwise the \
+             HELLO AUTH <user> <pass> option can be used to authenticate the client and select \
+             the RESP protocol version at the same time",
+        ));
+    }
+    if let Some(proto) = proto {
+        ctx.client.resp = proto;
+    }
+    Ok(hello_reply(ctx.client))
+}
+
+/// HELLO's map: server, version, proto, id, mode, role, modules.
+pub fn hello_reply(client: &Client) -> Reply {
+    let field = |k: &str, v: Reply| (Reply::bulk(k.as_bytes()), v);
+    Reply::Map(vec![
+        field("server", Reply::bulk(b"redis")),
+        field("version", Reply::bulk(VERSION.as_bytes())),
+        field("proto", Reply::Int(i64::from(client.resp))),
+        field("id", Reply::Int(client.id as i64)),
+        field("mode", Reply::bulk(b"standalone")),
+        field("role", Reply::bulk(b"master")),
+        field("modules", Reply::Array(Vec::new())),
+    ])
+}

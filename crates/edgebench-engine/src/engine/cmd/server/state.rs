@@ -1,0 +1,436 @@
+//! Server-wide state, one [`ServerState`] per engine: the CONFIG parameters (behind a
+//! `RwLock`: only CONFIG, INFO, AUTH and not-yet-authenticated clients read them, never a
+//! data command), per-command call counts for INFO commandstats, and the count of live
+//! clients; the parameters' table and parsers; and the engine's configuration API.
+
+use std::borrow::Cow;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, PoisonError, RwLock};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::info::random_hex40;
+use super::{err_owned, lossy};
+use crate::engine::client::LiveClient;
+use crate::engine::cmd::{all_commands, is, parse_i64};
+use crate::engine::{Client, CmdError, Engine};
+
+/// The engine's server-wide state: CONFIG parameters, command statistics, live clients.
+#[derive(Debug)]
+pub struct ServerState {
+    config: RwLock<Vec<String>>,
+    /// Calls per command, indexed as [`all_commands`] lists them.
+    pub(super) calls: Box<[AtomicU64]>,
+    live_clients: Arc<AtomicU64>,
+    pub(super) peak_memory: AtomicU64,
+    pub(super) run_id: String,
+    pub(super) started_unix_s: u64,
+}
+
+impl Default for ServerState {
+    fn default() -> Self {
+        ServerState {
+            config: RwLock::new(PARAMS.iter().map(|p| p.default.to_string()).collect()),
+            calls: all_commands().map(|_| AtomicU64::new(0)).collect(),
+            live_clients: Arc::new(AtomicU64::new(0)),
+            peak_memory: AtomicU64::new(0),
+            run_id: random_hex40(),
+            started_unix_s: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0),
+        }
+    }
+}
+
+impl ServerState {
+    /// A new client, authenticated unless a password is required, counted as connected.
+    pub(crate) fn new_client(&self, id: u64) -> Client {
+        let mut client = Client::new(id);
+        client.authenticated = !self.requires_auth();
+        client.live = LiveClient::counted_in(&self.live_clients);
+        client
+    }
+
+    /// Counts one call of the command at `index` in [`all_commands`] (INFO commandstats).
+    pub(crate) fn count_call(&self, index: usize) {
+        if let Some(n) = self.calls.get(index) {
+            n.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether a password is set (`requirepass`).
+    pub(crate) fn requires_auth(&self) -> bool {
+        !self.read()[Param::REQUIREPASS].is_empty()
+    }
+
+    pub(crate) fn set_requirepass(&self, password: Option<String>) {
+        self.put(Param::REQUIREPASS, password.unwrap_or_default());
+    }
+
+    pub(super) fn read(&self) -> std::sync::RwLockReadGuard<'_, Vec<String>> {
+        // A poisoned lock only means a panic elsewhere; the values are still whole strings.
+        self.config.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Vec<String>> {
+        self.config.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(super) fn get(&self, index: usize) -> String {
+        self.read()[index].clone()
+    }
+
+    fn put(&self, index: usize, value: String) {
+        self.write()[index] = value;
+    }
+
+    pub(super) fn number(&self, index: usize) -> u64 {
+        self.read()[index].parse().unwrap_or(0)
+    }
+}
+
+/// What kind of value a CONFIG parameter holds, and how CONFIG SET checks it (Redis 7.0's
+/// config.c: `yesnotoi`, `string2ll`, `memtoull`, enum names, the `save` special case).
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Bool,
+    /// A signed integer within bounds.
+    Int {
+        min: i64,
+        max: i64,
+    },
+    /// An unsigned integer within bounds.
+    UInt {
+        min: u64,
+        max: u64,
+    },
+    /// A memory value: digits with an optional unit (b, k, kb, m, mb, g, gb).
+    Memory {
+        min: u64,
+        max: u64,
+    },
+    Enum(&'static [&'static str]),
+    Str,
+    /// `save`: pairs of "seconds changes".
+    Save,
+}
+
+/// A CONFIG parameter: its name, kind, the engine's default, whether CONFIG SET may change it.
+#[derive(Debug)]
+pub(super) struct Param {
+    pub(super) name: &'static str,
+    kind: Kind,
+    pub(super) default: &'static str,
+    mutable: bool,
+}
+
+const INT_MAX: i64 = i32::MAX as i64;
+
+const fn param(name: &'static str, kind: Kind, default: &'static str, mutable: bool) -> Param {
+    Param {
+        name,
+        kind,
+        default,
+        mutable,
+    }
+}
+
+const fn int(min: i64, max: i64) -> Kind {
+    Kind::Int { min, max }
+}
+
+/// The parameters CONFIG GET and CONFIG SET know: those redis-benchmark, memtier and client
+/// libraries ask about. Defaults are a default redis-server's, except where the engine differs:
+/// `save ""` and `appendonly no` (it persists nothing), `port 0` (the engine listens on nothing
+/// until a server says otherwise) and `bind 127.0.0.1` (a local server's usual address). `port`,
+/// `bind` and `unixsocket` are set by the server at startup ([`Engine::configure`]); CONFIG SET
+/// cannot change them, since the engine cannot rebind its server's listeners. Values are
+/// stored, not enforced, except where a server reads them (`maxclients`,
+/// `proto-max-bulk-len`, `requirepass`).
+pub(super) const PARAMS: &[Param] = &[
+    param(
+        "appendfsync",
+        Kind::Enum(&["everysec", "always", "no"]),
+        "everysec",
+        true,
+    ),
+    param("appendonly", Kind::Bool, "no", true),
+    param("bind", Kind::Str, "127.0.0.1", false),
+    param("cluster-enabled", Kind::Bool, "no", false),
+    param("daemonize", Kind::Bool, "no", false),
+    param("databases", int(1, INT_MAX), "16", false),
+    param("hz", int(0, INT_MAX), "10", true),
+    param("io-threads", int(1, 128), "1", false),
+    param(
+        "loglevel",
+        Kind::Enum(&["debug", "verbose", "notice", "warning"]),
+        "notice",
+        true,
+    ),
+    param(
+        "maxclients",
+        Kind::UInt {
+            min: 1,
+            max: u32::MAX as u64,
+        },
+        "10000",
+        true,
+    ),
+    param(
+        "maxmemory",
+        Kind::Memory {
+            min: 0,
+            max: u64::MAX,
+        },
+        "0",
+        true,
+    ),
+    param(
+        "maxmemory-policy",
+        Kind::Enum(&[
+            "volatile-lru",
+            "volatile-lfu",
+            "volatile-random",
+            "volatile-ttl",
+            "allkeys-lru",
+            "allkeys-lfu",
+            "allkeys-random",
+            "noeviction",
+        ]),
+        "noeviction",
+        true,
+    ),
+    param("maxmemory-samples", int(1, INT_MAX), "5", true),
+    param("port", int(0, 65535), "0", false),
+    param(
+        "proto-max-bulk-len",
+        Kind::Memory {
+            min: 1024 * 1024,
+            max: i64::MAX as u64,
+        },
+        "536870912",
+        true,
+    ),
+    param("protected-mode", Kind::Bool, "yes", true),
+    param("requirepass", Kind::Str, "", true),
+    param("save", Kind::Save, "", true),
+    param("tcp-keepalive", int(0, INT_MAX), "300", true),
+    param("timeout", int(0, INT_MAX), "0", true),
+    param("unixsocket", Kind::Str, "", false),
+];
+
+impl Param {
+    pub(super) const HZ: usize = 6;
+    pub(super) const MAXCLIENTS: usize = 9;
+    pub(super) const MAXMEMORY: usize = 10;
+    pub(super) const MAXMEMORY_POLICY: usize = 11;
+    pub(super) const PORT: usize = 13;
+    pub(super) const PROTO_MAX_BULK_LEN: usize = 14;
+    pub(super) const REQUIREPASS: usize = 16;
+
+    /// The index of a parameter, any case.
+    pub(super) fn find(name: &[u8]) -> Option<usize> {
+        PARAMS.iter().position(|p| is(name, p.name))
+    }
+
+    /// Checks `value` as CONFIG SET does; returns the value as CONFIG GET will show it.
+    pub(super) fn parse(&self, value: &[u8]) -> Result<String, Cow<'static, str>> {
+        let not_integer = || Cow::Borrowed("argument couldn't be parsed into an integer");
+        let bounds = |min: &dyn std::fmt::Display, max: &dyn std::fmt::Display| {
+            Cow::Owned(format!(
+                "argument must be between {min} and {max} inclusive"
+            ))
+        };
+        match self.kind {
+            Kind::Bool => {
+                if is(value, "yes") {
+                    Ok("yes".into())
+                } else if is(value, "no") {
+                    Ok("no".into())
+                } else {
+                    Err("argument must be 'yes' or 'no'".into())
+                }
+            }
+            Kind::Int { min, max } => {
+                let v = parse_i64(value).map_err(|_| not_integer())?;
+                if v < min || v > max {
+                    return Err(bounds(&min, &max));
+                }
+                // Redis clamps hz to 1..=500 (CONFIG_MIN_HZ, CONFIG_MAX_HZ).
+                let v = if self.name == "hz" {
+                    v.clamp(1, 500)
+                } else {
+                    v
+                };
+                Ok(v.to_string())
+            }
+            Kind::UInt { min, max } => {
+                let v = parse_i64(value).map_err(|_| not_integer())?;
+                match u64::try_from(v) {
+                    Ok(u) if (min..=max).contains(&u) => Ok(u.to_string()),
+                    _ => Err(bounds(&min, &max)),
+                }
+            }
+            Kind::Memory { min, max } => {
+                let v = memtoull(value).ok_or(Cow::Borrowed("argument must be a memory value"))?;
+                if v < min || v > max {
+                    return Err(bounds(&min, &max));
+                }
+                Ok(v.to_string())
+            }
+            Kind::Enum(names) => names
+                .iter()
+                .find(|n| is(value, n))
+                .map(|n| n.to_string())
+                .ok_or_else(|| {
+                    format!(
+                        "argument(s) must be one of the following: {}",
+                        names.join(", ")
+                    )
+                    .into()
+                }),
+            Kind::Str => Ok(lossy(value)),
+            Kind::Save => parse_save(value).ok_or(Cow::Borrowed("Invalid save parameters")),
+        }
+    }
+}
+
+/// Redis's `memtoull`: digits and an optional unit; `strtoull` saturates on overflow.
+pub(super) fn memtoull(value: &[u8]) -> Option<u64> {
+    let digits = value.iter().take_while(|b| b.is_ascii_digit()).count();
+    let (num, unit) = value.split_at(digits);
+    let mul: u64 = match unit.to_ascii_lowercase().as_slice() {
+        b"" | b"b" => 1,
+        b"k" => 1000,
+        b"kb" => 1024,
+        b"m" => 1000 * 1000,
+        b"mb" => 1024 * 1024,
+        b"g" => 1000 * 1000 * 1000,
+        b"gb" => 1024 * 1024 * 1024,
+        _ => return None,
+    };
+    let n = num.iter().fold(0u64, |acc, d| {
+        acc.saturating_mul(10).saturating_add(u64::from(d - b'0'))
+    });
+    n.checked_mul(mul)
+}
+
+/// `save`: "" or pairs of integers separated by single spaces, seconds >= 1, changes >= 0
+/// (Redis splits on every space, so an empty piece reads as 0, as `strtoll` reads it).
+pub(super) fn parse_save(value: &[u8]) -> Option<String> {
+    if value.is_empty() {
+        return Some(String::new());
+    }
+    let parts: Vec<&[u8]> = value.split(|&b| b == b' ').collect();
+    if parts.len() % 2 == 1 {
+        return None;
+    }
+    let mut numbers = Vec::with_capacity(parts.len());
+    for (j, part) in parts.iter().enumerate() {
+        let v = strtoll_whole(part)?;
+        if (j % 2 == 0 && v < 1) || (j % 2 == 1 && v < 0) {
+            return None;
+        }
+        numbers.push(v.to_string());
+    }
+    Some(numbers.join(" "))
+}
+
+/// `strtoll` that must consume the whole string (a sign allowed); an empty string reads as 0.
+fn strtoll_whole(s: &[u8]) -> Option<i64> {
+    if s.is_empty() {
+        return Some(0);
+    }
+    std::str::from_utf8(s).ok()?.parse::<i64>().ok()
+}
+
+// ---- the engine's configuration API ----
+
+impl Engine {
+    pub(super) fn server(&self) -> &ServerState {
+        &self.inner().server
+    }
+
+    /// The password clients must send with AUTH, if any.
+    pub fn requirepass(&self) -> Option<String> {
+        Some(self.server().get(Param::REQUIREPASS)).filter(|p| !p.is_empty())
+    }
+
+    /// The value of one CONFIG parameter (exact name, any case), as CONFIG GET shows it.
+    pub fn config_get(&self, name: &str) -> Option<String> {
+        Param::find(name.as_bytes()).map(|i| self.server().get(i))
+    }
+
+    /// Sets CONFIG parameters as one CONFIG SET does: all or none, with Redis's errors.
+    pub fn config_set(&self, pairs: &[(&[u8], &[u8])]) -> Result<(), CmdError> {
+        let mut targets: Vec<usize> = Vec::with_capacity(pairs.len());
+        for (name, _) in pairs {
+            let Some(i) = Param::find(name) else {
+                return Err(err_owned(format!(
+                    "ERR Unknown option or number of arguments for CONFIG SET - '{}'",
+                    lossy(name)
+                )));
+            };
+            let problem = if !PARAMS[i].mutable {
+                Some("can't set immutable config")
+            } else if targets.contains(&i) {
+                Some("duplicate parameter")
+            } else {
+                None
+            };
+            if let Some(problem) = problem {
+                return Err(set_failed(&lossy(name), problem));
+            }
+            targets.push(i);
+        }
+        let mut values = Vec::with_capacity(pairs.len());
+        for (&i, (_, value)) in targets.iter().zip(pairs) {
+            let v = PARAMS[i]
+                .parse(value)
+                .map_err(|e| set_failed(PARAMS[i].name, &e))?;
+            values.push(v);
+        }
+        let mut config = self.server().write();
+        for (i, v) in targets.into_iter().zip(values) {
+            config[i] = v;
+        }
+        Ok(())
+    }
+
+    /// Sets one parameter at startup, as redis.conf or a command-line flag would: like
+    /// CONFIG SET, but also the parameters only the server knows (`port`, `bind`,
+    /// `unixsocket`); a program serving the engine calls this for its listeners and limits.
+    pub fn configure(&self, name: &str, value: &str) -> Result<(), CmdError> {
+        let Some(i) = Param::find(name.as_bytes()) else {
+            return Err(err_owned(format!(
+                "ERR Unknown option or number of arguments for CONFIG SET - '{name}'"
+            )));
+        };
+        let v = PARAMS[i]
+            .parse(value.as_bytes())
+            .map_err(|e| set_failed(PARAMS[i].name, &e))?;
+        self.server().put(i, v);
+        Ok(())
+    }
+
+    /// CONFIG `maxclients`: how many connections the server should accept.
+    pub fn maxclients(&self) -> u64 {
+        self.server().number(Param::MAXCLIENTS)
+    }
+
+    /// CONFIG `proto-max-bulk-len`: the largest bulk string the server should accept.
+    pub fn proto_max_bulk_len(&self) -> u64 {
+        self.server().number(Param::PROTO_MAX_BULK_LEN)
+    }
+
+    /// How many clients exist now (INFO `connected_clients`).
+    pub fn connected_clients(&self) -> u64 {
+        self.server().live_clients.load(Ordering::Relaxed)
+    }
+}
+
+fn set_failed(name: &str, problem: &str) -> CmdError {
+    err_owned(format!(
+        "ERR CONFIG SET failed (possibly related to argument '{name}') - {problem}"
+    ))
+}

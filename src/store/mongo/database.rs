@@ -1,0 +1,176 @@
+//! [`MongoDatabase`], the private database of one run: it connects, creates
+//! `edgebench_<random>` with its indexes, hands out one [`MongoStore`] per worker (clones of
+//! one `Client`, so workers share its connection pool), and drops the database when it drops.
+
+use mongodb::bson::{doc, Document};
+use mongodb::options::ClientOptions;
+use mongodb::sync::{Client, Database};
+use mongodb::IndexModel;
+
+use super::{
+    backend_error, one_line, private_name, redact_password, Fidelity, MongoLayout, MongoStore,
+    EVENTS, READINGS, SERVER_SELECTION_TIMEOUT,
+};
+use crate::store::StoreResult;
+
+/// The private database of one run: created with its indexes by [`MongoDatabase::create`],
+/// dropped when this value drops.
+pub struct MongoDatabase {
+    client: Client,
+    db: Database,
+    /// The server, as messages name it (the URL without its password).
+    server: String,
+    layout: MongoLayout,
+    fidelity: Fidelity,
+}
+
+impl MongoDatabase {
+    /// Connects to `url` (`mongodb://HOST:PORT`), creates a fresh database
+    /// `edgebench_<random>` with the collections' indexes. Fails within about 5 s (unless the
+    /// URL sets `serverSelectionTimeoutMS`) when no server answers.
+    pub fn create(url: &str, layout: MongoLayout, fidelity: Fidelity) -> StoreResult<Self> {
+        let server = redact_password(url);
+        let mut options = ClientOptions::parse(url).run().map_err(|e| {
+            backend_error(format!(
+                "invalid MongoDB URL {server}: {} (expected mongodb://HOST:PORT)",
+                one_line(&e.to_string(), " ")
+            ))
+        })?;
+        if options.server_selection_timeout.is_none() {
+            options.server_selection_timeout = Some(SERVER_SELECTION_TIMEOUT);
+        }
+        if options.connect_timeout.is_none() {
+            options.connect_timeout = Some(SERVER_SELECTION_TIMEOUT);
+        }
+        Self::connect(options, server, layout, fidelity)
+    }
+
+    /// [`MongoDatabase::create`] with options built by the caller (TLS, credentials, a
+    /// command monitor, ...), used as given.
+    pub fn create_with_options(
+        options: ClientOptions,
+        layout: MongoLayout,
+        fidelity: Fidelity,
+    ) -> StoreResult<Self> {
+        let hosts: Vec<String> = options.hosts.iter().map(|h| h.to_string()).collect();
+        Self::connect(
+            options,
+            format!("mongodb://{}", hosts.join(",")),
+            layout,
+            fidelity,
+        )
+    }
+
+    fn connect(
+        options: ClientOptions,
+        server: String,
+        layout: MongoLayout,
+        fidelity: Fidelity,
+    ) -> StoreResult<Self> {
+        let client = Client::with_options(options).map_err(|e| {
+            backend_error(format!(
+                "cannot set up a MongoDB client for {server}: {}",
+                one_line(&e.to_string(), " ")
+            ))
+        })?;
+        // The client connects lazily: ping first, so an unreachable server is reported as
+        // such and not as a failed index creation.
+        client
+            .database("admin")
+            .run_command(doc! { "ping": 1 })
+            .run()
+            .map_err(|e| {
+                backend_error(format!(
+                    "cannot reach MongoDB at {server}: {} (start mongod there, or point the \
+                     mongo target at a running server: mongo=mongodb://HOST:PORT)",
+                    one_line(&e.to_string(), " ")
+                ))
+            })?;
+        let db = client.database(&private_name());
+        // From here on, an error drops `database`, which drops whatever was created.
+        let database = MongoDatabase {
+            client,
+            db,
+            server,
+            layout,
+            fidelity,
+        };
+        database.create_indexes()?;
+        Ok(database)
+    }
+
+    fn create_indexes(&self) -> StoreResult<()> {
+        let index = |keys: Document| IndexModel::builder().keys(keys).build();
+        // `_id` is indexed by MongoDB itself: by-id calls, "all" lists, `$in` loads and
+        // deletes by id. The rest serve one query family each (see docs/stores/mongo.md).
+        let events = [
+            index(doc! { "device": 1, "created": 1, "_id": 1 }),
+            index(doc! { "created": 1, "_id": 1 }),
+            index(doc! { "pushed": 1, "_id": 1 }),
+        ];
+        let readings = [
+            index(doc! { "device": 1, "created": 1, "_id": 1 }),
+            index(doc! { "name": 1, "created": 1, "_id": 1 }),
+            index(doc! { "device": 1, "name": 1, "created": 1, "_id": 1 }),
+            index(doc! { "created": 1, "_id": 1 }),
+        ];
+        for (collection, indexes) in [(EVENTS, &events[..]), (READINGS, &readings[..])] {
+            self.db
+                .collection::<Document>(collection)
+                .create_indexes(indexes.to_vec())
+                .run()
+                .map_err(|e| {
+                    backend_error(format!(
+                        "cannot create the indexes of {}.{collection} at {}: {}",
+                        self.db.name(),
+                        self.server,
+                        one_line(&e.to_string(), " ")
+                    ))
+                })?;
+        }
+        Ok(())
+    }
+
+    /// A store on this database: one per worker. Stores share the client's connection pool.
+    pub fn open_store(&self) -> StoreResult<MongoStore> {
+        Ok(MongoStore {
+            events: self.db.collection(EVENTS),
+            readings: self.db.collection(READINGS),
+            layout: self.layout,
+            fidelity: self.fidelity,
+        })
+    }
+
+    /// The database's name, `edgebench_<random>`.
+    pub fn name(&self) -> &str {
+        self.db.name()
+    }
+
+    /// One line for reports: server, database, layout, fidelity.
+    pub fn describe(&self) -> String {
+        let fidelity = match (self.layout, self.fidelity) {
+            (MongoLayout::Embedded, Fidelity::Y2018) => {
+                "2018 (no effect: embedded readings need no per-reading query)".to_string()
+            }
+            (_, fidelity) => fidelity.to_string(),
+        };
+        format!(
+            "MongoDB {}, database {}, layout {}, fidelity {fidelity}",
+            self.server,
+            self.db.name(),
+            self.layout
+        )
+    }
+
+    /// The client, e.g. to inspect the database in a test.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+}
+
+impl Drop for MongoDatabase {
+    fn drop(&mut self) {
+        // Best effort: a server that is gone took the database with it, or its owner drops it.
+        let _ = self.db.drop().run();
+    }
+}

@@ -1,0 +1,61 @@
+//! Errors: every failure of the PostgreSQL store as one-line [`StoreError::Backend`] text
+//! that names the statement or the endpoint, and the fix that fits what the server said.
+
+use postgres::error::SqlState;
+use postgres::Config;
+
+use super::config::endpoint;
+use super::{one_line, BACKEND, CONNECT_FIX};
+use crate::store::StoreError;
+
+/// `e` and its sources, joined by `: `, on one line.
+pub fn chain(e: &dyn std::error::Error) -> String {
+    let mut message = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        message.push_str(": ");
+        message.push_str(&s.to_string());
+        source = s.source();
+    }
+    one_line(&message, "; ")
+}
+
+pub(super) fn backend_error(message: String) -> StoreError {
+    StoreError::Backend {
+        backend: BACKEND,
+        message,
+    }
+}
+
+/// A failed statement of the store, named by its [`Statements`](super::Statements) field.
+pub(super) fn query_error(statement: &str, e: &postgres::Error) -> StoreError {
+    let io = std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>());
+    let fix = if e.is_closed() || io {
+        " (connection lost: is PostgreSQL still running?)"
+    } else {
+        ""
+    };
+    backend_error(format!("{statement}: {}{fix}", chain(e)))
+}
+
+/// A connection to `config` that failed, with the fix that fits what the server said.
+pub(super) fn connect_error(config: &Config, e: &postgres::Error) -> StoreError {
+    let user = config.get_user().unwrap_or("(OS user)");
+    let fix = match e.code() {
+        Some(c)
+            if *c == SqlState::INVALID_PASSWORD
+                || *c == SqlState::INVALID_AUTHORIZATION_SPECIFICATION =>
+        {
+            "check the role and its password: set PGUSER/PGPASSWORD or put user:password in the URL"
+        }
+        Some(c) if *c == SqlState::INVALID_CATALOG_NAME => {
+            "the database does not exist: set PGDATABASE or the URL's /db to an existing one"
+        }
+        _ => CONNECT_FIX,
+    };
+    backend_error(format!(
+        "cannot connect to the server at {} as {user}: {} ({fix})",
+        endpoint(config),
+        chain(e)
+    ))
+}
