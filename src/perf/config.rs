@@ -18,7 +18,6 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
-use super::data::FactoryKind;
 use super::properties::{Properties, PropertiesError};
 
 /// A configuration error: one line naming the key (or file) and the fix.
@@ -395,6 +394,35 @@ impl KeyFormat {
             return format!("{}{}{}", self.prefix, "0".repeat(pad), digits);
         }
         format!("{}{}", self.prefix, id)
+    }
+}
+
+/// The built-in data-object factories PadoGrid's `factory.class` names map to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FactoryKind {
+    /// `…nw.impl.CustomerFactoryImpl` → table `customers`.
+    Customer,
+    /// `…nw.impl.OrderFactoryImpl` → table `orders`.
+    Order,
+}
+
+impl FactoryKind {
+    /// Maps a Java class name by its simple name, so every product's package works
+    /// (`org.redis.demo.nw.impl.`, `org.redisson.demo.nw.impl.`, `org.hazelcast.demo.nw.impl.` …).
+    pub fn from_class(class: &str) -> Option<Self> {
+        match class.rsplit('.').next()? {
+            "CustomerFactoryImpl" => Some(Self::Customer),
+            "OrderFactoryImpl" => Some(Self::Order),
+            _ => None,
+        }
+    }
+
+    /// The SQL table (`@Table(name=…)`).
+    pub fn table(self) -> &'static str {
+        match self {
+            Self::Customer => "customers",
+            Self::Order => "orders",
+        }
     }
 }
 

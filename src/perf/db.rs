@@ -36,9 +36,12 @@ use chrono::{DateTime, NaiveDateTime};
 use mysql::prelude::Queryable;
 use postgres::types::ToSql;
 
-use super::config::{ErConfig, GroupTestConfig, Operation, TestCase};
-use super::data::{er_child_ids, Customer, Entity, Entry, Factory, FactoryKind, JavaRandom, Order};
+use super::config::{GroupTestConfig, Operation, TestCase};
+use super::factory::{Customer, Entity, Entry, FactoryKind, Order};
+// `perf::db::Writer`: where the writer lived before it moved beside the factories.
+pub use super::factory::Writer;
 use super::properties::Properties;
+use super::random::JavaRandom;
 use super::results::GroupRun;
 use super::run::{invocation_loop, run_group_threads, GroupContext, PutAllCursor, ThreadOutcome};
 use crate::store::postgres::{chain, redact_password};
@@ -1085,9 +1088,7 @@ pub fn tables(cfg: &GroupTestConfig) -> Vec<FactoryKind> {
                 let Some(w) = Writer::new(cfg, name, 0) else {
                     continue;
                 };
-                for kind in
-                    std::iter::once(w.parent.kind).chain(w.child.as_ref().map(|c| c.factory.kind))
-                {
+                for kind in w.kinds() {
                     if !out.contains(&kind) {
                         out.push(kind);
                     }
@@ -1096,88 +1097,6 @@ pub fn tables(cfg: &GroupTestConfig) -> Vec<FactoryKind> {
         }
     }
     out
-}
-
-/// A generator for one entity: seeded by its operation's `randomSeed` and its id, so an
-/// entity is the same whichever thread, run or order writes it (splitmix64 mixing, so
-/// neighbouring ids do not get correlated `java.util.Random` streams).
-fn entity_rng(seed: i64, id: i64) -> JavaRandom {
-    fn mix(mut z: u64) -> u64 {
-        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    JavaRandom::new(mix(seed as u64 ^ mix(id as u64)) as i64)
-}
-
-/// The ER child side of a [`Writer`].
-struct ChildWriter {
-    factory: Factory,
-    seed: i64,
-    er: ErConfig,
-}
-
-/// What one operation writes: its factory, and its ER children's.
-pub struct Writer {
-    parent: Factory,
-    seed: i64,
-    start_num: i64,
-    child: Option<ChildWriter>,
-}
-
-impl Writer {
-    /// The writer of operation `op` (None without a factory); `now_ms` anchors order dates.
-    pub fn new(cfg: &GroupTestConfig, op: &str, now_ms: i64) -> Option<Writer> {
-        let op = cfg.operations.get(op)?;
-        let f = op.factory.as_ref()?;
-        let child = f.er.as_ref().and_then(|er| {
-            let c = cfg.operations.get(&er.operation)?;
-            let cf = c.factory.as_ref()?;
-            Some(ChildWriter {
-                factory: Factory::new(cf.kind, cf.key.clone(), now_ms),
-                seed: c.random_seed,
-                er: er.clone(),
-            })
-        });
-        Some(Writer {
-            parent: Factory::new(f.kind, f.key.clone(), now_ms),
-            seed: op.random_seed,
-            start_num: op.key_start_num,
-            child,
-        })
-    }
-
-    /// The rows written for entity id `id` (`startNum + n` for the n-th entry, 0-based): the
-    /// entity, then its ER children, ids `e*maxKeys + 1 + k` with `e` the entry's 1-based
-    /// number (§2.8, `e` = the invocation number for `put`), each naming the parent's key.
-    pub fn rows(&self, id: i64) -> Vec<(FactoryKind, Entry)> {
-        let mut rng = entity_rng(self.seed, id);
-        let parent = self.parent.create_entry(id, None, &mut rng);
-        let mut out = Vec::with_capacity(1);
-        if let Some(c) = &self.child {
-            let e = id - self.start_num + 1;
-            for child_id in er_child_ids(e, c.er.max_keys, c.er.is_random, &mut rng) {
-                let mut crng = entity_rng(c.seed, child_id);
-                let entry = c
-                    .factory
-                    .create_entry(child_id, Some(&parent.key), &mut crng);
-                out.push((c.factory.kind, entry));
-            }
-        }
-        out.insert(0, (self.parent.kind, parent));
-        out
-    }
-
-    /// The key of entity id `id` (`getKey`).
-    pub fn key(&self, id: i64) -> String {
-        self.parent.key_of(id)
-    }
-
-    /// The parent's table.
-    pub fn kind(&self) -> FactoryKind {
-        self.parent.kind
-    }
 }
 
 /// Every key the groups of `cfg` write, per table name: what `-list` counts and `-delete` removes.
@@ -1631,7 +1550,7 @@ mod tests {
 
     #[test]
     fn values_round_trip_through_the_column_order() {
-        let f = Factory::new(
+        let f = crate::perf::factory::Factory::new(
             FactoryKind::Order,
             super::super::config::KeyFormat {
                 prefix: "o".into(),

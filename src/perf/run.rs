@@ -19,9 +19,9 @@ use hdrhistogram::Histogram;
 use redis::{ConnectionLike, Value};
 
 use super::config::{DataStructure, GroupTestConfig, Operation, TestCase};
-use super::data::Entity;
-use super::data::{zero_blob, JavaRandom};
-use super::db::Writer;
+use super::data::zero_blob;
+use super::factory::{Entity, Writer};
+use super::random::JavaRandom;
 use super::results::{GroupRun, JavaTime, OpLatency};
 
 /// Opens one connection per worker thread.
