@@ -8,7 +8,7 @@
 //! ```text
 //! etc/*.properties → properties::Properties → config::{GroupTestConfig, PbmTestConfig}
 //!     → run (test_group) / ingest, tx over pbm (test_ingestion, test_tx)
-//!     → results::{GroupRun, IngestionRun, TxRun} + summary (markdown)
+//!     → results::{GroupRun, PbmRun} + summary (markdown)
 //!     → results files (PadoGrid layout + edgebench percentiles) → csv::create_csv
 //! ```
 //!
