@@ -243,7 +243,7 @@ pub struct GroupRun {
     pub thread_count: u32,
     /// `total / threadCount`.
     pub invocation_count_per_thread: u64,
-    /// `-db` mode (the header says `Group Test (Dababase)` [sic]).
+    /// `-db` mode (the header says `Group Test (Dababase)` \[sic\]).
     pub db: bool,
     /// Taken when the test starts (also the file-name stamp).
     pub file_time: JavaTime,
@@ -346,7 +346,7 @@ impl GroupRun {
 
 /// One map's `test_ingestion` (reference §3.4) or `test_tx` (§3.5) run. The two results files
 /// have one shape; what differs — names, the count lines, the throughput rows — follows from
-/// [`PbmRun::test`] ([`PbmFile`]).
+/// [`PbmRun::test`] (the private `PbmFile` table).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PbmRun {
     /// Which tool ran.

@@ -6,7 +6,7 @@
 //! Data flows: [`DbSettings`] (`--db URL`, `etc/db.properties`) → [`Database`] → [`Pool`] of
 //! [`Conn`]s → [`run_db_group_test`] (one thread per `threadCount`, each holding one pooled
 //! connection for its whole loop, as PadoGrid's threads hold a Hibernate `Session`) →
-//! [`GroupRun`] results files with the `(Dababase)` header.
+//! [`GroupRun`](crate::perf::results::GroupRun) results files with the `(Dababase)` header.
 //!
 //! Invariants:
 //! - A connection is only ever taken from the [`Pool`], which opens at most `pool_size`
