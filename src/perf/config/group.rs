@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::cases::{DataStructure, TestCase};
-use super::{available_processors, default_thread_count, ConfigError, Reader, INT_MAX};
+use super::read::{available_processors, default_thread_count, ConfigError, Reader, INT_MAX};
 use crate::perf::properties::Properties;
 
 /// `groupNames`: stages run one after another (`,`), each a set of groups run at the same

@@ -9,7 +9,7 @@
 use std::fmt;
 use std::path::Path;
 
-use super::{available_processors, default_thread_count, ConfigError, Reader, INT_MAX};
+use super::read::{available_processors, default_thread_count, ConfigError, Reader, INT_MAX};
 use crate::perf::properties::Properties;
 
 /// The PBM maps of `test_ingestion` and `test_tx`.

@@ -9,12 +9,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use super::connection::{Conn, Database};
+use super::error::DbError;
 use super::pool::Pool;
 use super::runner::run_db_group_test;
 use super::schema::table_def;
 use super::settings::{DbSettings, DB_PROPERTIES};
 use super::writes::{check_factories, tables, written_keys};
-use super::DbError;
 use crate::perf::config::GroupTestConfig;
 use crate::perf::results::GroupRun;
 

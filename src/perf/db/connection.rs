@@ -13,8 +13,8 @@ use chrono::NaiveDateTime;
 use mysql::prelude::Queryable;
 use postgres::types::ToSql;
 
+use super::error::{input, DbError, URL_FORMS};
 use super::schema::{entity_of, table_def, values_of, Col, Dialect, SqlValue, TableDef};
-use super::{input, DbError, URL_FORMS};
 use crate::perf::factory::{Entity, Entry, FactoryKind};
 use crate::store::postgres::{chain, redact_password};
 

@@ -31,6 +31,7 @@
 
 mod command;
 mod connection;
+mod error;
 mod pool;
 mod runner;
 mod schema;
@@ -39,31 +40,10 @@ mod writes;
 
 pub use command::{delete, list, test_group_db, DbFlags};
 pub use connection::{Conn, Database, PgConn};
+pub use error::DbError;
 pub use pool::{Pool, PooledConn};
 pub use runner::run_db_group_test;
 pub use settings::{DbSettings, DB_PROPERTIES, DEFAULT_POOL_SIZE};
 pub use writes::{check_factories, tables, written_keys, DbOp};
 // `perf::db::Writer`: where the writer lived before it moved beside the factories.
 pub use crate::perf::factory::Writer;
-
-/// The URL forms `--db` takes, for error messages.
-const URL_FORMS: &str = "use postgres://user@127.0.0.1:5432/db, \
-                         postgresql:///db?host=/var/run/postgresql or mysql://root@127.0.0.1:3306/db";
-
-/// Why `-db` could not run.
-#[derive(Debug, thiserror::Error)]
-pub enum DbError {
-    /// Bad input (a URL, the settings file, a factory): the message names it and the fix.
-    #[error("{0}")]
-    Input(String),
-    /// The database could not be reached or refused a statement.
-    #[error("{0}")]
-    Database(String),
-    /// A results file could not be written.
-    #[error("{0}")]
-    Write(#[from] std::io::Error),
-}
-
-fn input(message: String) -> DbError {
-    DbError::Input(message)
-}

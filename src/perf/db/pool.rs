@@ -24,7 +24,7 @@ use std::ops::{Deref, DerefMut};
 use std::sync::{Condvar, Mutex};
 
 use super::connection::{Conn, Database};
-use super::DbError;
+use super::error::DbError;
 
 /// At most `size` connections to one database, handed out one per thread; a thread that
 /// finds none free waits until one is returned (HibernatePool's `ArrayBlockingQueue`).

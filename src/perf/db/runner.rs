@@ -14,10 +14,10 @@ use std::sync::Mutex;
 
 use chrono::NaiveDateTime;
 
+use super::error::DbError;
 use super::pool::Pool;
 use super::schema::{table_def, time_of};
 use super::writes::{check_factories, tables, DbOp};
-use super::DbError;
 use crate::perf::config::{GroupTestConfig, Operation};
 use crate::perf::factory::Writer;
 use crate::perf::random::JavaRandom;

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use super::{input, DbError, URL_FORMS};
+use super::error::{input, DbError, URL_FORMS};
 use crate::perf::properties::Properties;
 
 /// The settings file `-db` reads when it exists (`url=`, `pool_size=`).

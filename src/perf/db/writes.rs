@@ -9,8 +9,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::error::{input, DbError};
 use super::schema::table_def;
-use super::{input, DbError};
 use crate::perf::config::{GroupTestConfig, TestCase};
 use crate::perf::factory::{FactoryKind, Writer};
 use crate::perf::run::PutAllCursor;

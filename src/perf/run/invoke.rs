@@ -16,8 +16,6 @@ use crate::perf::data::zero_blob;
 use crate::perf::factory::{Entity, Writer};
 use crate::perf::random::JavaRandom;
 
-use super::thread_seed;
-
 /// An operation with a factory: its writer, and the operation its ER children go to.
 pub(super) struct FactoryPlan<'a> {
     pub(super) writer: Writer,
@@ -325,4 +323,12 @@ impl OpState {
             Err(e) => Err(e.to_string()),
         }
     }
+}
+
+/// The seed of thread `t`'s `java.util.Random` for an operation. PadoGrid's threads share one
+/// `Random` per operation, so together they draw one sequence, interleaved; a generator per
+/// thread seeded alike would make every thread read the same keys in lockstep. Thread 1 keeps
+/// `randomSeed`, thread `t` uses `randomSeed + t - 1`: reproducible, and different per thread.
+pub(crate) fn thread_seed(seed: i64, t: u64) -> i64 {
+    seed.wrapping_add(t.saturating_sub(1) as i64)
 }

@@ -29,7 +29,7 @@ use super::results::{GroupRun, JavaTime, OpLatency};
 mod invoke;
 mod structures;
 
-pub(crate) use invoke::PutAllCursor;
+pub(crate) use invoke::{thread_seed, PutAllCursor};
 use invoke::{FactoryPlan, OpState};
 pub use structures::{delete_structures, list_structures, StructureInfo};
 
@@ -475,12 +475,4 @@ pub(crate) fn invocation_loop<E>(
         invocations,
         latencies,
     })
-}
-
-/// The seed of thread `t`'s `java.util.Random` for an operation. PadoGrid's threads share one
-/// `Random` per operation, so together they draw one sequence, interleaved; a generator per
-/// thread seeded alike would make every thread read the same keys in lockstep. Thread 1 keeps
-/// `randomSeed`, thread `t` uses `randomSeed + t - 1`: reproducible, and different per thread.
-pub(crate) fn thread_seed(seed: i64, t: u64) -> i64 {
-    seed.wrapping_add(t.saturating_sub(1) as i64)
 }
