@@ -1,6 +1,6 @@
-//! Typed configuration of the three perf_test tools, built from [`Properties`](crate::perf::properties::Properties):
-//! [`GroupTestConfig`] for `test_group` (reference §2) and [`PbmTestConfig`] for
-//! `test_ingestion` and `test_tx` (reference §3.1).
+//! Typed configuration of the three perf_test tools, built from a `.properties` file
+//! ([`Properties`](crate::perf::properties::Properties)): [`GroupTestConfig`] for `test_group`
+//! (reference §2) and [`PbmTestConfig`] for `test_ingestion` and `test_tx` (reference §3.1).
 //!
 //! Invariants:
 //! - Every key PadoGrid reads has the default PadoGrid's code gives it, except where the code
