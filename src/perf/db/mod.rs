@@ -27,7 +27,8 @@
 //! The files, in the order a run goes through them: `settings` (where to write), `schema`
 //! (tables, typed column values and the two dialects' SQL), `connection` ([`Database`],
 //! [`Conn`]), `pool`, `writes` (what each operation writes, and so what `-list`/`-delete`
-//! cover), `runner` (the timed run) and `command` (`test_group -db` itself).
+//! cover), `runner` (the timed run) and `command` (`test_group -db` itself); `error` is the
+//! error type they share.
 
 mod command;
 mod connection;
