@@ -307,11 +307,9 @@ pub fn build_csv(app: &PerfApp, kind: ResultsKind) -> Result<Option<String>, Csv
     Ok(Some(out))
 }
 
-/// Writes `path` whole: a temp file in the same directory, then a rename.
+/// Writes `path` whole (`report::write_whole_file`: a temp file beside it, then a rename).
 fn write_whole(path: &Path, text: &str) -> Result<(), CsvError> {
-    let tmp = path.with_extension("csv.tmp");
-    fs::write(&tmp, text).map_err(io_err(&tmp))?;
-    fs::rename(&tmp, path).map_err(io_err(path))
+    crate::report::write_whole_file(path, text.as_bytes()).map_err(io_err(path))
 }
 
 /// `create_csv` for one app: rewrites `results-{ingestion,tx,group}.csv` for each kind that

@@ -21,8 +21,8 @@ use redis::{ConnectionLike, Value};
 
 use super::config::{PbmMap, PbmTestCase, PbmTestConfig};
 use super::data::{pbm_value, profile_keys, zero_blob, EligKey, MemberSets};
-use super::pbm::{run_maps, MapOutcome, Worker};
-use super::results::IngestionRun;
+use super::pbm::{run_maps, write_run, MapOutcome, Worker};
+use super::results::PbmRun;
 use super::run::{Connector, RunError};
 
 /// Runs `test_ingestion` and writes `ingestion-<map>-<product>-<stamp>_<prefix>.txt` per map
@@ -34,32 +34,9 @@ pub fn run_ingestion(
     results_dir: &Path,
     stop: &AtomicBool,
     status: &mut (dyn Write + Send),
-) -> Result<Vec<(IngestionRun, MapOutcome, PathBuf)>, RunError> {
+) -> Result<Vec<(PbmRun, MapOutcome, PathBuf)>, RunError> {
     std::fs::create_dir_all(results_dir)?;
-    let finish = |o: MapOutcome| {
-        let m = &o.map;
-        let run = IngestionRun {
-            product: product.to_string(),
-            test_case: m.test_case.to_string(),
-            map: m.map.to_string(),
-            batch_size: m.batch_size,
-            test_count: cfg.test_count,
-            test_interval_ms: cfg.test_interval_ms,
-            total_entry_count: m.total_entry_count,
-            thread_count: m.thread_count,
-            payload_size: m.payload_size,
-            prefix: cfg.prefix.clone(),
-            entry_count_per_thread: m.entry_count_per_thread(),
-            start: o.start.clone(),
-            stop: o.stop.clone(),
-            actual_put_count: o.count,
-            thread_ms: o.thread_ms.clone(),
-            latencies: vec![o.latency.clone()],
-        };
-        let path =
-            crate::perf::results::write_results_file(results_dir, &run.file_name(), &run.render())?;
-        Ok((run, o, path))
-    };
+    let finish = |o: MapOutcome| write_run(cfg, product, results_dir, o);
     run_maps(cfg, connect, stop, status, "Entry Count", &ingest, &finish)
 }
 

@@ -18,7 +18,7 @@
 //! - `summary:{G}`: a hash of the GroupSummary's fields, written by `test_tx`'s `tx`.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -27,7 +27,7 @@ use hdrhistogram::Histogram;
 use redis::ConnectionLike;
 
 use super::config::{PbmMapConfig, PbmTestConfig};
-use super::results::{JavaTime, OpLatency};
+use super::results::{write_results_file, JavaTime, OpLatency, PbmRun};
 use super::run::{histogram, op_latency, with_status, Connector, RunError};
 use super::summary::{self, Columns, SummaryRow};
 
@@ -118,6 +118,39 @@ impl MapOutcome {
             latencies: vec![self.latency.clone()],
         }
     }
+}
+
+/// The `finish` of both tools: a map's [`PbmRun`] from its outcome, with its results file
+/// written into `results_dir`.
+pub fn write_run(
+    cfg: &PbmTestConfig,
+    product: &str,
+    results_dir: &Path,
+    o: MapOutcome,
+) -> Result<(PbmRun, MapOutcome, PathBuf), RunError> {
+    let m = &o.map;
+    let run = PbmRun {
+        test: cfg.test,
+        product: product.to_string(),
+        test_case: m.test_case.to_string(),
+        map: m.map.to_string(),
+        batch_size: m.batch_size,
+        test_count: cfg.test_count,
+        test_interval_ms: cfg.test_interval_ms,
+        total_entry_count: m.total_entry_count,
+        thread_count: m.thread_count,
+        payload_size: m.payload_size,
+        prefix: cfg.prefix.clone(),
+        entry_count_per_thread: m.entry_count_per_thread(),
+        start: o.start.clone(),
+        stop: o.stop.clone(),
+        count: o.count,
+        missing: o.missing,
+        thread_ms: o.thread_ms.clone(),
+        latencies: vec![o.latency.clone()],
+    };
+    let path = write_results_file(results_dir, &run.file_name(), &run.render())?;
+    Ok((run, o, path))
 }
 
 /// Runs every map of `cfg` at the same time; `finish` turns each map's outcome into its

@@ -13,6 +13,8 @@
 
 use chrono::{DateTime, Datelike, FixedOffset, NaiveDateTime, TimeZone, Timelike, Utc};
 
+use super::config::PbmTest;
+
 /// A wall-clock instant as Java's `Date.toString()` prints it, with the zone it prints.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JavaTime {
@@ -241,7 +243,7 @@ pub struct GroupRun {
     pub thread_count: u32,
     /// `total / threadCount`.
     pub invocation_count_per_thread: u64,
-    /// `-db` mode (the header says `Group Test (Dababase)` [sic]).
+    /// `-db` mode (the header says `Group Test (Dababase)` \[sic\]).
     pub db: bool,
     /// Taken when the test starts (also the file-name stamp).
     pub file_time: JavaTime,
@@ -342,16 +344,20 @@ impl GroupRun {
     }
 }
 
-/// One map's `test_ingestion` run (reference §3.4).
+/// One map's `test_ingestion` (reference §3.4) or `test_tx` (§3.5) run. The two results files
+/// have one shape; what differs — names, the count lines, the throughput rows — follows from
+/// [`PbmRun::test`] (the private `PbmFile` table).
 #[derive(Debug, Clone, PartialEq)]
-pub struct IngestionRun {
+pub struct PbmRun {
+    /// Which tool ran.
+    pub test: PbmTest,
     /// Product string.
     pub product: String,
-    /// `put` or `putall`.
+    /// `put`/`putall` (ingestion) or `tx`/`get`/`getall` (tx).
     pub test_case: String,
     /// `eligibility` or `profile`.
     pub map: String,
-    /// `<map>.batchSize` (printed for putall only).
+    /// `<map>.batchSize` (printed for putall and getall only).
     pub batch_size: usize,
     /// `testCount`.
     pub test_count: u32,
@@ -361,7 +367,7 @@ pub struct IngestionRun {
     pub total_entry_count: u64,
     /// `<map>.threadCount`.
     pub thread_count: u32,
-    /// `<map>.payloadSize`.
+    /// `<map>.payloadSize` (printed by `test_ingestion` only).
     pub payload_size: usize,
     /// `prefix`.
     pub prefix: String,
@@ -371,19 +377,82 @@ pub struct IngestionRun {
     pub start: JavaTime,
     /// End.
     pub stop: JavaTime,
-    /// `Σ putCount`.
-    pub actual_put_count: u64,
+    /// Entries put (`Σ putCount`), or transactions (or keys read) in all.
+    pub count: u64,
+    /// `test_tx`: transactions that found no co-located data (0 for ingestion).
+    pub missing: u64,
     /// Per-thread ms.
     pub thread_ms: Vec<u64>,
-    /// edgebench percentiles (per put or putAll call).
+    /// edgebench percentiles (per put or putAll call; per transaction or call).
     pub latencies: Vec<OpLatency>,
 }
 
-impl IngestionRun {
-    /// `ingestion-<map>-<product>-<yyMMdd-HHmmss>_<prefix>.txt`.
+/// What a PBM tool's results file says differently from the other's.
+struct PbmFile {
+    /// File-name stem.
+    stem: &'static str,
+    /// The banner.
+    title: &'static str,
+    /// The test case that prints a batch-size line, and its label.
+    batch: (&'static str, &'static str),
+    /// Whether the header has a payload line.
+    payload_line: bool,
+    /// Width the count labels are right-aligned to.
+    count_width: usize,
+    /// Text after the counts.
+    after_counts: &'static str,
+    /// Width the throughput labels are right-aligned to.
+    row_width: usize,
+    /// Text after the throughput rows.
+    after_rows: &'static str,
+    /// What one edgebench latency sample is.
+    sample: &'static str,
+}
+
+const INGESTION_FILE: PbmFile = PbmFile {
+    stem: "ingestion",
+    title: "Data Ingestion Test",
+    batch: ("putall", "PutAll Batch Size"),
+    payload_line: true,
+    count_width: 0,
+    after_counts: "",
+    row_width: 23,
+    after_rows: " * Throughput does not take the keys into account.\n   \
+                 The actual rate is higher.\n\
+                 ** Total Volume do not take the keys into account.\n   \
+                 The actual volume is higher.\n\n",
+    sample: "call",
+};
+
+const TX_FILE: PbmFile = PbmFile {
+    stem: "tx",
+    title: "Transaction Test",
+    batch: ("getall", "GetAll Batch Size"),
+    payload_line: false,
+    count_width: 44,
+    after_counts: "Missing Data represents the number of transaction operations that are performed on\n\
+                   non-existing co-located data. This may occur if there are not enough ClientProfile\n\
+                   objects ingested. To avoid this, increase the number of profile objects by setting\n\
+                   'profile.totalEntryCount' in the ingestion properties file and rerun the ingestion test.\n\
+                   This value must be greater than or equal to 'eligibility.totalEntryCount'.\n\n",
+    row_width: 31,
+    after_rows: "",
+    sample: "transaction or call",
+};
+
+impl PbmRun {
+    fn file(&self) -> &'static PbmFile {
+        match self.test {
+            PbmTest::Ingestion => &INGESTION_FILE,
+            PbmTest::Tx => &TX_FILE,
+        }
+    }
+
+    /// `ingestion-<map>-<product>-<yyMMdd-HHmmss>_<prefix>.txt` or `tx-…`.
     pub fn file_name(&self) -> String {
         format!(
-            "ingestion-{}-{}-{}_{}.txt",
+            "{}-{}-{}-{}_{}.txt",
+            self.file().stem,
             self.map,
             self.product,
             self.start.file_stamp(),
@@ -391,169 +460,86 @@ impl IngestionRun {
         )
     }
 
+    /// The counts the file reports after its start time.
+    fn counts(&self) -> Vec<(&'static str, u64)> {
+        match self.test {
+            PbmTest::Ingestion => vec![("Actual Total Entry (Put) Count", self.count)],
+            PbmTest::Tx => vec![
+                ("Actual Total Number of Transactions", self.count),
+                ("Total Number of Transactions on Missing Data", self.missing),
+            ],
+        }
+    }
+
+    /// The throughput rows after the thread times; `max_ms` is the slowest thread's.
+    fn rows(&self, max_ms: u64) -> Vec<(&'static str, String)> {
+        let (total, maxf) = (self.count as f64, max_ms as f64);
+        let max_row = ("Max Time (msec)", max_ms.to_string());
+        match self.test {
+            PbmTest::Ingestion => {
+                let payload = self.payload_size as f64;
+                let kib = payload * total / 1024.0;
+                let kib_s = payload * total / maxf * 1000.0 / 1024.0;
+                vec![
+                    max_row,
+                    ("Throughput (msg/sec)", fmt3(ratio(total, maxf) * 1000.0)),
+                    ("*Throughput (KiB/sec)", fmt3(kib_s)),
+                    ("*Throughput (MiB/sec)", fmt3(kib_s / 1024.0)),
+                    ("Latency per put (msec)", fmt3(ratio(maxf, total))),
+                    ("**Total Volume (KiB)", fmt3(kib)),
+                    ("**Total Volume (MiB)", fmt3(kib / 1024.0)),
+                    ("**Total Volume (GiB)", fmt3(kib / 1024.0 / 1024.0)),
+                    ("Payload Size (bytes)", self.payload_size.to_string()),
+                ]
+            }
+            PbmTest::Tx => vec![
+                max_row,
+                ("Throughput (tx/sec)", fmt3(ratio(total, maxf) * 1000.0)),
+                ("Latency per transaction (msec)", fmt3(ratio(maxf, total))),
+            ],
+        }
+    }
+
     /// The results file's bytes.
     pub fn render(&self) -> String {
+        let file = self.file();
         let mut o = String::new();
+        let (batch_case, batch_label) = file.batch;
         pbm_header(
             &mut o,
-            "Data Ingestion Test",
+            file.title,
             &PbmHeader {
                 product: &self.product,
                 test_case: &self.test_case,
                 map: &self.map,
-                batch_line: (self.test_case == "putall")
-                    .then_some(("PutAll Batch Size", self.batch_size)),
+                batch_line: (self.test_case == batch_case)
+                    .then_some((batch_label, self.batch_size)),
                 test_count: self.test_count,
                 test_interval_ms: self.test_interval_ms,
                 total_entry_count: self.total_entry_count,
                 thread_count: self.thread_count,
-                payload_size: Some(self.payload_size),
+                payload_size: file.payload_line.then_some(self.payload_size),
                 prefix: &self.prefix,
                 per_thread: self.entry_count_per_thread,
             },
         );
         o.push_str(&format!("Start Time: {}\n\n", self.start.date_string()));
-        o.push_str(&format!(
-            "Actual Total Entry (Put) Count: {}\n\n",
-            self.actual_put_count
-        ));
-        push_threads(&mut o, &self.thread_ms);
-        let max = self.thread_ms.iter().copied().max().unwrap_or(0);
-        let (total, maxf, payload) = (
-            self.actual_put_count as f64,
-            max as f64,
-            self.payload_size as f64,
-        );
-        let kib_s = payload * total / maxf * 1000.0 / 1024.0;
-        let mut l = |label: &str, v: String| o.push_str(&format!("{label:>23}: {v}\n"));
-        l("Max Time (msec)", max.to_string());
-        l("Throughput (msg/sec)", fmt3(ratio(total, maxf) * 1000.0));
-        l("*Throughput (KiB/sec)", fmt3(kib_s));
-        l("*Throughput (MiB/sec)", fmt3(kib_s / 1024.0));
-        l("Latency per put (msec)", fmt3(ratio(maxf, total)));
-        l("**Total Volume (KiB)", fmt3(payload * total / 1024.0));
-        l(
-            "**Total Volume (MiB)",
-            fmt3(payload * total / 1024.0 / 1024.0),
-        );
-        l(
-            "**Total Volume (GiB)",
-            fmt3(payload * total / 1024.0 / 1024.0 / 1024.0),
-        );
-        l("Payload Size (bytes)", self.payload_size.to_string());
+        let width = file.count_width;
+        for (label, n) in self.counts() {
+            o.push_str(&format!("{label:>width$}: {n}\n"));
+        }
         o.push('\n');
-        o.push_str(" * Throughput does not take the keys into account.\n");
-        o.push_str("   The actual rate is higher.\n");
-        o.push_str("** Total Volume do not take the keys into account.\n");
-        o.push_str("   The actual volume is higher.\n\n");
-        o.push_str(&format!("Stop Time: {}\n\n", self.stop.date_string()));
-        edgebench_section(&mut o, "call", &self.latencies);
-        o
-    }
-}
-
-/// One map's `test_tx` run (reference §3.5).
-#[derive(Debug, Clone, PartialEq)]
-pub struct TxRun {
-    /// Product string.
-    pub product: String,
-    /// `tx`, `get` or `getall`.
-    pub test_case: String,
-    /// `eligibility` or `profile`.
-    pub map: String,
-    /// `<map>.batchSize` (printed for getall only).
-    pub batch_size: usize,
-    /// `testCount`.
-    pub test_count: u32,
-    /// `testIntervalInMsec`.
-    pub test_interval_ms: u64,
-    /// `<map>.totalEntryCount`.
-    pub total_entry_count: u64,
-    /// `<map>.threadCount`.
-    pub thread_count: u32,
-    /// `prefix`.
-    pub prefix: String,
-    /// `total / threads`.
-    pub entry_count_per_thread: u64,
-    /// Start (also the file-name stamp).
-    pub start: JavaTime,
-    /// End.
-    pub stop: JavaTime,
-    /// Transactions (or keys read) in all.
-    pub actual_transactions: u64,
-    /// Transactions that found no co-located data.
-    pub missing_data: u64,
-    /// Per-thread ms.
-    pub thread_ms: Vec<u64>,
-    /// edgebench percentiles (per transaction or call).
-    pub latencies: Vec<OpLatency>,
-}
-
-impl TxRun {
-    /// `tx-<map>-<product>-<yyMMdd-HHmmss>_<prefix>.txt`.
-    pub fn file_name(&self) -> String {
-        format!(
-            "tx-{}-{}-{}_{}.txt",
-            self.map,
-            self.product,
-            self.start.file_stamp(),
-            self.prefix
-        )
-    }
-
-    /// The results file's bytes.
-    pub fn render(&self) -> String {
-        let mut o = String::new();
-        pbm_header(
-            &mut o,
-            "Transaction Test",
-            &PbmHeader {
-                product: &self.product,
-                test_case: &self.test_case,
-                map: &self.map,
-                batch_line: (self.test_case == "getall")
-                    .then_some(("GetAll Batch Size", self.batch_size)),
-                test_count: self.test_count,
-                test_interval_ms: self.test_interval_ms,
-                total_entry_count: self.total_entry_count,
-                thread_count: self.thread_count,
-                payload_size: None,
-                prefix: &self.prefix,
-                per_thread: self.entry_count_per_thread,
-            },
-        );
-        o.push_str(&format!("Start Time: {}\n\n", self.start.date_string()));
-        o.push_str(&format!(
-            "{:>44}: {}\n",
-            "Actual Total Number of Transactions", self.actual_transactions
-        ));
-        o.push_str(&format!(
-            "{:>44}: {}\n\n",
-            "Total Number of Transactions on Missing Data", self.missing_data
-        ));
-        o.push_str(
-            "Missing Data represents the number of transaction operations that are performed on\n",
-        );
-        o.push_str(
-            "non-existing co-located data. This may occur if there are not enough ClientProfile\n",
-        );
-        o.push_str(
-            "objects ingested. To avoid this, increase the number of profile objects by setting\n",
-        );
-        o.push_str("'profile.totalEntryCount' in the ingestion properties file and rerun the ingestion test.\n");
-        o.push_str(
-            "This value must be greater than or equal to 'eligibility.totalEntryCount'.\n\n",
-        );
+        o.push_str(file.after_counts);
         push_threads(&mut o, &self.thread_ms);
-        let max = self.thread_ms.iter().copied().max().unwrap_or(0);
-        let (total, maxf) = (self.actual_transactions as f64, max as f64);
-        let mut l = |label: &str, v: String| o.push_str(&format!("{label:>31}: {v}\n"));
-        l("Max Time (msec)", max.to_string());
-        l("Throughput (tx/sec)", fmt3(ratio(total, maxf) * 1000.0));
-        l("Latency per transaction (msec)", fmt3(ratio(maxf, total)));
+        let max_ms = self.thread_ms.iter().copied().max().unwrap_or(0);
+        let width = file.row_width;
+        for (label, v) in self.rows(max_ms) {
+            o.push_str(&format!("{label:>width$}: {v}\n"));
+        }
         o.push('\n');
+        o.push_str(file.after_rows);
         o.push_str(&format!("Stop Time: {}\n\n", self.stop.date_string()));
-        edgebench_section(&mut o, "transaction or call", &self.latencies);
+        edgebench_section(&mut o, file.sample, &self.latencies);
         o
     }
 }

@@ -26,8 +26,8 @@ use redis::{ConnectionLike, Value};
 use super::config::{PbmMap, PbmTestCase, PbmTestConfig};
 use super::data::{profile_keys, split_pbm_value, GroupSummary, MemberSets};
 use super::ingest::batches;
-use super::pbm::{hash_values, run_maps, MapOutcome, Worker};
-use super::results::TxRun;
+use super::pbm::{hash_values, run_maps, write_run, MapOutcome, Worker};
+use super::results::PbmRun;
 use super::run::{Connector, RunError};
 
 /// How many times in a row a group's transaction may be aborted by concurrent writers
@@ -57,32 +57,9 @@ pub fn run_tx(
     results_dir: &Path,
     stop: &AtomicBool,
     status: &mut (dyn Write + Send),
-) -> Result<Vec<(TxRun, MapOutcome, PathBuf)>, RunError> {
+) -> Result<Vec<(PbmRun, MapOutcome, PathBuf)>, RunError> {
     std::fs::create_dir_all(results_dir)?;
-    let finish = |o: MapOutcome| {
-        let m = &o.map;
-        let run = TxRun {
-            product: product.to_string(),
-            test_case: m.test_case.to_string(),
-            map: m.map.to_string(),
-            batch_size: m.batch_size,
-            test_count: cfg.test_count,
-            test_interval_ms: cfg.test_interval_ms,
-            total_entry_count: m.total_entry_count,
-            thread_count: m.thread_count,
-            prefix: cfg.prefix.clone(),
-            entry_count_per_thread: m.entry_count_per_thread(),
-            start: o.start.clone(),
-            stop: o.stop.clone(),
-            actual_transactions: o.count,
-            missing_data: o.missing,
-            thread_ms: o.thread_ms.clone(),
-            latencies: vec![o.latency.clone()],
-        };
-        let path =
-            crate::perf::results::write_results_file(results_dir, &run.file_name(), &run.render())?;
-        Ok((run, o, path))
-    };
+    let finish = |o: MapOutcome| write_run(cfg, product, results_dir, o);
     run_maps(
         cfg,
         connect,

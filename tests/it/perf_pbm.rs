@@ -57,7 +57,7 @@ fn ingest(cfg: &PbmTestConfig, connect: &Connector, dir: &Path) -> Vec<(String, 
     run_ingestion(cfg, connect, "t", dir, &AtomicBool::new(false), &mut status)
         .unwrap_or_else(|e| panic!("{e}"))
         .into_iter()
-        .map(|(r, _, _)| (r.map, r.actual_put_count))
+        .map(|(r, _, _)| (r.map, r.count))
         .collect()
 }
 
@@ -167,7 +167,7 @@ fn tx_writes_the_summaries_the_data_implies_and_counts_missing_profiles() {
             // Missing: groups without a profile, counted per transaction (x7-x10 by thread
             // 1, x7-x12 by thread 2 when only x1-x6 have one).
             assert_eq!(
-                (run.actual_transactions, run.missing_data, outcome.retries),
+                (run.count, run.missing, outcome.retries),
                 (20, want_missing, 0),
                 "{item} profiles={profiles}"
             );
@@ -511,7 +511,7 @@ fn getall_and_get_read_every_key_including_the_last_partial_batch() {
         .unwrap();
         let got: Vec<(String, u64, u64)> = runs
             .iter()
-            .map(|(r, _, _)| (r.map.clone(), r.actual_transactions, r.missing_data))
+            .map(|(r, _, _)| (r.map.clone(), r.count, r.missing))
             .collect();
         // Eligibility getall: 25 keys on one thread = groups x1-x5. Ingestion wrote x1-x4
         // on two threads, so x3-x4 have other effective dates (thread 2's): as in PadoGrid,

@@ -10,7 +10,8 @@ use std::time::{Duration, SystemTime};
 
 use edgebench::perf::csv::{self, PerfApp, ResultsKind};
 use edgebench::perf::group_config::{self, ProductWords};
-use edgebench::perf::results::{GroupRun, IngestionRun, JavaTime, OpLatency, TxRun};
+use edgebench::perf::results::{GroupRun, JavaTime, OpLatency, PbmRun};
+use edgebench::perf::PbmTest;
 
 fn fixture(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -85,8 +86,9 @@ fn group_g2() -> GroupRun {
     }
 }
 
-fn ingestion() -> IngestionRun {
-    IngestionRun {
+fn ingestion() -> PbmRun {
+    PbmRun {
+        test: PbmTest::Ingestion,
         product: "redis".into(),
         test_case: "putall".into(),
         map: "profile".into(),
@@ -100,7 +102,8 @@ fn ingestion() -> IngestionRun {
         entry_count_per_thread: 625,
         start: edt(1_655_860_111_000),
         stop: edt(1_655_860_111_000),
-        actual_put_count: 10000,
+        count: 10000,
+        missing: 0,
         thread_ms: vec![
             714, 758, 715, 756, 750, 721, 753, 666, 751, 750, 694, 702, 750, 757, 654, 750,
         ],
@@ -110,8 +113,9 @@ fn ingestion() -> IngestionRun {
     }
 }
 
-fn tx() -> TxRun {
-    TxRun {
+fn tx() -> PbmRun {
+    PbmRun {
+        test: PbmTest::Tx,
         product: "redis".into(),
         test_case: "tx".into(),
         map: "eligibility".into(),
@@ -120,12 +124,13 @@ fn tx() -> TxRun {
         test_interval_ms: 0,
         total_entry_count: 10000,
         thread_count: 4,
+        payload_size: 0,
         prefix: "x".into(),
         entry_count_per_thread: 2500,
         start: JavaTime::utc_ms(1_796_015_554_000),
         stop: JavaTime::utc_ms(1_796_015_561_000),
-        actual_transactions: 10000,
-        missing_data: 3,
+        count: 10000,
+        missing: 3,
         thread_ms: vec![1500, 1499, 1501, 1490],
         latencies: vec![lat("tx", 10000, 140_031, 400_127, 1_000_447, 2_000_895)],
     }
@@ -150,7 +155,7 @@ fn ingestion_results_file_golden() {
     );
     assert_eq!(run.render(), read(&fixture(&run.file_name())));
     // put: no batch line.
-    let put = IngestionRun {
+    let put = PbmRun {
         test_case: "put".into(),
         ..ingestion()
     };
@@ -162,7 +167,7 @@ fn tx_results_file_golden() {
     let run = tx();
     assert_eq!(run.file_name(), "tx-eligibility-redis-261130-051234_x.txt");
     assert_eq!(run.render(), read(&fixture(&run.file_name())));
-    let getall = TxRun {
+    let getall = PbmRun {
         test_case: "getall".into(),
         ..tx()
     };

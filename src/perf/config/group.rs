@@ -1,288 +1,20 @@
-//! Typed configuration of the three perf_test tools, built from [`Properties`]:
-//! [`GroupTestConfig`] for `test_group` (reference §2) and [`PbmTestConfig`] for
-//! `test_ingestion` and `test_tx` (reference §3.1).
+//! `test_group`'s configuration (reference §2): the stage schedule of `groupNames`, each group's
+//! threads and operations, each operation after `ref` inheritance and defaults, and its
+//! Northwind factory (`<op>.factory.*`), read from [`Properties`] into [`GroupTestConfig`].
 //!
-//! Invariants:
-//! - Every key PadoGrid reads has the default PadoGrid's code gives it, except where the code
-//!   contradicts PadoGrid's own documentation; there the documented value wins and the item
-//!   says so (`printStatusIntervalInSec` = 10, operation order kept, `ref` chains, `cache`).
-//! - Input PadoGrid silently tolerates but that is almost surely a mistake (a number that is
-//!   not a number, a missing `groupNames`, an operation with no keys, an unknown `ref`, an
-//!   unknown data structure key, a `ref` cycle) is a [`ConfigError`] whose one line names the
-//!   key and the file. Input PadoGrid documents as tolerated (an invalid `testCase` falls back
-//!   to the structure's default) becomes a warning in [`GroupTestConfig::warnings`].
-//! - Operations keep the order and repetitions of `<g>.operations` (PadoGrid's Redis code
-//!   collapses them through a `HashSet`; its documentation and its Hazelcast code do not).
+//! [`FactoryKind`] and [`KeyFormat`] are defined here, as what `factory.class` and
+//! `factory.key.*` parse to; the factories that use them (`perf::factory`) re-export them.
+//!
+//! Invariants: the module-level ones of `config` (PadoGrid's defaults, a one-line
+//! [`ConfigError`] for a likely mistake, operation order and repetitions kept); a `ref` chain
+//! never loops; a factory is never inherited through `ref`.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::Path;
 
-use super::data::FactoryKind;
-use super::properties::{Properties, PropertiesError};
-
-/// A configuration error: one line naming the key (or file) and the fix.
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    /// The properties file could not be read or parsed.
-    #[error(transparent)]
-    Properties(#[from] PropertiesError),
-    /// A required key is absent.
-    #[error("{file}: missing {key} ({fix})")]
-    Missing {
-        /// The file.
-        file: String,
-        /// The key.
-        key: String,
-        /// How to fix it.
-        fix: String,
-    },
-    /// A value is not what the key takes.
-    #[error("{file}:{line}: {key}={value:?} is not {expected}")]
-    BadValue {
-        /// The file.
-        file: String,
-        /// 1-based line of the key.
-        line: usize,
-        /// The key.
-        key: String,
-        /// The value found.
-        value: String,
-        /// What the key takes.
-        expected: String,
-    },
-    /// A reference to an operation or group that the file does not define.
-    #[error("{file}: {key} names {name}, but no {name}.* keys are defined ({fix})")]
-    Undefined {
-        /// The file.
-        file: String,
-        /// The referring key.
-        key: String,
-        /// The undefined name.
-        name: String,
-        /// How to fix it.
-        fix: String,
-    },
-    /// A chain of `ref` keys that loops.
-    #[error("{file}: {key} makes a ref cycle {chain} (remove one of these ref keys)")]
-    RefCycle {
-        /// The file.
-        file: String,
-        /// The `ref` key that closes the loop.
-        key: String,
-        /// The loop, `a -> b -> a`.
-        chain: String,
-    },
-}
-
-/// A group test's data structures, in PadoGrid's lookup order: when an operation sets
-/// several `<op>.<ds>` keys, the first in this order wins.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum DataStructure {
-    /// Redisson `RMap` → a Redis hash.
-    Map,
-    /// Redisson `RMapCache` (entries with a TTL).
-    MCache,
-    /// Redisson `RTopic` → PUBLISH.
-    Topic,
-    /// Redisson `RReliableTopic` → a stream.
-    RTopic,
-    /// Redisson `RShardedTopic` → SPUBLISH.
-    STopic,
-    /// Redisson `RList` → a Redis list.
-    List,
-    /// Redisson `RQueue` → a Redis list used FIFO.
-    Queue,
-    /// `Thread.sleep(ms)`.
-    Sleep,
-}
-
-impl DataStructure {
-    /// All structures, in PadoGrid's lookup order.
-    pub const ALL: [DataStructure; 8] = [
-        Self::Map,
-        Self::MCache,
-        Self::Topic,
-        Self::RTopic,
-        Self::STopic,
-        Self::List,
-        Self::Queue,
-        Self::Sleep,
-    ];
-
-    /// The key suffix naming it (`put1.map=map1`).
-    pub fn key(self) -> &'static str {
-        match self {
-            Self::Map => "map",
-            Self::MCache => "mcache",
-            Self::Topic => "topic",
-            Self::RTopic => "rtopic",
-            Self::STopic => "stopic",
-            Self::List => "list",
-            Self::Queue => "queue",
-            Self::Sleep => "sleep",
-        }
-    }
-
-    /// The word `-list`/`-delete` print after `data:` (Redisson's type name).
-    pub fn redisson_type(self) -> &'static str {
-        match self {
-            Self::Map => "Map",
-            Self::MCache => "MapCache",
-            Self::Topic => "Topic",
-            Self::RTopic => "ReliableTopic",
-            Self::STopic => "ShardedTopic",
-            Self::List => "List",
-            Self::Queue => "Queue",
-            Self::Sleep => "Sleep",
-        }
-    }
-
-    /// Parses a key suffix. `cache` is accepted for `mcache` because PadoGrid's file
-    /// comments document it under that name.
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "cache" => Some(Self::MCache),
-            _ => Self::ALL.into_iter().find(|d| d.key() == s),
-        }
-    }
-
-    /// The test cases PadoGrid documents for this structure (plus `fastput`, which its
-    /// Redis code implements for maps), the default first.
-    pub fn test_cases(self) -> &'static [TestCase] {
-        use TestCase::*;
-        match self {
-            Self::Map | Self::MCache => &[PutAll, Set, Put, FastPut, Get, GetAll],
-            Self::List => &[Add, AddAll, Remove],
-            Self::Queue => &[Offer, Peek, Poll, Take],
-            Self::Topic | Self::RTopic | Self::STopic => &[PublishAll, Publish],
-            Self::Sleep => &[TestCase::Sleep],
-        }
-    }
-
-    /// The documented default test case (PadoGrid file comments).
-    pub fn default_test_case(self) -> TestCase {
-        self.test_cases()[0]
-    }
-
-    fn valid_keys() -> String {
-        Self::ALL.map(|d| d.key()).join(", ")
-    }
-}
-
-impl fmt::Display for DataStructure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.key())
-    }
-}
-
-/// A group test operation's test case (`<op>.testCase`, case-insensitive).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TestCase {
-    /// Map: write one entry, no previous value returned.
-    Set,
-    /// Map: write one entry.
-    Put,
-    /// Map: write `batchSize` entries at once.
-    PutAll,
-    /// Map: write one entry without reading the old value (Redisson `fastPut`).
-    FastPut,
-    /// Map: read one random entry.
-    Get,
-    /// Map: read `batchSize` random entries at once.
-    GetAll,
-    /// Topic: publish one message.
-    Publish,
-    /// Topic: publish `batchSize` messages.
-    PublishAll,
-    /// Queue: append one element.
-    Offer,
-    /// Queue: remove the head, or nothing when empty.
-    Poll,
-    /// Queue: read the head.
-    Peek,
-    /// Queue: remove the head, waiting for one.
-    Take,
-    /// List: append one element.
-    Add,
-    /// List: append `batchSize` elements.
-    AddAll,
-    /// List: remove one element equal to a zero payload.
-    Remove,
-    /// The `sleep` pseudo-structure's only case.
-    Sleep,
-}
-
-impl TestCase {
-    const ALL: [TestCase; 16] = [
-        Self::Set,
-        Self::Put,
-        Self::PutAll,
-        Self::FastPut,
-        Self::Get,
-        Self::GetAll,
-        Self::Publish,
-        Self::PublishAll,
-        Self::Offer,
-        Self::Poll,
-        Self::Peek,
-        Self::Take,
-        Self::Add,
-        Self::AddAll,
-        Self::Remove,
-        Self::Sleep,
-    ];
-
-    /// The lower-case name used in properties files.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Set => "set",
-            Self::Put => "put",
-            Self::PutAll => "putall",
-            Self::FastPut => "fastput",
-            Self::Get => "get",
-            Self::GetAll => "getall",
-            Self::Publish => "publish",
-            Self::PublishAll => "publishall",
-            Self::Offer => "offer",
-            Self::Poll => "poll",
-            Self::Peek => "peek",
-            Self::Take => "take",
-            Self::Add => "add",
-            Self::AddAll => "addall",
-            Self::Remove => "remove",
-            Self::Sleep => "sleep",
-        }
-    }
-
-    /// Parses a name case-insensitively, as PadoGrid's `valueOf(toUpperCase())`.
-    pub fn parse(s: &str) -> Option<Self> {
-        let lower = s.trim().to_ascii_lowercase();
-        Self::ALL.into_iter().find(|t| t.name() == lower)
-    }
-
-    /// Whether the case writes entries (and so creates data `get`s can read).
-    pub fn writes(self) -> bool {
-        matches!(
-            self,
-            Self::Set
-                | Self::Put
-                | Self::PutAll
-                | Self::FastPut
-                | Self::Publish
-                | Self::PublishAll
-                | Self::Offer
-                | Self::Add
-                | Self::AddAll
-        )
-    }
-}
-
-impl fmt::Display for TestCase {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+use super::cases::{DataStructure, TestCase};
+use super::read::{available_processors, default_thread_count, ConfigError, Reader, INT_MAX};
+use crate::perf::properties::Properties;
 
 /// `groupNames`: stages run one after another (`,`), each a set of groups run at the same
 /// time (`&`).
@@ -398,6 +130,35 @@ impl KeyFormat {
     }
 }
 
+/// The built-in data-object factories PadoGrid's `factory.class` names map to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FactoryKind {
+    /// `…nw.impl.CustomerFactoryImpl` → table `customers`.
+    Customer,
+    /// `…nw.impl.OrderFactoryImpl` → table `orders`.
+    Order,
+}
+
+impl FactoryKind {
+    /// Maps a Java class name by its simple name, so every product's package works
+    /// (`org.redis.demo.nw.impl.`, `org.redisson.demo.nw.impl.`, `org.hazelcast.demo.nw.impl.` …).
+    pub fn from_class(class: &str) -> Option<Self> {
+        match class.rsplit('.').next()? {
+            "CustomerFactoryImpl" => Some(Self::Customer),
+            "OrderFactoryImpl" => Some(Self::Order),
+            _ => None,
+        }
+    }
+
+    /// The SQL table (`@Table(name=…)`).
+    pub fn table(self) -> &'static str {
+        match self {
+            Self::Customer => "customers",
+            Self::Order => "orders",
+        }
+    }
+}
+
 /// `factory.er.*`: entity relationships written after each parent entry (reference §2.8).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ErConfig {
@@ -489,89 +250,6 @@ pub struct GroupTestConfig {
     /// Tolerated oddities, one line each (e.g. an invalid test case replaced by the default).
     pub warnings: Vec<String>,
 }
-
-/// Default thread count: PadoGrid's `(int)(availableProcessors * 1.5)`.
-pub fn default_thread_count(cpus: usize) -> u32 {
-    ((cpus as f64) * 1.5) as u32
-}
-
-/// The machine's processor count, as `Runtime.availableProcessors()`.
-pub fn available_processors() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-/// Typed reads of a [`Properties`] with errors that name the file, line and key.
-struct Reader<'a> {
-    props: &'a Properties,
-}
-
-impl<'a> Reader<'a> {
-    fn file(&self) -> String {
-        self.props.source().to_string()
-    }
-
-    fn bad(&self, key: &str, value: &str, expected: &str) -> ConfigError {
-        ConfigError::BadValue {
-            file: self.file(),
-            line: self.props.line_of(key).unwrap_or(0),
-            key: key.to_string(),
-            value: value.to_string(),
-            expected: expected.to_string(),
-        }
-    }
-
-    fn str(&self, key: &str) -> Option<&'a str> {
-        self.props.get(key)
-    }
-
-    /// A whole number in `min..=max`. Java's `Integer.getInteger` would silently use the
-    /// default for a bad value; we refuse it so a typo does not change the test. Surrounding
-    /// whitespace is allowed (Java would reject `8 `, then silently use the default).
-    fn int(&self, key: &str, min: i64, max: i64) -> Result<Option<i64>, ConfigError> {
-        let Some(raw) = self.props.get(key) else {
-            return Ok(None);
-        };
-        let expected = || {
-            if max == i64::MAX {
-                format!("a whole number >= {min}")
-            } else {
-                format!("a whole number from {min} to {max}")
-            }
-        };
-        let n: i64 = raw
-            .trim()
-            .strip_prefix('+')
-            .unwrap_or(raw.trim())
-            .parse()
-            .map_err(|_| self.bad(key, raw, &expected()))?;
-        if n < min || n > max {
-            return Err(self.bad(key, raw, &expected()));
-        }
-        Ok(Some(n))
-    }
-
-    fn int_or(&self, key: &str, default: i64, min: i64, max: i64) -> Result<i64, ConfigError> {
-        Ok(self.int(key, min, max)?.unwrap_or(default))
-    }
-
-    fn bool_or(&self, key: &str, default: bool) -> Result<bool, ConfigError> {
-        // Java's Boolean.parseBoolean: "true" ignoring case is true, anything else false.
-        // We refuse anything but true/false, which is what a user meant to write.
-        match self.props.get(key) {
-            None => Ok(default),
-            Some(v) if v.trim().eq_ignore_ascii_case("true") => Ok(true),
-            Some(v) if v.trim().eq_ignore_ascii_case("false") => Ok(false),
-            Some(v) => Err(self.bad(key, v, "true or false")),
-        }
-    }
-
-    fn has_prefix(&self, prefix: &str) -> bool {
-        self.props.iter().any(|(k, _)| k.starts_with(prefix))
-    }
-}
-
-const INT_MAX: i64 = i32::MAX as i64;
-
 /// Operation keys that are not data structures. `key.*` and `factory.*` are open-ended.
 const OP_KEYS: [&str; 10] = [
     "ref",
@@ -938,230 +616,4 @@ fn read_factory(
         er,
         props,
     }))
-}
-
-/// The PBM maps of `test_ingestion` and `test_tx`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PbmMap {
-    /// `EligKey → Blob`.
-    Eligibility,
-    /// `ClientProfileKey → Blob`.
-    Profile,
-}
-
-impl PbmMap {
-    /// The map's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Eligibility => "eligibility",
-            Self::Profile => "profile",
-        }
-    }
-}
-
-impl fmt::Display for PbmMap {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// `TransactionTest.TestCaseEnum`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PbmTestCase {
-    /// Eligibility in `test_tx`: read a group's entries, write its `GroupSummary`.
-    Tx,
-    /// One put per entry.
-    Put,
-    /// `batchSize` entries per call.
-    PutAll,
-    /// One get per entry (profile in `test_tx`).
-    Get,
-    /// `batchSize` keys per call.
-    GetAll,
-}
-
-impl PbmTestCase {
-    /// The lower-case name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Tx => "tx",
-            Self::Put => "put",
-            Self::PutAll => "putall",
-            Self::Get => "get",
-            Self::GetAll => "getall",
-        }
-    }
-}
-
-impl fmt::Display for PbmTestCase {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// Which PBM tool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PbmTest {
-    /// `test_ingestion`.
-    Ingestion,
-    /// `test_tx`.
-    Tx,
-}
-
-/// One map's settings (`<map>.*`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PbmMapConfig {
-    /// The map.
-    pub map: PbmMap,
-    /// `<map>.totalEntryCount`, default 100000.
-    pub total_entry_count: u64,
-    /// `<map>.payloadSize`, default 1024.
-    pub payload_size: usize,
-    /// `<map>.batchSize`, default 1000.
-    pub batch_size: usize,
-    /// `<map>.threadCount`, default `(int)(cpus * 1.5)`.
-    pub thread_count: u32,
-    /// `<map>.testCase`.
-    pub test_case: PbmTestCase,
-}
-
-impl PbmMapConfig {
-    /// `totalEntryCount / threadCount`, remainder dropped.
-    pub fn entry_count_per_thread(&self) -> u64 {
-        self.total_entry_count / u64::from(self.thread_count.max(1))
-    }
-}
-
-/// `test_ingestion`/`test_tx` configuration (reference §3.1).
-#[derive(Debug, Clone, PartialEq)]
-pub struct PbmTestConfig {
-    /// The file it came from.
-    pub file: String,
-    /// Which tool.
-    pub test: PbmTest,
-    /// `testCount`, default 1.
-    pub test_count: u32,
-    /// `testIntervalInMsec`, default 0.
-    pub test_interval_ms: u64,
-    /// `memberSetSize`: members per group number, default 10.
-    pub member_set_size: u32,
-    /// `printStatusIntervalInSec`, default 10 (documented; the code says 1000).
-    pub print_status_interval_sec: u64,
-    /// `prefix` of keys, default `x`.
-    pub prefix: String,
-    /// `mapNames`, in the order written, duplicates removed; each runs on its own thread.
-    pub maps: Vec<PbmMapConfig>,
-    /// Tolerated oddities (an invalid test case replaced by the default), one line each.
-    pub warnings: Vec<String>,
-}
-
-impl PbmTestConfig {
-    /// Reads `path` as a `test_ingestion` configuration.
-    pub fn load_ingestion(path: &Path) -> Result<Self, ConfigError> {
-        Self::from_properties(
-            &Properties::load(path)?,
-            PbmTest::Ingestion,
-            available_processors(),
-        )
-    }
-
-    /// Reads `path` as a `test_tx` configuration.
-    pub fn load_tx(path: &Path) -> Result<Self, ConfigError> {
-        Self::from_properties(
-            &Properties::load(path)?,
-            PbmTest::Tx,
-            available_processors(),
-        )
-    }
-
-    /// Builds the configuration; `cpus` sets the default `threadCount`.
-    pub fn from_properties(
-        props: &Properties,
-        test: PbmTest,
-        cpus: usize,
-    ) -> Result<Self, ConfigError> {
-        let r = Reader { props };
-        let names = r.str("mapNames").unwrap_or("eligibility");
-        let mut maps: Vec<PbmMapConfig> = Vec::new();
-        let mut warnings = Vec::new();
-        for n in names.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let map = match n.to_ascii_lowercase().as_str() {
-                "eligibility" => PbmMap::Eligibility,
-                "profile" => PbmMap::Profile,
-                _ => {
-                    // PadoGrid's MapNameEnum drops names it does not know; say so.
-                    warnings.push(format!(
-                        "{}: mapNames names {n:?}, which is not a PBM map (eligibility, profile); dropped as PadoGrid does",
-                        r.file()
-                    ));
-                    continue;
-                }
-            };
-            if maps.iter().any(|m| m.map == map) {
-                continue;
-            }
-            let k = |s: &str| format!("{}.{s}", map.name());
-            let (valid, default): (&[PbmTestCase], PbmTestCase) = match (test, map) {
-                (PbmTest::Ingestion, _) => (
-                    &[PbmTestCase::PutAll, PbmTestCase::Put],
-                    PbmTestCase::PutAll,
-                ),
-                (PbmTest::Tx, PbmMap::Eligibility) => {
-                    (&[PbmTestCase::GetAll, PbmTestCase::Tx], PbmTestCase::GetAll)
-                }
-                (PbmTest::Tx, PbmMap::Profile) => (
-                    &[PbmTestCase::GetAll, PbmTestCase::Get],
-                    PbmTestCase::GetAll,
-                ),
-            };
-            let test_case = match r.str(&k("testCase")) {
-                None => default,
-                Some(v) => match valid
-                    .iter()
-                    .find(|t| t.name().eq_ignore_ascii_case(v.trim()))
-                {
-                    Some(t) => *t,
-                    None => {
-                        let names: Vec<&str> = valid.iter().map(|t| t.name()).collect();
-                        warnings.push(format!(
-                            "{}: {}={v} is not valid for {} here (valid: {}); using {default} as PadoGrid does",
-                            r.file(),
-                            k("testCase"),
-                            map,
-                            names.join(", ")
-                        ));
-                        default
-                    }
-                },
-            };
-            let default_threads = i64::from(default_thread_count(cpus).max(1));
-            maps.push(PbmMapConfig {
-                map,
-                total_entry_count: r.int_or(&k("totalEntryCount"), 100000, 0, INT_MAX)? as u64,
-                payload_size: r.int_or(&k("payloadSize"), 1024, 0, INT_MAX)? as usize,
-                batch_size: r.int_or(&k("batchSize"), 1000, 1, INT_MAX)? as usize,
-                thread_count: r.int_or(&k("threadCount"), default_threads, 1, INT_MAX)? as u32,
-                test_case,
-            });
-        }
-        if maps.is_empty() {
-            return Err(r.bad("mapNames", names, "a comma list of eligibility and profile"));
-        }
-        Ok(PbmTestConfig {
-            file: r.file(),
-            test,
-            test_count: r.int_or("testCount", 1, 0, INT_MAX)? as u32,
-            test_interval_ms: r.int_or("testIntervalInMsec", 0, 0, INT_MAX)? as u64,
-            member_set_size: r.int_or("memberSetSize", 10, 1, INT_MAX)? as u32,
-            print_status_interval_sec: r.int_or("printStatusIntervalInSec", 10, 1, INT_MAX)? as u64,
-            prefix: r.str("prefix").unwrap_or("x").to_string(),
-            maps,
-            warnings,
-        })
-    }
-
-    /// The settings of `map`, when it is in `mapNames`.
-    pub fn map(&self, map: PbmMap) -> Option<&PbmMapConfig> {
-        self.maps.iter().find(|m| m.map == map)
-    }
 }
