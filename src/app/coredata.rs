@@ -11,8 +11,8 @@ use std::sync::atomic::Ordering;
 
 use anyhow::Context as _;
 
+use super::shared::{Ending, Error, Interrupts};
 use super::status::ProgressLine;
-use super::{Ending, Error, Interrupts};
 use crate::cli::CoreDataArgs;
 use crate::config::CoreDataConfig;
 use crate::report;
@@ -69,7 +69,7 @@ pub struct Outcome {
 pub fn run(cfg: &CoreDataConfig, status: &mut dyn Write) -> anyhow::Result<Outcome> {
     let dir = match &cfg.out {
         Some(d) => d.clone(),
-        None => super::fresh_run_dir(Path::new("results"), "coredata"),
+        None => super::shared::fresh_run_dir(Path::new("results"), "coredata"),
     };
     let mut results = RunResults {
         meta: meta("coredata", cfg),

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use super::shared::{Ending, Error, Interrupts};
 use super::status::LiveLine;
-use super::{Ending, Error, Interrupts};
 use crate::kv::{KvArgs, KvConfig};
 use crate::report::kv::{self as report_kv, KvJson, KvResults, MemtierText};
 use crate::report::Exporter as _;
@@ -149,7 +149,7 @@ pub fn run(
     drop(target);
 
     let results = KvResults::new(cfg.clone(), runs);
-    let dir = super::fresh_run_dir(Path::new("results"), "kv");
+    let dir = super::shared::fresh_run_dir(Path::new("results"), "kv");
     crate::report::write_all(&dir, &results, &report_kv::exporters())?;
     // memtier's -o and --json-out-file: the same bytes as memtier.txt and results.json.
     if let Some(path) = &cfg.json_out_file {

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use super::{Ending, Error, Interrupts};
+use super::shared::{Ending, Error, Interrupts};
 use crate::cli::PerfArgs;
 use crate::perf::args::{self, PerfFlags, Tool};
 use crate::target::Target;

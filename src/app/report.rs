@@ -6,7 +6,7 @@ use std::path::Path;
 
 use anyhow::Context as _;
 
-use super::{Ending, Error};
+use super::shared::{Ending, Error};
 use crate::cli::ReportCommand;
 use crate::report::{self, Format};
 

@@ -5,7 +5,7 @@ use std::io::Write;
 
 use anyhow::Context as _;
 
-use super::{Ending, Error};
+use super::shared::{Ending, Error};
 use crate::cli::ServeArgs;
 use crate::config::ServeConfig;
 

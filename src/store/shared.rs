@@ -34,6 +34,19 @@ pub fn one_line(text: &str, sep: &str) -> String {
         .join(sep)
 }
 
+/// `e` and its sources, joined by `: `, on one line (the lines of each joined by `; `, so a
+/// PostgreSQL server's DETAIL and HINT stay readable).
+pub fn chain(e: &dyn std::error::Error) -> String {
+    let mut message = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        message.push_str(": ");
+        message.push_str(&s.to_string());
+        source = s.source();
+    }
+    one_line(&message, "; ")
+}
+
 /// `url` with the password of its user info, if any, replaced by `***`: error messages name
 /// the URL, and terminals and logs should not show a password.
 pub fn redact_password(url: &str) -> String {

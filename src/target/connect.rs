@@ -8,7 +8,7 @@ use std::time::Duration;
 use redis::io::tcp::TcpSettings;
 use redis::{ConnectionAddr, IntoConnectionInfo, RedisError};
 
-use super::Endpoint;
+use super::endpoint::Endpoint;
 
 /// A new connection to `endpoint`, with `TCP_NODELAY` on.
 pub fn connect(endpoint: &Endpoint, timeout: Duration) -> Result<redis::Connection, RedisError> {

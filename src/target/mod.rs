@@ -19,6 +19,7 @@
 //! - `error`: [`TargetError`].
 
 mod connect;
+mod endpoint;
 mod error;
 pub mod mini_redis;
 pub mod spawn;
@@ -26,7 +27,6 @@ mod spec;
 pub mod url;
 
 use std::fmt;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::engine::{Engine, EngineConnection};
@@ -38,6 +38,7 @@ use crate::store::sqlite::SqliteDatabase;
 use crate::store::{CoreData, StoreError};
 pub use connect::connect;
 use connect::{check_ping, connect_reason};
+pub use endpoint::Endpoint;
 pub use error::TargetError;
 use mini_redis::MiniRedis;
 use spawn::{Listen, RedisServer};
@@ -47,60 +48,6 @@ pub use spec::{
 
 /// How long a connection attempt may take before the target counts as unreachable.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
-
-/// Where a server listens.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Endpoint {
-    /// TCP; `host` is a name or an IP address (IPv6 without brackets).
-    Tcp {
-        /// Host name or address.
-        host: String,
-        /// TCP port.
-        port: u16,
-    },
-    /// A Unix domain socket (absolute path).
-    Unix(PathBuf),
-}
-
-impl Endpoint {
-    /// A TCP endpoint; an IPv6 host may come with or without its URL brackets.
-    pub fn tcp(host: &str, port: u16) -> Endpoint {
-        let host = host
-            .strip_prefix('[')
-            .and_then(|h| h.strip_suffix(']'))
-            .unwrap_or(host);
-        Endpoint::Tcp {
-            host: host.to_string(),
-            port,
-        }
-    }
-}
-
-/// Where edgebench's own RESP server listens, as a target's endpoint.
-impl From<crate::server::Address> for Endpoint {
-    fn from(address: crate::server::Address) -> Endpoint {
-        match address {
-            crate::server::Address::Tcp(addr) => Endpoint::Tcp {
-                host: addr.ip().to_string(),
-                port: addr.port(),
-            },
-            crate::server::Address::Unix(path) => Endpoint::Unix(path),
-        }
-    }
-}
-
-impl fmt::Display for Endpoint {
-    /// As a URL that [`parse_targets`] accepts: `redis://HOST:PORT` or `redis+unix:///PATH`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Endpoint::Tcp { host, port } if host.contains(':') => {
-                write!(f, "redis://[{host}]:{port}")
-            }
-            Endpoint::Tcp { host, port } => write!(f, "redis://{host}:{port}"),
-            Endpoint::Unix(path) => write!(f, "redis+unix://{}", path.display()),
-        }
-    }
-}
 
 /// A started target: it owns what it started (a spawned server, an in-process engine and
 /// its RESP server) and opens stores on it.

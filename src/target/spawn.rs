@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
 
-use super::Endpoint;
+use super::endpoint::Endpoint;
 
 /// Environment variable naming the `redis-server` binary to spawn, instead of the one on
 /// `PATH`. Its value is a path (anything containing `/`, e.g. `/opt/redis-7.2/bin/redis-server`)

@@ -10,8 +10,10 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::endpoint::Endpoint;
+use super::error::TargetError;
+use super::spawn;
 use super::url::{RedisUrl, UrlAt, UrlError};
-use super::{spawn, Endpoint, TargetError};
 use crate::store::mongo::{Fidelity, MongoLayout};
 use crate::store::postgres::{self as pg, PgTransport};
 

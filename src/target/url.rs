@@ -14,7 +14,7 @@
 
 use std::path::PathBuf;
 
-use super::Endpoint;
+use super::endpoint::Endpoint;
 
 /// The form every error ends with.
 pub const URL_FORMS: &str = "use redis://[USER:PASSWORD@]HOST[:PORT][/DB] or redis+unix:///PATH";

@@ -7,11 +7,10 @@ use std::ops::Range;
 
 use serde::Serialize;
 
-use super::engine_error;
 use crate::engine::types::ZSet;
-use crate::engine::{Db, Entry, Locked, Value};
+use crate::engine::{CmdError, Db, Entry, Locked, Value};
 use crate::store::layout::{encode, Key};
-use crate::store::StoreResult;
+use crate::store::{StoreError, StoreResult};
 
 /// Byte strings packed into one buffer: the keys or ids of one call, gathered without an
 /// allocation per key, and reused from call to call.
@@ -192,5 +191,13 @@ impl Batch {
             }
         }
         first_error.map_or(Ok(()), |e| Err(engine_error(e)))
+    }
+}
+
+/// An engine command error as the store's error.
+pub(super) fn engine_error(e: CmdError) -> StoreError {
+    StoreError::Backend {
+        backend: "engine",
+        message: e.to_string(),
     }
 }

@@ -32,17 +32,17 @@
 use std::ops::{Bound, Range};
 
 use crate::engine::types::ZSet;
-use crate::engine::{CmdError, Db, Engine, Entry, Locked, Value, DATABASES};
+use crate::engine::{Db, Engine, Entry, Locked, Value, DATABASES};
 use crate::model::{now_ms, Event, Reading};
 use crate::store::layout::{decode, found, Key, Keys, Record, RedisEvent, RedisReading};
 use crate::store::rules::{key_id, merge_event, merge_reading, stamp_event, stamp_reading};
-use crate::store::{CoreData, StoreError, StoreResult, UNLIMITED};
+use crate::store::{CoreData, StoreResult, UNLIMITED};
 
 mod batch;
 #[cfg(test)]
 mod tests;
 
-use batch::{Batch, KeyBuf, Op};
+use batch::{engine_error, Batch, KeyBuf, Op};
 
 /// Records loaded under one lock by a range read. Big enough that the lock costs little per
 /// record, small enough that a chunk holds its shards for a few microseconds.
@@ -681,11 +681,4 @@ fn chunks(n: usize) -> impl Iterator<Item = Range<usize>> {
     (0..n)
         .step_by(READ_CHUNK)
         .map(move |start| start..n.min(start + READ_CHUNK))
-}
-
-fn engine_error(e: CmdError) -> StoreError {
-    StoreError::Backend {
-        backend: "engine",
-        message: e.to_string(),
-    }
 }

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::*;
 use crate::store::layout::encode;
+use crate::store::StoreError;
 
 fn keys(engine: &Engine) -> BTreeSet<String> {
     let mut locked = engine.db(0).lock_all(engine.now_ms());

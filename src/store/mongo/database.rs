@@ -7,10 +7,10 @@ use mongodb::options::ClientOptions;
 use mongodb::sync::{Client, Database};
 use mongodb::IndexModel;
 
-use super::{
-    backend_error, one_line, private_name, redact_password, Fidelity, MongoLayout, MongoStore,
-    EVENTS, READINGS, SERVER_SELECTION_TIMEOUT,
+use super::base::{
+    backend_error, Fidelity, MongoLayout, MongoStore, EVENTS, READINGS, SERVER_SELECTION_TIMEOUT,
 };
+use crate::store::shared::{one_line, private_name, redact_password};
 use crate::store::StoreResult;
 
 /// The private database of one run: created with its indexes by [`MongoDatabase::create`],

@@ -7,8 +7,9 @@ use mongodb::bson::{self, RawDocumentBuf};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::{backend_error, one_line};
+use super::base::backend_error;
 use crate::model::{Event, Reading};
+use crate::store::shared::one_line;
 use crate::store::{StoreError, StoreResult};
 
 /// A reading document as written: the 2018 field names, `_id` an ObjectId, and (in

@@ -13,15 +13,16 @@ use mongodb::sync::Collection;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 
+use super::base::{
+    backend, backend_error, mongo_limit, not_found, object_id, Fidelity, MongoLayout, MongoStore,
+    EVENTS, IN_CHUNK, READINGS,
+};
 use super::documents::{
     decode, encode, EventIn, EventLink, EventOut, IdOnly, ReadingIn, ReadingOut,
 };
-use super::{
-    backend, backend_error, mongo_limit, not_found, object_id, one_line, Fidelity, MongoLayout,
-    MongoStore, EVENTS, IN_CHUNK, READINGS,
-};
 use crate::model::{now_ms, Event, Reading};
 use crate::store::rules::{merge_event, merge_reading, stamp_event, stamp_reading};
+use crate::store::shared::one_line;
 use crate::store::{CoreData, StoreResult, UNLIMITED};
 
 impl MongoStore {

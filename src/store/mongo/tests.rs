@@ -5,8 +5,14 @@ use mongodb::bson::doc;
 
 use super::documents::{decode, encode, EventIn, EventOut, ReadingIn, ReadingOut};
 use super::store::decode_embedded_event;
+use std::time::Duration;
+
+use mongodb::bson::oid::ObjectId as Oid;
+
+use super::base::*;
 use super::*;
-use crate::model::{Event, Reading};
+use crate::model::{Event, ObjectId, Reading};
+use crate::store::{StoreError, UNLIMITED};
 
 #[test]
 fn limits_map_to_mongo_limits() {

@@ -7,8 +7,8 @@ use std::time::Duration;
 use postgres::config::Host;
 use postgres::Config;
 
-use super::errors::chain;
-use super::{redact_password, DEFAULT_PORT, DEFAULT_SOCKET_DIR, DEFAULT_TCP_HOST, URL_FORMS};
+use super::schema::{DEFAULT_PORT, DEFAULT_SOCKET_DIR, DEFAULT_TCP_HOST, URL_FORMS};
+use crate::store::shared::{chain, redact_password};
 
 /// Which transport a `pg-tcp` / `pg-uds` shortcut uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,9 +5,11 @@ use postgres::error::SqlState;
 use postgres::{Client, Config, NoTls};
 
 use super::config::endpoint;
-use super::errors::{backend_error, chain, connect_error};
+use super::errors::{backend_error, connect_error};
+use super::schema::{ADMIN_DATABASE, DROP_CONNECT_TIMEOUT, SCHEMA};
 use super::store::PgStore;
-use super::{private_name, ADMIN_DATABASE, DROP_CONNECT_TIMEOUT, SCHEMA};
+use crate::store::shared::chain;
+use crate::store::shared::private_name;
 use crate::store::StoreResult;
 
 /// The private database of a run: `edgebench_<random>` on the server of an admin config,

@@ -5,20 +5,9 @@ use postgres::error::SqlState;
 use postgres::Config;
 
 use super::config::endpoint;
-use super::{one_line, BACKEND, CONNECT_FIX};
+use super::schema::{BACKEND, CONNECT_FIX};
+use crate::store::shared::chain;
 use crate::store::StoreError;
-
-/// `e` and its sources, joined by `: `, on one line.
-pub fn chain(e: &dyn std::error::Error) -> String {
-    let mut message = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        message.push_str(": ");
-        message.push_str(&s.to_string());
-        source = s.source();
-    }
-    one_line(&message, "; ")
-}
 
 pub(super) fn backend_error(message: String) -> StoreError {
     StoreError::Backend {

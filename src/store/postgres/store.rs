@@ -10,10 +10,12 @@ use postgres::{Client, Row, Statement};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::errors::{chain, query_error};
-use super::{sql_limit, Statements};
+use super::errors::query_error;
+use super::schema::Statements;
 use crate::model::{now_ms, Event, Reading};
 use crate::store::rules::{key_id, merge_event, merge_reading, stamp_event, stamp_reading};
+use crate::store::shared::chain;
+use crate::store::shared::sql_limit;
 use crate::store::{CoreData, StoreError, StoreResult};
 
 /// Picks one prepared statement of a store.
@@ -31,8 +33,10 @@ struct EventDoc {
     event: String,
 }
 
-impl From<EventDoc> for Event {
-    fn from(d: EventDoc) -> Event {
+impl EventDoc {
+    /// The event, without its readings (they are rows of their own).
+    fn into_event(self) -> Event {
+        let d = self;
         Event {
             id: d.id,
             pushed: d.pushed,
@@ -65,7 +69,7 @@ fn decode<T: DeserializeOwned>(
 /// `(id, doc)` rows as events (without readings).
 fn events_of(rows: &[Row]) -> StoreResult<Vec<Event>> {
     rows.iter()
-        .map(|row| decode::<EventDoc>(row, "event", 0, 1).map(Event::from))
+        .map(|row| decode::<EventDoc>(row, "event", 0, 1).map(EventDoc::into_event))
         .collect()
 }
 
@@ -242,7 +246,7 @@ impl CoreData for PgStore {
             ("event_for_update", |s| &s.event_for_update),
             ("update_event", |s| &s.update_event),
             |row| {
-                let mut stored = Event::from(decode::<EventDoc>(row, "event", 0, 1)?);
+                let mut stored = decode::<EventDoc>(row, "event", 0, 1)?.into_event();
                 merge_event(&mut stored, e);
                 Ok(stored)
             },

@@ -5,8 +5,14 @@
 use postgres::config::Host;
 use postgres::NoTls;
 
+use std::time::Duration;
+
+use postgres::types::Type;
+use postgres::Client;
+
 use super::config::passwd_user;
 use super::errors::connect_error;
+use super::schema::*;
 use super::*;
 use crate::model::{Event, Reading};
 use crate::store::{CoreData, StoreError};

@@ -332,8 +332,10 @@ impl<'a> EventDoc<&'a str> {
     }
 }
 
-impl From<EventDoc<String>> for Event {
-    fn from(d: EventDoc<String>) -> Event {
+impl EventDoc<String> {
+    /// The event, without its readings (they are rows of the `reading` table).
+    fn into_event(self) -> Event {
+        let d = self;
         Event {
             id: d.id,
             pushed: d.pushed,
@@ -356,7 +358,7 @@ trait Doc: Sized {
 impl Doc for Event {
     const KIND: &'static str = "event";
     fn from_json(doc: &str) -> serde_json::Result<Self> {
-        serde_json::from_str::<EventDoc<String>>(doc).map(Event::from)
+        serde_json::from_str::<EventDoc<String>>(doc).map(EventDoc::into_event)
     }
 }
 
