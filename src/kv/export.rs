@@ -113,7 +113,7 @@ pub fn hdr_row_name(name: &str) -> &str {
 
 /// `histogram` (ns) converted to memtier's µs, 3 significant digits.
 pub fn to_micros(histogram: &Histogram<u64>) -> Histogram<u64> {
-    let mut out = Histogram::<u64>::new(3).expect("3 significant digits is valid");
+    let mut out = crate::runner::stats::latency_histogram();
     for v in histogram.iter_recorded() {
         let us = (histogram.median_equivalent(v.value_iterated_to()) / 1000).max(1);
         let _ = out.record_n(us, v.count_at_value());

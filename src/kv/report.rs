@@ -312,17 +312,6 @@ pub fn best_or_worst(runs: &[LoadResult], best: bool) -> usize {
     pick
 }
 
-/// The median of `v` (the mean of the middle two for an even count).
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
 /// edgebench's summary of `-x` runs: for the Totals row, each figure's median over the runs
 /// and its spread as the smallest and largest value (min–max). Latency figures are the
 /// corrected ones in open loop.
@@ -355,7 +344,7 @@ pub fn runs_markdown(cfg: &KvConfig, runs: &[LoadResult]) -> String {
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
                 (lo.min(*x), hi.max(*x))
             });
-        let m = median(&mut v);
+        let m = crate::runner::stats::median(&mut v);
         let rel = if m > 0.0 { (hi - lo) / m * 100.0 } else { 0.0 };
         let prec = if name == "Ops/sec" { 2 } else { 5 };
         let _ = writeln!(

@@ -14,6 +14,7 @@
 //!   bundle writes them into the invoking app; edgebench has no invoking app).
 //! - Apps are listed in name order, as the bundle's `ls` lists them.
 
+use crate::runner::stats::median;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io;
@@ -111,20 +112,6 @@ fn group_rows(csv: &str) -> Vec<GroupRow> {
             })
         })
         .collect()
-}
-
-/// The median of the finite values of `v` (NaN when there are none).
-fn median(v: &mut Vec<f64>) -> f64 {
-    v.retain(|x| x.is_finite());
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n == 0 {
-        f64::NAN
-    } else if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
 }
 
 /// The markdown comparison of the apps' group runs, read from each app's
@@ -243,12 +230,5 @@ mod tests {
                 m_latency_ms: 0.5
             }]
         );
-    }
-
-    #[test]
-    fn medians() {
-        assert_eq!(median(&mut vec![3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(&mut vec![4.0, 1.0, f64::NAN, 2.0, 3.0]), 2.5);
-        assert!(median(&mut vec![f64::NAN]).is_nan());
     }
 }

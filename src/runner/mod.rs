@@ -18,6 +18,7 @@
 
 pub mod alloc;
 pub mod benchtime;
+pub mod stats;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

@@ -19,7 +19,7 @@ use crate::kv::options::KvConfig;
 use crate::resp::scan::ReplyKind;
 
 pub(super) fn latency_histogram() -> Histogram<u64> {
-    Histogram::new(3).expect("3 significant digits is valid")
+    crate::runner::stats::latency_histogram()
 }
 
 /// One output row's counters and latency histograms (ns).

@@ -410,7 +410,7 @@ pub(crate) fn op_latency(name: &str, h: &Histogram<u64>) -> OpLatency {
 }
 
 pub(crate) fn histogram() -> Histogram<u64> {
-    Histogram::new(3).expect("3 significant digits is valid")
+    crate::runner::stats::latency_histogram()
 }
 
 /// One thread's loop over its invocations `[(t-1)*cpt+1, t*cpt]` (§2.4).
