@@ -1,7 +1,8 @@
 //! `edgebench kv` end to end through the binary, against private redis-servers and the
 //! in-process engine: the seed's memtier command lines run unchanged, the populate step writes
 //! exactly the key range, and bad input, a dead server and a server dying mid-run each end in
-//! a clear line.
+//! a clear line. (The rate-driven stall test is `kv_stall.rs`, the cluster ones
+//! `kv_cluster.rs`; what remains here is one thing, the kv command line end to end.)
 
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
