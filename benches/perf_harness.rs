@@ -18,8 +18,9 @@ use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use edgebench::engine::{Engine, EngineConnection};
-use edgebench::perf::run::{run_group_test, Connector};
+use edgebench::perf::run::run_group_test;
 use edgebench::perf::{GroupTestConfig, Properties};
+use edgebench::target::Connector;
 use redis::{ConnectionLike, RedisResult, Value};
 
 fn config(invocations: u64) -> GroupTestConfig {

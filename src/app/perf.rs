@@ -257,7 +257,7 @@ fn perf_target(target: Option<&str>) -> Result<PerfTarget, Error> {
 fn perf_start_target(
     chosen: &PerfTarget,
     out: &mut (dyn Write + Send),
-) -> Result<(Target, Box<crate::perf::run::Connector>), Error> {
+) -> Result<(Target, Box<crate::target::Connector>), Error> {
     let target = Target::start(&chosen.spec).map_err(|e| anyhow::anyhow!("{e}"))?;
     let connector = target.connector().map_err(Error::usage)?;
     let _ = writeln!(

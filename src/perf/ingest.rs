@@ -23,7 +23,8 @@ use super::config::{PbmMap, PbmTestCase, PbmTestConfig};
 use super::data::{pbm_value, profile_keys, zero_blob, EligKey, MemberSets};
 use super::pbm::{run_maps, write_run, MapOutcome, Worker};
 use super::results::PbmRun;
-use super::run::{Connector, RunError};
+use super::run::RunError;
+use crate::target::Connector;
 
 /// Runs `test_ingestion` and writes `ingestion-<map>-<product>-<stamp>_<prefix>.txt` per map
 /// into `results_dir`. Returns each map's results, its outcome and its file.

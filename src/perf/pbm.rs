@@ -28,8 +28,9 @@ use redis::ConnectionLike;
 
 use super::config::{PbmMapConfig, PbmTestConfig};
 use super::results::{write_results_file, JavaTime, OpLatency, PbmRun};
-use super::run::{histogram, op_latency, with_status, Connector, RunError};
+use super::run::{histogram, op_latency, with_status, RunError};
 use super::summary::{self, Columns, SummaryRow};
+use crate::target::Connector;
 
 /// One map's counters, shared by its workers and read by the status line.
 #[derive(Debug, Default)]

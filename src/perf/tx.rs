@@ -28,7 +28,8 @@ use super::data::{profile_keys, split_pbm_value, GroupSummary, MemberSets};
 use super::ingest::batches;
 use super::pbm::{hash_values, run_maps, write_run, MapOutcome, Worker};
 use super::results::PbmRun;
-use super::run::{Connector, RunError};
+use super::run::RunError;
+use crate::target::Connector;
 
 /// How many times in a row a group's transaction may be aborted by concurrent writers
 /// before the run gives up (a livelock, not a benchmark).

@@ -11,9 +11,9 @@ use assert_cmd::cargo::cargo_bin;
 use edgebench::perf::csv::{create_csv, PerfApp};
 use edgebench::perf::data::PBM_BASE_DATE_MS;
 use edgebench::perf::ingest::run_ingestion;
-use edgebench::perf::run::Connector;
 use edgebench::perf::tx::{group_summary_tx, run_tx, TxOutcome};
 use edgebench::perf::{PbmTest, PbmTestConfig, Properties};
+use edgebench::target::Connector;
 use edgebench::target::Target;
 use redis::{ConnectionLike, RedisResult, Value};
 

@@ -11,8 +11,9 @@ use std::time::{Duration, Instant};
 
 use assert_cmd::cargo::cargo_bin;
 use edgebench::engine::{Engine, EngineConnection};
-use edgebench::perf::run::{run_group_test, Connector};
+use edgebench::perf::run::run_group_test;
 use edgebench::perf::{GroupTestConfig, Properties};
+use edgebench::target::Connector;
 use redis::ConnectionLike;
 
 use crate::common;

@@ -33,8 +33,7 @@ pub(crate) use invoke::{thread_seed, PutAllCursor};
 use invoke::{FactoryPlan, OpState};
 pub use structures::{delete_structures, list_structures, StructureInfo};
 
-/// Opens one connection per worker thread ([`crate::target::Target::connector`]).
-pub use crate::target::Connector;
+use crate::target::Connector;
 
 /// Why a group test could not run or finish.
 #[derive(Debug, thiserror::Error)]
