@@ -215,8 +215,12 @@ fn write_group_summary(
         count: "Invocations",
         unit: "inv",
     };
-    let md = summary::markdown(cols, &rows);
-    summary::write(dir, "summary", product, &md).map_err(anyhow::Error::from)?;
+    let table = summary::Summary {
+        cols,
+        rows,
+        notes: String::new(),
+    };
+    let (md, _) = summary::write(dir, "summary", product, &table).map_err(anyhow::Error::from)?;
     let _ = write!(out, "{md}");
     Ok(())
 }

@@ -315,10 +315,12 @@ pub fn write_summary(
     notes: &str,
 ) -> std::io::Result<(String, std::path::PathBuf)> {
     let rows: Vec<SummaryRow> = outcomes.iter().map(|o| o.summary_row()).collect();
-    let mut md = summary::markdown(cols, &rows);
-    md.push_str(notes);
-    let path = summary::write(dir, stem, product, &md)?;
-    Ok((md, path))
+    let table = summary::Summary {
+        cols,
+        rows,
+        notes: notes.to_string(),
+    };
+    summary::write(dir, stem, product, &table)
 }
 
 /// A Redis reply of `HGETALL` (RESP2 flat array or RESP3 map) → the values.

@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use super::results::OpLatency;
+use crate::report::Exporter;
 
 /// One row: a group or a map.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,14 +61,57 @@ pub fn markdown(cols: Columns, rows: &[SummaryRow]) -> String {
     out
 }
 
-/// Writes `md` whole to `<dir>/<stem>-<product>-<UTC stamp>.md` and returns the path. The
-/// stem starts with `summary`, never with `group-`, `ingestion-` or `tx-`, so `create_csv`
-/// does not read it.
-pub fn write(dir: &Path, stem: &str, product: &str, md: &str) -> std::io::Result<PathBuf> {
-    let path = dir.join(format!(
-        "{stem}-{product}-{}.md",
-        chrono::Utc::now().format("%Y%m%d-%H%M%S")
-    ));
-    crate::report::write_whole_file(&path, md.as_bytes())?;
-    Ok(path)
+/// A run's summary: its rows, what they count, and notes that follow the table.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    /// The column headers.
+    pub cols: Columns,
+    /// One row per group or map.
+    pub rows: Vec<SummaryRow>,
+    /// Text after the table (test_tx's retry counts), or empty.
+    pub notes: String,
+}
+
+/// The summary's exporter: `<stem>-<product>-<UTC stamp>.md`. The stem starts with
+/// `summary`, never with `group-`, `ingestion-` or `tx-`, so `create_csv` does not read it.
+pub struct SummaryMarkdown {
+    file: String,
+}
+
+impl SummaryMarkdown {
+    /// The exporter of a summary written now.
+    pub fn new(stem: &str, product: &str) -> SummaryMarkdown {
+        SummaryMarkdown {
+            file: format!(
+                "{stem}-{product}-{}.md",
+                chrono::Utc::now().format("%Y%m%d-%H%M%S")
+            ),
+        }
+    }
+}
+
+impl Exporter<Summary> for SummaryMarkdown {
+    fn file_name(&self) -> &str {
+        &self.file
+    }
+
+    fn render(&self, summary: &Summary) -> std::io::Result<Vec<u8>> {
+        let mut md = markdown(summary.cols, &summary.rows);
+        md.push_str(&summary.notes);
+        Ok(md.into_bytes())
+    }
+}
+
+/// Writes `summary` into `dir` through [`crate::report::write_all`]; returns its markdown and
+/// the path.
+pub fn write(
+    dir: &Path,
+    stem: &str,
+    product: &str,
+    summary: &Summary,
+) -> std::io::Result<(String, PathBuf)> {
+    let exporter = SummaryMarkdown::new(stem, product);
+    crate::report::write_all(dir, summary, &[&exporter])?;
+    let md = String::from_utf8(exporter.render(summary)?).expect("markdown is UTF-8");
+    Ok((md, dir.join(exporter.file_name())))
 }

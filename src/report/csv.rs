@@ -31,7 +31,7 @@ const HEADER: [&str; 13] = [
 ];
 
 impl Exporter for Csv {
-    fn file_name(&self) -> &'static str {
+    fn file_name(&self) -> &str {
         "results.csv"
     }
 

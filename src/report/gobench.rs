@@ -18,7 +18,7 @@ use crate::results::{Measurement, RunResults};
 pub struct GoBench;
 
 impl Exporter for GoBench {
-    fn file_name(&self) -> &'static str {
+    fn file_name(&self) -> &str {
         "bench.txt"
     }
 

@@ -14,7 +14,7 @@ use crate::results::RunResults;
 pub struct Json;
 
 impl Exporter for Json {
-    fn file_name(&self) -> &'static str {
+    fn file_name(&self) -> &str {
         "results.json"
     }
 

@@ -60,7 +60,7 @@ impl KvResults {
 pub struct MemtierText;
 
 impl Exporter<KvResults> for MemtierText {
-    fn file_name(&self) -> &'static str {
+    fn file_name(&self) -> &str {
         "memtier.txt"
     }
 
@@ -83,7 +83,7 @@ impl Exporter<KvResults> for MemtierText {
 pub struct KvMarkdown;
 
 impl Exporter<KvResults> for KvMarkdown {
-    fn file_name(&self) -> &'static str {
+    fn file_name(&self) -> &str {
         "results.md"
     }
 
@@ -108,7 +108,7 @@ impl Exporter<KvResults> for KvMarkdown {
 pub struct KvJson;
 
 impl Exporter<KvResults> for KvJson {
-    fn file_name(&self) -> &'static str {
+    fn file_name(&self) -> &str {
         "results.json"
     }
 

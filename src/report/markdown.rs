@@ -23,7 +23,7 @@ use crate::results::{Measurement, RunResults, TargetResults};
 pub struct Markdown;
 
 impl Exporter for Markdown {
-    fn file_name(&self) -> &'static str {
+    fn file_name(&self) -> &str {
         "results.md"
     }
 

@@ -26,7 +26,7 @@ use crate::results::RunResults;
 /// One results file format over results of type `R` (a core-data run by default).
 pub trait Exporter<R = RunResults> {
     /// The file this format is written to, inside the results directory.
-    fn file_name(&self) -> &'static str;
+    fn file_name(&self) -> &str;
 
     /// The complete file contents.
     fn render(&self, results: &R) -> io::Result<Vec<u8>>;
@@ -348,9 +348,9 @@ mod tests {
 
     #[test]
     fn file_names() {
-        let files: Vec<&str> = Format::all()
+        let files: Vec<String> = Format::all()
             .iter()
-            .map(|f| f.exporter().file_name())
+            .map(|f| f.exporter().file_name().to_string())
             .collect();
         assert_eq!(
             files,

@@ -17,7 +17,7 @@ use crate::results::{BenchResults, RunResults};
 pub struct Percentiles;
 
 impl Exporter for Percentiles {
-    fn file_name(&self) -> &'static str {
+    fn file_name(&self) -> &str {
         "percentiles.md"
     }
 
