@@ -1,9 +1,13 @@
 //! What the document stores share: the names of their private databases, one-line error
-//! texts, URLs without passwords, and `LIMIT` values.
+//! texts, URLs without passwords, `LIMIT` values, and the SQL stores' event document.
 
 use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::SystemTime;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::Event;
 
 /// `edgebench_` and 12 random lowercase hex digits, different for every call: the name of a
 /// run's private database (PostgreSQL, MongoDB) or in-memory SQLite file.
@@ -68,6 +72,52 @@ pub fn redact_password(url: &str) -> String {
 /// `i64::MAX`) becomes `i64::MAX`, which no table reaches.
 pub fn sql_limit(limit: usize) -> i64 {
     i64::try_from(limit).unwrap_or(i64::MAX)
+}
+
+/// An event's document in the SQL stores: the 2018 event fields without `readings` (those
+/// are rows of the `reading` table, linked by `event_id`). `S` is `&str` to write and
+/// `String` to read.
+#[derive(Serialize, Deserialize)]
+pub struct EventDoc<S> {
+    pub id: S,
+    pub pushed: i64,
+    pub device: S,
+    pub created: i64,
+    pub modified: i64,
+    pub origin: i64,
+    pub event: S,
+}
+
+impl<'a> EventDoc<&'a str> {
+    /// The document of `e`, borrowing its strings.
+    pub fn of(e: &'a Event) -> Self {
+        EventDoc {
+            id: &e.id,
+            pushed: e.pushed,
+            device: &e.device,
+            created: e.created,
+            modified: e.modified,
+            origin: e.origin,
+            event: &e.event,
+        }
+    }
+}
+
+impl EventDoc<String> {
+    /// The event, without its readings (they are rows of their own).
+    pub fn into_event(self) -> Event {
+        let d = self;
+        Event {
+            id: d.id,
+            pushed: d.pushed,
+            device: d.device,
+            created: d.created,
+            modified: d.modified,
+            origin: d.origin,
+            event: d.event,
+            readings: Vec::new(),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -8,47 +8,18 @@ use std::collections::HashMap;
 use postgres::types::{Json, ToSql};
 use postgres::{Client, Row, Statement};
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::errors::query_error;
 use super::schema::Statements;
 use crate::model::{now_ms, Event, Reading};
 use crate::store::rules::{key_id, merge_event, merge_reading, stamp_event, stamp_reading};
 use crate::store::shared::chain;
-use crate::store::shared::sql_limit;
+use crate::store::shared::{sql_limit, EventDoc};
 use crate::store::{CoreData, StoreError, StoreResult};
 
 /// Picks one prepared statement of a store.
 type StatementOf = fn(&Statements) -> &Statement;
-
-/// An event row's document: the event without its readings.
-#[derive(Deserialize)]
-struct EventDoc {
-    id: String,
-    pushed: i64,
-    device: String,
-    created: i64,
-    modified: i64,
-    origin: i64,
-    event: String,
-}
-
-impl EventDoc {
-    /// The event, without its readings (they are rows of their own).
-    fn into_event(self) -> Event {
-        let d = self;
-        Event {
-            id: d.id,
-            pushed: d.pushed,
-            device: d.device,
-            created: d.created,
-            modified: d.modified,
-            origin: d.origin,
-            event: d.event,
-            readings: Vec::new(),
-        }
-    }
-}
 
 /// The document in column `doc` of `row`, whose column `id` names it in errors.
 fn decode<T: DeserializeOwned>(
@@ -69,7 +40,7 @@ fn decode<T: DeserializeOwned>(
 /// `(id, doc)` rows as events (without readings).
 fn events_of(rows: &[Row]) -> StoreResult<Vec<Event>> {
     rows.iter()
-        .map(|row| decode::<EventDoc>(row, "event", 0, 1).map(EventDoc::into_event))
+        .map(|row| decode::<EventDoc<String>>(row, "event", 0, 1).map(EventDoc::into_event))
         .collect()
 }
 
@@ -246,7 +217,7 @@ impl CoreData for PgStore {
             ("event_for_update", |s| &s.event_for_update),
             ("update_event", |s| &s.update_event),
             |row| {
-                let mut stored = decode::<EventDoc>(row, "event", 0, 1)?.into_event();
+                let mut stored = decode::<EventDoc<String>>(row, "event", 0, 1)?.into_event();
                 merge_event(&mut stored, e);
                 Ok(stored)
             },

@@ -32,12 +32,12 @@ use std::time::Duration;
 use rusqlite::{
     params, CachedStatement, Connection, ErrorCode, OptionalExtension, Params, TransactionBehavior,
 };
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use tempfile::TempDir;
 
 use crate::model::{now_ms, Event, Reading};
 use crate::store::rules::{key_id, merge_event, merge_reading, stamp_event, stamp_reading};
-use crate::store::shared::{self, private_name, sql_limit};
+use crate::store::shared::{self, private_name, sql_limit, EventDoc};
 use crate::store::{CoreData, StoreError, StoreResult};
 
 const BACKEND: &str = "sqlite";
@@ -303,50 +303,6 @@ fn open_error(path: &Path, e: &rusqlite::Error) -> StoreError {
     let path = path.display().to_string();
     let reason = one_line(e).replace(&format!(": {path}"), "");
     backend_error(format!("cannot open {path}: {reason}{fix}"))
-}
-
-/// The event document: the 2018 event fields without `readings` (those are rows of the
-/// `reading` table, linked by `event_id`). `S` is `&str` to write and `String` to read.
-#[derive(Serialize, Deserialize)]
-struct EventDoc<S> {
-    id: S,
-    pushed: i64,
-    device: S,
-    created: i64,
-    modified: i64,
-    origin: i64,
-    event: S,
-}
-
-impl<'a> EventDoc<&'a str> {
-    fn of(e: &'a Event) -> Self {
-        EventDoc {
-            id: &e.id,
-            pushed: e.pushed,
-            device: &e.device,
-            created: e.created,
-            modified: e.modified,
-            origin: e.origin,
-            event: &e.event,
-        }
-    }
-}
-
-impl EventDoc<String> {
-    /// The event, without its readings (they are rows of the `reading` table).
-    fn into_event(self) -> Event {
-        let d = self;
-        Event {
-            id: d.id,
-            pushed: d.pushed,
-            device: d.device,
-            created: d.created,
-            modified: d.modified,
-            origin: d.origin,
-            event: d.event,
-            readings: Vec::new(),
-        }
-    }
 }
 
 /// A record of one kind, as its `doc` column holds it.
