@@ -17,8 +17,10 @@ use super::set::{
 };
 use super::strings::cfloat::LongDouble;
 use super::{is, parse_i64, Ctx, KeySpec, Spec};
+use crate::engine::error::CmdError;
+use crate::engine::keyspace::Locked;
 use crate::engine::keyspace::{BytesMap, Key};
-use crate::engine::{CmdError, Locked, Reply};
+use crate::resp::reply::Reply;
 
 /// Redis's `hash-max-listpack-entries` and `hash-max-listpack-value`: a hash within both is
 /// a listpack, which HSCAN returns whole.

@@ -23,8 +23,11 @@ use std::borrow::Cow;
 use std::hash::BuildHasher;
 
 use super::{is, parse_i64, spec, Ctx, KeySpec, Spec, ALL_ARGS, ONE_KEY, TWO_KEYS};
+use crate::engine::error::CmdError;
+use crate::engine::handle::DATABASES;
 use crate::engine::keyspace::SHARDS;
-use crate::engine::{CmdError, Entry, Key, Locked, Reply, DATABASES};
+use crate::engine::keyspace::{Entry, Key, Locked};
+use crate::resp::reply::Reply;
 
 /// The key and expiry commands.
 pub const COMMANDS: &[Spec] = &[

@@ -18,7 +18,9 @@ use std::borrow::Cow;
 use std::collections::VecDeque;
 
 use super::{is, parse_f64, parse_i64, spec, Ctx, KeySpec, Spec, ONE_KEY, TWO_KEYS};
-use crate::engine::{CmdError, Locked, Reply};
+use crate::engine::error::CmdError;
+use crate::engine::keyspace::Locked;
+use crate::resp::reply::Reply;
 
 /// BLPOP/BRPOP: every argument but the name and the timeout.
 const KEYS_BEFORE_TIMEOUT: KeySpec = KeySpec::Range {

@@ -15,8 +15,10 @@
 use std::borrow::Cow;
 
 use super::{is, parse_i64, spec, Ctx, KeySpec, Spec, ONE_KEY};
+use crate::engine::error::CmdError;
+use crate::engine::keyspace::Locked;
 use crate::engine::types::stream::{Fields, StreamId, Trim, DEFAULT_APPROX_LIMIT};
-use crate::engine::{CmdError, Locked, Reply};
+use crate::resp::reply::Reply;
 
 /// The stream commands (arity and keys as Redis 7.0's COMMAND INFO).
 pub const COMMANDS: &[Spec] = &[

@@ -27,8 +27,10 @@ use std::ops::Bound::{self, Excluded, Included};
 
 use super::set::{glob_match, parse_cursor, scan_page, scan_reply, ScanOptions};
 use super::{format_f64, is, parse_f64, parse_i64, spec, Ctx, Spec, ONE_KEY};
+use crate::engine::error::CmdError;
+use crate::engine::keyspace::{Entry, Locked, Value};
 use crate::engine::types::zset::{AddFlags, AddOutcome, LexBound, LexRange, ZSet};
-use crate::engine::{CmdError, Entry, Locked, Reply, Value};
+use crate::resp::reply::Reply;
 
 /// The sorted-set commands; each has one key, the first argument.
 pub const COMMANDS: &[Spec] = &[

@@ -1,5 +1,6 @@
 //! Value types that need more than a std collection: sorted sets and streams.
 
+pub mod collections;
 pub mod stream;
 pub mod zset;
 

@@ -3,8 +3,10 @@
 //! 7.2, which client libraries send on connect).
 
 use super::{err, err_owned, help, lossy, sub_arity, unknown_subcommand};
+use crate::engine::client::Client;
 use crate::engine::cmd::{is, parse_i64, Ctx};
-use crate::engine::{Client, CmdError, Reply};
+use crate::engine::error::CmdError;
+use crate::resp::reply::Reply;
 
 /// Client names and SETINFO values: printable ASCII without spaces, so CLIENT LIST stays
 /// splittable on spaces.

@@ -9,7 +9,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use super::state::Param;
 use super::{lossy, VERSION};
 use crate::engine::cmd::{all_commands, Ctx};
-use crate::engine::{CmdError, Engine, Reply, DATABASES};
+use crate::engine::error::CmdError;
+use crate::engine::handle::{Engine, DATABASES};
+use crate::resp::reply::Reply;
 
 /// INFO's sections, in the order Redis prints them, with their titles.
 const SECTIONS: &[(&str, &str)] = &[

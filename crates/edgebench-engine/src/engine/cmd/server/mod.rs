@@ -24,7 +24,10 @@ use std::borrow::Cow;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::{is, parse_i64, Ctx, KeySpec, Spec};
-use crate::engine::{Client, CmdError, Engine, EngineClock, Reply, DATABASES};
+use crate::engine::client::Client;
+use crate::engine::error::CmdError;
+use crate::engine::handle::{Engine, EngineClock, DATABASES};
+use crate::resp::reply::Reply;
 
 mod client;
 mod command;

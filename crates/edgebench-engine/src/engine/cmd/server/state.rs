@@ -10,9 +10,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::info::random_hex40;
 use super::{err_owned, lossy};
+use crate::engine::client::Client;
 use crate::engine::client::LiveClient;
 use crate::engine::cmd::{all_commands, is, parse_i64};
-use crate::engine::{Client, CmdError, Engine};
+use crate::engine::error::CmdError;
+use crate::engine::handle::Engine;
 
 /// The engine's server-wide state: CONFIG parameters, command statistics, live clients.
 #[derive(Debug)]

@@ -24,7 +24,9 @@ use std::borrow::Cow;
 
 use self::cfloat::LongDouble;
 use super::{is, parse_i64, spec, Ctx, KeySpec, Spec, ALL_ARGS, ONE_KEY};
-use crate::engine::{CmdError, Entry, Locked, Reply, Value};
+use crate::engine::error::CmdError;
+use crate::engine::keyspace::{Entry, Locked, Value};
+use crate::resp::reply::Reply;
 
 /// The longest string APPEND and SETRANGE may build (512 MB, Redis's default
 /// `proto-max-bulk-len`).

@@ -4,7 +4,7 @@
 
 use super::cfloat::{parse_c_double, LongDouble};
 use crate::engine::cmd::{format_f64, parse_f64};
-use crate::engine::CmdError;
+use crate::engine::error::CmdError;
 
 /// glibc's `%.17g`, the oracle for `format_f64`.
 fn printf_g17(v: f64) -> String {
