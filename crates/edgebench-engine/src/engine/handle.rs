@@ -1,6 +1,6 @@
 //! [`Engine`], the handle every caller holds: the databases, the clock, the counters and the
 //! server state behind one `Arc`, and the background thread of active expiry. Commands reach
-//! it through [`Engine::inner`]; the engine's `mod.rs` only re-exports it.
+//! it through `Engine::inner`; the engine's `mod.rs` only re-exports it.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};

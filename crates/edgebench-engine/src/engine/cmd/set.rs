@@ -26,8 +26,8 @@ pub use super::keys::glob_match;
 pub(super) use super::keys::parse_scan_cursor as parse_cursor;
 use super::{is, parse_i64, Ctx, KeySpec, Spec};
 use crate::engine::error::CmdError;
-use crate::engine::keyspace::{BytesSet, Key};
-use crate::engine::keyspace::{Entry, Locked, Value};
+use crate::engine::keyspace::{BytesSet, Entry, Key, Locked, Value};
+use crate::engine::types::options::SetOp;
 use crate::resp::reply::Reply;
 
 /// A negative SRANDMEMBER/HRANDFIELD count may repeat elements, so its reply is as long as
@@ -169,14 +169,6 @@ pub const COMMANDS: &[Spec] = &[
         run: sscan,
     },
 ];
-
-/// Which multi-set operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum SetOp {
-    Inter,
-    Union,
-    Diff,
-}
 
 fn members_of(set: &BytesSet) -> Vec<Vec<u8>> {
     set.iter().map(|m| m.to_vec()).collect()
