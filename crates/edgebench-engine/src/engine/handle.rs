@@ -55,8 +55,8 @@ pub(crate) struct Inner {
     pub(crate) next_client_id: AtomicU64,
     pub(crate) stats: Stats,
     pub(crate) started: std::time::Instant,
-    /// CONFIG parameters, command statistics, live clients (see [`cmd::server`]).
-    pub(crate) server: cmd::server::ServerState,
+    /// CONFIG parameters, command statistics, live clients (see `cmd::server`).
+    pub(crate) server: cmd::server::state::ServerState,
     stop: AtomicBool,
 }
 
@@ -112,7 +112,7 @@ impl Engine {
                 next_client_id: AtomicU64::new(1),
                 stats: Stats::default(),
                 started: std::time::Instant::now(),
-                server: cmd::server::ServerState::default(),
+                server: cmd::server::state::ServerState::default(),
                 stop: AtomicBool::new(false),
             }),
         }

@@ -3,8 +3,8 @@
 
 use std::sync::atomic::Ordering;
 
+use super::common::{err, help, lossy, sub_arity, unknown_subcommand};
 use super::state::{Param, PARAMS};
-use super::{err, help, lossy, sub_arity, unknown_subcommand};
 use crate::engine::cmd::{is, Ctx};
 use crate::engine::error::CmdError;
 use crate::engine::handle::Engine;

@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use super::common::{lossy, VERSION};
 use super::state::Param;
-use super::{lossy, VERSION};
 use crate::engine::cmd::{all_commands, Ctx};
 use crate::engine::error::CmdError;
 use crate::engine::handle::{Engine, DATABASES};

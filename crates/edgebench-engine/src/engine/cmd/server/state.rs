@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use super::common::{err_owned, lossy};
 use super::info::random_hex40;
-use super::{err_owned, lossy};
 use crate::engine::client::Client;
 use crate::engine::client::LiveClient;
 use crate::engine::cmd::{all_commands, is, parse_i64};
