@@ -336,16 +336,3 @@ fn cpu_seconds() -> (f64, f64) {
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     (secs(usage.ru_utime), secs(usage.ru_stime))
 }
-
-/// 40 random hex digits (the run id), from std's randomly keyed hasher.
-pub(super) fn random_hex40() -> String {
-    use std::hash::{BuildHasher, Hasher};
-    let mut out = String::with_capacity(48);
-    for i in 0..3u64 {
-        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-        h.write_u64(i);
-        let _ = write!(out, "{:016x}", h.finish());
-    }
-    out.truncate(40);
-    out
-}

@@ -2,9 +2,9 @@
 //! `parse_f64` is Redis's `string2d` with `strtod`'s fallback, and `long double` sums
 //! print as Redis prints them.
 
+use super::cfloat::{parse_c_double, LongDouble};
 use crate::engine::cmd::{format_f64, parse_f64};
-use crate::engine::error::CmdError;
-use crate::engine::types::cfloat::{parse_c_double, LongDouble};
+use crate::engine::CmdError;
 
 /// glibc's `%.17g`, the oracle for `format_f64`.
 fn printf_g17(v: f64) -> String {
