@@ -1,6 +1,13 @@
 //! [`Engine`], the handle every caller holds: the databases, the clock, the counters and the
 //! server state behind one `Arc`, and the background thread of active expiry. Commands reach
 //! it through `Engine::inner`; the engine's `mod.rs` only re-exports it.
+//!
+//! This module and the ones it owns or runs import each other, on purpose: [`Engine::execute`]
+//! dispatches to [`cmd`] and every command gets the engine; [`Engine::client`] makes a
+//! [`Client`], whose WATCHes keep the engine to release their keys on drop; `Inner` owns the
+//! server state (`cmd::server::state`), which makes clients and adds the configuration API to
+//! the engine; and each database owns its registry of blocked clients ([`super::notify`]),
+//! which the engine serves by running commands.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};

@@ -13,6 +13,10 @@
 //! Concurrency: see [`keyspace`] (sharded mutexes; multi-key commands and transactions lock
 //! their shards in ascending order). Time: every command reads the clock once; an engine made
 //! with [`Engine::with_clock`] uses a clock the caller moves, so TTL tests are exact.
+//!
+//! Files: [`handle`] holds the [`Engine`], [`error`] the [`CmdError`], [`types`] what the
+//! keyspace is made of (beneath it). This file declares and re-exports only, so a child
+//! imports each item from the module that defines it, never through its parent.
 
 pub mod client;
 pub mod cmd;
