@@ -1,7 +1,7 @@
 //! One connection's state: what Redis keeps per client.
 //!
 //! The engine knows no sockets: a RESP server fills in [`Client::addr`] and [`Client::laddr`]
-//! after [`Engine::client`](super::Engine::client), so CLIENT INFO and CLIENT LIST can show
+//! after [`Engine::client`](crate::engine::handle::Engine::client), so CLIENT INFO and CLIENT LIST can show
 //! them; an in-process client leaves them empty.
 //!
 //! Each `Client` value counts as one connected client (INFO's `connected_clients`) from its
@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::Key;
+use super::keyspace::Key;
 
 /// A client: the selected database, MULTI queue, WATCHed keys, name and protocol.
 #[derive(Debug, Clone)]
@@ -123,12 +123,12 @@ impl Drop for LiveClient {
 #[derive(Debug, Default)]
 pub struct Watches {
     keys: Vec<(usize, Key, u64)>,
-    engine: Option<super::Engine>,
+    engine: Option<crate::engine::handle::Engine>,
 }
 
 impl Watches {
     /// Releases watches into `engine` from now on (set when the engine makes the client).
-    pub(crate) fn bind(&mut self, engine: super::Engine) {
+    pub(crate) fn bind(&mut self, engine: crate::engine::handle::Engine) {
         self.engine = Some(engine);
     }
 

@@ -19,7 +19,9 @@
 use futures_util::future::{self, FutureExt as _};
 use redis::{Arg, Cmd, ErrorKind, Pipeline, RedisError, RedisFuture, RedisResult, Value};
 
-use super::{Client, Engine, Reply};
+use super::client::Client;
+use super::handle::Engine;
+use crate::resp::reply::Reply;
 use crate::resp::RequestParser;
 
 /// An in-process connection to an [`Engine`].

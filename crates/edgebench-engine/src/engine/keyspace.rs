@@ -16,24 +16,14 @@
 //! [`Locked::get_mut`], [`Locked::insert`] or [`Locked::remove`], which bump the version of
 //! any WATCHed key they touch, and signal clients blocked on the key (see [`super::notify`]).
 
-use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 use std::hash::BuildHasher;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+use super::error::CmdError;
 use super::notify::BlockedClients;
+pub use super::types::collections::{BytesMap, BytesSet, Hasher, Key};
 use super::types::{Stream, ZSet};
-use super::CmdError;
-
-/// A key or member: bytes, as Redis treats them.
-pub type Key = Box<[u8]>;
-
-/// The hasher for keys, fields and members (foldhash: fast, seeded per process).
-pub type Hasher = foldhash::fast::RandomState;
-
-/// A hash map keyed by bytes.
-pub type BytesMap<V> = HashMap<Key, V, Hasher>;
-/// A set of byte strings.
-pub type BytesSet = HashSet<Key, Hasher>;
 
 /// Shards per database. A power of two; more than the cores of a big machine, so two
 /// callers rarely meet on one lock.

@@ -31,8 +31,11 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::Notify;
 
+use super::client::Client;
+use super::cmd;
+use super::handle::Engine;
 use super::keyspace::{BytesMap, Db, Key, SHARDS};
-use super::{cmd, Client, Engine, Reply};
+use crate::resp::reply::Reply;
 
 const _: () = assert!(
     SHARDS <= 64,

@@ -6,8 +6,8 @@
 //! keys and values, a set as an array, a double as a bulk string, a boolean as `:1`/`:0`, a
 //! verbatim string as a bulk string, a push as an array, and the two nulls as `$-1` / `*-1`.
 
+use super::protocol::Protocol;
 use super::reply::{format_f64, Reply};
-use super::Protocol;
 
 /// Appends `reply`, encoded for a client speaking `protocol`, to `out`.
 pub fn encode(reply: &Reply, protocol: Protocol, out: &mut Vec<u8>) {

@@ -11,6 +11,7 @@
 
 pub mod encode;
 pub mod parse;
+pub mod protocol;
 pub mod reply;
 pub mod scan;
 
@@ -19,25 +20,5 @@ pub use parse::{
     split_args, ProtocolError, QuoteError, Request, RequestParser, DEFAULT_MAX_BULK_LEN,
     INLINE_MAX_SIZE,
 };
+pub use protocol::Protocol;
 pub use reply::{format_f64, Reply};
-
-/// The reply protocol a client speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Protocol {
-    /// RESP2, every client's protocol until it sends `HELLO 3`.
-    #[default]
-    Resp2,
-    /// RESP3: maps, sets, doubles, booleans, nulls and out-of-band pushes.
-    Resp3,
-}
-
-impl Protocol {
-    /// The protocol of a client whose `resp` field (2 or 3) is `resp`.
-    pub fn of(resp: u8) -> Protocol {
-        if resp >= 3 {
-            Protocol::Resp3
-        } else {
-            Protocol::Resp2
-        }
-    }
-}

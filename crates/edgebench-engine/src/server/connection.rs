@@ -24,8 +24,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::broadcast;
 
 use super::blocking::{self, Parked, Plan};
-use super::pubsub::{pubsub_command, Kind, Subscriptions};
-use super::Shared;
+use super::pubsub::{pubsub_command, Broker, Kind, Subscriptions};
 use crate::engine::cmd::{is, lookup};
 use crate::engine::{Client, Engine, Reply};
 use crate::resp::encode::write_len;
@@ -132,12 +131,18 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    /// The session of a new client connected from `addr` to `laddr`.
-    pub(crate) fn new(engine: Engine, shared: &Shared, addr: String, laddr: String) -> Session {
+    /// The session of a new client connected from `addr` to `laddr`, on the server's pub/sub
+    /// `broker`.
+    pub(crate) fn new(
+        engine: Engine,
+        broker: &Arc<Broker>,
+        addr: String,
+        laddr: String,
+    ) -> Session {
         let mut client = engine.client();
         client.addr = Some(addr);
         client.laddr = Some(laddr);
-        let subscriptions = Subscriptions::new(Arc::clone(&shared.broker), client.id);
+        let subscriptions = Subscriptions::new(Arc::clone(broker), client.id);
         Session {
             engine,
             client,

@@ -278,7 +278,7 @@ impl Server {
             tokio::spawn(async move {
                 match permit {
                     Ok(_permit) => {
-                        let session = Session::new(engine, &shared, addr, laddr);
+                        let session = Session::new(engine, &shared.broker, addr, laddr);
                         let max_bulk_len = shared.config.proto_max_bulk_len;
                         // A connection's I/O error ends that connection; nothing to report.
                         let _ = match stream {

@@ -7,7 +7,7 @@
 //! HINCRBYFLOAT computes in x87 `long double`, as Redis on x86-64 does, and prints with
 //! `%.17Lf` — `12345.1` becomes `12345.09999999999999964`, which no `f64` arithmetic
 //! reproduces — through the software `long double` INCRBYFLOAT uses
-//! ([`super::strings::cfloat`]).
+//! ([`crate::engine::types::cfloat`]).
 
 use std::borrow::Cow;
 
@@ -15,10 +15,11 @@ use super::keys::{glob_match, parse_scan_cursor};
 use super::set::{
     parse_random_count, random_below, random_pick, scan_page, scan_reply, ScanOptions,
 };
-use super::strings::cfloat::LongDouble;
 use super::{is, parse_i64, Ctx, KeySpec, Spec};
-use crate::engine::keyspace::{BytesMap, Key};
-use crate::engine::{CmdError, Locked, Reply};
+use crate::engine::error::CmdError;
+use crate::engine::keyspace::{BytesMap, Key, Locked};
+use crate::engine::types::cfloat::LongDouble;
+use crate::resp::reply::Reply;
 
 /// Redis's `hash-max-listpack-entries` and `hash-max-listpack-value`: a hash within both is
 /// a listpack, which HSCAN returns whole.

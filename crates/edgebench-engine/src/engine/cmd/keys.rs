@@ -23,8 +23,11 @@ use std::borrow::Cow;
 use std::hash::BuildHasher;
 
 use super::{is, parse_i64, spec, Ctx, KeySpec, Spec, ALL_ARGS, ONE_KEY, TWO_KEYS};
-use crate::engine::keyspace::SHARDS;
-use crate::engine::{CmdError, Entry, Key, Locked, Reply, DATABASES};
+use crate::engine::error::CmdError;
+use crate::engine::handle::DATABASES;
+use crate::engine::keyspace::{Entry, Key, Locked, SHARDS};
+pub use crate::engine::types::options::{ExpireIf, Ttl};
+use crate::resp::reply::Reply;
 
 /// The key and expiry commands.
 pub const COMMANDS: &[Spec] = &[
@@ -54,30 +57,6 @@ pub const COMMANDS: &[Spec] = &[
     // Locks both databases itself (see the module doc).
     spec("move", 3, KeySpec::None, true, move_),
 ];
-
-/// Which of NX, XX, GT, LT an EXPIRE carries (XX combines with GT or LT).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ExpireIf {
-    /// Only when the key has no TTL.
-    pub nx: bool,
-    /// Only when the key has a TTL.
-    pub xx: bool,
-    /// Only when the new time is later than the current one (no TTL counts as infinite).
-    pub gt: bool,
-    /// Only when the new time is earlier than the current one (no TTL counts as infinite).
-    pub lt: bool,
-}
-
-/// A key's time to live.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ttl {
-    /// No such key (TTL -2).
-    Missing,
-    /// The key never expires (TTL -1).
-    Persistent,
-    /// Expires at this time, ms since the Unix epoch.
-    At(u64),
-}
 
 fn err(text: &'static str) -> CmdError {
     CmdError::Other(Cow::Borrowed(text))

@@ -18,7 +18,10 @@ use std::borrow::Cow;
 use std::collections::VecDeque;
 
 use super::{is, parse_f64, parse_i64, spec, Ctx, KeySpec, Spec, ONE_KEY, TWO_KEYS};
-use crate::engine::{CmdError, Locked, Reply};
+use crate::engine::error::CmdError;
+use crate::engine::keyspace::Locked;
+pub use crate::engine::types::options::{ListEnd, LposOptions};
+use crate::resp::reply::Reply;
 
 /// BLPOP/BRPOP: every argument but the name and the timeout.
 const KEYS_BEFORE_TIMEOUT: KeySpec = KeySpec::Range {
@@ -49,37 +52,6 @@ pub const COMMANDS: &[Spec] = &[
     spec("brpop", -3, KEYS_BEFORE_TIMEOUT, true, brpop),
     spec("blmove", 6, TWO_KEYS, true, blmove),
 ];
-
-/// An end of a list: LEFT is the head (index 0), RIGHT the tail.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ListEnd {
-    /// The head (LPUSH, LPOP, LEFT).
-    Left,
-    /// The tail (RPUSH, RPOP, RIGHT).
-    Right,
-}
-
-/// LPOS's options, as Redis defaults them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LposOptions {
-    /// RANK: which match to start from; negative searches from the tail. Never 0.
-    pub rank: i64,
-    /// COUNT: how many matches to return (`Some(0)` = all); `None` = the option was not
-    /// given (the reply is one index or nil).
-    pub count: Option<u64>,
-    /// MAXLEN: compare at most this many elements (0 = all).
-    pub maxlen: u64,
-}
-
-impl Default for LposOptions {
-    fn default() -> Self {
-        LposOptions {
-            rank: 1,
-            count: None,
-            maxlen: 0,
-        }
-    }
-}
 
 fn err(text: &'static str) -> CmdError {
     CmdError::Other(Cow::Borrowed(text))

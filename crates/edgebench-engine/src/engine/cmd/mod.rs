@@ -21,7 +21,11 @@ use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::OnceLock;
 
-use super::{Client, CmdError, Engine, Locked, Reply};
+use super::client::Client;
+use super::error::CmdError;
+use super::handle::Engine;
+use super::keyspace::Locked;
+use crate::resp::reply::Reply;
 
 /// Commands format doubles as replies carry them (INCRBYFLOAT, ZSCORE in RESP2...).
 pub use crate::resp::format_f64;

@@ -25,8 +25,10 @@ use super::keys::{parse_scan_cursor, scan_position};
 pub use super::keys::glob_match;
 pub(super) use super::keys::parse_scan_cursor as parse_cursor;
 use super::{is, parse_i64, Ctx, KeySpec, Spec};
-use crate::engine::keyspace::{BytesSet, Key};
-use crate::engine::{CmdError, Entry, Locked, Reply, Value};
+use crate::engine::error::CmdError;
+use crate::engine::keyspace::{BytesSet, Entry, Key, Locked, Value};
+use crate::engine::types::options::SetOp;
+use crate::resp::reply::Reply;
 
 /// A negative SRANDMEMBER/HRANDFIELD count may repeat elements, so its reply is as long as
 /// the count whatever the set's size. Redis builds any length (and a huge one exhausts its
@@ -167,14 +169,6 @@ pub const COMMANDS: &[Spec] = &[
         run: sscan,
     },
 ];
-
-/// Which multi-set operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum SetOp {
-    Inter,
-    Union,
-    Diff,
-}
 
 fn members_of(set: &BytesSet) -> Vec<Vec<u8>> {
     set.iter().map(|m| m.to_vec()).collect()

@@ -15,8 +15,11 @@
 use std::borrow::Cow;
 
 use super::{is, parse_i64, spec, Ctx, KeySpec, Spec, ONE_KEY};
+use crate::engine::error::CmdError;
+use crate::engine::keyspace::Locked;
+pub use crate::engine::types::options::{TrimSpec, XaddId};
 use crate::engine::types::stream::{Fields, StreamId, Trim, DEFAULT_APPROX_LIMIT};
-use crate::engine::{CmdError, Locked, Reply};
+use crate::resp::reply::Reply;
 
 /// The stream commands (arity and keys as Redis 7.0's COMMAND INFO).
 pub const COMMANDS: &[Spec] = &[
@@ -28,28 +31,6 @@ pub const COMMANDS: &[Spec] = &[
     spec("xdel", -3, ONE_KEY, true, xdel),
     spec("xtrim", -4, ONE_KEY, true, xtrim),
 ];
-
-/// The id XADD gives a new entry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum XaddId {
-    /// `*`: the engine's time in ms, or the next sequence of the last id.
-    Auto,
-    /// `<ms>-*`: this ms, with the next free sequence.
-    AutoSeq(u64),
-    /// `<ms>-<seq>`.
-    Explicit(StreamId),
-}
-
-/// A trimming request (MAXLEN or MINID, exact or `~`, LIMIT).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TrimSpec {
-    /// What to keep.
-    pub how: Trim,
-    /// `~`: remove only whole nodes, as Redis does (see [`crate::engine::types::stream`]).
-    pub approx: bool,
-    /// The most entries to remove (0 = no limit); Redis takes one only with `approx`.
-    pub limit: u64,
-}
 
 /// Entries as XRANGE returns them.
 pub type Entries = Vec<(StreamId, Fields)>;

@@ -14,7 +14,8 @@
 use std::borrow::Cow;
 
 use super::{lookup, run, Ctx, KeySpec, Spec};
-use crate::engine::{CmdError, Reply};
+use crate::engine::error::CmdError;
+use crate::resp::reply::Reply;
 
 /// The transaction commands.
 pub const COMMANDS: &[Spec] = &[

@@ -27,8 +27,11 @@ use std::ops::Bound::{self, Excluded, Included};
 
 use super::set::{glob_match, parse_cursor, scan_page, scan_reply, ScanOptions};
 use super::{format_f64, is, parse_f64, parse_i64, spec, Ctx, Spec, ONE_KEY};
+use crate::engine::error::CmdError;
+use crate::engine::keyspace::{Entry, Locked, Value};
+pub use crate::engine::types::options::{ZRange, ZRangeBy};
 use crate::engine::types::zset::{AddFlags, AddOutcome, LexBound, LexRange, ZSet};
-use crate::engine::{CmdError, Entry, Locked, Reply, Value};
+use crate::resp::reply::Reply;
 
 /// The sorted-set commands; each has one key, the first argument.
 pub const COMMANDS: &[Spec] = &[
@@ -80,49 +83,6 @@ pub struct ZAdded {
 
 /// A ZSCAN reply: the next cursor (0 when done) and `(member, score)` pairs.
 pub type ZScanPage = (u64, Vec<(Vec<u8>, f64)>);
-
-/// Which members a range selects.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum ZRangeBy<'a> {
-    /// Ranks `start..=stop`, negative counting from the end (ZRANGE's default).
-    Rank(i64, i64),
-    /// Scores from `min` to `max` (BYSCORE).
-    Score(Bound<f64>, Bound<f64>),
-    /// Members from `min` to `max`, lexicographically (BYLEX).
-    Lex(LexRange<'a>),
-}
-
-/// A ZRANGE query.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ZRange<'a> {
-    /// Which members.
-    pub by: ZRangeBy<'a>,
-    /// Highest first (ranks then count from the highest).
-    pub rev: bool,
-    /// LIMIT offset count: skip `offset` (a negative offset selects nothing), then return
-    /// at most `count` (negative: all), as Redis does.
-    pub limit: Option<(i64, i64)>,
-}
-
-impl ZRange<'_> {
-    /// `ZRANGE key start stop`.
-    pub fn rank(start: i64, stop: i64) -> ZRange<'static> {
-        ZRange {
-            by: ZRangeBy::Rank(start, stop),
-            rev: false,
-            limit: None,
-        }
-    }
-
-    /// `ZRANGEBYSCORE key min max`.
-    pub fn score(min: Bound<f64>, max: Bound<f64>) -> ZRange<'static> {
-        ZRange {
-            by: ZRangeBy::Score(min, max),
-            rev: false,
-            limit: None,
-        }
-    }
-}
 
 /// Checks ZADD's option combinations, in Redis's order.
 pub fn check_zadd_flags(flags: AddFlags, pairs: usize) -> Result<(), CmdError> {

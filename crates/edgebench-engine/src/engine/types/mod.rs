@@ -1,5 +1,11 @@
-//! Value types that need more than a std collection: sorted sets and streams.
+//! What the keyspace is made of, beneath it: the value types that need more than a std
+//! collection (sorted sets, streams), the byte-keyed maps and sets ([`collections`]), the
+//! software `long double` of INCRBYFLOAT ([`cfloat`]) and the arguments of the typed
+//! operations ([`options`]). Nothing here imports the keyspace or the commands.
 
+pub mod cfloat;
+pub mod collections;
+pub mod options;
 pub mod stream;
 pub mod zset;
 

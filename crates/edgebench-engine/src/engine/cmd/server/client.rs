@@ -2,9 +2,11 @@
 //! rest of the subcommands real clients send (with CLIENT SETINFO and CLIENT NO-TOUCH from
 //! 7.2, which client libraries send on connect).
 
-use super::{err, err_owned, help, lossy, sub_arity, unknown_subcommand};
+use super::common::{err, err_owned, help, lossy, sub_arity, unknown_subcommand};
+use crate::engine::client::Client;
 use crate::engine::cmd::{is, parse_i64, Ctx};
-use crate::engine::{Client, CmdError, Reply};
+use crate::engine::error::CmdError;
+use crate::resp::reply::Reply;
 
 /// Client names and SETINFO values: printable ASCII without spaces, so CLIENT LIST stays
 /// splittable on spaces.

@@ -2,10 +2,11 @@
 
 use std::borrow::Cow;
 
+use super::common::{err, help, sub_arity, unknown_subcommand};
 use super::config::glob_match_nocase;
-use super::{err, help, sub_arity, unknown_subcommand};
 use crate::engine::cmd::{all_commands, is, lookup, Ctx, KeySpec, Spec};
-use crate::engine::{CmdError, Reply};
+use crate::engine::error::CmdError;
+use crate::resp::reply::Reply;
 
 const COMMAND_HELP: &[&str] = &[
     "(no subcommand)",

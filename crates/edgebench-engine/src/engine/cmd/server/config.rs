@@ -3,10 +3,12 @@
 
 use std::sync::atomic::Ordering;
 
+use super::common::{err, help, lossy, sub_arity, unknown_subcommand};
 use super::state::{Param, PARAMS};
-use super::{err, help, lossy, sub_arity, unknown_subcommand};
 use crate::engine::cmd::{is, Ctx};
-use crate::engine::{CmdError, Engine, Reply};
+use crate::engine::error::CmdError;
+use crate::engine::handle::Engine;
+use crate::resp::reply::Reply;
 
 const CONFIG_HELP: &[&str] = &[
     "GET <pattern>",

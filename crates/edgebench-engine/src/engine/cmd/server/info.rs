@@ -6,10 +6,12 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use super::common::{lossy, VERSION};
 use super::state::Param;
-use super::{lossy, VERSION};
 use crate::engine::cmd::{all_commands, Ctx};
-use crate::engine::{CmdError, Engine, Reply, DATABASES};
+use crate::engine::error::CmdError;
+use crate::engine::handle::{Engine, DATABASES};
+use crate::resp::reply::Reply;
 
 /// INFO's sections, in the order Redis prints them, with their titles.
 const SECTIONS: &[(&str, &str)] = &[
@@ -333,17 +335,4 @@ fn cpu_seconds() -> (f64, f64) {
     }
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     (secs(usage.ru_utime), secs(usage.ru_stime))
-}
-
-/// 40 random hex digits (the run id), from std's randomly keyed hasher.
-pub(super) fn random_hex40() -> String {
-    use std::hash::{BuildHasher, Hasher};
-    let mut out = String::with_capacity(48);
-    for i in 0..3u64 {
-        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-        h.write_u64(i);
-        let _ = write!(out, "{:016x}", h.finish());
-    }
-    out.truncate(40);
-    out
 }

@@ -20,17 +20,20 @@
 //! server-wide state, the CONFIG parameters and the engine's configuration API), `client`
 //! (CLIENT), `config` (CONFIG), `command` (COMMAND) and `info` (INFO).
 
-use std::borrow::Cow;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::{is, parse_i64, Ctx, KeySpec, Spec};
-use crate::engine::{Client, CmdError, Engine, EngineClock, Reply, DATABASES};
+use crate::engine::client::Client;
+use crate::engine::error::CmdError;
+use crate::engine::handle::{Engine, EngineClock, DATABASES};
+use crate::resp::reply::Reply;
 
 mod client;
 mod command;
+mod common;
 mod config;
 mod info;
-mod state;
+pub(crate) mod state;
 #[cfg(test)]
 mod tests;
 
@@ -38,13 +41,12 @@ pub use client::client_info_line;
 use client::{client, set_name};
 use command::command;
 pub use command::command_info;
+pub use common::VERSION;
+use common::{err, err_owned, lossy};
 use config::config;
 pub use info::bytes_to_human;
 use info::info;
 pub use state::ServerState;
-
-/// The Redis version the engine reports (HELLO `version`, INFO `redis_version`).
-pub const VERSION: &str = "7.0.15";
 
 /// The commands of this family.
 pub const COMMANDS: &[Spec] = &[
@@ -89,57 +91,6 @@ pub fn runs_before_auth(spec: &Spec) -> bool {
 
 /// The reply to a command sent before AUTH while a password is required.
 pub const NOAUTH: &str = "NOAUTH Authentication required.";
-
-fn err(text: &'static str) -> CmdError {
-    CmdError::Other(Cow::Borrowed(text))
-}
-
-fn err_owned(text: String) -> CmdError {
-    CmdError::Other(Cow::Owned(text))
-}
-
-fn lossy(arg: &[u8]) -> String {
-    String::from_utf8_lossy(arg).into_owned()
-}
-
-/// `ERR unknown subcommand 'x'. Try CLIENT HELP.` (the command as sent, uppercased).
-fn unknown_subcommand(args: &[&[u8]]) -> CmdError {
-    let sub = &args[1][..args[1].len().min(128)];
-    err_owned(format!(
-        "ERR unknown subcommand '{}'. Try {} HELP.",
-        lossy(sub),
-        lossy(args[0]).to_uppercase()
-    ))
-}
-
-/// Redis's subcommand arity check: `n` exactly, `-n` at least.
-fn sub_arity(args: &[&[u8]], arity: i32, full_name: &str) -> Result<(), CmdError> {
-    let ok = if arity >= 0 {
-        args.len() == arity as usize
-    } else {
-        args.len() >= arity.unsigned_abs() as usize
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(CmdError::Arity(full_name.to_string()))
-    }
-}
-
-/// A HELP reply in Redis's layout.
-fn help(args: &[&[u8]], lines: &[&'static str]) -> Reply {
-    let mut out = vec![Reply::Status(
-        format!(
-            "{} <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-            lossy(args[0]).to_uppercase()
-        )
-        .into(),
-    )];
-    out.extend(lines.iter().map(|l| Reply::Status(Cow::Borrowed(l))));
-    out.push(Reply::Status("HELP".into()));
-    out.push(Reply::Status("    Prints this help.".into()));
-    Reply::Array(out)
-}
 
 // ---- PING, ECHO, SELECT, TIME, QUIT, RESET ----
 

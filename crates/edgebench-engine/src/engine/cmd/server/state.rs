@@ -8,11 +8,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::info::random_hex40;
-use super::{err_owned, lossy};
+use super::common::{err_owned, lossy};
+use crate::engine::client::Client;
 use crate::engine::client::LiveClient;
 use crate::engine::cmd::{all_commands, is, parse_i64};
-use crate::engine::{Client, CmdError, Engine};
+use crate::engine::error::CmdError;
+use crate::engine::handle::Engine;
 
 /// The engine's server-wide state: CONFIG parameters, command statistics, live clients.
 #[derive(Debug)]
@@ -433,4 +434,18 @@ fn set_failed(name: &str, problem: &str) -> CmdError {
     err_owned(format!(
         "ERR CONFIG SET failed (possibly related to argument '{name}') - {problem}"
     ))
+}
+
+/// 40 random hex digits (the run id), from std's randomly keyed hasher.
+pub(super) fn random_hex40() -> String {
+    use std::fmt::Write as _;
+    use std::hash::{BuildHasher, Hasher};
+    let mut out = String::with_capacity(48);
+    for i in 0..3u64 {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u64(i);
+        let _ = write!(out, "{:016x}", h.finish());
+    }
+    out.truncate(40);
+    out
 }

@@ -1,8 +1,7 @@
 //! Unit tests of the server commands' parsers and matchers.
 
 use super::config::glob_match_nocase;
-use super::info::random_hex40;
-use super::state::{memtoull, parse_save, Param, PARAMS};
+use super::state::{memtoull, parse_save, random_hex40, Param, PARAMS};
 use super::*;
 
 #[test]

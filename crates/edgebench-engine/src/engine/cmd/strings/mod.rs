@@ -17,14 +17,18 @@
 //!
 //! One command family: the string commands, kept in one file because each parses its
 //! arguments, applies itself and replies in one place, over typed operations the others
-//! share. The C float conversions are the submodule [`cfloat`] (its own file), and the unit
-//! tests, which check them against glibc, are the `tests` submodule.
+//! share. The C float conversions are [`cfloat`] (in `engine/types`, beneath the keyspace whose
+//! INCRBYFLOAT and HINCRBYFLOAT take them; re-exported here), and the unit tests, which check
+//! them against glibc, are the `tests` submodule.
 
 use std::borrow::Cow;
 
-use self::cfloat::LongDouble;
 use super::{is, parse_i64, spec, Ctx, KeySpec, Spec, ALL_ARGS, ONE_KEY};
-use crate::engine::{CmdError, Entry, Locked, Reply, Value};
+use crate::engine::error::CmdError;
+use crate::engine::keyspace::{Entry, Locked, Value};
+use crate::engine::types::cfloat::LongDouble;
+pub use crate::engine::types::options::{GetExTtl, SetCondition, SetTtl};
+use crate::resp::reply::Reply;
 
 /// The longest string APPEND and SETRANGE may build (512 MB, Redis's default
 /// `proto-max-bulk-len`).
@@ -60,42 +64,6 @@ pub const COMMANDS: &[Spec] = &[
     spec("getrange", 4, ONE_KEY, false, getrange),
     spec("setrange", 4, ONE_KEY, true, setrange),
 ];
-
-/// When SET writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SetCondition {
-    /// Always (plain SET).
-    #[default]
-    Always,
-    /// Only if the key does not exist (NX).
-    IfMissing,
-    /// Only if the key exists (XX).
-    IfExists,
-}
-
-/// What SET does to the key's time to live.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SetTtl {
-    /// Removes any TTL (plain SET).
-    #[default]
-    Clear,
-    /// Keeps the TTL the key had (KEEPTTL).
-    Keep,
-    /// Expires at this time, ms since the Unix epoch (EX, PX, EXAT, PXAT).
-    At(u64),
-}
-
-/// What GETEX does to the key's time to live.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum GetExTtl {
-    /// Leaves it.
-    #[default]
-    Unchanged,
-    /// Removes it (PERSIST).
-    Persist,
-    /// Expires at this time, ms since the Unix epoch; a time already past deletes the key.
-    At(u64),
-}
 
 /// What a conditional SET did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -611,6 +579,6 @@ fn setrange(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
     Ok(Reply::Int(ctx.ks.setrange(args[1], offset, args[3])? as i64))
 }
 
-pub mod cfloat;
+pub use crate::engine::types::cfloat;
 #[cfg(test)]
 mod tests;

@@ -17,7 +17,7 @@ use super::{
     as_probe, canonical, rank_span, update_outcome, AddFlags, AddOutcome, LexBound, LexRange,
     LexRangeIter, LexWalk, RankRange, RankWalk, Score, SmallEntry,
 };
-use crate::engine::keyspace::Hasher;
+use crate::engine::types::collections::Hasher;
 
 /// A member's bytes, shared by the hash map and the tree.
 type Member = Arc<[u8]>;

@@ -1,0 +1,187 @@
+//! [`Engine`], the handle every caller holds: the databases, the clock, the counters and the
+//! server state behind one `Arc`, and the background thread of active expiry. Commands reach
+//! it through `Engine::inner`; the engine's `mod.rs` only re-exports it.
+//!
+//! This module and the ones it owns or runs import each other, on purpose: [`Engine::execute`]
+//! dispatches to [`cmd`] and every command gets the engine; [`Engine::client`] makes a
+//! [`Client`], whose WATCHes keep the engine to release their keys on drop; `Inner` owns the
+//! server state (`cmd::server::state`), which makes clients and adds the configuration API to
+//! the engine; and each database owns its registry of blocked clients ([`super::notify`]),
+//! which the engine serves by running commands.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use super::client::Client;
+use super::cmd;
+use super::keyspace::Db;
+use crate::resp::reply::Reply;
+
+/// Databases (SELECT 0–15), as in a default redis.conf.
+pub const DATABASES: usize = 16;
+
+/// How often the background thread removes expired keys (Redis's `hz 10`).
+const ACTIVE_EXPIRY_INTERVAL: Duration = Duration::from_millis(100);
+
+/// Where the engine reads the time.
+#[derive(Clone)]
+pub enum EngineClock {
+    /// The system clock.
+    System,
+    /// A clock the caller sets (ms since the epoch), for deterministic TTL tests.
+    Manual(Arc<AtomicU64>),
+}
+
+impl EngineClock {
+    fn now_ms(&self) -> u64 {
+        match self {
+            EngineClock::System => SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.as_millis() as u64)
+                .unwrap_or(0),
+            EngineClock::Manual(t) => t.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// Counters INFO reports.
+#[derive(Debug, Default)]
+pub struct Stats {
+    /// Commands executed.
+    pub commands: AtomicU64,
+    /// Connections accepted (clients created).
+    pub connections: AtomicU64,
+    /// Keys removed by expiry.
+    pub expired_keys: AtomicU64,
+}
+
+pub(crate) struct Inner {
+    pub(crate) dbs: Vec<Db>,
+    pub(crate) clock: EngineClock,
+    pub(crate) next_client_id: AtomicU64,
+    pub(crate) stats: Stats,
+    pub(crate) started: std::time::Instant,
+    /// CONFIG parameters, command statistics, live clients (see `cmd::server`).
+    pub(crate) server: cmd::server::state::ServerState,
+    stop: AtomicBool,
+}
+
+/// The engine. Cloning is cheap and shares the keyspace.
+#[derive(Clone)]
+pub struct Engine {
+    inner: Arc<Inner>,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new()
+    }
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine").finish_non_exhaustive()
+    }
+}
+
+impl Engine {
+    /// An empty engine on the system clock, with active expiry in a background thread that
+    /// ends when the last clone of the engine is dropped.
+    pub fn new() -> Engine {
+        let engine = Engine::build(EngineClock::System);
+        let weak: Weak<Inner> = Arc::downgrade(&engine.inner);
+        // If the thread cannot start, keys still expire lazily on access.
+        let _ = std::thread::Builder::new()
+            .name("edgebench-expiry".into())
+            .spawn(move || loop {
+                std::thread::sleep(ACTIVE_EXPIRY_INTERVAL);
+                let Some(inner) = weak.upgrade() else { return };
+                if inner.stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                Engine { inner }.expire_cycle();
+            });
+        engine
+    }
+
+    /// An empty engine on a manual clock and without the background thread: the caller
+    /// moves the clock and calls [`Engine::expire_cycle`].
+    pub fn with_clock(now_ms: Arc<AtomicU64>) -> Engine {
+        Engine::build(EngineClock::Manual(now_ms))
+    }
+
+    fn build(clock: EngineClock) -> Engine {
+        Engine {
+            inner: Arc::new(Inner {
+                dbs: (0..DATABASES).map(|_| Db::default()).collect(),
+                clock,
+                next_client_id: AtomicU64::new(1),
+                stats: Stats::default(),
+                started: std::time::Instant::now(),
+                server: cmd::server::state::ServerState::default(),
+                stop: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    /// Active expiry: removes every key whose TTL has passed, in every database.
+    pub fn expire_cycle(&self) -> usize {
+        let now = self.now_ms();
+        let n = self.inner.dbs.iter().map(|db| db.expire_due(now)).sum();
+        self.inner
+            .stats
+            .expired_keys
+            .fetch_add(n as u64, Ordering::Relaxed);
+        n
+    }
+
+    /// The engine's time, ms since the Unix epoch.
+    pub fn now_ms(&self) -> u64 {
+        self.inner.clock.now_ms()
+    }
+
+    /// Database `index` (0–15), for the typed API.
+    ///
+    /// # Panics
+    /// If `index >= DATABASES`.
+    pub fn db(&self, index: usize) -> &Db {
+        &self.inner.dbs[index]
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> &Stats {
+        &self.inner.stats
+    }
+
+    pub(crate) fn inner(&self) -> &Inner {
+        &self.inner
+    }
+
+    /// A new client (one connection's state: selected db, MULTI queue, name, protocol).
+    pub fn client(&self) -> Client {
+        self.inner.stats.connections.fetch_add(1, Ordering::Relaxed);
+        let id = self.inner.next_client_id.fetch_add(1, Ordering::Relaxed);
+        let mut client = self.inner.server.new_client(id);
+        client.watched.bind(self.clone());
+        client
+    }
+
+    /// Sets or clears the password clients must send with AUTH (CONFIG `requirepass`).
+    /// Clients created while a password is set start unauthenticated; existing clients keep
+    /// their state, as in Redis.
+    pub fn set_requirepass(&self, password: Option<String>) {
+        self.inner.server.set_requirepass(password);
+    }
+
+    /// Executes one command for `client`. Never panics on any input.
+    pub fn execute(&self, client: &mut Client, args: &[&[u8]]) -> Reply {
+        cmd::execute(self, client, args)
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
