@@ -1,6 +1,7 @@
 //! Connection and server commands: differentially against a real redis-server where the
 //! replies are deterministic, and by format where they carry ids, times or addresses (HELLO,
-//! CLIENT INFO/LIST, INFO, TIME).
+//! CLIENT INFO/LIST, INFO, TIME). One command family's tests, so one file even past 800
+//! lines, as the family is one file (`cmd/server/`) of the engine.
 
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
