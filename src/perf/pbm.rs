@@ -150,7 +150,7 @@ pub fn write_run(
         thread_ms: o.thread_ms.clone(),
         latencies: vec![o.latency.clone()],
     };
-    let path = write_results_file(results_dir, &run.file_name(), &run.render())?;
+    let path = write_results_file(results_dir, &run)?;
     Ok((run, o, path))
 }
 

@@ -86,23 +86,66 @@ impl JavaTime {
     }
 }
 
-/// Writes a results file into `dir` under `name`, whole (temp file, then rename), never over
-/// an earlier run's file: PadoGrid's names carry the time to the second, so a second run in
-/// the same second gets `_2`, `_3`, ... before `.txt` (`create_csv` lists by prefix and
-/// mtime, so the suffix keeps it working). Returns the path written.
-pub fn write_results_file(
-    dir: &std::path::Path,
-    name: &str,
-    text: &str,
-) -> std::io::Result<std::path::PathBuf> {
-    let mut path = dir.join(name);
-    let stem = name.strip_suffix(".txt").unwrap_or(name);
-    let mut n = 1;
-    while path.exists() {
-        n += 1;
-        path = dir.join(format!("{stem}_{n}.txt"));
+/// A run that PadoGrid writes one results file for: its name and its text.
+pub trait ResultsFile {
+    /// PadoGrid's file name for it (`group-<id>-<product>-<stamp>_<prefix>.txt`, ...).
+    fn file_name(&self) -> String;
+    /// The file's text.
+    fn render(&self) -> String;
+}
+
+impl ResultsFile for GroupRun {
+    fn file_name(&self) -> String {
+        GroupRun::file_name(self)
     }
-    crate::report::write_whole_file(&path, text.as_bytes())?;
+    fn render(&self) -> String {
+        GroupRun::render(self)
+    }
+}
+
+impl ResultsFile for PbmRun {
+    fn file_name(&self) -> String {
+        PbmRun::file_name(self)
+    }
+    fn render(&self) -> String {
+        PbmRun::render(self)
+    }
+}
+
+/// The exporter of one run's PadoGrid results file, under a name chosen before writing.
+struct PadoGridText {
+    file: String,
+}
+
+impl<R: ResultsFile> crate::report::Exporter<R> for PadoGridText {
+    fn file_name(&self) -> &str {
+        &self.file
+    }
+
+    fn render(&self, run: &R) -> std::io::Result<Vec<u8>> {
+        Ok(run.render().into_bytes())
+    }
+}
+
+/// Writes `run`'s results file into `dir` through [`crate::report::write_all`] (whole: temp
+/// file, then rename), never over an earlier run's file: PadoGrid's names carry the time to
+/// the second, so a second run in the same second gets `_2`, `_3`, ... before `.txt`
+/// (`create_csv` lists by prefix and mtime, so the suffix keeps it working). Returns the path
+/// written.
+pub fn write_results_file<R: ResultsFile>(
+    dir: &std::path::Path,
+    run: &R,
+) -> std::io::Result<std::path::PathBuf> {
+    let name = run.file_name();
+    let stem = name.strip_suffix(".txt").unwrap_or(&name).to_string();
+    let mut file = name;
+    let mut n = 1;
+    while dir.join(&file).exists() {
+        n += 1;
+        file = format!("{stem}_{n}.txt");
+    }
+    let path = dir.join(&file);
+    crate::report::write_all(dir, run, &[&PadoGridText { file }])?;
     Ok(path)
 }
 
@@ -588,13 +631,25 @@ fn pbm_header(o: &mut String, title: &str, h: &PbmHeader<'_>) {
 mod tests {
     use super::*;
 
+    /// A results file with a fixed name and text.
+    struct Fixed(&'static str, &'static str);
+
+    impl ResultsFile for Fixed {
+        fn file_name(&self) -> String {
+            self.0.to_string()
+        }
+        fn render(&self) -> String {
+            self.1.to_string()
+        }
+    }
+
     #[test]
     fn a_second_run_in_the_same_second_never_overwrites_the_first() {
         let dir = tempfile::tempdir().unwrap();
         let name = "group-g1-redis-261130-075844.txt";
         let paths: Vec<_> = ["one", "two", "three"]
             .iter()
-            .map(|t| write_results_file(dir.path(), name, t).unwrap())
+            .map(|t| write_results_file(dir.path(), &Fixed(name, t)).unwrap())
             .collect();
         let names: Vec<_> = paths
             .iter()

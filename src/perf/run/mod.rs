@@ -131,11 +131,7 @@ pub fn run_stages<E: From<std::io::Error> + Send>(
         for run in runs {
             match run {
                 Ok(run) => {
-                    let path = crate::perf::results::write_results_file(
-                        results_dir,
-                        &run.file_name(),
-                        &run.render(),
-                    )?;
+                    let path = crate::perf::results::write_results_file(results_dir, &run)?;
                     out.push((run, path));
                 }
                 Err(e) => {
