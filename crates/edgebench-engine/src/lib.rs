@@ -60,3 +60,8 @@ pub mod server;
 pub use engine::EngineConnection;
 pub use engine::{Client, CmdError, Engine};
 pub use resp::Reply;
+
+/// The README's example, run as a doctest so the front page cannot drift from the code.
+#[cfg(all(doctest, feature = "redis-rs"))]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
