@@ -23,22 +23,20 @@ fn main() -> ExitCode {
     // memtier options edgebench kv does not support are refused by name before clap sees
     // them (clap would only say "unexpected argument").
     let argv: Vec<String> = std::env::args().collect();
-    let ended = match argv.get(1).map(String::as_str) {
-        Some("kv") => edgebench::kv::reject_unsupported(&argv[2..])
-            .map_err(app::Error::usage)
-            .err(),
+    let refused = match argv.get(1).map(String::as_str) {
+        Some("kv") => edgebench::kv::reject_unsupported(&argv[2..]).err(),
         _ => None,
-    }
-    .map_or_else(
-        || {
+    };
+    let ended = match refused {
+        Some(e) => Err(app::Error::usage(e)),
+        None => {
             let interrupts = Interrupts {
                 flag: Arc::new(AtomicBool::new(false)),
                 install: &on_ctrl_c,
             };
             app::run(Cli::parse(), &interrupts)
-        },
-        Err,
-    );
+        }
+    };
     match ended {
         Ok(ending) => ExitCode::from(ending.exit_code()),
         Err(e) => {

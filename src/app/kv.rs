@@ -11,8 +11,7 @@ use std::sync::Arc;
 use super::shared::{Ending, Error, Interrupts};
 use super::status::LiveLine;
 use crate::kv::{KvArgs, KvConfig};
-use crate::report::kv::{self as report_kv, KvJson, KvResults, MemtierText};
-use crate::report::Exporter as _;
+use crate::report::kv::{self as report_kv, KvResults};
 use crate::target::{mini_redis, RedisReach, Target, TargetKind, TargetSpec};
 
 /// `edgebench kv ARGS`: configure, run, say where the files went.
@@ -150,15 +149,15 @@ pub fn run(
 
     let results = KvResults::new(cfg.clone(), runs);
     let dir = super::shared::fresh_run_dir(Path::new("results"), "kv");
-    crate::report::write_all(&dir, &results, &report_kv::exporters())?;
+    let files = crate::report::write_all(&dir, &results, &report_kv::exporters())?;
     // memtier's -o and --json-out-file: the same bytes as memtier.txt and results.json.
     if let Some(path) = &cfg.json_out_file {
-        crate::report::write_whole_file(path, &KvJson.render(&results)?)?;
+        crate::report::write_whole_file(path, &files[report_kv::JSON])?;
     }
-    let text = MemtierText.render(&results)?;
+    let text = &files[report_kv::MEMTIER_TEXT];
     match &cfg.out_file {
-        Some(path) => crate::report::write_whole_file(path, &text)?,
-        None => out.write_all(&text)?,
+        Some(path) => crate::report::write_whole_file(path, text)?,
+        None => out.write_all(text)?,
     }
     let runs = &results.runs;
     let last = runs.last().expect("at least one run");

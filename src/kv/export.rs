@@ -9,6 +9,7 @@
 //! decodes them reads memtier's unit. JSON keys keep memtier's order: the writer here is an
 //! ordered tree, not a map.
 
+use crate::runner::stats::latency_histogram;
 use std::fmt::Write as _;
 
 use hdrhistogram::serialization::interval_log::IntervalLogWriterBuilder;
@@ -113,7 +114,7 @@ pub fn hdr_row_name(name: &str) -> &str {
 
 /// `histogram` (ns) converted to memtier's µs, 3 significant digits.
 pub fn to_micros(histogram: &Histogram<u64>) -> Histogram<u64> {
-    let mut out = crate::runner::stats::latency_histogram();
+    let mut out = latency_histogram();
     for v in histogram.iter_recorded() {
         let us = (histogram.median_equivalent(v.value_iterated_to()) / 1000).max(1);
         let _ = out.record_n(us, v.count_at_value());

@@ -28,8 +28,9 @@ use redis::ConnectionLike;
 
 use super::config::{PbmMapConfig, PbmTestConfig};
 use super::results::{write_results_file, JavaTime, OpLatency, PbmRun};
-use super::run::{histogram, op_latency, with_status, RunError};
+use super::run::{op_latency, with_status, RunError};
 use super::summary::{self, Columns, SummaryRow};
+use crate::runner::stats::latency_histogram;
 use crate::target::Connector;
 
 /// One map's counters, shared by its workers and read by the status line.
@@ -239,7 +240,7 @@ fn run_map(
             .collect()
     });
     let mut thread_ms = Vec::with_capacity(outcomes.len());
-    let mut merged = histogram();
+    let mut merged = latency_histogram();
     for o in outcomes {
         let (ms, h) = o?;
         thread_ms.push(ms);
@@ -270,7 +271,7 @@ fn run_worker(
     work: &Work,
 ) -> Result<(u64, Histogram<u64>), RunError> {
     let mut con = connect().map_err(RunError::Connect)?;
-    let mut latency = histogram();
+    let mut latency = latency_histogram();
     let mut total_ms = 0;
     let say = |line: &str| {
         if let Ok(mut w) = status.lock() {

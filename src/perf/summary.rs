@@ -111,7 +111,8 @@ pub fn write(
     summary: &Summary,
 ) -> std::io::Result<(String, PathBuf)> {
     let exporter = SummaryMarkdown::new(stem, product);
-    crate::report::write_all(dir, summary, &[&exporter])?;
-    let md = String::from_utf8(exporter.render(summary)?).expect("markdown is UTF-8");
+    let [md] = <[Vec<u8>; 1]>::try_from(crate::report::write_all(dir, summary, &[&exporter])?)
+        .expect("one exporter, one file");
+    let md = String::from_utf8(md).expect("markdown is UTF-8");
     Ok((md, dir.join(exporter.file_name())))
 }

@@ -119,7 +119,13 @@ impl Exporter<KvResults> for KvJson {
     }
 }
 
-/// The files of a kv results directory, in the order they are written.
+/// The files of a kv results directory, in the order they are written: memtier.txt,
+/// results.md, results.json (the indices [`MEMTIER_TEXT`] and [`JSON`] name two of them).
 pub fn exporters() -> [&'static dyn Exporter<KvResults>; 3] {
     [&MemtierText, &KvMarkdown, &KvJson]
 }
+
+/// Where memtier's text is in [`exporters`] (and in what `write_all` returns).
+pub const MEMTIER_TEXT: usize = 0;
+/// Where the JSON document is in [`exporters`].
+pub const JSON: usize = 2;

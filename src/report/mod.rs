@@ -94,25 +94,33 @@ impl Format {
 pub fn write_files(dir: &Path, results: &RunResults) -> io::Result<()> {
     let exporters: Vec<Box<dyn Exporter>> = Format::all().iter().map(Format::exporter).collect();
     let exporters: Vec<&dyn Exporter> = exporters.iter().map(|e| e.as_ref()).collect();
-    write_all(dir, results, &exporters)
+    write_all(dir, results, &exporters).map(drop)
 }
 
-/// Writes each exporter's file into `dir` (created if missing), each one whole.
-pub fn write_all<R>(dir: &Path, results: &R, exporters: &[&dyn Exporter<R>]) -> io::Result<()> {
+/// Writes each exporter's file into `dir` (created if missing), each one whole, and returns
+/// what it wrote, in the exporters' order (for a command that also prints a file or copies it
+/// elsewhere, so nothing is rendered twice).
+pub fn write_all<R>(
+    dir: &Path,
+    results: &R,
+    exporters: &[&dyn Exporter<R>],
+) -> io::Result<Vec<Vec<u8>>> {
     std::fs::create_dir_all(dir).map_err(|e| {
         io::Error::new(
             e.kind(),
             format!("cannot create results directory {}: {e}", dir.display()),
         )
     })?;
+    let mut written = Vec::with_capacity(exporters.len());
     for exporter in exporters {
         let path = dir.join(exporter.file_name());
         let bytes = exporter.render(results)?;
         write_whole(dir, &path, &bytes).map_err(|e| {
             io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display()))
         })?;
+        written.push(bytes);
     }
-    Ok(())
+    Ok(written)
 }
 
 /// Writes `path` whole (a temp file beside it, then a rename), with an error naming it.

@@ -346,14 +346,6 @@ impl Target {
         }
     }
 
-    /// The in-process engine of an `embedded` / `embedded-direct` target.
-    pub fn engine(&self) -> Option<Engine> {
-        match &self.backend {
-            Backend::Engine { engine, .. } => Some(engine.clone()),
-            _ => None,
-        }
-    }
-
     /// The server edgebench spawned for this target, if any.
     pub fn spawned(&self) -> Option<&RedisServer> {
         match &self.backend {

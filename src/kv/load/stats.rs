@@ -17,10 +17,7 @@ use super::schedule::Clock;
 use crate::kv::conn_gen::RequestKind;
 use crate::kv::options::KvConfig;
 use crate::resp::scan::ReplyKind;
-
-pub(super) fn latency_histogram() -> Histogram<u64> {
-    crate::runner::stats::latency_histogram()
-}
+use crate::runner::stats::latency_histogram;
 
 /// One output row's counters and latency histograms (ns).
 #[derive(Debug, Clone)]

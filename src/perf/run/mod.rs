@@ -33,6 +33,7 @@ pub(crate) use invoke::{thread_seed, PutAllCursor};
 use invoke::{FactoryPlan, OpState};
 pub use structures::{delete_structures, list_structures, StructureInfo};
 
+use crate::runner::stats::latency_histogram;
 use crate::target::Connector;
 
 /// Why a group test could not run or finish.
@@ -244,7 +245,7 @@ pub(crate) fn run_group_threads<E: Send, C>(
     let done = AtomicU64::new(0);
     let mut thread_ms = vec![0u64; threads as usize];
     let mut actual = 0u64;
-    let mut merged: Vec<Histogram<u64>> = op_names.iter().map(|_| histogram()).collect();
+    let mut merged: Vec<Histogram<u64>> = op_names.iter().map(|_| latency_histogram()).collect();
     // PadoGrid's threads each run all testCount runs on the client made before the group's
     // Start Time, and `wait(testIntervalInMsec)` after every run, the last one too: Elapsed
     // Time (E figures) includes the waits and not the connecting; thread times neither.
@@ -404,10 +405,6 @@ pub(crate) fn op_latency(name: &str, h: &Histogram<u64>) -> OpLatency {
     }
 }
 
-pub(crate) fn histogram() -> Histogram<u64> {
-    crate::runner::stats::latency_histogram()
-}
-
 /// One thread's loop over its invocations `[(t-1)*cpt+1, t*cpt]` (§2.4).
 #[allow(clippy::too_many_arguments)]
 fn run_thread(
@@ -450,7 +447,7 @@ pub(crate) fn invocation_loop<E>(
     done: &AtomicU64,
     mut invoke: impl FnMut(u64, usize) -> Result<(), E>,
 ) -> Result<ThreadOutcome, E> {
-    let mut latencies: Vec<Histogram<u64>> = (0..ops).map(|_| histogram()).collect();
+    let mut latencies: Vec<Histogram<u64>> = (0..ops).map(|_| latency_histogram()).collect();
     let mut invocations = 0;
     let loop_start = Instant::now();
     for i in (t - 1) * per_thread + 1..=t * per_thread {
