@@ -36,6 +36,7 @@
 pub mod app;
 pub mod cli;
 pub mod config;
+pub mod edgex;
 pub mod kv;
 pub mod model;
 pub mod perf;

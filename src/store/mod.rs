@@ -33,6 +33,7 @@
 //! - `id` and `created` are immutable: `created` is the time the store accepted the record
 //!   and orders it in every by-time list, so an update ignores both fields of its argument.
 
+pub mod edgex;
 pub mod engine;
 pub(crate) mod layout;
 pub mod mongo;
@@ -59,6 +60,18 @@ pub enum StoreError {
         /// The id that was looked up.
         id: String,
     },
+    /// A record with this id is already stored (EdgeX answers 409).
+    #[error("{kind} {id} already exists: ids must be unique")]
+    Duplicate {
+        /// "event" or "reading".
+        kind: &'static str,
+        /// The id.
+        id: String,
+    },
+    /// The store or service has no equivalent of this call (EdgeX's API has no reading by id,
+    /// and no reading added on its own). Benchmarks that need it show `—`.
+    #[error("{0}")]
+    Unsupported(&'static str),
     /// The id is not 24 hex characters.
     #[error("invalid id {0:?}: expected 24 hex characters (an ObjectId)")]
     InvalidId(String),

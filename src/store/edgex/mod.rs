@@ -1,0 +1,194 @@
+//! Core data as EdgeX 3.x and 4.x store it: the [`EventStore`] trait (the part of EdgeX's
+//! `internal/core/data/infrastructure/interfaces/db.go` that the `/api/v3` routes call) and its
+//! layouts.
+//!
+//! - [`redis3`]: EdgeX 3.1's Redis layout (`cd|evt:<uuid>` JSON records and sorted-set indexes),
+//!   over any redis-rs connection: a `redis-server` over TCP or a Unix socket, and the embedded
+//!   engine in process or served over RESP.
+//! - [`pg4`]: EdgeX 4.0's PostgreSQL schema (`core_data.event`, `reading`, `device_info`) and its
+//!   statements.
+//! - [`sqlite4`]: the same schema and statements in SQLite's dialect. EdgeX has no SQLite
+//!   layout; this is the nearest thing for the in-process SQL column.
+//! - [`http`]: any core-data service, reached over HTTP on TCP or a Unix socket; the same trait,
+//!   so the conformance suite and the benchmarks run through a service as they run on a store.
+//!
+//! The reference for every layout is `../shared/reference/edgex/storage-layouts.md`.
+//!
+//! # Semantics every implementation shares (the conformance suite checks them)
+//! - Lists are newest first: origin descending. Ties are in no fixed order (EdgeX's are not).
+//! - A page skips `offset` records and returns at most `limit`; [`UNLIMITED`] means all.
+//! - Time ranges are inclusive at both ends, in ns.
+//! - An event comes back with its readings in the order they were sent.
+//! - Deleting events deletes their readings.
+//! - Adding an event whose id is already stored is [`StoreError::Duplicate`] where the layout
+//!   checks (EdgeX 3.1's Redis layout does, EdgeX 4.0's PostgreSQL schema does not: it stores
+//!   the event twice, and [`EventStore::checks_duplicate_ids`] says which).
+//! - An id that names nothing is [`StoreError::NotFound`].
+
+pub mod http;
+pub mod pg4;
+pub mod redis3;
+pub mod sqlite4;
+
+use crate::edgex::Event;
+use crate::edgex::Reading;
+pub use crate::store::{StoreError, StoreResult, UNLIMITED};
+
+/// Which records a list or a count covers. Every field narrows; `Default` is everything.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Filter<'a> {
+    /// Only this device's records.
+    pub device: Option<&'a str>,
+    /// Only readings of this resource (ignored for events).
+    pub resource: Option<&'a str>,
+    /// Only records with `start <= origin <= end`, ns.
+    pub range: Option<(i64, i64)>,
+}
+
+impl<'a> Filter<'a> {
+    /// Everything.
+    pub fn all() -> Self {
+        Filter::default()
+    }
+
+    /// One device's records.
+    pub fn device(device: &'a str) -> Self {
+        Filter {
+            device: Some(device),
+            ..Filter::default()
+        }
+    }
+
+    /// One resource's readings.
+    pub fn resource(resource: &'a str) -> Self {
+        Filter {
+            resource: Some(resource),
+            ..Filter::default()
+        }
+    }
+
+    /// Narrowed to a time range.
+    pub fn between(self, start: i64, end: i64) -> Self {
+        Filter {
+            range: Some((start, end)),
+            ..self
+        }
+    }
+}
+
+/// A page of a newest-first list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Page {
+    /// Records to skip.
+    pub offset: usize,
+    /// Records to return at most; [`UNLIMITED`] for all.
+    pub limit: usize,
+}
+
+impl Page {
+    /// Everything.
+    pub const ALL: Page = Page {
+        offset: 0,
+        limit: UNLIMITED,
+    };
+
+    /// The first `limit` records.
+    pub fn first(limit: usize) -> Self {
+        Page { offset: 0, limit }
+    }
+}
+
+/// Which events a bulk delete removes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Doomed<'a> {
+    /// Every event of this device (`DELETE /event/device/name/{name}`).
+    Device(&'a str),
+    /// Every event with `origin < now - age_ns` (`DELETE /event/age/{age}`): age 0 removes every
+    /// event that is not from the future.
+    OlderThan {
+        /// ns.
+        age_ns: i64,
+    },
+}
+
+/// EdgeX's core-data persistence, as the `/api/v3` routes use it.
+///
+/// One value is one client (one connection, or one service), used by one thread, as
+/// [`crate::store::CoreData`] is.
+pub trait EventStore: Send {
+    /// Adds an event and its readings in one write.
+    fn add_event(&mut self, event: &Event) -> StoreResult<()>;
+    /// The event with this id (a UUID, any case), with its readings.
+    fn event_by_id(&mut self, id: &str) -> StoreResult<Event>;
+    /// Deletes the event and its readings.
+    fn delete_event_by_id(&mut self, id: &str) -> StoreResult<()>;
+    /// How many events match (`resource` is ignored).
+    fn event_count(&mut self, filter: Filter<'_>) -> StoreResult<u64>;
+    /// One page of the matching events, newest first, with their readings.
+    fn events(&mut self, filter: Filter<'_>, page: Page) -> StoreResult<Vec<Event>>;
+    /// Deletes the events (and their readings) that `doomed` names.
+    fn delete_events(&mut self, doomed: Doomed<'_>) -> StoreResult<()>;
+    /// How many readings match.
+    fn reading_count(&mut self, filter: Filter<'_>) -> StoreResult<u64>;
+    /// One page of the matching readings, newest first.
+    fn readings(&mut self, filter: Filter<'_>, page: Page) -> StoreResult<Vec<Reading>>;
+    /// Removes every event and reading, whatever their origin (tests and benchmarks start
+    /// from an empty store with it).
+    fn scrub(&mut self) -> StoreResult<()>;
+    /// Whether adding an event whose id is already stored fails with
+    /// [`StoreError::Duplicate`] (EdgeX 3.1 on Redis) or stores it again (EdgeX 4.0 on
+    /// PostgreSQL).
+    fn checks_duplicate_ids(&self) -> bool {
+        true
+    }
+    /// Whether readings come back with the id they were stored with (EdgeX 4.0's schema keeps
+    /// none, so its readings come back with an empty id).
+    fn keeps_reading_ids(&self) -> bool {
+        true
+    }
+    /// Whether binary readings come back with their bytes (EdgeX 3.1's Redis layout blanks
+    /// them before storing, to save memory; they come back with an empty `binaryValue`).
+    fn keeps_binary_values(&self) -> bool {
+        true
+    }
+}
+
+/// Boxed stores are stores.
+impl<S: EventStore + ?Sized> EventStore for Box<S> {
+    fn add_event(&mut self, event: &Event) -> StoreResult<()> {
+        (**self).add_event(event)
+    }
+    fn event_by_id(&mut self, id: &str) -> StoreResult<Event> {
+        (**self).event_by_id(id)
+    }
+    fn delete_event_by_id(&mut self, id: &str) -> StoreResult<()> {
+        (**self).delete_event_by_id(id)
+    }
+    fn event_count(&mut self, filter: Filter<'_>) -> StoreResult<u64> {
+        (**self).event_count(filter)
+    }
+    fn events(&mut self, filter: Filter<'_>, page: Page) -> StoreResult<Vec<Event>> {
+        (**self).events(filter, page)
+    }
+    fn delete_events(&mut self, doomed: Doomed<'_>) -> StoreResult<()> {
+        (**self).delete_events(doomed)
+    }
+    fn reading_count(&mut self, filter: Filter<'_>) -> StoreResult<u64> {
+        (**self).reading_count(filter)
+    }
+    fn readings(&mut self, filter: Filter<'_>, page: Page) -> StoreResult<Vec<Reading>> {
+        (**self).readings(filter, page)
+    }
+    fn scrub(&mut self) -> StoreResult<()> {
+        (**self).scrub()
+    }
+    fn checks_duplicate_ids(&self) -> bool {
+        (**self).checks_duplicate_ids()
+    }
+    fn keeps_reading_ids(&self) -> bool {
+        (**self).keeps_reading_ids()
+    }
+    fn keeps_binary_values(&self) -> bool {
+        (**self).keeps_binary_values()
+    }
+}
