@@ -20,6 +20,16 @@ Examples:
   edgebench coredata --benchtime 100x --count 5 --format go > new.txt; benchstat old.txt new.txt
       Exactly 100 iterations per benchmark, 5 times; compare Go text with benchstat.";
 
+const SERVICE_EXAMPLES: &str = "\
+Examples:
+  edgebench coredata-service
+      The in-process engine (EdgeX 3.1's Redis layout) behind http://127.0.0.1:59880/api/v3.
+  edgebench coredata-service --store pg-uds --listen none --unixsocket /tmp/core-data.sock
+      PostgreSQL in EdgeX 4.0's schema (a private database, dropped on exit), on a Unix
+      socket only: curl --unix-socket /tmp/core-data.sock http://x/api/v3/event/count
+  edgebench coredata-service --store redis://127.0.0.1:6379 --persist false
+      Answer every POST with 201 and store nothing (EdgeX's Writable.PersistData=false).";
+
 const BENCHTOMD_EXAMPLES: &str = "\
 Examples:
   go test -bench . -benchmem | tee results.txt; edgebench report benchtomd results.txt
@@ -45,6 +55,10 @@ pub enum Command {
     /// SIGTERM; redis-cli, redis-benchmark, memtier and any Redis client can talk to it.
     #[command(after_help = SERVE_EXAMPLES)]
     Serve(ServeArgs),
+    /// Serve EdgeX's core-data REST API (/api/v3, as EdgeX 3.x/4.x) in front of a store, on
+    /// TCP and/or a Unix socket, until Ctrl-C or SIGTERM (in-flight requests finish).
+    #[command(name = "coredata-service", after_help = SERVICE_EXAMPLES)]
+    CoredataService(CoreDataServiceArgs),
     /// A memtier_benchmark-compatible key-value load generator: take a memtier command line,
     /// swap the binary name. Latency runs from the moment a request's batch is written to
     /// the moment its reply has been read in full (see docs/kv.md).
@@ -186,16 +200,64 @@ pub struct CoreDataArgs {
     #[arg(long, value_name = "COLUMN")]
     pub baseline: Option<String>,
 
-    /// MongoDB targets: embedded (readings inside their event document, as a modern user
-    /// would) or referenced (readings in their own collection, as the 2018 client did).
-    /// Default: embedded, or referenced with --fidelity 2018.
-    #[arg(long, value_name = "LAYOUT")]
+    /// How each store lays out core data, comma-separated; each target runs once per layout
+    /// it has (column suffixes _EdgeX3, _EdgeX4, ...): 2018 (the PoC's layout of each store;
+    /// MongoDB with readings inside their event), 2018-referenced (MongoDB: readings in their
+    /// own collection), 2018-exact (MongoDB: and one query per reading, as the 2018 client),
+    /// edgex3 (EdgeX 3.1's Redis layout: Redis targets and the engine), edgex4 (EdgeX 4.0's
+    /// PostgreSQL schema: PostgreSQL, and SQLite ported), edgex (both). Default: 2018, plus
+    /// edgex4 on PostgreSQL targets.
+    #[arg(long, value_name = "LIST")]
+    pub layout: Option<String>,
+
+    /// How the benchmarks reach each store, comma-separated: direct (store calls), http-tcp,
+    /// http-uds (edgebench's core-data REST service, started in this process in front of the
+    /// store in its EdgeX layout; columns +HTTP_TCP, +HTTP_UDS), http (both).
+    #[arg(long, value_name = "LIST", default_value = "direct")]
+    pub via: String,
+
+    /// Deprecated: --layout 2018 (embedded) or 2018-referenced (referenced).
+    #[arg(long, value_name = "LAYOUT", hide = true)]
     pub mongo_layout: Option<String>,
 
-    /// modern (default): load an event list's readings with one query. 2018: the 2018 Mongo
-    /// client's shape, one query per reading (N+1), to measure what that costs.
-    #[arg(long, value_name = "F", default_value = "modern")]
-    pub fidelity: String,
+    /// Deprecated: --layout 2018-exact (2018) or 2018-referenced (modern).
+    #[arg(long, value_name = "F", hide = true)]
+    pub fidelity: Option<String>,
+}
+
+/// `edgebench coredata-service` flags.
+#[derive(Debug, Args)]
+pub struct CoreDataServiceArgs {
+    /// The store behind the service, as a --target item, kept in its EdgeX layout: embedded
+    /// (the in-process engine), redis-tcp, redis-uds (a private redis-server), redis://…,
+    /// redis+unix:///…, embedded-tcp, embedded-uds (EdgeX 3.1's Redis layout); sqlite,
+    /// sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://… (EdgeX 4.0's schema).
+    /// A private database is created for pg-* and postgres:// and dropped on exit.
+    #[arg(long, value_name = "T", default_value = "embedded")]
+    pub store: String,
+
+    /// TCP address to serve on, or none.
+    #[arg(long, value_name = "HOST:PORT|none", default_value = "127.0.0.1:59880")]
+    pub listen: String,
+
+    /// Also (or only, with --listen none) serve on this Unix socket.
+    #[arg(long, value_name = "PATH")]
+    pub unixsocket: Option<PathBuf>,
+
+    /// false: answer 201 to every valid event and store nothing (EdgeX's
+    /// Writable.PersistData), to measure HTTP and JSON alone.
+    #[arg(long, value_name = "BOOL", default_value = "true")]
+    pub persist: String,
+
+    /// The most records one list request returns, and what limit=-1 means (EdgeX's
+    /// Service.MaxResultCount).
+    #[arg(long, value_name = "N", default_value = "1024")]
+    pub max_result_count: String,
+
+    /// The largest event body accepted, in KB; larger ones get 413 (EdgeX's MaxEventSize);
+    /// 0 for no limit.
+    #[arg(long, value_name = "KB", default_value = "25000")]
+    pub max_event_size: String,
 }
 
 /// `edgebench report ...`

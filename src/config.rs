@@ -5,11 +5,12 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use crate::cli::{CoreDataArgs, ServeArgs};
+use crate::cli::{CoreDataArgs, CoreDataServiceArgs, ServeArgs};
 use crate::report::Format;
 use crate::runner::BenchTime;
 use crate::store::mongo::{Fidelity, MongoLayout};
-use crate::target::{self, TargetKind, TargetSpec};
+use crate::target::layout::{LAYOUT_NAMES, VIA_NAMES};
+use crate::target::{self, Layout, TargetKind, TargetSpec, Via};
 use crate::workload::BenchFilter;
 
 /// A flag's value was rejected.
@@ -43,6 +44,14 @@ pub enum ConfigError {
         /// What is expected.
         fix: &'static str,
     },
+    /// `coredata-service --store`.
+    #[error("--store {value:?}: {reason}")]
+    Store {
+        /// The value given.
+        value: String,
+        /// Why it is not a target.
+        reason: String,
+    },
     /// `--baseline` names no column of the run.
     #[error("--baseline {name:?}: no such column; use one of {columns}")]
     Baseline {
@@ -52,17 +61,38 @@ pub enum ConfigError {
         columns: String,
     },
     /// `--mongo-layout`.
-    #[error("--mongo-layout {0:?}: use embedded or referenced")]
+    #[error("--mongo-layout {0:?}: use --layout 2018 (embedded) or --layout 2018-referenced")]
     MongoLayout(String),
     /// `--fidelity`.
-    #[error("--fidelity {0:?}: use modern or 2018")]
+    #[error("--fidelity {0:?}: use --layout 2018-exact (2018) or --layout 2018-referenced")]
     Fidelity(String),
     /// `--fidelity 2018` with `--mongo-layout embedded`.
     #[error(
         "--fidelity 2018 with --mongo-layout embedded: the 2018 client kept readings in their \
-         own collection; drop --mongo-layout or use --mongo-layout referenced"
+         own collection; use --layout 2018-exact"
     )]
     FidelityLayout,
+    /// `--mongo-layout`/`--fidelity` with `--layout`.
+    #[error("--mongo-layout and --fidelity are the old spellings of --layout; give --layout only")]
+    OldAndNewLayout,
+    /// `--layout`.
+    #[error("--layout {0:?}: use a comma-separated list of {names}", names = LAYOUT_NAMES)]
+    Layout(String),
+    /// `--via`.
+    #[error("--via {0:?}: use a comma-separated list of {names}", names = VIA_NAMES)]
+    Via(String),
+    /// No target has any of the layouts asked for.
+    #[error(
+        "--layout {layout} --via {via}: no target has that layout; edgex3 takes Redis targets \
+         and the engine (redis-tcp, embedded, ...), edgex4 takes pg-tcp, pg-uds, postgres:// \
+         and sqlite, and --via http serves those"
+    )]
+    NoColumns {
+        /// `--layout`.
+        layout: String,
+        /// `--via`.
+        via: String,
+    },
     /// `--format`.
     #[error(
         "--format {0:?}: unknown format; use a comma-separated list of md, go, pct, csv, json"
@@ -100,37 +130,22 @@ impl CoreDataConfig {
         interrupted: Arc<AtomicBool>,
     ) -> Result<Self, ConfigError> {
         let mut notes = Vec::new();
-        let mut targets = if args.targets.is_empty() {
+        let targets = if args.targets.is_empty() {
             let (defaults, missing) = target::default_targets();
             notes.extend(missing);
             defaults
         } else {
             target::parse_targets(&args.targets)?
         };
-        let fidelity = match args.fidelity.as_str() {
-            "modern" => Fidelity::Modern,
-            "2018" => Fidelity::Y2018,
-            other => return Err(ConfigError::Fidelity(other.to_string())),
-        };
-        let layout = match args.mongo_layout.as_deref() {
-            None if fidelity == Fidelity::Y2018 => MongoLayout::Referenced,
-            None => MongoLayout::Embedded,
-            Some(name) => name
-                .parse()
-                .map_err(|_| ConfigError::MongoLayout(name.to_string()))?,
-        };
-        if fidelity == Fidelity::Y2018 && layout == MongoLayout::Embedded {
-            return Err(ConfigError::FidelityLayout);
-        }
-        for spec in &mut targets {
-            if let TargetKind::Mongo {
-                layout: l,
-                fidelity: f,
-                ..
-            } = &mut spec.kind
-            {
-                (*l, *f) = (layout, fidelity);
-            }
+        let layouts = parse_layouts(args, &mut notes)?;
+        let vias =
+            parse_list(&args.via, Via::parse).ok_or_else(|| ConfigError::Via(args.via.clone()))?;
+        let targets = expand(targets, layouts.as_deref(), &vias, &mut notes);
+        if targets.is_empty() {
+            return Err(ConfigError::NoColumns {
+                layout: args.layout.clone().unwrap_or_else(|| "2018".to_string()),
+                via: args.via.clone(),
+            });
         }
         if let Some(name) = &args.baseline {
             if !targets.iter().any(|t| &t.name == name) {
@@ -175,6 +190,136 @@ impl CoreDataConfig {
             baseline: args.baseline.clone(),
         })
     }
+}
+
+/// A comma-separated list of names, each standing for one or more values, in order, without
+/// repeats; `None` when a name is unknown.
+fn parse_list<T: Copy + PartialEq + 'static>(
+    list: &str,
+    parse: fn(&str) -> Option<&'static [T]>,
+) -> Option<Vec<T>> {
+    let mut out = Vec::new();
+    for name in list.split(',').map(str::trim) {
+        for &value in parse(name)? {
+            if !out.contains(&value) {
+                out.push(value);
+            }
+        }
+    }
+    Some(out)
+}
+
+/// `--layout`, or the old `--mongo-layout`/`--fidelity` spelled as layouts; `None` when none
+/// was given (each target then gets its default layouts, see [`expand`]).
+fn parse_layouts(
+    args: &CoreDataArgs,
+    notes: &mut Vec<String>,
+) -> Result<Option<Vec<Layout>>, ConfigError> {
+    if args.mongo_layout.is_none() && args.fidelity.is_none() {
+        return match &args.layout {
+            None => Ok(None),
+            Some(list) => parse_list(list, Layout::parse)
+                .map(Some)
+                .ok_or_else(|| ConfigError::Layout(list.clone())),
+        };
+    }
+    if args.layout.is_some() {
+        return Err(ConfigError::OldAndNewLayout);
+    }
+    let fidelity = match args.fidelity.as_deref() {
+        None | Some("modern") => Fidelity::Modern,
+        Some("2018") => Fidelity::Y2018,
+        Some(other) => return Err(ConfigError::Fidelity(other.to_string())),
+    };
+    let mongo = match args.mongo_layout.as_deref() {
+        None if fidelity == Fidelity::Y2018 => MongoLayout::Referenced,
+        None => MongoLayout::Embedded,
+        Some(name) => name
+            .parse()
+            .map_err(|_| ConfigError::MongoLayout(name.to_string()))?,
+    };
+    let layout = match (mongo, fidelity) {
+        (MongoLayout::Embedded, Fidelity::Y2018) => return Err(ConfigError::FidelityLayout),
+        (MongoLayout::Embedded, Fidelity::Modern) => Layout::Y2018,
+        (MongoLayout::Referenced, Fidelity::Modern) => Layout::Y2018Referenced,
+        (MongoLayout::Referenced, Fidelity::Y2018) => Layout::Y2018Exact,
+    };
+    notes.push(format!(
+        "--mongo-layout and --fidelity are deprecated: this is --layout {}",
+        layout.name()
+    ));
+    Ok(Some(if layout == Layout::Y2018 {
+        vec![layout]
+    } else {
+        // The old flags changed MongoDB only; every other target kept its 2018 layout.
+        vec![Layout::Y2018, layout]
+    }))
+}
+
+/// One column per target, layout and transport that go together. Without `--layout`, every
+/// target runs in its 2018 layout and PostgreSQL also in EdgeX 4.0's. A service target
+/// (`http://…`) runs once, whatever `--layout` says; `--via http` serves each store in its
+/// EdgeX layout and leaves out (with a note) the stores that have none.
+fn expand(
+    specs: Vec<TargetSpec>,
+    layouts: Option<&[Layout]>,
+    vias: &[Via],
+    notes: &mut Vec<String>,
+) -> Vec<TargetSpec> {
+    let mut out = Vec::new();
+    for spec in specs {
+        if matches!(spec.kind, TargetKind::Service(_)) {
+            out.push(spec);
+            continue;
+        }
+        for &via in vias {
+            if via.is_http() {
+                match Layout::edgex_of(&spec.kind) {
+                    Some(layout) => out.push(TargetSpec {
+                        name: format!("{}{}", spec.name, via.column_suffix()),
+                        layout,
+                        via,
+                        ..spec.clone()
+                    }),
+                    None => notes.push(format!(
+                        "{}: no EdgeX layout, so no core-data service in front of it                          (--via http serves Redis targets, the engine, PostgreSQL and SQLite)",
+                        spec.name
+                    )),
+                }
+                continue;
+            }
+            let defaults: &[Layout] = if matches!(spec.kind, TargetKind::Postgres(_)) {
+                &[Layout::Y2018, Layout::EdgeX4]
+            } else {
+                &[Layout::Y2018]
+            };
+            for &layout in layouts.unwrap_or(defaults) {
+                if !layout.applies_to(&spec.kind) {
+                    continue;
+                }
+                let mut kind = spec.kind.clone();
+                if let TargetKind::Mongo {
+                    layout: l,
+                    fidelity: f,
+                    ..
+                } = &mut kind
+                {
+                    (*l, *f) = match layout {
+                        Layout::Y2018Referenced => (MongoLayout::Referenced, Fidelity::Modern),
+                        Layout::Y2018Exact => (MongoLayout::Referenced, Fidelity::Y2018),
+                        _ => (MongoLayout::Embedded, Fidelity::Modern),
+                    };
+                }
+                out.push(TargetSpec {
+                    name: format!("{}{}", spec.name, layout.column_suffix()),
+                    kind,
+                    layout,
+                    via,
+                });
+            }
+        }
+    }
+    out
 }
 
 /// `md,go,...` → formats, in the order given, without repeats.
@@ -275,6 +420,108 @@ impl ServeConfig {
                 requirepass: args.requirepass.clone(),
             },
             threads,
+        })
+    }
+}
+
+/// The largest `--max-result-count`: a list request's page is built in memory.
+const MAX_RESULT_COUNT_LIMIT: usize = 1_000_000;
+
+/// The largest `--max-event-size`, KB (1 GiB): a body is buffered before it is decoded.
+const MAX_EVENT_SIZE_LIMIT_KB: u64 = 1024 * 1024;
+
+/// Everything `edgebench coredata-service` needs, typed.
+#[derive(Debug, Clone)]
+pub struct CoreDataServiceConfig {
+    /// The store, in its EdgeX layout.
+    pub store: TargetSpec,
+    /// `HOST:PORT` to serve on, if any.
+    pub tcp: Option<std::net::SocketAddr>,
+    /// The Unix socket to serve on, if any.
+    pub unixsocket: Option<PathBuf>,
+    /// What the service answers with.
+    pub service: crate::service::ServiceConfig,
+}
+
+impl CoreDataServiceConfig {
+    /// Checks and types the flags of `edgebench coredata-service`.
+    pub fn from_args(args: &CoreDataServiceArgs) -> Result<Self, ConfigError> {
+        let bad = |flag, value: &str, fix| ConfigError::Serve {
+            flag,
+            value: value.to_string(),
+            fix,
+        };
+        let mut specs = target::parse_targets(std::slice::from_ref(&args.store)).map_err(|e| {
+            ConfigError::Store {
+                value: args.store.clone(),
+                reason: e.to_string(),
+            }
+        })?;
+        if specs.len() != 1 {
+            return Err(bad("store", &args.store, "give one store"));
+        }
+        let mut store = specs.remove(0);
+        store.layout = Layout::edgex_of(&store.kind).ok_or_else(|| {
+            bad(
+                "store",
+                &args.store,
+                "the service keeps data in EdgeX's layouts, which exist for Redis targets, the \
+                 engine, PostgreSQL and SQLite: use embedded, redis-tcp, redis-uds, redis://…, \
+                 sqlite, pg-tcp, pg-uds or postgres://…",
+            )
+        })?;
+        let tcp = match args.listen.as_str() {
+            "none" => None,
+            addr => Some(addr.parse().map_err(|_| {
+                bad(
+                    "listen",
+                    addr,
+                    "expected HOST:PORT with an IP address (127.0.0.1:59880, [::1]:59880) or none",
+                )
+            })?),
+        };
+        if tcp.is_none() && args.unixsocket.is_none() {
+            return Err(bad(
+                "listen",
+                &args.listen,
+                "nothing to serve on: give --listen HOST:PORT or --unixsocket PATH",
+            ));
+        }
+        let persist = match args.persist.as_str() {
+            "true" => true,
+            "false" => false,
+            other => return Err(bad("persist", other, "expected true or false")),
+        };
+        let max_result_count = match args.max_result_count.parse::<usize>() {
+            Ok(n) if (1..=MAX_RESULT_COUNT_LIMIT).contains(&n) => n,
+            _ => {
+                return Err(bad(
+                    "max-result-count",
+                    &args.max_result_count,
+                    "expected a whole number from 1 to 1000000",
+                ))
+            }
+        };
+        let max_event_size_kb = match args.max_event_size.parse::<u64>() {
+            Ok(n) if n <= MAX_EVENT_SIZE_LIMIT_KB => n,
+            _ => {
+                return Err(bad(
+                    "max-event-size",
+                    &args.max_event_size,
+                    "expected KB from 0 (no limit) to 1048576",
+                ))
+            }
+        };
+        Ok(CoreDataServiceConfig {
+            store,
+            tcp,
+            unixsocket: args.unixsocket.clone(),
+            service: crate::service::ServiceConfig {
+                persist,
+                max_result_count,
+                max_event_size_kb,
+                ..crate::service::ServiceConfig::default()
+            },
         })
     }
 }

@@ -24,6 +24,7 @@
 //! - [`target`]: the one way any command reaches a server or store: `--target` items, the
 //!   Redis URL parser, spawned servers, and a started [`target::Target`] that opens stores,
 //!   load connections and worker connections.
+//! - [`service`]: EdgeX's core-data REST API (`/api/v3`), served in front of any store.
 //! - [`store`]: the [`store::CoreData`] trait and one module per backend.
 //! - [`results`]: the core-data results model.
 //! - [`report`]: exporters behind one trait (benchtomd markdown, Go bench text, percentiles,
@@ -43,6 +44,7 @@ pub mod perf;
 pub mod report;
 pub mod results;
 pub mod runner;
+pub mod service;
 pub mod store;
 pub mod target;
 pub mod workload;

@@ -66,6 +66,10 @@ pub struct BenchResults {
     pub name: String,
     /// One measurement per repetition, in run order.
     pub runs: Vec<Measurement>,
+    /// Why this benchmark has no figure on this target (the target has no equivalent of its
+    /// call, e.g. EdgeX's API has no reading by id); tables show `—` and this as a footnote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_applicable: Option<String>,
 }
 
 /// One measured round: the last, reported round of a `go test -bench` calibration.
@@ -169,6 +173,7 @@ mod tests {
                     ..Measurement::default()
                 })
                 .collect(),
+            not_applicable: None,
         }
     }
 

@@ -51,10 +51,10 @@ pub fn main(
 /// (column name `server`).
 fn target_spec(cfg: &KvConfig) -> Result<TargetSpec, Error> {
     let Some(item) = &cfg.target else {
-        return Ok(TargetSpec {
-            name: "server".to_string(),
-            kind: TargetKind::Redis(memtier_endpoint(cfg)),
-        });
+        return Ok(TargetSpec::new(
+            "server",
+            TargetKind::Redis(memtier_endpoint(cfg)),
+        ));
     };
     let specs = crate::target::parse_targets(std::slice::from_ref(item))
         .map_err(|e| Error::Usage(format!("--target: {e}")))?;

@@ -4,6 +4,7 @@
 //! results → files and stdout):
 //!
 //! - [`coredata`]: the ten EdgeX core-data benchmarks, target by target;
+//! - [`coredata_service`]: EdgeX's core-data REST API in front of a store, until Ctrl-C;
 //! - [`serve`]: the engine served over RESP until Ctrl-C or SIGTERM;
 //! - [`kv`]: memtier_benchmark's key-value load;
 //! - [`perf`]: PadoGrid's perf_test tools;
@@ -15,6 +16,7 @@
 //! are in `shared.rs`; the status lines all commands print on stderr live in [`status`].
 
 pub mod coredata;
+pub mod coredata_service;
 pub mod kv;
 pub mod perf;
 pub mod report;
@@ -31,6 +33,7 @@ pub fn run(cli: Cli, interrupts: &Interrupts<'_>) -> Result<Ending, Error> {
     match cli.command {
         Command::Coredata(args) => coredata::main(&args, interrupts, stderr),
         Command::Serve(args) => serve::main(&args, stderr),
+        Command::CoredataService(args) => coredata_service::main(&args, stderr),
         Command::Kv(args) => kv::main(&args, interrupts, stderr),
         Command::Perf(args) => perf::main(&args, interrupts),
         Command::Report(command) => report::main(&command),

@@ -5,7 +5,7 @@ use std::io::Write;
 
 use anyhow::Context as _;
 
-use super::shared::{Ending, Error};
+use super::shared::{shutdown_signal, Ending, Error};
 use crate::cli::ServeArgs;
 use crate::config::ServeConfig;
 
@@ -52,24 +52,11 @@ pub fn run(cfg: &ServeConfig, status: &mut dyn Write) -> anyhow::Result<()> {
                 let _ = writeln!(status, "edgebench serve: listening on {endpoint}");
             }
         }
-        let shutdown = async {
-            let mut term =
-                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = async {
-                    match term.as_mut() {
-                        Some(t) => { t.recv().await; }
-                        None => std::future::pending::<()>().await,
-                    }
-                } => {}
-            }
-        };
         run_many(
             listeners,
             crate::engine::Engine::new(),
             cfg.server.clone(),
-            shutdown,
+            shutdown_signal(),
         )
         .await
         .context("the server stopped")?;

@@ -90,3 +90,18 @@ pub fn fresh_run_dir(root: &Path, workload: &str) -> PathBuf {
     }
     dir
 }
+
+/// Resolves at Ctrl-C or SIGTERM: the shutdown future of the commands that serve (`serve`,
+/// `coredata-service`), which then stop accepting and let what is in flight finish.
+pub async fn shutdown_signal() {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = async {
+            match term.as_mut() {
+                Some(t) => { t.recv().await; }
+                None => std::future::pending::<()>().await,
+            }
+        } => {}
+    }
+}

@@ -90,11 +90,7 @@ pub struct ReadingDto {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
     /// A binary reading's bytes: base64 in JSON, a byte string in CBOR.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        with = "binary"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "binary")]
     pub binary_value: Option<Vec<u8>>,
     /// A binary reading's media type.
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -174,9 +170,8 @@ impl ReadingDto {
         let id = if self.id.is_empty() {
             super::new_uuid()
         } else {
-            normalize_uuid(&self.id).ok_or_else(|| {
-                Invalid(format!("{} {:?} is not a UUID", field("Id"), self.id))
-            })?
+            normalize_uuid(&self.id)
+                .ok_or_else(|| Invalid(format!("{} {:?} is not a UUID", field("Id"), self.id)))?
         };
         required(&field("DeviceName"), &self.device_name)?;
         required(&field("ResourceName"), &self.resource_name)?;
@@ -501,7 +496,8 @@ mod tests {
 
     #[test]
     fn invalid_requests_name_the_field() {
-        let cases: [(&str, fn(&mut AddEventRequest)); 7] = [
+        type Spoil = fn(&mut AddEventRequest);
+        let cases: [(&str, Spoil); 7] = [
             ("AddEventRequest.ApiVersion", |r| r.api_version.clear()),
             ("Event.Id", |r| r.event.id = "x".into()),
             ("Event.DeviceName", |r| r.event.device_name.clear()),

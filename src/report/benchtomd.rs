@@ -56,6 +56,7 @@ pub fn parse_go_bench(text: &str) -> RunResults {
                     target.benchmarks.push(BenchResults {
                         name: parsed.bench.to_string(),
                         runs: Vec::new(),
+                        not_applicable: None,
                     });
                     target.benchmarks.len() - 1
                 }

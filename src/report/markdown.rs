@@ -65,13 +65,40 @@ pub fn table(results: &RunResults) -> String {
     for name in results.bench_names() {
         let _ = write!(out, "| {} |", md_cell(&name));
         for t in &columns {
-            let cell = t
-                .bench(&name)
-                .and_then(|b| b.median())
-                .map_or_else(|| "n/a".to_string(), micros_cell);
+            let bench = t.bench(&name);
+            let cell = match bench.and_then(|b| b.median()) {
+                Some(m) => micros_cell(m),
+                None if bench.is_some_and(|b| b.not_applicable.is_some()) => "—".to_string(),
+                None => "n/a".to_string(),
+            };
             let _ = write!(out, " {cell} |");
         }
         out.push('\n');
+    }
+    out.push_str(&footnotes(&columns));
+    out
+}
+
+/// One line per benchmark that some column could not run, with why: `— AddReading: …`.
+/// Empty when every cell has a figure or `n/a`.
+fn footnotes(columns: &[&TargetResults]) -> String {
+    let mut notes: Vec<(String, String)> = Vec::new();
+    for t in columns {
+        for b in &t.benchmarks {
+            if let Some(why) = &b.not_applicable {
+                let note = (b.name.clone(), why.clone());
+                if !notes.contains(&note) {
+                    notes.push(note);
+                }
+            }
+        }
+    }
+    let mut out = String::new();
+    if !notes.is_empty() {
+        out.push('\n');
+    }
+    for (bench, why) in notes {
+        let _ = writeln!(out, "— {}: {}", md_cell(&bench), md_cell(&why));
     }
     out
 }

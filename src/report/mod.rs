@@ -237,6 +237,7 @@ pub(crate) mod fixture {
         BenchResults {
             name: name.into(),
             runs,
+            not_applicable: None,
         }
     }
 

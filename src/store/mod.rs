@@ -180,4 +180,12 @@ pub trait CoreData: Send {
         name: &str,
         limit: usize,
     ) -> StoreResult<Vec<Reading>>;
+
+    /// Why this store has no faithful equivalent of the 2018 call `call` (a method name such as
+    /// `"reading_by_id"`), or `None` when it has one. A call without one may still work as the
+    /// nearest equivalent (so datasets can be prepared); its benchmark shows `—` with this
+    /// reason. Every 2018-layout store has them all.
+    fn no_equivalent(&self, _call: &str) -> Option<&'static str> {
+        None
+    }
 }

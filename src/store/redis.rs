@@ -487,7 +487,9 @@ fn query_packed<T: FromRedisValue>(
     redis::from_redis_value(reply).map_err(|e| backend(e.into()))
 }
 
-fn backend(e: RedisError) -> StoreError {
+/// A redis-rs error as a store error; a lost connection says so. Shared with the EdgeX 3.1
+/// layout ([`crate::store::edgex::redis3`]).
+pub(crate) fn backend(e: RedisError) -> StoreError {
     let message = if e.is_io_error() {
         format!("{e} (connection lost: is the server still running?)")
     } else {

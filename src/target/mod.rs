@@ -21,15 +21,24 @@
 mod connect;
 mod endpoint;
 mod error;
+pub mod layout;
 pub mod mini_redis;
 pub mod spawn;
 mod spec;
 pub mod url;
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::engine::{Engine, EngineConnection};
+use crate::service::{ServiceConfig, ServiceHandle, StoreOpener};
+use crate::store::edgex::as2018::{As2018, Counted};
+use crate::store::edgex::http::{HttpBase, HttpStore};
+use crate::store::edgex::pg4::Pg4Database;
+use crate::store::edgex::redis3::Redis3Store;
+use crate::store::edgex::sqlite4::Sqlite4Database;
+use crate::store::edgex::{Behaviour, EventStore};
 use crate::store::engine::EngineStore;
 use crate::store::mongo::MongoDatabase;
 use crate::store::postgres::{self as pg, PgDatabase};
@@ -40,6 +49,7 @@ pub use connect::connect;
 use connect::{check_ping, connect_reason};
 pub use endpoint::Endpoint;
 pub use error::TargetError;
+pub use layout::{Layout, Via};
 use mini_redis::MiniRedis;
 use spawn::{Listen, RedisServer};
 pub use spec::{
@@ -58,6 +68,8 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 pub struct Target {
     name: String,
     backend: Backend,
+    /// How the store lays out core data (a service target: what the service's store uses).
+    layout: Layout,
 }
 
 /// What a started target talks to.
@@ -69,6 +81,27 @@ enum Backend {
     Engine { engine: Engine, direct: bool },
     /// A document store's private database for the run (dropped with the target).
     Documents(DocumentDb),
+    /// A core-data service: someone else's, or edgebench's own in front of another target.
+    Service(Box<ServiceBackend>),
+}
+
+/// A core-data service target.
+#[derive(Debug)]
+struct ServiceBackend {
+    /// Where it listens.
+    base: HttpBase,
+    /// The service edgebench started for it, if it did.
+    run: Option<InProcessService>,
+}
+
+/// edgebench's core-data service, started in this process in front of `inner`.
+#[derive(Debug)]
+struct InProcessService {
+    // Fields drop in order: the service stops (gracefully) before its store's target, and
+    // the socket's directory goes last.
+    _handle: ServiceHandle,
+    inner: Target,
+    _dir: Option<tempfile::TempDir>,
 }
 
 /// Why a document store cannot take a Redis-protocol workload.
@@ -111,6 +144,10 @@ enum DocumentDb {
     Sqlite(Box<SqliteDatabase>),
     Postgres(Box<PgDatabase>),
     Mongo(Box<MongoDatabase>),
+    /// SQLite in EdgeX 4.0's schema; shared with a service's store opener.
+    Sqlite4(Arc<Sqlite4Database>),
+    /// PostgreSQL in EdgeX 4.0's schema; shared with a service's store opener.
+    Pg4(Arc<Pg4Database>),
 }
 
 impl DocumentDb {
@@ -120,6 +157,8 @@ impl DocumentDb {
             DocumentDb::Sqlite(db) => format!("sqlite {}", db.describe()),
             DocumentDb::Postgres(db) => format!("postgres {}", db.describe()),
             DocumentDb::Mongo(db) => format!("mongodb {}", db.describe()),
+            DocumentDb::Sqlite4(db) => format!("sqlite {}, EdgeX 4.0 schema", db.describe()),
+            DocumentDb::Pg4(db) => format!("postgres {}, EdgeX 4.0 schema", db.describe()),
         }
     }
 
@@ -129,6 +168,9 @@ impl DocumentDb {
             DocumentDb::Sqlite(db) => Box::new(db.open_store()?),
             DocumentDb::Postgres(db) => Box::new(db.open_store()?),
             DocumentDb::Mongo(db) => Box::new(db.open_store()?),
+            DocumentDb::Sqlite4(_) | DocumentDb::Pg4(_) => {
+                unreachable!("EdgeX-layout databases open through event_store_opener")
+            }
         })
     }
 }
@@ -143,6 +185,9 @@ impl Target {
     /// Brings the target up: spawns the server (waiting until it answers PING), starts the
     /// engine (and its RESP server), or connects to the URL and PINGs it.
     pub fn start(spec: &TargetSpec) -> Result<Target, TargetError> {
+        if spec.via.is_http() {
+            return Target::start_behind_service(spec);
+        }
         let spawn = |listen| {
             RedisServer::spawn(listen).map_err(|error| TargetError::Spawn {
                 name: spec.name.clone(),
@@ -207,18 +252,37 @@ impl Target {
                 }
             }
             TargetKind::Sqlite(_) | TargetKind::Postgres(_) | TargetKind::Mongo { .. } => {
-                Backend::Documents(open_documents(&spec.kind).map_err(|error| {
+                Backend::Documents(open_documents(&spec.kind, spec.layout).map_err(|error| {
                     TargetError::Store {
                         name: spec.name.clone(),
                         error,
                     }
                 })?)
             }
+            TargetKind::Service(base) => Backend::Service(Box::new(ServiceBackend {
+                base: base.clone(),
+                run: None,
+            })),
         };
+        if !spec.layout.applies_to(&spec.kind) && !matches!(spec.kind, TargetKind::Service(_)) {
+            return Err(TargetError::Unsuitable {
+                name: spec.name.clone(),
+                why: format!("this target has no {} layout", spec.layout.name()),
+            });
+        }
         let target = Target {
             name: spec.name.clone(),
             backend,
+            layout: spec.layout,
         };
+        // A service someone else runs must answer its ping now, as a Redis URL must.
+        if let Backend::Service(service) = &target.backend {
+            HttpStore::connect(&service.base).map_err(|e| TargetError::Connect {
+                name: target.name.clone(),
+                endpoint: service.base.to_string(),
+                reason: e.to_string(),
+            })?;
+        }
         // A spawned server has answered PING already; a URL is checked here, so a typo
         // fails before any benchmark runs.
         if let Backend::Redis {
@@ -236,6 +300,74 @@ impl Target {
         Ok(target)
     }
 
+    /// Starts the store `spec` names, in its EdgeX layout, and edgebench's core-data service
+    /// in front of it (over TCP on 127.0.0.1, or a Unix socket in a temp directory).
+    fn start_behind_service(spec: &TargetSpec) -> Result<Target, TargetError> {
+        let unsuitable = |why: String| TargetError::Unsuitable {
+            name: spec.name.clone(),
+            why,
+        };
+        let layout = Layout::edgex_of(&spec.kind).ok_or_else(|| {
+            unsuitable(
+                "--via http needs a store with an EdgeX layout (redis-tcp, redis-uds, redis://,                  embedded, embedded-tcp, embedded-uds, sqlite, pg-tcp, pg-uds, postgres://)"
+                    .to_string(),
+            )
+        })?;
+        let inner = Target::start(&TargetSpec {
+            layout,
+            via: Via::Direct,
+            ..spec.clone()
+        })?;
+        let opener = inner.event_store_opener()?;
+        let behaviour = opener()
+            .map(|store| Behaviour::of(&*store))
+            .map_err(|error| TargetError::Store {
+                name: spec.name.clone(),
+                error,
+            })?;
+        let config = ServiceConfig {
+            store: Some(behaviour),
+            ..ServiceConfig::default()
+        };
+        let started = |e: std::io::Error| TargetError::Connect {
+            name: spec.name.clone(),
+            endpoint: "in-process core-data service".to_string(),
+            reason: format!("cannot start it: {e}"),
+        };
+        let (handle, base, dir) = if spec.via == Via::HttpTcp {
+            let any_port = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+            let handle =
+                ServiceHandle::start(opener, config, Some(any_port), None).map_err(started)?;
+            let port = handle.tcp_addr().map_or(0, |a| a.port());
+            let base = HttpBase::Tcp {
+                host: "127.0.0.1".to_string(),
+                port,
+            };
+            (handle, base, None)
+        } else {
+            let dir = tempfile::Builder::new()
+                .prefix("edgebench-core-data-")
+                .tempdir()
+                .map_err(started)?;
+            let path = dir.path().join("core-data.sock");
+            let handle =
+                ServiceHandle::start(opener, config, None, Some(path.clone())).map_err(started)?;
+            (handle, HttpBase::Unix(path), Some(dir))
+        };
+        Ok(Target {
+            name: spec.name.clone(),
+            backend: Backend::Service(Box::new(ServiceBackend {
+                base,
+                run: Some(InProcessService {
+                    _handle: handle,
+                    inner,
+                    _dir: dir,
+                }),
+            })),
+            layout,
+        })
+    }
+
     /// A Redis-protocol server someone else runs at `endpoint`, not probed: for a consumer
     /// that probes with its own credentials and timeout (`edgebench kv`'s memtier flags).
     pub fn at(name: &str, endpoint: Endpoint) -> Target {
@@ -245,6 +377,7 @@ impl Target {
                 endpoint,
                 owner: Owner::Nobody,
             },
+            layout: Layout::default(),
         }
     }
 
@@ -256,7 +389,24 @@ impl Target {
     /// Where the target is, as a URL (`redis://127.0.0.1:40123`, `redis+unix:///…`), or
     /// `in-process` for the engine.
     pub fn endpoint(&self) -> String {
+        let place = self.place();
+        if self.layout.is_edgex() && !matches!(self.backend, Backend::Service(_)) {
+            format!("{place}, layout {}", self.layout.name())
+        } else {
+            place
+        }
+    }
+
+    fn place(&self) -> String {
         match &self.backend {
+            Backend::Service(s) => match &s.run {
+                Some(run) => format!(
+                    "{} (edgebench's core-data service, store {})",
+                    s.base,
+                    run.inner.endpoint()
+                ),
+                None => s.base.to_string(),
+            },
             Backend::Redis { endpoint, .. } => endpoint.to_string(),
             Backend::Engine { direct: false, .. } => "in-process (redis-rs connection)".into(),
             Backend::Engine { direct: true, .. } => "in-process (typed API)".into(),
@@ -267,6 +417,14 @@ impl Target {
     /// A store on a fresh connection (a fresh engine client in-process); call once per
     /// worker.
     pub fn open_store(&self) -> Result<Box<dyn CoreData>, TargetError> {
+        if let Backend::Service(_) = &self.backend {
+            let store = self.open_event_store()?;
+            return Ok(Box::new(As2018::new(store, Counted::ByService)));
+        }
+        if self.layout.is_edgex() {
+            let store = self.open_event_store()?;
+            return Ok(Box::new(As2018::new(store, Counted::ByAdapter)));
+        }
         match &self.backend {
             Backend::Redis {
                 owner: Owner::MiniRedis { .. },
@@ -289,6 +447,69 @@ impl Target {
                 name: self.name.clone(),
                 error,
             }),
+            Backend::Service(_) => unreachable!("answered above"),
+        }
+    }
+
+    /// An EdgeX 3/4 store on a fresh connection (a service target: a client of it). For a
+    /// target in an EdgeX layout, or a service.
+    pub fn open_event_store(&self) -> Result<Box<dyn EventStore>, TargetError> {
+        let open = self.event_store_opener()?;
+        open().map_err(|error| TargetError::Store {
+            name: self.name.clone(),
+            error,
+        })
+    }
+
+    /// A source of EdgeX 3/4 stores, one connection each, that any thread may call: what a
+    /// core-data service in front of this target opens its stores with.
+    pub fn event_store_opener(&self) -> Result<StoreOpener, TargetError> {
+        fn boxed(store: impl EventStore + 'static) -> Box<dyn EventStore> {
+            Box::new(store)
+        }
+        if let Backend::Service(service) = &self.backend {
+            let base = service.base.clone();
+            return Ok(Arc::new(move || HttpStore::connect(&base).map(boxed)));
+        }
+        if !self.layout.is_edgex() {
+            return Err(self.unsuitable(
+                "EdgeX 3/4 data needs an EdgeX layout: use --layout edgex3 (Redis, the engine)                  or edgex4 (PostgreSQL, SQLite)",
+            ));
+        }
+        match &self.backend {
+            Backend::Redis {
+                owner: Owner::MiniRedis { .. },
+                ..
+            } => Err(self.unsuitable(mini_redis::ONLY_GET_SET)),
+            Backend::Redis { endpoint, .. } => {
+                let endpoint = endpoint.clone();
+                Ok(Arc::new(move || {
+                    connect(&endpoint, CONNECT_TIMEOUT)
+                        .map(|c| boxed(Redis3Store::new(c)))
+                        .map_err(|e| StoreError::Backend {
+                            backend: "redis",
+                            message: format!("{endpoint}: {}", connect_reason(&e, &endpoint)),
+                        })
+                }))
+            }
+            Backend::Engine { engine, .. } => {
+                let engine = engine.clone();
+                Ok(Arc::new(move || {
+                    Ok(boxed(Redis3Store::new(EngineConnection::new(
+                        engine.clone(),
+                    ))))
+                }))
+            }
+            Backend::Documents(DocumentDb::Pg4(db)) => {
+                let db = Arc::clone(db);
+                Ok(Arc::new(move || db.open_store().map(boxed)))
+            }
+            Backend::Documents(DocumentDb::Sqlite4(db)) => {
+                let db = Arc::clone(db);
+                Ok(Arc::new(move || db.open_store().map(boxed)))
+            }
+            Backend::Documents(_) => Err(self.unsuitable("this database is in a 2018 layout")),
+            Backend::Service(_) => unreachable!("answered above"),
         }
     }
 
@@ -299,7 +520,7 @@ impl Target {
         match &self.backend {
             Backend::Engine { engine, .. } => Ok(RedisReach::InProcess(engine.clone())),
             Backend::Redis { endpoint, .. } => Ok(RedisReach::Socket(endpoint.clone())),
-            Backend::Documents(_) => Err(self.unsuitable(NOT_REDIS)),
+            Backend::Documents(_) | Backend::Service(_) => Err(self.unsuitable(NOT_REDIS)),
         }
     }
 
@@ -326,7 +547,7 @@ impl Target {
                         .map_err(|e| format!("{endpoint}: {e}"))
                 }))
             }
-            Backend::Documents(_) => Err(self.unsuitable(NOT_REDIS)),
+            Backend::Documents(_) | Backend::Service(_) => Err(self.unsuitable(NOT_REDIS)),
         }
     }
 
@@ -367,7 +588,10 @@ impl Target {
 }
 
 /// Creates the private database of a document-store target.
-fn open_documents(kind: &TargetKind) -> Result<DocumentDb, StoreError> {
+fn open_documents(kind: &TargetKind, layout: Layout) -> Result<DocumentDb, StoreError> {
+    if layout == Layout::EdgeX4 {
+        return open_edgex4(kind);
+    }
     Ok(match kind {
         TargetKind::Sqlite(SqliteAt::Temp) => DocumentDb::Sqlite(Box::new(SqliteDatabase::temp()?)),
         TargetKind::Sqlite(SqliteAt::File(path)) => {
@@ -377,16 +601,7 @@ fn open_documents(kind: &TargetKind) -> Result<DocumentDb, StoreError> {
             DocumentDb::Sqlite(Box::new(SqliteDatabase::memory()?))
         }
         TargetKind::Postgres(at) => {
-            let config = match at {
-                PgAt::Env(transport) => pg::config_from_env(*transport),
-                PgAt::Url(url) => {
-                    pg::config_from_url(url).map_err(|message| StoreError::Backend {
-                        backend: "postgres",
-                        message,
-                    })?
-                }
-            };
-            DocumentDb::Postgres(Box::new(PgDatabase::create(&config)?))
+            DocumentDb::Postgres(Box::new(PgDatabase::create(&pg_config(at)?)?))
         }
         TargetKind::Mongo {
             url,
@@ -395,6 +610,36 @@ fn open_documents(kind: &TargetKind) -> Result<DocumentDb, StoreError> {
         } => DocumentDb::Mongo(Box::new(MongoDatabase::create(url, *layout, *fidelity)?)),
         _ => unreachable!("open_documents is called for document-store kinds only"),
     })
+}
+
+/// Creates the private database of a document-store target in EdgeX 4.0's schema.
+fn open_edgex4(kind: &TargetKind) -> Result<DocumentDb, StoreError> {
+    Ok(match kind {
+        TargetKind::Sqlite(SqliteAt::Temp) => {
+            DocumentDb::Sqlite4(Arc::new(Sqlite4Database::temp()?))
+        }
+        TargetKind::Sqlite(SqliteAt::File(path)) => {
+            DocumentDb::Sqlite4(Arc::new(Sqlite4Database::file(path.clone())?))
+        }
+        TargetKind::Sqlite(SqliteAt::Memory) => {
+            DocumentDb::Sqlite4(Arc::new(Sqlite4Database::memory()?))
+        }
+        TargetKind::Postgres(at) => {
+            DocumentDb::Pg4(Arc::new(Pg4Database::create(&pg_config(at)?)?))
+        }
+        _ => unreachable!("Layout::EdgeX4 applies to SQLite and PostgreSQL only"),
+    })
+}
+
+/// The PostgreSQL config a target names.
+fn pg_config(at: &PgAt) -> Result<postgres::Config, StoreError> {
+    match at {
+        PgAt::Env(transport) => Ok(pg::config_from_env(*transport)),
+        PgAt::Url(url) => pg::config_from_url(url).map_err(|message| StoreError::Backend {
+            backend: "postgres",
+            message,
+        }),
+    }
 }
 
 #[cfg(test)]

@@ -12,8 +12,10 @@ use std::time::Duration;
 
 use super::endpoint::Endpoint;
 use super::error::TargetError;
+use super::layout::{Layout, Via};
 use super::spawn;
 use super::url::{RedisUrl, UrlAt, UrlError};
+use crate::store::edgex::http::HttpBase;
 use crate::store::mongo::{Fidelity, MongoLayout};
 use crate::store::postgres::{self as pg, PgTransport};
 
@@ -40,6 +42,10 @@ const PG_TCP_COLUMN: &str = "PostgreSQL_TCP";
 const PG_UDS_COLUMN: &str = "PostgreSQL_UDS";
 /// MongoDB (the seed's document-store column was `BenchmarkMongoDB`).
 const MONGO_COLUMN: &str = "MongoDB";
+/// A core-data service over HTTP on TCP.
+const SERVICE_TCP_COLUMN: &str = "EdgeX_HTTP_TCP";
+/// A core-data service over HTTP on a Unix socket.
+const SERVICE_UDS_COLUMN: &str = "EdgeX_HTTP_UDS";
 /// How long the default run waits for a PostgreSQL server to answer before leaving it out.
 const PG_PROBE_TIMEOUT: Duration = Duration::from_secs(1);
 
@@ -68,6 +74,9 @@ pub enum TargetKind {
     Sqlite(SqliteAt),
     /// A PostgreSQL server (JSONB documents) in which the run creates a private database.
     Postgres(PgAt),
+    /// A core-data service already running (edgebench's `coredata-service` or EdgeX's), at
+    /// `http://HOST:PORT` or `http+unix:///PATH`; the benchmarks go through its API.
+    Service(HttpBase),
     /// A MongoDB server in which the run creates a private database.
     Mongo {
         /// The `mongodb://` URL.
@@ -118,6 +127,8 @@ impl TargetKind {
                 _ => PG_TCP_COLUMN,
             },
             TargetKind::Mongo { .. } => MONGO_COLUMN,
+            TargetKind::Service(HttpBase::Tcp { .. }) => SERVICE_TCP_COLUMN,
+            TargetKind::Service(HttpBase::Unix(_)) => SERVICE_UDS_COLUMN,
         }
     }
 }
@@ -138,6 +149,22 @@ pub struct TargetSpec {
     pub name: String,
     /// What to talk to.
     pub kind: TargetKind,
+    /// How its store lays out the data (`--layout`).
+    pub layout: Layout,
+    /// How the benchmarks reach the store (`--via`).
+    pub via: Via,
+}
+
+impl TargetSpec {
+    /// A target in column `name`, in the 2018 layout, called directly.
+    pub fn new(name: &str, kind: TargetKind) -> TargetSpec {
+        TargetSpec {
+            name: name.to_string(),
+            kind,
+            layout: Layout::default(),
+            via: Via::default(),
+        }
+    }
 }
 
 /// Parses `--target` values into specs, in order.
@@ -212,10 +239,7 @@ pub fn default_targets() -> (Vec<TargetSpec>, Vec<String>) {
     }
     let specs = kinds
         .into_iter()
-        .map(|kind| TargetSpec {
-            name: kind.default_column().to_string(),
-            kind,
-        })
+        .map(|kind| TargetSpec::new(kind.default_column(), kind))
         .collect();
     (specs, notes)
 }
@@ -250,10 +274,7 @@ fn parse_item(item: &str) -> Result<TargetSpec, TargetError> {
     };
     let kind = parse_kind(what)?;
     let name = name.unwrap_or(kind.default_column());
-    Ok(TargetSpec {
-        name: name.to_string(),
-        kind,
-    })
+    Ok(TargetSpec::new(name, kind))
 }
 
 fn parse_kind(what: &str) -> Result<TargetKind, TargetError> {
@@ -307,6 +328,9 @@ fn parse_kind(what: &str) -> Result<TargetKind, TargetError> {
             layout: MongoLayout::default(),
             fidelity: Fidelity::default(),
         });
+    }
+    if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("http+unix") {
+        return HttpBase::parse(what).map(TargetKind::Service).map_err(bad);
     }
     if scheme.eq_ignore_ascii_case("mongodb+srv") {
         return Err(bad(
@@ -419,10 +443,7 @@ pub(super) mod tests {
     }
 
     pub(in crate::target) fn spec(name: &str, kind: TargetKind) -> TargetSpec {
-        TargetSpec {
-            name: name.to_string(),
-            kind,
-        }
+        TargetSpec::new(name, kind)
     }
 
     #[test]

@@ -14,6 +14,7 @@ mod common;
 mod cli;
 mod conformance;
 mod docstores_cli;
+mod edgex_conformance;
 mod kv;
 mod kv_cluster;
 mod kv_gen;

@@ -9,6 +9,7 @@
 //!   statements.
 //! - [`sqlite4`]: the same schema and statements in SQLite's dialect. EdgeX has no SQLite
 //!   layout; this is the nearest thing for the in-process SQL column.
+//! - [`as2018`]: the 2018 calls (the ten benchmarks') on top of any of these.
 //! - [`http`]: any core-data service, reached over HTTP on TCP or a Unix socket; the same trait,
 //!   so the conformance suite and the benchmarks run through a service as they run on a store.
 //!
@@ -25,6 +26,7 @@
 //!   the event twice, and [`EventStore::checks_duplicate_ids`] says which).
 //! - An id that names nothing is [`StoreError::NotFound`].
 
+pub mod as2018;
 pub mod http;
 pub mod pg4;
 pub mod redis3;
@@ -109,6 +111,38 @@ pub enum Doomed<'a> {
         /// ns.
         age_ns: i64,
     },
+}
+
+/// What an [`EventStore`] keeps and checks, where EdgeX's layouts differ: the flags of
+/// [`EventStore::checks_duplicate_ids`], [`EventStore::keeps_reading_ids`] and
+/// [`EventStore::keeps_binary_values`] in one value, which edgebench's service publishes in
+/// its `/config` so a client can report them for the store behind it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Behaviour {
+    /// See [`EventStore::checks_duplicate_ids`].
+    pub checks_duplicate_ids: bool,
+    /// See [`EventStore::keeps_reading_ids`].
+    pub keeps_reading_ids: bool,
+    /// See [`EventStore::keeps_binary_values`].
+    pub keeps_binary_values: bool,
+}
+
+impl Behaviour {
+    /// What a store that keeps and checks everything does (the trait's defaults).
+    pub const FULL: Behaviour = Behaviour {
+        checks_duplicate_ids: true,
+        keeps_reading_ids: true,
+        keeps_binary_values: true,
+    };
+
+    /// `store`'s flags.
+    pub fn of(store: &dyn EventStore) -> Behaviour {
+        Behaviour {
+            checks_duplicate_ids: store.checks_duplicate_ids(),
+            keeps_reading_ids: store.keeps_reading_ids(),
+            keeps_binary_values: store.keeps_binary_values(),
+        }
+    }
 }
 
 /// EdgeX's core-data persistence, as the `/api/v3` routes use it.

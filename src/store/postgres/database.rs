@@ -27,6 +27,13 @@ impl PgDatabase {
     /// Creates a fresh database on the server `admin` points at (connecting to `admin`'s
     /// database, or `postgres` when it names none) and the store's schema in it.
     pub fn create(admin: &Config) -> StoreResult<PgDatabase> {
+        PgDatabase::create_with_schema(admin, SCHEMA)
+    }
+
+    /// [`Self::create`] with another schema: `schema` is run (as one batch) in the fresh
+    /// database. The EdgeX 4.0 layout ([`crate::store::edgex::pg4`]) makes its private
+    /// databases with it; [`Self::open_store`] is only for databases with the 2018 schema.
+    pub(crate) fn create_with_schema(admin: &Config, schema: &str) -> StoreResult<PgDatabase> {
         let mut admin = admin.clone();
         if admin.get_dbname().is_none() {
             admin.dbname(ADMIN_DATABASE);
@@ -63,7 +70,7 @@ impl PgDatabase {
             name,
         };
         let mut client = database.connect()?;
-        client.batch_execute(SCHEMA).map_err(|e| {
+        client.batch_execute(schema).map_err(|e| {
             backend_error(format!(
                 "cannot create the schema in {}: {}",
                 database.name,
@@ -99,7 +106,8 @@ impl PgDatabase {
         &self.config
     }
 
-    pub(super) fn connect(&self) -> StoreResult<Client> {
+    /// A fresh connection to this database.
+    pub(crate) fn connect(&self) -> StoreResult<Client> {
         self.config
             .connect(NoTls)
             .map_err(|e| connect_error(&self.config, &e))

@@ -166,6 +166,12 @@ impl SqliteDatabase {
     /// A database file (`edgebench.db`) in a fresh temp directory, in WAL mode; the directory
     /// is deleted when this value drops.
     pub fn temp() -> StoreResult<SqliteDatabase> {
+        SqliteDatabase::temp_with_schema(SCHEMA)
+    }
+
+    /// [`Self::temp`] with another schema (`CREATE ... IF NOT EXISTS` statements): the EdgeX
+    /// 4.0 port ([`crate::store::edgex::sqlite4`]) makes its databases with it.
+    pub(crate) fn temp_with_schema(schema: &str) -> StoreResult<SqliteDatabase> {
         let dir = tempfile::Builder::new()
             .prefix("edgebench-sqlite-")
             .tempdir()
@@ -176,7 +182,7 @@ impl SqliteDatabase {
                 ))
             })?;
         let path = dir.path().join("edgebench.db");
-        let mut db = SqliteDatabase::file(path)?;
+        let mut db = SqliteDatabase::file_with_schema(path, schema)?;
         db._dir = Some(dir);
         Ok(db)
     }
@@ -184,6 +190,14 @@ impl SqliteDatabase {
     /// The database file at `path`, created when missing, switched to WAL mode; the schema is
     /// added if it is not there. The file stays when this value drops.
     pub fn file(path: impl Into<PathBuf>) -> StoreResult<SqliteDatabase> {
+        SqliteDatabase::file_with_schema(path, SCHEMA)
+    }
+
+    /// [`Self::file`] with another schema.
+    pub(crate) fn file_with_schema(
+        path: impl Into<PathBuf>,
+        schema: &str,
+    ) -> StoreResult<SqliteDatabase> {
         let path = path.into();
         let conn = open_file(&path)?;
         let mode: String = conn
@@ -196,7 +210,7 @@ impl SqliteDatabase {
                 path.display()
             )));
         }
-        create_schema(&conn, &path.display().to_string())?;
+        create_schema(&conn, &path.display().to_string(), schema)?;
         Ok(SqliteDatabase {
             kind: Kind::File(path),
             _dir: None,
@@ -212,9 +226,14 @@ impl SqliteDatabase {
     /// apply to it), so concurrent workers would fail instead of waiting. `memdb` locks the
     /// whole database, as a file does, and waiting works.
     pub fn memory() -> StoreResult<SqliteDatabase> {
+        SqliteDatabase::memory_with_schema(SCHEMA)
+    }
+
+    /// [`Self::memory`] with another schema.
+    pub(crate) fn memory_with_schema(schema: &str) -> StoreResult<SqliteDatabase> {
         let uri = format!("file:/{}?vfs=memdb", private_name());
         let keeper = open_memory(&uri)?;
-        create_schema(&keeper, ":memory:")?;
+        create_schema(&keeper, ":memory:", schema)?;
         Ok(SqliteDatabase {
             kind: Kind::Memory {
                 uri,
@@ -234,15 +253,21 @@ impl SqliteDatabase {
 
     /// A store on its own connection to this database (one per worker).
     pub fn open_store(&self) -> StoreResult<SqliteStore> {
+        Ok(SqliteStore {
+            conn: self.connect()?,
+            name: self.describe(),
+        })
+    }
+
+    /// A new connection to this database, set up as every store's is (busy timeout, a
+    /// statement cache with room for every statement of a store).
+    pub(crate) fn connect(&self) -> StoreResult<Connection> {
         let conn = match &self.kind {
             Kind::File(path) => open_file(path)?,
             Kind::Memory { uri, .. } => open_memory(uri)?,
         };
         conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
-        Ok(SqliteStore {
-            conn,
-            name: self.describe(),
-        })
+        Ok(conn)
     }
 }
 
@@ -282,8 +307,8 @@ fn open_memory(uri: &str) -> StoreResult<Connection> {
     Ok(conn)
 }
 
-fn create_schema(conn: &Connection, name: &str) -> StoreResult<()> {
-    conn.execute_batch(SCHEMA).map_err(|e| {
+fn create_schema(conn: &Connection, name: &str, schema: &str) -> StoreResult<()> {
+    conn.execute_batch(schema).map_err(|e| {
         backend_error(format!(
             "cannot create the edgebench tables in {name}: {}{}",
             one_line(&e),
@@ -363,7 +388,8 @@ fn collect<T: Doc>(mut stmt: CachedStatement<'_>, params: impl Params) -> StoreR
     Ok(out)
 }
 
-fn backend_error(message: String) -> StoreError {
+/// A `Backend` error of the SQLite stores.
+pub(crate) fn backend_error(message: String) -> StoreError {
     StoreError::Backend {
         backend: BACKEND,
         message,
@@ -375,11 +401,13 @@ fn sql(e: rusqlite::Error) -> StoreError {
     backend_error(format!("{}{}", one_line(&e), fix_for(&e)))
 }
 
-fn one_line(e: &rusqlite::Error) -> String {
+/// SQLite's message for `e`, on one line.
+pub(crate) fn one_line(e: &rusqlite::Error) -> String {
     shared::one_line(&e.to_string(), " ")
 }
 
-fn fix_for(e: &rusqlite::Error) -> &'static str {
+/// What to check after `e`, as a parenthesized clause to append, or nothing.
+pub(crate) fn fix_for(e: &rusqlite::Error) -> &'static str {
     match e.sqlite_error_code() {
         Some(ErrorCode::DatabaseBusy) => {
             " (another connection held the write lock for longer than the 30 s busy timeout)"

@@ -77,3 +77,43 @@ pub fn require_redis_server() {
          EDGEBENCH_REDIS_SERVER to its path; these tests fail rather than skip without it"
     );
 }
+
+/// An EdgeX 3/4 store under test, and the target that must outlive it.
+pub struct EdgexBackend {
+    // Declared first so it drops first.
+    store: Box<dyn edgebench::store::edgex::EventStore>,
+    _target: Target,
+}
+
+impl EdgexBackend {
+    /// The store; it starts empty.
+    pub fn store(&mut self) -> &mut dyn edgebench::store::edgex::EventStore {
+        &mut *self.store
+    }
+}
+
+/// The `--target` item `item` in `--layout layout`, reached `--via via` (`direct`,
+/// `http-tcp`, `http-uds`: the service started in this process in front of the store), as a
+/// run starts it. Needs redis-server or PostgreSQL where the item does, and fails without.
+pub fn edgex(item: &str, layout: &str, via: &str) -> EdgexBackend {
+    if item.starts_with("redis-") {
+        require_redis_server();
+    }
+    let mut specs = parse_targets(&[item.to_string()]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(specs.len(), 1, "{item:?} names {} targets", specs.len());
+    let mut spec = specs.remove(0);
+    spec.layout = edgebench::target::Layout::parse(layout)
+        .and_then(|l| l.first().copied())
+        .unwrap_or_else(|| panic!("unknown layout {layout}"));
+    spec.via = edgebench::target::Via::parse(via)
+        .and_then(|v| v.first().copied())
+        .unwrap_or_else(|| panic!("unknown via {via}"));
+    let target = Target::start(&spec).unwrap_or_else(|e| panic!("{e}"));
+    let mut store = target.open_event_store().unwrap_or_else(|e| panic!("{e}"));
+    // A target in a layout or service may be shared with nothing, but start clean anyway.
+    store.scrub().unwrap_or_else(|e| panic!("{e}"));
+    EdgexBackend {
+        store,
+        _target: target,
+    }
+}

@@ -1,0 +1,107 @@
+//! `edgebench coredata-service`: EdgeX's core-data REST API in front of one store (in its
+//! EdgeX layout), on TCP and/or a Unix socket, until Ctrl-C or SIGTERM. The store's target is
+//! started as a benchmark run starts it (a spawned redis-server, a private PostgreSQL
+//! database) and stopped, or dropped, when the service has stopped.
+
+use std::io::Write;
+
+use anyhow::Context as _;
+
+use super::shared::{shutdown_signal, Ending, Error};
+use crate::cli::CoreDataServiceArgs;
+use crate::config::CoreDataServiceConfig;
+use crate::service::{serve, Listeners};
+use crate::target::Target;
+
+/// `edgebench coredata-service ARGS`: configure, serve until a signal.
+pub fn main(args: &CoreDataServiceArgs, status: &mut dyn Write) -> Result<Ending, Error> {
+    let cfg = CoreDataServiceConfig::from_args(args).map_err(Error::usage)?;
+    run(&cfg, status)?;
+    Ok(Ending::Finished)
+}
+
+/// Serves until Ctrl-C or SIGTERM; `status` gets where it listens and what it serves.
+pub fn run(cfg: &CoreDataServiceConfig, status: &mut dyn Write) -> anyhow::Result<()> {
+    let target = Target::start(&cfg.store)?;
+    let stores = target.event_store_opener()?;
+    // Open one store now, so a store that cannot be reached fails before anything listens.
+    let first = stores().with_context(|| format!("cannot open the store {}", target.endpoint()))?;
+    let service = crate::service::ServiceConfig {
+        store: Some(crate::store::edgex::Behaviour::of(&*first)),
+        ..cfg.service.clone()
+    };
+    drop(first);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("edgebench-core-data")
+        .build()
+        .context("cannot start the service runtime")?;
+    runtime.block_on(async {
+        let tcp = match cfg.tcp {
+            Some(addr) => Some(tokio::net::TcpListener::bind(addr).await.with_context(|| {
+                format!(
+                    "cannot listen on {addr} (is another core-data service running? use \
+                     --listen HOST:PORT)"
+                )
+            })?),
+            None => None,
+        };
+        let unix = match &cfg.unixsocket {
+            Some(path) => Some(bind_unix(path)?),
+            None => None,
+        };
+        if let Some(l) = &tcp {
+            let addr = l.local_addr()?;
+            let _ = writeln!(
+                status,
+                "edgebench coredata-service: listening on http://{addr}/api/v3"
+            );
+        }
+        if let Some(path) = &cfg.unixsocket {
+            let _ = writeln!(
+                status,
+                "edgebench coredata-service: listening on http+unix://{}/api/v3",
+                path.display()
+            );
+        }
+        let _ = writeln!(
+            status,
+            "edgebench coredata-service: store {}{}",
+            target.endpoint(),
+            if cfg.service.persist {
+                ""
+            } else {
+                " (--persist false: nothing is stored)"
+            }
+        );
+        serve(Listeners { tcp, unix }, stores, service, shutdown_signal())
+            .await
+            .context("the service stopped")?;
+        let _ = writeln!(status, "edgebench coredata-service: stopped");
+        anyhow::Ok(())
+    })?;
+    if let Some(path) = &cfg.unixsocket {
+        let _ = std::fs::remove_file(path);
+    }
+    drop(target);
+    Ok(())
+}
+
+/// Binds the Unix socket, replacing a stale socket file (one nothing answers on), as
+/// redis-server does; a live one is an error.
+fn bind_unix(path: &std::path::Path) -> anyhow::Result<tokio::net::UnixListener> {
+    if std::os::unix::net::UnixStream::connect(path).is_ok() {
+        anyhow::bail!(
+            "cannot listen on unix socket {}: a server already answers there (stop it, or \
+             give another --unixsocket)",
+            path.display()
+        );
+    }
+    let _ = std::fs::remove_file(path);
+    tokio::net::UnixListener::bind(path).with_context(|| {
+        format!(
+            "cannot listen on unix socket {} (does its directory exist and is it writable?)",
+            path.display()
+        )
+    })
+}

@@ -1,0 +1,174 @@
+//! EdgeX 3.1's Redis layout for core data (edgex-go v3.1.1
+//! `internal/pkg/infrastructure/redis/{event,reading,queries}.go`; storage-layouts.md §B),
+//! over any redis-rs connection: a `redis-server` over TCP or a Unix socket, or the embedded
+//! engine's [`EngineConnection`](crate::engine::EngineConnection).
+//!
+//! # Layout
+//! Each event is a JSON string under `cd|evt:<id>` and each reading one under `cd|rd:<id>`
+//! (`codec`: Go field names, `"Readings":null`, binary payload blanked). Sorted sets index
+//! them, their members being those keys (`keys`): `cd|evt`, `cd|evt:origin` and
+//! `cd|evt:device:name:<d>` by origin; `cd|evt:readings:<id>` by position in the event;
+//! `cd|rd` (score 0), `cd|rd:origin`, `cd|rd:deviceName:<d>`, `cd|rd:resourceName:<r>` and
+//! `cd|rd:deviceName:resourceName:<d>:<r>` by origin. Origins go out as decimal integers, and
+//! Redis keeps scores as doubles: around 1.7e18 ns two origins less than 256 ns apart can
+//! share a score, and time bounds compare at that resolution, as in EdgeX.
+//!
+//! # Command sequences (one pipeline is one round trip, as a redigo `Send … Do` is)
+//! - add: `GET cd|evt:<id>` (stored → the stored event's readings are loaded, as EdgeX's
+//!   `eventById` does, then [`StoreError::Duplicate`]); then one `MULTI`, `SET` + 3 `ZADD`,
+//!   per reading `SET` + 5 `ZADD`, one `ZADD cd|evt:readings:<id> 0 k0 1 k1 …`, `EXEC`.
+//! - page: `ZCOUNT key -inf +inf`, `ZREVRANGE key offset offset+limit-1` (`-1` for
+//!   [`UNLIMITED`]), `MGET`, nil entries dropped. Limit 0, or nothing counted, stops early.
+//! - time range: `ZCOUNT key start end`, `ZREVRANGEBYSCORE key end start LIMIT offset limit`
+//!   (`-1` for [`UNLIMITED`]), `MGET`. Both ends inclusive.
+//! - readings of an event (every event returned): `ZCOUNT`, `ZRANGE cd|evt:readings:<id> 0
+//!   -1`, `MGET`: the N+1 pattern EdgeX has, kept because it is what we measure.
+//! - counts: `ZCARD`, or `ZCOUNT key start end` for a time range.
+//! - deletes (`delete`): by id as EdgeX's `deleteEventById`; in bulk as its
+//!   `DeleteEventsBy{Age,DeviceName}`, whose two goroutines become two phases on this one
+//!   connection, before the call returns (readings, then events; `EXEC` every 1000 records).
+//!
+//! # Decisions
+//! - Lists: events on `cd|evt`, `cd|evt:device:name:<d>` or, for a time range,
+//!   `cd|evt:origin`; readings on `cd|rd:origin` or the device / resource / device+resource
+//!   index, time ranges on the same keys. Counts use the same keys, except that the total
+//!   reading count is `ZCARD cd|rd`, as EdgeX's `ReadingTotalCount`.
+//! - Events of a device in a time range read the device's index by score. EdgeX has no such
+//!   query; it is the same sequence on the narrower key.
+//! - An offset past the end is an empty page (EdgeX answers 416 Range Not Satisfiable; the
+//!   trait has no such error, and the HTTP layer decides).
+//! - `OlderThan { age_ns }` deletes `ZRANGEBYSCORE cd|evt:origin 0 <now_ns - age_ns>`, as
+//!   EdgeX: `origin <= now - age`, inclusive (at score resolution), and events with a
+//!   negative origin are kept. `Device(d)` deletes `ZRANGEBYSCORE cd|evt:device:name:<d> (0
+//!   +inf`, as EdgeX: events of `d` with origin <= 0 are kept.
+//! - An id that is not a UUID names nothing: [`StoreError::NotFound`] with the id as given.
+//! - Ids are keyed in the lowercase hyphenated form ([`crate::edgex::normalize_uuid`]); events
+//!   come in valid (see [`crate::edgex`]), so every reading has an id.
+//! - [`EventStore::scrub`] `SCAN`s `MATCH cd|*` and `UNLINK`s each batch: it removes every key
+//!   of the layout whatever wrote it, and nothing else.
+//! - `ObjectArray` readings decode as object readings, as [`crate::edgex::value_kind`] has
+//!   it (the decoder read for the layout doc, edgex-go with contracts v4, tests `Object` only).
+//! - A record a bulk delete cannot decode stops the call with [`StoreError::Decode`] naming
+//!   its key; EdgeX logs it and goes on. Writing it was not ours, and hiding it helps no one.
+
+mod codec;
+mod delete;
+mod keys;
+mod read;
+#[cfg(test)]
+mod tests;
+mod write;
+
+use redis::{Cmd, ConnectionLike, FromRedisValue, Pipeline};
+
+use super::{Doomed, EventStore, Filter, Page, StoreError, StoreResult, UNLIMITED};
+use crate::edgex::{normalize_uuid, Event, Reading};
+use crate::store::redis::backend;
+
+/// EdgeX 3.1's Redis layout over one connection of any transport.
+pub struct Redis3Store<C> {
+    conn: C,
+    /// Scratch for one record's JSON; its bytes are copied into the command, so one buffer
+    /// serves every record of a write.
+    json: Vec<u8>,
+}
+
+impl<C: ConnectionLike + Send> Redis3Store<C> {
+    /// A store that talks over `conn`, to database 0 of a server (or engine) where every key
+    /// starting with `cd|` belongs to this layout ([`EventStore::scrub`] removes them all).
+    pub fn new(conn: C) -> Self {
+        Redis3Store {
+            conn,
+            json: Vec::new(),
+        }
+    }
+
+    /// Gives the connection back.
+    pub fn into_inner(self) -> C {
+        self.conn
+    }
+
+    fn query<T: FromRedisValue>(&mut self, cmd: &Cmd) -> StoreResult<T> {
+        cmd.query(&mut self.conn).map_err(backend)
+    }
+
+    fn run<T: FromRedisValue>(&mut self, pipe: &Pipeline) -> StoreResult<T> {
+        pipe.query(&mut self.conn).map_err(backend)
+    }
+}
+
+impl<C: ConnectionLike + Send> EventStore for Redis3Store<C> {
+    fn add_event(&mut self, event: &Event) -> StoreResult<()> {
+        self.add(event)
+    }
+
+    fn event_by_id(&mut self, id: &str) -> StoreResult<Event> {
+        let id = event_id(id)?;
+        self.event(&id)
+    }
+
+    fn delete_event_by_id(&mut self, id: &str) -> StoreResult<()> {
+        let id = event_id(id)?;
+        self.delete_event(&id)
+    }
+
+    fn event_count(&mut self, filter: Filter<'_>) -> StoreResult<u64> {
+        let key = keys::event_index(&filter);
+        self.count(&key, filter.range)
+    }
+
+    fn events(&mut self, filter: Filter<'_>, page: Page) -> StoreResult<Vec<Event>> {
+        let key = keys::event_index(&filter);
+        let members = self.members(&key, filter.range, page)?;
+        self.events_at(members)
+    }
+
+    fn delete_events(&mut self, doomed: Doomed<'_>) -> StoreResult<()> {
+        match doomed {
+            Doomed::Device(device) => {
+                self.delete_by_score(&keys::events_by_device(device), "(0", "+inf".into())
+            }
+            Doomed::OlderThan { age_ns } => {
+                let max = now_ns().saturating_sub(age_ns);
+                self.delete_by_score(keys::EVENTS_BY_ORIGIN, "0", max.to_string())
+            }
+        }
+    }
+
+    fn reading_count(&mut self, filter: Filter<'_>) -> StoreResult<u64> {
+        let key = match (filter.device, filter.resource, filter.range) {
+            (None, None, None) => keys::READINGS.to_owned(),
+            _ => keys::reading_index(&filter),
+        };
+        self.count(&key, filter.range)
+    }
+
+    fn readings(&mut self, filter: Filter<'_>, page: Page) -> StoreResult<Vec<Reading>> {
+        let key = keys::reading_index(&filter);
+        let members = self.members(&key, filter.range, page)?;
+        self.readings_at(members)
+    }
+
+    fn scrub(&mut self) -> StoreResult<()> {
+        self.unlink_layout()
+    }
+
+    fn keeps_binary_values(&self) -> bool {
+        false
+    }
+}
+
+/// The stored form of an event id; an id that is not a UUID names no event.
+fn event_id(id: &str) -> StoreResult<String> {
+    normalize_uuid(id).ok_or_else(|| StoreError::NotFound {
+        kind: "event",
+        id: id.to_owned(),
+    })
+}
+
+/// Now, ns since the Unix epoch (0 if the clock is before it; saturated past 2262).
+fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+}

@@ -1,0 +1,716 @@
+//! The same checks on redis-server (spawned here, over a Unix socket and over TCP) and on the
+//! embedded engine through its redis-rs connection. Each check gets a store and a second,
+//! raw connection to the same data, for assertions on keys and stored bytes. [`wire`] checks
+//! the commands each call sends.
+
+mod wire;
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use redis::ConnectionLike;
+use serde_json::{json, Map, Value};
+
+use super::*;
+use crate::edgex::ReadingValue;
+use crate::engine::{Engine, EngineConnection};
+use crate::target::spawn::{Listen, RedisServer};
+
+const T0: i64 = 1_700_000_000_000_000_000;
+const MS: i64 = 1_000_000;
+/// Apart from the event origin by more than the 256 ns score resolution at T0.
+const US: i64 = 1_000;
+
+/// Runs `$check(backend, &mut store, &mut raw)` on every backend, each starting empty.
+macro_rules! on_every_backend {
+    ($check:path) => {{
+        for listen in [Listen::Unix, Listen::Tcp] {
+            let server = RedisServer::spawn(listen).unwrap_or_else(|e| panic!("{e}"));
+            let connect = || {
+                crate::target::connect(&server.endpoint(), Duration::from_secs(5))
+                    .unwrap_or_else(|e| panic!("{}: {e}", server.endpoint()))
+            };
+            let backend = format!("redis-server over {listen:?}");
+            $check(&backend, &mut Redis3Store::new(connect()), &mut connect());
+        }
+        let engine = Engine::new();
+        $check(
+            "engine",
+            &mut Redis3Store::new(EngineConnection::new(engine.clone())),
+            &mut EngineConnection::new(engine),
+        );
+    }};
+}
+
+fn id(kind: u32, n: usize) -> String {
+    format!("{kind:08x}-0000-4000-8000-{n:012x}")
+}
+
+fn event_id(n: usize) -> String {
+    id(0xe, n)
+}
+
+fn reading_id(event: usize, position: usize) -> String {
+    id(0xa, event * 10 + position)
+}
+
+fn reading(event: usize, position: usize, device: &str, resource: &str, origin: i64) -> Reading {
+    Reading {
+        id: reading_id(event, position),
+        origin,
+        device_name: device.into(),
+        resource_name: resource.into(),
+        profile_name: "profile".into(),
+        value_type: "Int64".into(),
+        units: "".into(),
+        tags: None,
+        value: ReadingValue::Simple(format!("{event}{position}")),
+    }
+}
+
+/// Event `n` of `device` with `resources.len()` Int64 readings, the j-th at origin + j µs.
+fn event(n: usize, device: &str, origin: i64, resources: &[&str]) -> Event {
+    let readings = resources
+        .iter()
+        .enumerate()
+        .map(|(j, r)| reading(n, j, device, r, origin + j as i64 * US))
+        .collect();
+    Event {
+        id: event_id(n),
+        device_name: device.into(),
+        profile_name: "profile".into(),
+        source_name: "source".into(),
+        origin,
+        readings,
+        tags: None,
+    }
+}
+
+fn tags(value: Value) -> Option<Map<String, Value>> {
+    match value {
+        Value::Object(map) => Some(map),
+        other => panic!("tags must be an object, not {other}"),
+    }
+}
+
+/// Event 1: five readings, simple, binary and object, tags on the event and one reading.
+fn mixed_event() -> Event {
+    let mut e = event(1, "dev", T0, &["int", "float", "image", "object", "switch"]);
+    e.tags = tags(json!({"zone": "b", "floor": 2}));
+    e.readings[1].value_type = "Float64".into();
+    e.readings[1].value = ReadingValue::Simple("1.5e+01".into());
+    e.readings[1].units = "degC".into();
+    e.readings[2].value_type = "Binary".into();
+    e.readings[2].value = ReadingValue::Binary {
+        data: vec![0xff, 0xd8, 0xff],
+        media_type: "image/jpeg".into(),
+    };
+    e.readings[3].value_type = "Object".into();
+    e.readings[3].value = ReadingValue::Object(json!({"b": [1, {"y": 2, "x": 1}], "a": null}));
+    e.readings[4].value_type = "Bool".into();
+    e.readings[4].value = ReadingValue::Simple("true".into());
+    e.readings[4].tags = tags(json!({"k": "v"}));
+    e
+}
+
+/// Six events, devices d0 (even n) and d1 (odd n), origin T0 + n ms, readings r0 and r1.
+fn six_events() -> Vec<Event> {
+    (0..6)
+        .map(|n| event(n, &format!("d{}", n % 2), T0 + n as i64 * MS, &["r0", "r1"]))
+        .collect()
+}
+
+fn add_all<C: ConnectionLike + Send>(store: &mut Redis3Store<C>, events: &[Event]) {
+    for e in events {
+        store
+            .add_event(e)
+            .unwrap_or_else(|err| panic!("add {}: {err}", e.id));
+    }
+}
+
+fn event_ids(events: &[Event]) -> Vec<String> {
+    events.iter().map(|e| e.id.clone()).collect()
+}
+
+fn ids(ns: &[usize]) -> Vec<String> {
+    ns.iter().map(|&n| event_id(n)).collect()
+}
+
+fn reading_ids(readings: &[Reading]) -> Vec<String> {
+    readings.iter().map(|r| r.id.clone()).collect()
+}
+
+fn rids(pairs: &[(usize, usize)]) -> Vec<String> {
+    pairs.iter().map(|&(e, p)| reading_id(e, p)).collect()
+}
+
+fn keys_of(raw: &mut impl ConnectionLike) -> BTreeSet<String> {
+    redis::cmd("KEYS").arg("*").query(raw).expect("KEYS *")
+}
+
+fn get(raw: &mut impl ConnectionLike, key: &str) -> String {
+    let json: Option<String> = redis::cmd("GET").arg(key).query(raw).expect("GET");
+    json.unwrap_or_else(|| panic!("{key} is not stored"))
+}
+
+fn score(raw: &mut impl ConnectionLike, index: &str, member: &str) -> f64 {
+    let score: Option<f64> = redis::cmd("ZSCORE")
+        .arg(index)
+        .arg(member)
+        .query(raw)
+        .expect("ZSCORE");
+    score.unwrap_or_else(|| panic!("{member} is not in {index}"))
+}
+
+fn page(offset: usize, limit: usize) -> Page {
+    Page { offset, limit }
+}
+
+#[test]
+fn an_event_reads_back_with_its_readings_in_order_and_binary_blanked() {
+    on_every_backend!(reads_back);
+}
+
+fn reads_back<C: ConnectionLike + Send>(
+    backend: &str,
+    store: &mut Redis3Store<C>,
+    _: &mut impl ConnectionLike,
+) {
+    let sent = mixed_event();
+    store.add_event(&sent).expect("add");
+    let mut expected = sent.clone();
+    expected.readings[2].value = ReadingValue::Binary {
+        data: Vec::new(),
+        media_type: "image/jpeg".into(),
+    };
+    let upper = sent.id.to_uppercase();
+    assert_eq!(
+        store.event_by_id(&upper).expect("by id"),
+        expected,
+        "{backend}"
+    );
+    assert_eq!(
+        store.events(Filter::all(), Page::ALL).expect("all"),
+        [expected.clone()],
+        "{backend}"
+    );
+    assert!(!store.keeps_binary_values());
+
+    let again = store.add_event(&sent);
+    assert!(
+        matches!(&again, Err(StoreError::Duplicate { kind: "event", id }) if *id == sent.id),
+        "{backend}: {again:?}"
+    );
+    assert_eq!(
+        store.event_count(Filter::all()).expect("count"),
+        1,
+        "{backend}"
+    );
+    assert_eq!(
+        store.reading_count(Filter::all()).expect("count"),
+        5,
+        "{backend}"
+    );
+
+    for unknown in [event_id(9), "not-a-uuid".to_owned()] {
+        let found = store.event_by_id(&unknown);
+        assert!(
+            matches!(&found, Err(StoreError::NotFound { kind: "event", id }) if *id == unknown),
+            "{backend}: {found:?}"
+        );
+    }
+}
+
+#[test]
+fn counts_pages_and_time_ranges_follow_the_filter() {
+    on_every_backend!(counts_and_pages);
+}
+
+fn counts_and_pages<C: ConnectionLike + Send>(
+    backend: &str,
+    store: &mut Redis3Store<C>,
+    _: &mut impl ConnectionLike,
+) {
+    add_all(store, &six_events());
+    let events = |store: &mut Redis3Store<C>, filter, page| {
+        event_ids(&store.events(filter, page).expect("events"))
+    };
+    let readings = |store: &mut Redis3Store<C>, filter, page| {
+        reading_ids(&store.readings(filter, page).expect("readings"))
+    };
+    let (t1, t3) = (T0 + MS, T0 + 3 * MS);
+
+    let event_counts = [
+        (Filter::all(), 6),
+        (Filter::device("d0"), 3),
+        (Filter::device("nobody"), 0),
+        (Filter::all().between(t1, t3), 3),
+        (Filter::device("d1").between(T0, t3), 2),
+    ];
+    for (filter, count) in event_counts {
+        assert_eq!(
+            store.event_count(filter).expect("count"),
+            count,
+            "{backend} {filter:?}"
+        );
+    }
+    let reading_counts = [
+        (Filter::all(), 12),
+        (Filter::device("d0"), 6),
+        (Filter::resource("r1"), 6),
+        (
+            Filter {
+                resource: Some("r1"),
+                ..Filter::device("d0")
+            },
+            3,
+        ),
+        (Filter::all().between(t1, t1 + US), 2),
+        (Filter::resource("r1").between(t1, t3 + US), 3),
+        (
+            Filter {
+                resource: Some("r0"),
+                ..Filter::device("d1")
+            }
+            .between(t1, t3),
+            2,
+        ),
+    ];
+    for (filter, count) in reading_counts {
+        assert_eq!(
+            store.reading_count(filter).expect("count"),
+            count,
+            "{backend} {filter:?}"
+        );
+    }
+
+    let all = Filter::all();
+    assert_eq!(
+        events(store, all, Page::first(2)),
+        ids(&[5, 4]),
+        "{backend}"
+    );
+    assert_eq!(events(store, all, page(1, 2)), ids(&[4, 3]), "{backend}");
+    assert_eq!(
+        events(store, all, Page::ALL),
+        ids(&[5, 4, 3, 2, 1, 0]),
+        "{backend}"
+    );
+    assert_eq!(
+        events(store, all, page(4, UNLIMITED)),
+        ids(&[1, 0]),
+        "{backend}"
+    );
+    for past_the_end in [page(6, 2), page(7, 2), page(0, 0)] {
+        assert_eq!(
+            events(store, all, past_the_end),
+            ids(&[]),
+            "{backend} {past_the_end:?}"
+        );
+    }
+    assert_eq!(
+        events(store, Filter::device("d0"), Page::ALL),
+        ids(&[4, 2, 0]),
+        "{backend}"
+    );
+    assert_eq!(
+        events(store, all.between(t1, t3), Page::ALL),
+        ids(&[3, 2, 1]),
+        "{backend}"
+    );
+    assert_eq!(
+        events(store, all.between(t1, T0 + 4 * MS), page(1, 2)),
+        ids(&[3, 2]),
+        "{backend}"
+    );
+    assert_eq!(
+        events(store, all.between(t1, t3), page(3, 1)),
+        ids(&[]),
+        "{backend}"
+    );
+    assert_eq!(
+        events(store, Filter::device("d1").between(T0, t3), Page::ALL),
+        ids(&[3, 1]),
+        "{backend}"
+    );
+    let listed = store
+        .events(Filter::device("d1"), Page::first(1))
+        .expect("events");
+    assert_eq!(
+        reading_ids(&listed[0].readings),
+        rids(&[(5, 0), (5, 1)]),
+        "{backend}"
+    );
+
+    assert_eq!(
+        readings(store, all, Page::first(3)),
+        rids(&[(5, 1), (5, 0), (4, 1)]),
+        "{backend}"
+    );
+    let d1_r0 = Filter {
+        resource: Some("r0"),
+        ..Filter::device("d1")
+    };
+    assert_eq!(
+        readings(store, d1_r0, page(1, UNLIMITED)),
+        rids(&[(3, 0), (1, 0)]),
+        "{backend}"
+    );
+    let r1_range = Filter::resource("r1").between(T0 + 2 * MS, t3 + US);
+    assert_eq!(
+        readings(store, r1_range, Page::ALL),
+        rids(&[(3, 1), (2, 1)]),
+        "{backend}"
+    );
+    // e0r0, e0r1 and e2r0; e2r1 is 1 µs past the end.
+    let d0_range = Filter::device("d0").between(T0, T0 + 2 * MS);
+    assert_eq!(
+        readings(store, d0_range, page(1, 2)),
+        rids(&[(0, 1), (0, 0)]),
+        "{backend}"
+    );
+    assert_eq!(readings(store, all, page(12, 1)), rids(&[]), "{backend}");
+}
+
+#[test]
+fn deletes_remove_events_readings_and_every_index_entry() {
+    on_every_backend!(deletes);
+}
+
+fn deletes<C: ConnectionLike + Send>(
+    backend: &str,
+    store: &mut Redis3Store<C>,
+    raw: &mut impl ConnectionLike,
+) {
+    let events = six_events();
+    add_all(store, &events);
+    let before_2 = keys_of(raw);
+    store
+        .delete_event_by_id(&event_id(2).to_uppercase())
+        .expect("delete 2");
+    let gone: BTreeSet<String> = before_2.difference(&keys_of(raw)).cloned().collect();
+    let expected: BTreeSet<String> = [
+        keys::event(&event_id(2)),
+        keys::event_readings(&event_id(2)),
+        keys::reading(&reading_id(2, 0)),
+        keys::reading(&reading_id(2, 1)),
+    ]
+    .into();
+    assert_eq!(gone, expected, "{backend}");
+    assert_eq!(
+        store.event_count(Filter::device("d0")).expect("count"),
+        2,
+        "{backend}"
+    );
+    assert_eq!(
+        store.reading_count(Filter::resource("r0")).expect("count"),
+        5,
+        "{backend}"
+    );
+    assert_eq!(
+        store.reading_count(Filter::all()).expect("count"),
+        10,
+        "{backend}"
+    );
+    assert_eq!(
+        store
+            .event_count(Filter::all().between(T0, T0 + 5 * MS))
+            .expect("count"),
+        5,
+        "{backend}"
+    );
+    let again = store.delete_event_by_id(&event_id(2));
+    assert!(
+        matches!(again, Err(StoreError::NotFound { kind: "event", .. })),
+        "{backend}: {again:?}"
+    );
+
+    store
+        .delete_events(Doomed::Device("d1"))
+        .expect("delete d1");
+    assert_eq!(
+        event_ids(&store.events(Filter::all(), Page::ALL).expect("events")),
+        ids(&[4, 0]),
+        "{backend}"
+    );
+    assert_eq!(
+        store.reading_count(Filter::all()).expect("count"),
+        4,
+        "{backend}"
+    );
+    assert_eq!(
+        store.reading_count(Filter::device("d1")).expect("count"),
+        0,
+        "{backend}"
+    );
+
+    // Only events 0 and 4 are left: their keys are exactly what adding them alone writes.
+    let left = keys_of(raw);
+    store.scrub().expect("scrub");
+    add_all(store, &[events[0].clone(), events[4].clone()]);
+    assert_eq!(keys_of(raw), left, "{backend}");
+}
+
+#[test]
+fn delete_by_age_keeps_newer_and_future_events() {
+    on_every_backend!(deletes_by_age);
+}
+
+fn deletes_by_age<C: ConnectionLike + Send>(
+    backend: &str,
+    store: &mut Redis3Store<C>,
+    _: &mut impl ConnectionLike,
+) {
+    let now = now_ns();
+    let hour = 3_600 * 1_000 * MS;
+    let old = event(0, "d0", now - hour, &["r0", "r1"]);
+    let recent = event(1, "d1", now - 10 * 1_000 * MS, &["r0"]);
+    let future = event(2, "d0", now + hour, &["r1"]);
+    add_all(store, &[old, recent, future]);
+    let all = |store: &mut Redis3Store<C>| {
+        event_ids(&store.events(Filter::all(), Page::ALL).expect("events"))
+    };
+
+    store
+        .delete_events(Doomed::OlderThan {
+            age_ns: 60 * 1_000 * MS,
+        })
+        .expect("older than a minute");
+    assert_eq!(all(store), ids(&[2, 1]), "{backend}");
+    assert_eq!(
+        store.reading_count(Filter::all()).expect("count"),
+        2,
+        "{backend}"
+    );
+    store
+        .delete_events(Doomed::OlderThan { age_ns: 0 })
+        .expect("older than now");
+    assert_eq!(all(store), ids(&[2]), "{backend}");
+    assert_eq!(
+        store.reading_count(Filter::all()).expect("count"),
+        1,
+        "{backend}"
+    );
+    assert_eq!(
+        store.reading_count(Filter::device("d1")).expect("count"),
+        0,
+        "{backend}"
+    );
+}
+
+#[test]
+fn bulk_deletes_run_in_batches_of_a_thousand() {
+    on_every_backend!(deletes_in_batches);
+}
+
+fn deletes_in_batches<C: ConnectionLike + Send>(
+    backend: &str,
+    store: &mut Redis3Store<C>,
+    raw: &mut impl ConnectionLike,
+) {
+    // 201 events × 5 readings: 1005 readings, two batches of each kind.
+    let resources = ["a", "b", "c", "d", "e"];
+    let many: Vec<Event> = (0..201)
+        .map(|n| event(n, "big", T0 + n as i64 * MS, &resources))
+        .collect();
+    add_all(store, &many);
+    let small = event(900, "small", T0, &["a"]);
+    add_all(store, std::slice::from_ref(&small));
+    store
+        .delete_events(Doomed::Device("big"))
+        .expect("delete big");
+    assert_eq!(
+        store.reading_count(Filter::all()).expect("count"),
+        1,
+        "{backend}"
+    );
+    assert_eq!(
+        store.event_count(Filter::all()).expect("count"),
+        1,
+        "{backend}"
+    );
+    let left = keys_of(raw);
+    store.scrub().expect("scrub");
+    add_all(store, &[small]);
+    assert_eq!(keys_of(raw), left, "{backend}");
+    let indexed: u64 = redis::cmd("ZCARD")
+        .arg(keys::READINGS_BY_ORIGIN)
+        .query(raw)
+        .expect("ZCARD");
+    assert_eq!(indexed, 1, "{backend}");
+}
+
+#[test]
+fn scrub_removes_the_layout_and_nothing_else() {
+    on_every_backend!(scrubs);
+}
+
+fn scrubs<C: ConnectionLike + Send>(
+    backend: &str,
+    store: &mut Redis3Store<C>,
+    raw: &mut impl ConnectionLike,
+) {
+    add_all(store, &six_events());
+    redis::cmd("SET")
+        .arg("other")
+        .arg("x")
+        .exec(raw)
+        .expect("SET other");
+    redis::cmd("SET")
+        .arg("cd|stray")
+        .arg("x")
+        .exec(raw)
+        .expect("SET cd|stray");
+    store.scrub().expect("scrub");
+    assert_eq!(
+        keys_of(raw),
+        BTreeSet::from(["other".to_owned()]),
+        "{backend}"
+    );
+    assert_eq!(
+        store.event_count(Filter::all()).expect("count"),
+        0,
+        "{backend}"
+    );
+    assert_eq!(
+        store.events(Filter::all(), Page::ALL).expect("events"),
+        [],
+        "{backend}"
+    );
+}
+
+#[test]
+fn two_devices_two_events_five_readings_write_exactly_the_keys_of_b2() {
+    on_every_backend!(key_set);
+}
+
+fn key_set<C: ConnectionLike + Send>(
+    backend: &str,
+    store: &mut Redis3Store<C>,
+    raw: &mut impl ConnectionLike,
+) {
+    let names = ["name0", "name1", "name2", "name3", "name4"];
+    let events: Vec<Event> = (0..4)
+        .map(|n| event(n, &format!("device{}", n % 2), T0 + n as i64 * MS, &names))
+        .collect();
+    add_all(store, &events);
+
+    let mut expected: BTreeSet<String> = ["cd|evt", "cd|evt:origin", "cd|rd", "cd|rd:origin"]
+        .map(String::from)
+        .into();
+    for e in &events {
+        expected.insert(format!("cd|evt:{}", e.id));
+        expected.insert(format!("cd|evt:readings:{}", e.id));
+        expected.extend(e.readings.iter().map(|r| format!("cd|rd:{}", r.id)));
+    }
+    for device in ["device0", "device1"] {
+        expected.insert(format!("cd|evt:device:name:{device}"));
+        expected.insert(format!("cd|rd:deviceName:{device}"));
+        for name in names {
+            expected.insert(format!("cd|rd:deviceName:resourceName:{device}:{name}"));
+        }
+    }
+    expected.extend(names.map(|name| format!("cd|rd:resourceName:{name}")));
+    assert_eq!(expected.len(), 51);
+    assert_eq!(keys_of(raw), expected, "{backend}");
+
+    for key in &expected {
+        let kind: String = redis::cmd("TYPE").arg(key).query(raw).expect("TYPE");
+        let record = key.matches(':').count() == 1 && !key.ends_with(":origin");
+        assert_eq!(
+            kind,
+            if record { "string" } else { "zset" },
+            "{backend} {key}"
+        );
+    }
+    let e = &events[3];
+    let positions: Vec<(String, f64)> = redis::cmd("ZRANGE")
+        .arg(keys::event_readings(&e.id))
+        .arg(0)
+        .arg(-1)
+        .arg("WITHSCORES")
+        .query(raw)
+        .expect("ZRANGE");
+    let sent: Vec<(String, f64)> = (0..5)
+        .map(|j| (keys::reading(&reading_id(3, j)), j as f64))
+        .collect();
+    assert_eq!(positions, sent, "{backend}");
+    let event_key = keys::event(&e.id);
+    for index in ["cd|evt", "cd|evt:origin", "cd|evt:device:name:device1"] {
+        assert_eq!(
+            score(raw, index, &event_key),
+            e.origin as f64,
+            "{backend} {index}"
+        );
+    }
+    let r = &e.readings[4];
+    let reading_key = keys::reading(&r.id);
+    assert_eq!(score(raw, "cd|rd", &reading_key), 0.0, "{backend}");
+    for index in [
+        "cd|rd:origin",
+        "cd|rd:deviceName:device1",
+        "cd|rd:resourceName:name4",
+        "cd|rd:deviceName:resourceName:device1:name4",
+    ] {
+        assert_eq!(
+            score(raw, index, &reading_key),
+            r.origin as f64,
+            "{backend} {index}"
+        );
+    }
+}
+
+#[test]
+fn stored_json_has_go_field_names_in_declaration_order() {
+    on_every_backend!(stored_json);
+}
+
+fn stored_json<C: ConnectionLike + Send>(
+    backend: &str,
+    store: &mut Redis3Store<C>,
+    raw: &mut impl ConnectionLike,
+) {
+    let e = mixed_event();
+    store.add_event(&e).expect("add");
+    let mut plain = event(2, "dev", T0 + MS, &["int"]);
+    plain.readings[0].units = "°C".into();
+    store.add_event(&plain).expect("add");
+
+    let event_json = format!(
+        r#"{{"Id":"{}","DeviceName":"dev","ProfileName":"profile","SourceName":"source","Origin":1700000000000000000,"Readings":null,"Tags":{{"floor":2,"zone":"b"}}}}"#,
+        e.id
+    );
+    assert_eq!(get(raw, &keys::event(&e.id)), event_json, "{backend}");
+    let plain_json = get(raw, &keys::event(&plain.id));
+    assert!(
+        plain_json.ends_with(r#","Origin":1700000000001000000,"Readings":null,"Tags":null}"#),
+        "{backend}: {plain_json}"
+    );
+
+    let base = |j: usize, value_type: &str, units: &str, tags: &str| {
+        format!(
+            r#"{{"Id":"{}","Origin":{},"DeviceName":"dev","ResourceName":"{}","ProfileName":"profile","ValueType":"{value_type}","Units":"{units}","Tags":{tags},"#,
+            e.readings[j].id, e.readings[j].origin, e.readings[j].resource_name
+        )
+    };
+    let expected = [
+        base(0, "Int64", "", "null") + r#""Value":"10"}"#,
+        base(1, "Float64", "degC", "null") + r#""Value":"1.5e+01"}"#,
+        base(2, "Binary", "", "null") + r#""BinaryValue":"","MediaType":"image/jpeg"}"#,
+        base(3, "Object", "", "null") + r#""ObjectValue":{"a":null,"b":[1,{"x":1,"y":2}]}}"#,
+        base(4, "Bool", "", r#"{"k":"v"}"#) + r#""Value":"true"}"#,
+    ];
+    for (r, json) in e.readings.iter().zip(expected) {
+        assert_eq!(
+            get(raw, &keys::reading(&r.id)),
+            json,
+            "{backend} {}",
+            r.resource_name
+        );
+    }
+    let units = get(raw, &keys::reading(&plain.readings[0].id));
+    assert!(
+        units.contains(r#""Units":"°C","Tags":null,"Value":"20"}"#),
+        "{backend}: {units}"
+    );
+}
