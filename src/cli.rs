@@ -205,8 +205,8 @@ pub struct CoreDataArgs {
     /// MongoDB with readings inside their event), 2018-referenced (MongoDB: readings in their
     /// own collection), 2018-exact (MongoDB: and one query per reading, as the 2018 client),
     /// edgex3 (EdgeX 3.1's Redis layout: Redis targets and the engine), edgex4 (EdgeX 4.0's
-    /// PostgreSQL schema: PostgreSQL, and SQLite ported), edgex (both). Default: 2018, plus
-    /// edgex4 on PostgreSQL targets.
+    /// PostgreSQL schema: PostgreSQL, and SQLite ported), edgex (both). Default: 2018 (and
+    /// without --target, edgex4 too on the PostgreSQL targets).
     #[arg(long, value_name = "LIST")]
     pub layout: Option<String>,
 

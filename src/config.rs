@@ -140,7 +140,8 @@ impl CoreDataConfig {
         let layouts = parse_layouts(args, &mut notes)?;
         let vias =
             parse_list(&args.via, Via::parse).ok_or_else(|| ConfigError::Via(args.via.clone()))?;
-        let targets = expand(targets, layouts.as_deref(), &vias, &mut notes);
+        let default_run = args.targets.is_empty();
+        let targets = expand(targets, layouts.as_deref(), default_run, &vias, &mut notes);
         if targets.is_empty() {
             return Err(ConfigError::NoColumns {
                 layout: args.layout.clone().unwrap_or_else(|| "2018".to_string()),
@@ -257,12 +258,14 @@ fn parse_layouts(
 }
 
 /// One column per target, layout and transport that go together. Without `--layout`, every
-/// target runs in its 2018 layout and PostgreSQL also in EdgeX 4.0's. A service target
+/// target runs in its 2018 layout, and in a default run (no `--target`) PostgreSQL also in
+/// EdgeX 4.0's, so the default table shows what EdgeX 4.0 stores today. A service target
 /// (`http://…`) runs once, whatever `--layout` says; `--via http` serves each store in its
 /// EdgeX layout and leaves out (with a note) the stores that have none.
 fn expand(
     specs: Vec<TargetSpec>,
     layouts: Option<&[Layout]>,
+    default_run: bool,
     vias: &[Via],
     notes: &mut Vec<String>,
 ) -> Vec<TargetSpec> {
@@ -288,7 +291,8 @@ fn expand(
                 }
                 continue;
             }
-            let defaults: &[Layout] = if matches!(spec.kind, TargetKind::Postgres(_)) {
+            let defaults: &[Layout] = if default_run && matches!(spec.kind, TargetKind::Postgres(_))
+            {
                 &[Layout::Y2018, Layout::EdgeX4]
             } else {
                 &[Layout::Y2018]
@@ -551,6 +555,56 @@ fn parse_memory(s: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn columns(args: &[&str]) -> Vec<String> {
+        use clap::Parser;
+        let cli =
+            crate::cli::Cli::try_parse_from(["edgebench", "coredata"].iter().chain(args.iter()))
+                .unwrap_or_else(|e| panic!("{e}"));
+        let crate::cli::Command::Coredata(a) = cli.command else {
+            panic!("coredata")
+        };
+        CoreDataConfig::from_args(&a, Arc::default())
+            .unwrap_or_else(|e| panic!("{e}"))
+            .targets
+            .into_iter()
+            .map(|t| format!("{}:{}:{:?}", t.name, t.layout.name(), t.via))
+            .collect()
+    }
+
+    #[test]
+    fn layouts_and_vias_expand_into_columns() {
+        assert_eq!(
+            columns(&[
+                "-t",
+                "pg-uds,embedded-direct,sqlite",
+                "--layout",
+                "2018,edgex"
+            ]),
+            [
+                "PostgreSQL_UDS:2018:Direct",
+                "PostgreSQL_UDS_EdgeX4:edgex4:Direct",
+                "Embedded_Direct:2018:Direct",
+                "SQLite_Embedded:2018:Direct",
+                "SQLite_Embedded_EdgeX4:edgex4:Direct",
+            ]
+        );
+        // With --target and no --layout: the 2018 layout only.
+        assert_eq!(columns(&["-t", "pg-tcp"]), ["PostgreSQL_TCP:2018:Direct"]);
+        assert_eq!(
+            columns(&["-t", "redis-uds,embedded-direct", "--via", "http-tcp"]),
+            ["RedisDB_UDS+HTTP_TCP:edgex3:HttpTcp"]
+        );
+        assert_eq!(
+            columns(&["-t", "x=http://127.0.0.1:1", "--layout", "edgex4"]),
+            ["x:2018:Direct"],
+            "a service target runs once, whatever the layout"
+        );
+        assert_eq!(
+            columns(&["-t", "m=mongodb://h:1", "--mongo-layout", "referenced"]),
+            ["m:2018:Direct", "m_Referenced:2018-referenced:Direct"]
+        );
+    }
 
     #[test]
     fn memory_values_read_as_redis_conf_reads_them() {

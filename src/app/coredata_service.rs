@@ -28,6 +28,7 @@ pub fn run(cfg: &CoreDataServiceConfig, status: &mut dyn Write) -> anyhow::Resul
     let first = stores().with_context(|| format!("cannot open the store {}", target.endpoint()))?;
     let service = crate::service::ServiceConfig {
         store: Some(crate::store::edgex::Behaviour::of(&*first)),
+        inline_store_calls: target.in_process(),
         ..cfg.service.clone()
     };
     drop(first);

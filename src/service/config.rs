@@ -20,6 +20,11 @@ pub struct ServiceConfig {
     pub max_event_size_kb: u64,
     /// The `serviceName` of `/ping`, `/version` and `/config` answers. Default "core-data".
     pub service_name: String,
+    /// Whether store calls run on the request's own task instead of tokio's blocking pool:
+    /// for a store that answers from memory in this process (the engine), where the hop to
+    /// a blocking thread and back costs more than the call. A store that waits on a socket or
+    /// a disk must not (it would stall the runtime). Default false.
+    pub inline_store_calls: bool,
     /// What the store behind the service keeps and checks, published under `Edgebench` in
     /// `/config` (EdgeX has no such key; its clients ignore it) so that edgebench's client
     /// knows it too. `None`: not published.
@@ -33,6 +38,7 @@ impl Default for ServiceConfig {
             max_result_count: 1024,
             max_event_size_kb: 25_000,
             service_name: "core-data".to_string(),
+            inline_store_calls: false,
             store: None,
         }
     }

@@ -103,11 +103,15 @@ pub async fn delete_by_id(
     Ok(Json(BaseResponse::status(200)))
 }
 
-/// The id of a by-id route, lowercased; 400 when it is not a UUID (EdgeX's
-/// `KindInvalidId`).
+/// The id of a by-id route, lowercased; 404 when it is not a UUID: no event can have it, and
+/// the v4.0.2 specification lists 200, 404 and 500 for these routes, not 400.
 fn uuid(text: &str) -> Result<String, ApiError> {
-    normalize_uuid(text)
-        .ok_or_else(|| ApiError::bad_request(format!("fail to parse id {text} as an UUID")))
+    normalize_uuid(text).ok_or_else(|| {
+        ApiError::new(
+            axum::http::StatusCode::NOT_FOUND,
+            format!("event {text} not found: event ids are UUIDs, and this is not one"),
+        )
+    })
 }
 
 /// `GET /event/count`.

@@ -22,43 +22,51 @@ use crate::store::{StoreError, StoreResult};
 pub struct StorePool {
     idle: Mutex<Vec<Box<dyn EventStore>>>,
     opener: StoreOpener,
+    /// Run calls on the caller's task ([`super::ServiceConfig::inline_store_calls`]).
+    inline: bool,
 }
 
 impl StorePool {
-    /// An empty pool; stores are opened on first use.
-    pub fn new(opener: StoreOpener) -> Arc<StorePool> {
+    /// An empty pool; stores are opened on first use. `inline`: calls run on the caller's
+    /// task, not on the blocking pool.
+    pub fn new(opener: StoreOpener, inline: bool) -> Arc<StorePool> {
         Arc::new(StorePool {
             idle: Mutex::new(Vec::new()),
             opener,
+            inline,
         })
     }
 
-    /// Runs `call` on a store, on the blocking pool.
+    /// Runs `call` on a store: on the blocking pool, or right here for an in-process store.
     pub async fn run<T, F>(self: &Arc<Self>, call: F) -> StoreResult<T>
     where
         T: Send + 'static,
         F: FnOnce(&mut dyn EventStore) -> StoreResult<T> + Send + 'static,
     {
+        if self.inline {
+            let pool = Arc::clone(self);
+            return std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || pool.call(call)))
+                .unwrap_or_else(|_| Err(panicked("the store call panicked")));
+        }
         let pool = Arc::clone(self);
-        tokio::task::spawn_blocking(move || {
-            let mut store = match pool.take() {
-                Some(store) => store,
-                None => (pool.opener)()?,
-            };
-            let result = call(store.as_mut());
-            if !matches!(result, Err(StoreError::Backend { .. })) {
-                pool.put(store);
-            }
-            result
-        })
-        .await
-        .unwrap_or_else(|e| {
+        tokio::task::spawn_blocking(move || pool.call(call))
+            .await
             // A store call that panicked: its store is gone with the task, the service stays.
-            Err(StoreError::Backend {
-                backend: "core-data service",
-                message: format!("store call failed: {e}"),
-            })
-        })
+            .unwrap_or_else(|e| Err(panicked(&e.to_string())))
+    }
+
+    /// Takes (or opens) a store, calls, and gives the store back unless the call failed with
+    /// a backend error.
+    fn call<T>(&self, call: impl FnOnce(&mut dyn EventStore) -> StoreResult<T>) -> StoreResult<T> {
+        let mut store = match self.take() {
+            Some(store) => store,
+            None => (self.opener)()?,
+        };
+        let result = call(store.as_mut());
+        if !matches!(result, Err(StoreError::Backend { .. })) {
+            self.put(store);
+        }
+        result
     }
 
     /// How many stores are idle.
@@ -77,5 +85,38 @@ impl StorePool {
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Box<dyn EventStore>>> {
         // A panic while holding the lock leaves a valid Vec: keep using it.
         self.idle.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The error of a store call that panicked.
+fn panicked(why: &str) -> StoreError {
+    StoreError::Backend {
+        backend: "core-data service",
+        message: format!("store call failed: {why}"),
+    }
+}
+
+impl Drop for StorePool {
+    /// Closes the idle stores on a plain thread when the pool goes inside an async context (the
+    /// service's last request, or its shutdown): a blocking client's `Drop` may itself
+    /// `block_on` (the `postgres` crate's does), which panics on a runtime thread. The thread is
+    /// joined, so every store is closed when this returns, before its database goes.
+    fn drop(&mut self) {
+        let stores = std::mem::take(&mut *self.lock());
+        if stores.is_empty() {
+            return;
+        }
+        if tokio::runtime::Handle::try_current().is_err() {
+            drop(stores);
+            return;
+        }
+        let closing = std::thread::Builder::new()
+            .name("core-data-close".to_string())
+            .spawn(move || drop(stores));
+        // Spawning fails only when no thread can be made; the stores were moved into the
+        // failed closure and are gone with it either way.
+        if let Ok(thread) = closing {
+            let _ = thread.join();
+        }
     }
 }

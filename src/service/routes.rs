@@ -43,7 +43,7 @@ impl AppState {
     /// A state with an empty pool.
     pub fn new(stores: StoreOpener, cfg: ServiceConfig) -> Self {
         AppState {
-            pool: StorePool::new(stores),
+            pool: StorePool::new(stores, cfg.inline_store_calls),
             cfg: Arc::new(cfg),
         }
     }

@@ -381,8 +381,14 @@ fn each_error_is_answered_and_writes_nothing() {
         (413, "request size exceed 1 KB")
     );
 
-    let (status, _) = refused(&c.get("/api/v3/event/id/not-a-uuid").unwrap());
-    assert_eq!(status, 400);
+    let (status, message) = refused(&c.get("/api/v3/event/id/not-a-uuid").unwrap());
+    assert_eq!(
+        (status, message.as_str()),
+        (
+            404,
+            "event not-a-uuid not found: event ids are UUIDs, and this is not one"
+        )
+    );
     let missing = format!("/api/v3/event/id/{}", fresh.id);
     assert_eq!(refused(&c.get(&missing).unwrap()).0, 404);
     assert_eq!(

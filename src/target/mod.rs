@@ -327,6 +327,7 @@ impl Target {
             })?;
         let config = ServiceConfig {
             store: Some(behaviour),
+            inline_store_calls: inner.in_process(),
             ..ServiceConfig::default()
         };
         let started = |e: std::io::Error| TargetError::Connect {
@@ -379,6 +380,12 @@ impl Target {
             },
             layout: Layout::default(),
         }
+    }
+
+    /// Whether the store lives in this process and answers from memory (the engine, called
+    /// directly or through its redis-rs connection): a service in front of it calls it inline.
+    pub fn in_process(&self) -> bool {
+        matches!(self.backend, Backend::Engine { .. })
     }
 
     /// The column name.

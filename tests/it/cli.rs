@@ -60,15 +60,19 @@ fn unknown_target_is_one_line() {
 fn document_store_flags_are_checked_with_one_line_errors() {
     assert_one_line_error(
         &["coredata", "--fidelity", "2019"],
-        "edgebench: --fidelity \"2019\": use modern or 2018",
+        "edgebench: --fidelity \"2019\": use --layout 2018-exact (2018) or --layout 2018-referenced",
     );
     assert_one_line_error(
         &["coredata", "--mongo-layout", "nested"],
-        "edgebench: --mongo-layout \"nested\": use embedded or referenced",
+        "edgebench: --mongo-layout \"nested\": use --layout 2018 (embedded) or --layout 2018-referenced",
     );
     assert_one_line_error(
         &["coredata", "--fidelity", "2018", "--mongo-layout", "embedded"],
-        "edgebench: --fidelity 2018 with --mongo-layout embedded: the 2018 client kept readings in their own collection; drop --mongo-layout or use --mongo-layout referenced",
+        "edgebench: --fidelity 2018 with --mongo-layout embedded: the 2018 client kept readings in their own collection; use --layout 2018-exact",
+    );
+    assert_one_line_error(
+        &["coredata", "--fidelity", "2018", "--layout", "2018"],
+        "edgebench: --mongo-layout and --fidelity are the old spellings of --layout; give --layout only",
     );
     assert_one_line_error(
         &["coredata", "--target", "embedded,sqlite", "--baseline", "RedisDB_UDS"],

@@ -27,4 +27,5 @@ mod perf_results;
 mod perf_run;
 mod real_clients;
 mod runner;
+mod service_cli;
 mod workload;

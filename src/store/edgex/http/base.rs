@@ -65,6 +65,16 @@ impl HttpBase {
         })
     }
 
+    /// The `Host` header of a request: `host:port` (IPv6 in brackets), or `localhost` for a
+    /// Unix socket (HTTP/1.1 requires one; a socket has no host).
+    pub fn host_header(&self) -> String {
+        match self {
+            HttpBase::Tcp { host, port } if host.contains(':') => format!("[{host}]:{port}"),
+            HttpBase::Tcp { host, port } => format!("{host}:{port}"),
+            HttpBase::Unix(_) => "localhost".to_string(),
+        }
+    }
+
     /// The URL of a path on this service, for messages.
     pub fn url(&self, path_and_query: &str) -> String {
         format!("{self}{path_and_query}")

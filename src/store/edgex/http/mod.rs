@@ -3,10 +3,16 @@
 //! (`http+unix:///PATH`), so the conformance suite and the benchmarks run through a service
 //! as they run on a store.
 //!
-//! One code path serves both transports: hyper-util's legacy `Client` (keep-alive, pooled
-//! connections) over an `HttpConnector` or a `hyperlocal::UnixConnector`; only the URI and the
-//! connector differ. The trait is synchronous, so the store owns a current-thread tokio
-//! runtime and `block_on`s each call; connections live between calls.
+//! One code path serves both transports: hyper's HTTP/1 client connection
+//! (`hyper::client::conn::http1`) over a tokio `TcpStream` or `UnixStream`; only the stream
+//! differs. One store keeps one keep-alive connection (a store is one client, as a benchmark
+//! worker is), reopened when the service closed it. The trait is synchronous, so the store owns
+//! a current-thread tokio runtime and `block_on`s each call.
+//!
+//! Why not hyper-util's pooled `Client` (with `hyperlocal` for the socket), the obvious choice:
+//! measured, it costs a quarter more per request for a pool one connection never needs
+//! (`cargo bench --bench service -- service_http/ping`: 49.0 µs with it, 38.6 µs with this, on
+//! the same machine in one session; docs/PERFORMANCE.md).
 //!
 //! How calls map onto routes ([`paths`]):
 //! - `add_event` → `POST /event/edgebench/{profile}/{device}/{source}` with a JSON
@@ -41,10 +47,7 @@ use std::time::{Duration, Instant};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper::header::{HeaderName, HeaderValue};
-use hyper::{HeaderMap, Method, Request, Uri};
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::client::legacy::Client;
-use hyper_util::rt::{TokioExecutor, TokioTimer};
+use hyper::{HeaderMap, Method, Request};
 use serde::de::DeserializeOwned;
 
 pub use base::HttpBase;
@@ -79,17 +82,16 @@ pub struct Reply {
     pub headers: HeaderMap,
 }
 
-/// The two connectors behind one client type each.
-enum Transport {
-    Tcp(Client<HttpConnector, Full<Bytes>>),
-    Unix(Client<hyperlocal::UnixConnector, Full<Bytes>>),
-}
+/// The one keep-alive connection of a client: hyper's HTTP/1 sender over a TCP or Unix
+/// stream (the connection task runs on the client's runtime whenever a request is driven).
+type Sender = hyper::client::conn::http1::SendRequest<Full<Bytes>>;
 
 /// A client of one core-data service.
 pub struct HttpStore {
     base: HttpBase,
     runtime: tokio::runtime::Runtime,
-    transport: Transport,
+    /// The open connection; `None` before the first request and after one was lost.
+    sender: Option<Sender>,
     max_result_count: usize,
     /// What the store behind the service keeps and checks, when the service says (edgebench's
     /// does, under `Edgebench` in `/config`); the trait's defaults otherwise.
@@ -112,22 +114,10 @@ impl HttpStore {
             .enable_all()
             .build()
             .map_err(|e| backend(format!("cannot start the HTTP client's runtime: {e}")))?;
-        let mut builder = Client::builder(TokioExecutor::new());
-        builder.pool_timer(TokioTimer::new());
-        let transport = match base {
-            HttpBase::Tcp { .. } => {
-                let mut connector = HttpConnector::new();
-                // Requests are small and latency is what is measured: no Nagle delay.
-                connector.set_nodelay(true);
-                connector.set_connect_timeout(Some(Duration::from_secs(5)));
-                Transport::Tcp(builder.build(connector))
-            }
-            HttpBase::Unix(_) => Transport::Unix(builder.build(hyperlocal::UnixConnector)),
-        };
         let mut store = HttpStore {
             base: base.clone(),
             runtime,
-            transport,
+            sender: None,
             max_result_count: DEFAULT_MAX_RESULT_COUNT,
             behaviour: Behaviour::FULL,
         };
@@ -181,13 +171,10 @@ impl HttpStore {
         body: Vec<u8>,
     ) -> StoreResult<Reply> {
         let url = self.base.url(path_and_query);
-        let uri: Uri = match &self.base {
-            HttpBase::Tcp { .. } => url
-                .parse()
-                .map_err(|e| backend(format!("{method} {url}: not a valid URL: {e}")))?,
-            HttpBase::Unix(path) => hyperlocal::Uri::new(path, path_and_query).into(),
-        };
-        let mut request = Request::builder().method(method.clone()).uri(uri);
+        let mut request = Request::builder()
+            .method(method.clone())
+            .uri(path_and_query)
+            .header(hyper::header::HOST, self.base.host_header());
         for (name, value) in headers {
             let name = HeaderName::try_from(*name)
                 .map_err(|e| backend(format!("header name {name:?}: {e}")))?;
@@ -198,13 +185,11 @@ impl HttpStore {
         let request = request
             .body(Full::new(Bytes::from(body)))
             .map_err(|e| backend(format!("{method} {url}: {e}")))?;
-        let pending = match &self.transport {
-            Transport::Tcp(client) => client.request(request),
-            Transport::Unix(client) => client.request(request),
-        };
+        let base = &self.base;
+        let sender = &mut self.sender;
         self.runtime.block_on(async {
             let exchange = async {
-                let response = pending.await.map_err(|e| error_chain(&e))?;
+                let response = send_on(base, sender, request).await?;
                 let (parts, body) = response.into_parts();
                 let body = body.collect().await.map_err(|e| error_chain(&e))?;
                 Ok::<_, String>(Reply {
@@ -478,6 +463,82 @@ fn message_of(reply: &Reply) -> String {
         }
     }
 }
+
+/// Sends `request` on the open connection, opening one first when there is none or the last
+/// one was closed (by the server's keep-alive timeout, or a lost connection). A request that
+/// found its connection closed before anything was written is sent again on a fresh one.
+async fn send_on(
+    base: &HttpBase,
+    sender: &mut Option<Sender>,
+    request: Request<Full<Bytes>>,
+) -> Result<hyper::Response<hyper::body::Incoming>, String> {
+    if let Some(open) = sender.as_mut() {
+        if open.ready().await.is_ok() {
+            return match open.try_send_request(request).await {
+                Ok(response) => Ok(response),
+                Err(mut e) => {
+                    *sender = None;
+                    match e.take_message() {
+                        // Never written: safe to send again on a new connection.
+                        Some(request) => Box::pin(send_on(base, sender, request)).await,
+                        None => Err(error_chain(e.error())),
+                    }
+                }
+            };
+        }
+    }
+    let mut fresh = connect(base).await?;
+    let response = fresh
+        .send_request(request)
+        .await
+        .map_err(|e| error_chain(&e))?;
+    *sender = Some(fresh);
+    Ok(response)
+}
+
+/// Opens a connection to `base` and starts its task on the current runtime: TCP (no Nagle
+/// delay: requests are small and latency is what is measured) or a Unix socket, the same
+/// HTTP/1 code over either stream.
+async fn connect(base: &HttpBase) -> Result<Sender, String> {
+    async fn handshake<S>(stream: S) -> Result<Sender, String>
+    where
+        S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + Unpin + 'static,
+    {
+        let (sender, connection) =
+            hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
+                .await
+                .map_err(|e| error_chain(&e))?;
+        tokio::spawn(async move {
+            // Ends when the server closes the connection or the sender is dropped.
+            let _ = connection.await;
+        });
+        Ok(sender)
+    }
+    let connecting = async {
+        match base {
+            HttpBase::Tcp { host, port } => {
+                let stream = tokio::net::TcpStream::connect((host.as_str(), *port))
+                    .await
+                    .map_err(|e| e.to_string())?;
+                stream.set_nodelay(true).map_err(|e| e.to_string())?;
+                handshake(stream).await
+            }
+            HttpBase::Unix(path) => {
+                let stream = tokio::net::UnixStream::connect(path)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                handshake(stream).await
+            }
+        }
+    };
+    match tokio::time::timeout(CONNECT_TIMEOUT, connecting).await {
+        Ok(result) => result,
+        Err(_) => Err(format!("cannot connect within {CONNECT_TIMEOUT:?}")),
+    }
+}
+
+/// How long opening a connection may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// `config.Edgebench` of a `/config` answer: what edgebench's service says of its store; every
 /// flag missing (any other service) is the trait's default.
