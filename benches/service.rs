@@ -91,13 +91,13 @@ fn store(c: &mut Criterion) {
     let mut origin = 1_700_000_000_000_000_000;
     g.bench_function("add_event", |b| {
         b.iter(|| {
-            origin += 1;
+            origin += 1_000;
             s.add_event(&event("device0", origin)).expect("adds")
         })
     });
     let mut s = engine_store();
     for i in 0..100 {
-        s.add_event(&event("device0", 1_700_000_000_000_000_000 + i))
+        s.add_event(&event("device0", 1_700_000_000_000_000_000 + i * 1_000))
             .expect("adds");
     }
     g.bench_function("readings", |b| {
@@ -138,7 +138,8 @@ fn encode(c: &mut Criterion) {
     g.finish();
 }
 
-fn http(c: &mut Criterion) {
+/// A core-data service on a fresh engine, on a Unix socket in `dir`, and a client of it.
+fn service_on_engine(dir: &std::path::Path) -> (ServiceHandle, HttpStore) {
     let engine = Engine::new();
     let opener: StoreOpener = std::sync::Arc::new(move || {
         Ok(
@@ -146,22 +147,42 @@ fn http(c: &mut Criterion) {
                 as Box<dyn EventStore>,
         )
     });
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("core-data.sock");
-    let service = ServiceHandle::start(opener, ServiceConfig::default(), None, Some(path.clone()))
-        .expect("service starts");
-    let mut client = HttpStore::connect(&HttpBase::Unix(path)).expect("connects");
+    let path = dir.join("core-data.sock");
+    let config = ServiceConfig {
+        // As a run sets it for the engine (Target::in_process).
+        inline_store_calls: true,
+        ..ServiceConfig::default()
+    };
+    let service =
+        ServiceHandle::start(opener, config, None, Some(path.clone())).expect("service starts");
+    let client = HttpStore::connect(&HttpBase::Unix(path)).expect("connects");
+    (service, client)
+}
+
+fn http(c: &mut Criterion) {
     let mut g = c.benchmark_group("service_http");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (service, mut client) = service_on_engine(dir.path());
     g.bench_function("ping", |b| {
         b.iter(|| client.get("/api/v3/ping").expect("pings"))
     });
     let mut origin = 1_700_000_000_000_000_000;
     g.bench_function("add_event", |b| {
         b.iter(|| {
-            origin += 1;
+            origin += 1_000;
             client.add_event(&event("device0", origin)).expect("adds")
         })
     });
+    drop(client);
+    service.stop();
+    // Readings on a store of 100 events, as `service_store/readings` reads.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (service, mut client) = service_on_engine(dir.path());
+    for i in 0..100 {
+        client
+            .add_event(&event("device0", 1_700_000_000_000_000_000 + i * 1_000))
+            .expect("adds");
+    }
     g.bench_function("readings", |b| {
         b.iter(|| {
             client

@@ -11,8 +11,10 @@
 //!   to another thread and back), it saves 30 to 45 µs per request on this 2-core machine
 //!   (EventCount behind the service over a Unix socket: Redis 106–126 → 74–80 µs, PostgreSQL
 //!   591–652 → 430–438 µs; docs/PERFORMANCE.md);
-//! - on a current-thread runtime, where `block_in_place` is not allowed, the blocking pool. A store whose call failed with [`StoreError::Backend`] (a lost connection, a
-//! server error) is dropped instead, so the next request opens a fresh one. Stores are only
+//! - on a current-thread runtime, where `block_in_place` is not allowed, the blocking pool.
+//!
+//! A store whose call failed with [`StoreError::Backend`] (a lost connection, a server error)
+//! is dropped instead, so the next request opens a fresh one. Stores are only
 //! opened when every other store is busy, so the pool never holds more stores than the
 //! concurrency the service actually reached.
 //!
