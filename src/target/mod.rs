@@ -155,10 +155,12 @@ impl DocumentDb {
     fn describe(&self) -> String {
         match self {
             DocumentDb::Sqlite(db) => format!("sqlite {}", db.describe()),
-            DocumentDb::Postgres(db) => format!("postgres {}", db.describe()),
+            // PgDatabase says "postgres at …" itself.
+            DocumentDb::Postgres(db) => db.describe(),
             DocumentDb::Mongo(db) => format!("mongodb {}", db.describe()),
-            DocumentDb::Sqlite4(db) => format!("sqlite {}, EdgeX 4.0 schema", db.describe()),
-            DocumentDb::Pg4(db) => format!("postgres {}, EdgeX 4.0 schema", db.describe()),
+            // The layout is added by `Target::endpoint`.
+            DocumentDb::Sqlite4(db) => format!("sqlite {}", db.describe()),
+            DocumentDb::Pg4(db) => db.describe(),
         }
     }
 

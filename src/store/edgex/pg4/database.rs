@@ -38,9 +38,10 @@ impl Pg4Database {
     }
 
     /// Where and what this database is, for the run header, e.g. `postgres at
-    /// /var/run/postgresql:5432, database edgebench_0123456789ab, user root, EdgeX 4.0 schema`.
+    /// /var/run/postgresql:5432, database edgebench_0123456789ab, user root` (the target adds
+    /// the layout).
     pub fn describe(&self) -> String {
-        format!("{}, EdgeX 4.0 schema", self.database.describe())
+        self.database.describe()
     }
 
     /// The database's name, `edgebench_<random>`.
