@@ -165,8 +165,9 @@ pub struct CoreDataArgs {
     /// PATH), redis://HOST:PORT, redis+unix:///PATH; the document stores sqlite (a temp
     /// file), sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds (PostgreSQL from the PG*
     /// variables), postgres://USER@HOST:PORT/DB, postgresql:///DB?host=/SOCKET/DIR,
-    /// mongodb://HOST:PORT (each run makes a private database and drops it); or NAME=any of
-    /// these to name the column. Repeatable; takes comma-separated lists. Default: every
+    /// mongodb://HOST:PORT (each run makes a private database and drops it); a running
+    /// core-data service, http://HOST:PORT or http+unix:///PATH (the benchmarks delete data
+    /// there); or NAME=any of these to name the column. Repeatable; takes comma-separated lists. Default: every
     /// embedded target, redis-tcp and redis-uds when redis-server is on PATH, sqlite, and
     /// pg-tcp, pg-uds when PostgreSQL answers.
     #[arg(short = 't', long = "target", value_name = "T")]
