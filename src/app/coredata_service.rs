@@ -27,7 +27,7 @@ pub fn run(cfg: &CoreDataServiceConfig, status: &mut dyn Write) -> anyhow::Resul
     // Open one store now, so a store that cannot be reached fails before anything listens.
     let first = stores().with_context(|| format!("cannot open the store {}", target.endpoint()))?;
     let service = crate::service::ServiceConfig {
-        store: Some(crate::store::edgex::Behaviour::of(&*first)),
+        store: Some(first.behaviour()),
         inline_store_calls: target.in_process(),
         ..cfg.service.clone()
     };
@@ -38,20 +38,8 @@ pub fn run(cfg: &CoreDataServiceConfig, status: &mut dyn Write) -> anyhow::Resul
         .build()
         .context("cannot start the service runtime")?;
     runtime.block_on(async {
-        let tcp = match cfg.tcp {
-            Some(addr) => Some(tokio::net::TcpListener::bind(addr).await.with_context(|| {
-                format!(
-                    "cannot listen on {addr} (is another core-data service running? use \
-                     --listen HOST:PORT)"
-                )
-            })?),
-            None => None,
-        };
-        let unix = match &cfg.unixsocket {
-            Some(path) => Some(bind_unix(path)?),
-            None => None,
-        };
-        if let Some(l) = &tcp {
+        let listeners = Listeners::bind(cfg.tcp, cfg.unixsocket.as_deref()).await?;
+        if let Some(l) = &listeners.tcp {
             let addr = l.local_addr()?;
             let _ = writeln!(
                 status,
@@ -75,7 +63,7 @@ pub fn run(cfg: &CoreDataServiceConfig, status: &mut dyn Write) -> anyhow::Resul
                 " (--persist false: nothing is stored)"
             }
         );
-        serve(Listeners { tcp, unix }, stores, service, shutdown_signal())
+        serve(listeners, stores, service, shutdown_signal())
             .await
             .context("the service stopped")?;
         let _ = writeln!(status, "edgebench coredata-service: stopped");
@@ -86,23 +74,4 @@ pub fn run(cfg: &CoreDataServiceConfig, status: &mut dyn Write) -> anyhow::Resul
     }
     drop(target);
     Ok(())
-}
-
-/// Binds the Unix socket, replacing a stale socket file (one nothing answers on), as
-/// redis-server does; a live one is an error.
-fn bind_unix(path: &std::path::Path) -> anyhow::Result<tokio::net::UnixListener> {
-    if std::os::unix::net::UnixStream::connect(path).is_ok() {
-        anyhow::bail!(
-            "cannot listen on unix socket {}: a server already answers there (stop it, or \
-             give another --unixsocket)",
-            path.display()
-        );
-    }
-    let _ = std::fs::remove_file(path);
-    tokio::net::UnixListener::bind(path).with_context(|| {
-        format!(
-            "cannot listen on unix socket {} (does its directory exist and is it writable?)",
-            path.display()
-        )
-    })
 }

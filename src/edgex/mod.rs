@@ -160,6 +160,14 @@ pub fn normalize_uuid(text: &str) -> Option<String> {
         .map(|u| u.hyphenated().to_string())
 }
 
+/// Now, ns since the Unix epoch, the unit of every EdgeX origin (0 if the clock is before the
+/// epoch, `i64::MAX` after 2262).
+pub fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+}
+
 /// A fresh random (v4) UUID, hyphenated and lowercase.
 pub fn new_uuid() -> String {
     uuid::Uuid::new_v4().hyphenated().to_string()

@@ -37,28 +37,49 @@ impl Listeners {
                 io::Error::new(
                     e.kind(),
                     format!(
-                        "cannot listen on {addr}: {e} (is another core-data service running? \
-                         use --listen HOST:PORT)"
+                        "cannot listen on {addr} (is another core-data service running? use \
+                         --listen HOST:PORT): {e}"
                     ),
                 )
             })?),
             None => None,
         };
         let unix = match unix {
-            Some(path) => Some(UnixListener::bind(path).map_err(|e| {
-                io::Error::new(
-                    e.kind(),
-                    format!(
-                        "cannot listen on unix socket {}: {e} (is another core-data service \
-                         running? remove the file if it is stale, or choose another path)",
-                        path.display()
-                    ),
-                )
-            })?),
+            Some(path) => Some(bind_unix(path)?),
             None => None,
         };
         Ok(Listeners { tcp, unix })
     }
+}
+
+/// Binds a Unix socket, replacing a stale socket file (one nothing answers on) as
+/// redis-server does; a socket something answers on is an error, and so is any other file.
+fn bind_unix(path: &Path) -> io::Result<UnixListener> {
+    use std::os::unix::fs::FileTypeExt;
+    let is_socket = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_socket());
+    if is_socket {
+        if std::os::unix::net::UnixStream::connect(path).is_ok() {
+            return Err(io::Error::new(
+                io::ErrorKind::AddrInUse,
+                format!(
+                    "cannot listen on unix socket {}: a server already answers there (stop it, \
+                     or give another --unixsocket)",
+                    path.display()
+                ),
+            ));
+        }
+        std::fs::remove_file(path)?;
+    }
+    UnixListener::bind(path).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!(
+                "cannot listen on unix socket {} (does its directory exist and is it \
+                 writable?): {e}",
+                path.display()
+            ),
+        )
+    })
 }
 
 /// A running service. Dropping it stops it as [`ServiceHandle::stop`] does.

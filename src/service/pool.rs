@@ -53,26 +53,27 @@ impl StorePool {
         T: Send + 'static,
         F: FnOnce(&mut dyn EventStore) -> StoreResult<T> + Send + 'static,
     {
-        if self.inline {
-            let pool = Arc::clone(self);
-            return std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || pool.call(call)))
-                .unwrap_or_else(|_| Err(panicked("the store call panicked")));
-        }
         let pool = Arc::clone(self);
-        if tokio::runtime::Handle::current().runtime_flavor()
-            == tokio::runtime::RuntimeFlavor::MultiThread
-        {
-            // The worker becomes a blocking thread for the call and hands its other tasks to
-            // another: no hop to the blocking pool and back.
-            return std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
-                tokio::task::block_in_place(|| pool.call(call))
-            }))
-            .unwrap_or_else(|_| Err(panicked("the store call panicked")));
+        let multi_threaded = tokio::runtime::Handle::current().runtime_flavor()
+            == tokio::runtime::RuntimeFlavor::MultiThread;
+        if !self.inline && !multi_threaded {
+            return tokio::task::spawn_blocking(move || pool.call(call))
+                .await
+                // A store call that panicked: its store is gone with the task, the service
+                // stays.
+                .unwrap_or_else(|e| Err(panicked(&e.to_string())));
         }
-        tokio::task::spawn_blocking(move || pool.call(call))
-            .await
-            // A store call that panicked: its store is gone with the task, the service stays.
-            .unwrap_or_else(|e| Err(panicked(&e.to_string())))
+        let inline = self.inline;
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+            if inline {
+                pool.call(call)
+            } else {
+                // The worker becomes a blocking thread for the call and hands its other tasks
+                // to another: no hop to the blocking pool and back.
+                tokio::task::block_in_place(|| pool.call(call))
+            }
+        }))
+        .unwrap_or_else(|_| Err(panicked("the store call panicked")))
     }
 
     /// Takes (or opens) a store, calls, and gives the store back unless the call failed with

@@ -38,7 +38,7 @@ use crate::store::edgex::http::{HttpBase, HttpStore};
 use crate::store::edgex::pg4::Pg4Database;
 use crate::store::edgex::redis3::Redis3Store;
 use crate::store::edgex::sqlite4::Sqlite4Database;
-use crate::store::edgex::{Behaviour, EventStore};
+use crate::store::edgex::EventStore;
 use crate::store::engine::EngineStore;
 use crate::store::mongo::MongoDatabase;
 use crate::store::postgres::{self as pg, PgDatabase};
@@ -321,12 +321,13 @@ impl Target {
             ..spec.clone()
         })?;
         let opener = inner.event_store_opener()?;
-        let behaviour = opener()
-            .map(|store| Behaviour::of(&*store))
-            .map_err(|error| TargetError::Store {
-                name: spec.name.clone(),
-                error,
-            })?;
+        let behaviour =
+            opener()
+                .map(|store| store.behaviour())
+                .map_err(|error| TargetError::Store {
+                    name: spec.name.clone(),
+                    error,
+                })?;
         let config = ServiceConfig {
             store: Some(behaviour),
             inline_store_calls: inner.in_process(),

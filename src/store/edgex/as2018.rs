@@ -27,7 +27,6 @@
 //! no ties. Readings are `Int64` values (EdgeX's device-virtual kind), named as in 2018.
 
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::{EventStore, Filter, Page};
 use crate::edgex::{self, ReadingValue};
@@ -86,10 +85,7 @@ impl<S: EventStore> As2018<S> {
 /// tie there and lists would lose their newest-first order.
 fn next_origin() -> i64 {
     static LAST: AtomicI64 = AtomicI64::new(0);
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_nanos() as i64)
-        .unwrap_or(0);
+    let now = edgex::now_ns();
     let mut last = LAST.load(Ordering::Relaxed);
     loop {
         let next = now.max(last + 1_000);

@@ -113,10 +113,9 @@ pub enum Doomed<'a> {
     },
 }
 
-/// What an [`EventStore`] keeps and checks, where EdgeX's layouts differ: the flags of
-/// [`EventStore::checks_duplicate_ids`], [`EventStore::keeps_reading_ids`] and
-/// [`EventStore::keeps_binary_values`] in one value, which edgebench's service publishes in
-/// its `/config` so a client can report them for the store behind it.
+/// What an [`EventStore`] keeps and checks, where EdgeX's layouts differ
+/// ([`EventStore::behaviour`]); edgebench's service publishes it in its `/config` so a client
+/// can report it for the store behind it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Behaviour {
     /// See [`EventStore::checks_duplicate_ids`].
@@ -134,15 +133,6 @@ impl Behaviour {
         keeps_reading_ids: true,
         keeps_binary_values: true,
     };
-
-    /// `store`'s flags.
-    pub fn of(store: &dyn EventStore) -> Behaviour {
-        Behaviour {
-            checks_duplicate_ids: store.checks_duplicate_ids(),
-            keeps_reading_ids: store.keeps_reading_ids(),
-            keeps_binary_values: store.keeps_binary_values(),
-        }
-    }
 }
 
 /// EdgeX's core-data persistence, as the `/api/v3` routes use it.
@@ -169,21 +159,26 @@ pub trait EventStore: Send {
     /// Removes every event and reading, whatever their origin (tests and benchmarks start
     /// from an empty store with it).
     fn scrub(&mut self) -> StoreResult<()>;
+    /// What this store keeps and checks where EdgeX's layouts differ. Implementations say it
+    /// here, once; the three questions below read it.
+    fn behaviour(&self) -> Behaviour {
+        Behaviour::FULL
+    }
     /// Whether adding an event whose id is already stored fails with
     /// [`StoreError::Duplicate`] (EdgeX 3.1 on Redis) or stores it again (EdgeX 4.0 on
     /// PostgreSQL).
     fn checks_duplicate_ids(&self) -> bool {
-        true
+        self.behaviour().checks_duplicate_ids
     }
     /// Whether readings come back with the id they were stored with (EdgeX 4.0's schema keeps
     /// none, so its readings come back with an empty id).
     fn keeps_reading_ids(&self) -> bool {
-        true
+        self.behaviour().keeps_reading_ids
     }
     /// Whether binary readings come back with their bytes (EdgeX 3.1's Redis layout blanks
     /// them before storing, to save memory; they come back with an empty `binaryValue`).
     fn keeps_binary_values(&self) -> bool {
-        true
+        self.behaviour().keeps_binary_values
     }
 }
 
@@ -216,13 +211,7 @@ impl<S: EventStore + ?Sized> EventStore for Box<S> {
     fn scrub(&mut self) -> StoreResult<()> {
         (**self).scrub()
     }
-    fn checks_duplicate_ids(&self) -> bool {
-        (**self).checks_duplicate_ids()
-    }
-    fn keeps_reading_ids(&self) -> bool {
-        (**self).keeps_reading_ids()
-    }
-    fn keeps_binary_values(&self) -> bool {
-        (**self).keeps_binary_values()
+    fn behaviour(&self) -> Behaviour {
+        (**self).behaviour()
     }
 }

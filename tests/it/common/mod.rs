@@ -64,9 +64,14 @@ pub fn engine_direct() -> Backend {
 
 /// Starts the target that the `--target` item `item` names.
 pub fn start(item: &str) -> Target {
-    let specs = parse_targets(&[item.to_string()]).unwrap_or_else(|e| panic!("{e}"));
+    Target::start(&spec(item)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The one target the `--target` item `item` names.
+fn spec(item: &str) -> edgebench::target::TargetSpec {
+    let mut specs = parse_targets(&[item.to_string()]).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(specs.len(), 1, "{item:?} names {} targets", specs.len());
-    Target::start(&specs[0]).unwrap_or_else(|e| panic!("{e}"))
+    specs.remove(0)
 }
 
 /// Fails (CI must not silently skip the Redis suite) when no redis-server can be spawned.
@@ -99,9 +104,7 @@ pub fn edgex(item: &str, layout: &str, via: &str) -> EdgexBackend {
     if item.starts_with("redis-") {
         require_redis_server();
     }
-    let mut specs = parse_targets(&[item.to_string()]).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(specs.len(), 1, "{item:?} names {} targets", specs.len());
-    let mut spec = specs.remove(0);
+    let mut spec = spec(item);
     spec.layout = edgebench::target::Layout::parse(layout)
         .and_then(|l| l.first().copied())
         .unwrap_or_else(|| panic!("unknown layout {layout}"));

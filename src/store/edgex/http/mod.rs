@@ -92,6 +92,8 @@ pub struct HttpStore {
     runtime: tokio::runtime::Runtime,
     /// The open connection; `None` before the first request and after one was lost.
     sender: Option<Sender>,
+    /// The `Host` header of every request.
+    host: HeaderValue,
     max_result_count: usize,
     /// What the store behind the service keeps and checks, when the service says (edgebench's
     /// does, under `Edgebench` in `/config`); the trait's defaults otherwise.
@@ -118,6 +120,8 @@ impl HttpStore {
             base: base.clone(),
             runtime,
             sender: None,
+            host: HeaderValue::try_from(base.host_header())
+                .map_err(|e| backend(format!("{base}: not a valid Host header: {e}")))?,
             max_result_count: DEFAULT_MAX_RESULT_COUNT,
             behaviour: Behaviour::FULL,
         };
@@ -170,11 +174,12 @@ impl HttpStore {
         headers: &[(&str, &str)],
         body: Vec<u8>,
     ) -> StoreResult<Reply> {
-        let url = self.base.url(path_and_query);
+        // The URL is only for error messages: built when one is.
+        let url = || self.base.url(path_and_query);
         let mut request = Request::builder()
             .method(method.clone())
             .uri(path_and_query)
-            .header(hyper::header::HOST, self.base.host_header());
+            .header(hyper::header::HOST, self.host.clone());
         for (name, value) in headers {
             let name = HeaderName::try_from(*name)
                 .map_err(|e| backend(format!("header name {name:?}: {e}")))?;
@@ -184,7 +189,7 @@ impl HttpStore {
         }
         let request = request
             .body(Full::new(Bytes::from(body)))
-            .map_err(|e| backend(format!("{method} {url}: {e}")))?;
+            .map_err(|e| backend(format!("{method} {}: {e}", url())))?;
         let base = &self.base;
         let sender = &mut self.sender;
         self.runtime.block_on(async {
@@ -200,9 +205,10 @@ impl HttpStore {
             };
             match tokio::time::timeout(REQUEST_TIMEOUT, exchange).await {
                 Ok(Ok(reply)) => Ok(reply),
-                Ok(Err(e)) => Err(backend(format!("{method} {url}: {e}"))),
+                Ok(Err(e)) => Err(backend(format!("{method} {}: {e}", url()))),
                 Err(_) => Err(backend(format!(
-                    "{method} {url}: no answer within {REQUEST_TIMEOUT:?}"
+                    "{method} {}: no answer within {REQUEST_TIMEOUT:?}",
+                    url()
                 ))),
             }
         })
@@ -292,16 +298,9 @@ struct TotalCount {
 }
 
 impl EventStore for HttpStore {
-    fn checks_duplicate_ids(&self) -> bool {
-        self.behaviour.checks_duplicate_ids
-    }
-
-    fn keeps_reading_ids(&self) -> bool {
-        self.behaviour.keeps_reading_ids
-    }
-
-    fn keeps_binary_values(&self) -> bool {
-        self.behaviour.keeps_binary_values
+    /// What the service says of its store (the trait's defaults when it does not say).
+    fn behaviour(&self) -> Behaviour {
+        self.behaviour
     }
 
     fn add_event(&mut self, event: &Event) -> StoreResult<()> {

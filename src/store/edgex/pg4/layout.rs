@@ -320,14 +320,6 @@ pub(crate) fn stored_key<E>(
     Ok(())
 }
 
-/// Now, ns since the Unix epoch (0 before it, `i64::MAX` after 2262): the clock of
-/// `Doomed::OlderThan`.
-pub(crate) fn now_ns() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
-}
-
 /// EdgeX's device_info cache: key ([`DeviceInfo::write_key`]) → id. EdgeX keeps one per
 /// core-data service; here a database value ([`super::Pg4Database`],
 /// [`crate::store::edgex::sqlite4::Sqlite4Database`]) keeps one that all its stores share, so

@@ -14,13 +14,13 @@ use postgres::{Client, Row, Statement};
 use serde_json::Value;
 
 use super::layout::{
-    filter_values, now_ns, stored_key, DeviceInfo, DeviceInfoCache, EventRow, FilterValue,
-    ReadingRow, Shape, SharedSql, ValueColumns,
+    filter_values, stored_key, DeviceInfo, DeviceInfoCache, EventRow, FilterValue, ReadingRow,
+    Shape, SharedSql, ValueColumns,
 };
 use super::schema::*;
 use super::wire::{Numeric, Uuid};
-use crate::edgex::{Event, Reading};
-use crate::store::edgex::{Doomed, EventStore, Filter, Page};
+use crate::edgex::{now_ns, Event, Reading};
+use crate::store::edgex::{Behaviour, Doomed, EventStore, Filter, Page};
 use crate::store::shared::chain;
 use crate::store::{StoreError, StoreResult, UNLIMITED};
 
@@ -527,11 +527,12 @@ impl EventStore for Pg4Store {
         Ok(())
     }
 
-    fn checks_duplicate_ids(&self) -> bool {
-        false
-    }
-
-    fn keeps_reading_ids(&self) -> bool {
-        false
+    /// EdgeX 4.0 checks no event ids and keeps no reading ids.
+    fn behaviour(&self) -> Behaviour {
+        Behaviour {
+            checks_duplicate_ids: false,
+            keeps_reading_ids: false,
+            ..Behaviour::FULL
+        }
     }
 }

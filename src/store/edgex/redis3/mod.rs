@@ -61,8 +61,8 @@ mod write;
 
 use redis::{Cmd, ConnectionLike, FromRedisValue, Pipeline};
 
-use super::{Doomed, EventStore, Filter, Page, StoreError, StoreResult, UNLIMITED};
-use crate::edgex::{normalize_uuid, Event, Reading};
+use super::{Behaviour, Doomed, EventStore, Filter, Page, StoreError, StoreResult, UNLIMITED};
+use crate::edgex::{normalize_uuid, now_ns, Event, Reading};
 use crate::store::redis::backend;
 
 /// EdgeX 3.1's Redis layout over one connection of any transport.
@@ -153,8 +153,12 @@ impl<C: ConnectionLike + Send> EventStore for Redis3Store<C> {
         self.unlink_layout()
     }
 
-    fn keeps_binary_values(&self) -> bool {
-        false
+    /// EdgeX 3.1 blanks binary payloads before storing them.
+    fn behaviour(&self) -> Behaviour {
+        Behaviour {
+            keeps_binary_values: false,
+            ..Behaviour::FULL
+        }
     }
 }
 
@@ -164,11 +168,4 @@ fn event_id(id: &str) -> StoreResult<String> {
         kind: "event",
         id: id.to_owned(),
     })
-}
-
-/// Now, ns since the Unix epoch (0 if the clock is before it; saturated past 2262).
-fn now_ns() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
 }

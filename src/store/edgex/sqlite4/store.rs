@@ -8,12 +8,12 @@ use rusqlite::{params, Connection, Params, Row, ToSql, TransactionBehavior};
 use serde_json::Value;
 
 use super::schema::*;
-use crate::edgex::{normalize_uuid, Event, Reading};
+use crate::edgex::{normalize_uuid, now_ns, Event, Reading};
 use crate::store::edgex::pg4::layout::{
-    filter_values, now_ns, stored_key, DeviceInfo, DeviceInfoCache, EventRow, FilterValue,
-    ReadingRow, Shape, SharedSql, ValueColumns,
+    filter_values, stored_key, DeviceInfo, DeviceInfoCache, EventRow, FilterValue, ReadingRow,
+    Shape, SharedSql, ValueColumns,
 };
-use crate::store::edgex::{Doomed, EventStore, Filter, Page};
+use crate::store::edgex::{Behaviour, Doomed, EventStore, Filter, Page};
 use crate::store::sqlite::{backend_error, fix_for, one_line};
 use crate::store::{StoreError, StoreResult, UNLIMITED};
 
@@ -482,11 +482,12 @@ impl EventStore for Sqlite4Store {
         Ok(())
     }
 
-    fn checks_duplicate_ids(&self) -> bool {
-        false
-    }
-
-    fn keeps_reading_ids(&self) -> bool {
-        false
+    /// EdgeX 4.0 checks no event ids and keeps no reading ids.
+    fn behaviour(&self) -> Behaviour {
+        Behaviour {
+            checks_duplicate_ids: false,
+            keeps_reading_ids: false,
+            ..Behaviour::FULL
+        }
     }
 }
