@@ -206,7 +206,8 @@ pub struct CoreDataArgs {
     /// MongoDB with readings inside their event), 2018-referenced (MongoDB: readings in their
     /// own collection), 2018-exact (MongoDB: and one query per reading, as the 2018 client),
     /// edgex3 (EdgeX 3.1's Redis layout: Redis targets and the engine), edgex4 (EdgeX 4.0's
-    /// PostgreSQL schema: PostgreSQL, and SQLite ported), edgex (both). Default: 2018 (and
+    /// PostgreSQL schema: PostgreSQL, and SQLite ported; MongoDB: EdgeX 4.0's records as
+    /// documents), edgex (both). Default: 2018 (and
     /// without --target, edgex4 too on the PostgreSQL targets).
     #[arg(long, value_name = "LIST")]
     pub layout: Option<String>,
@@ -232,8 +233,9 @@ pub struct CoreDataServiceArgs {
     /// The store behind the service, as a --target item, kept in its EdgeX layout: embedded
     /// (the in-process engine), redis-tcp, redis-uds (a private redis-server), redis://…,
     /// redis+unix:///…, embedded-tcp, embedded-uds (EdgeX 3.1's Redis layout); sqlite,
-    /// sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://… (EdgeX 4.0's schema).
-    /// A private database is created for pg-* and postgres:// and dropped on exit.
+    /// sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://… (EdgeX 4.0's schema);
+    /// mongodb://HOST:PORT (EdgeX 4.0's records as documents). A private database is created
+    /// for pg-*, postgres:// and mongodb:// and dropped on exit.
     #[arg(long, value_name = "T", default_value = "embedded")]
     pub store: String,
 

@@ -84,8 +84,8 @@ pub enum ConfigError {
     /// No target has any of the layouts asked for.
     #[error(
         "--layout {layout} --via {via}: no target has that layout; edgex3 takes Redis targets \
-         and the engine (redis-tcp, embedded, ...), edgex4 takes pg-tcp, pg-uds, postgres:// \
-         and sqlite, and --via http serves those"
+         and the engine (redis-tcp, embedded, ...), edgex4 takes pg-tcp, pg-uds, postgres://, \
+         sqlite and mongodb://, and --via http serves those"
     )]
     NoColumns {
         /// `--layout`.
@@ -285,7 +285,9 @@ fn expand(
                         ..spec.clone()
                     }),
                     None => notes.push(format!(
-                        "{}: no EdgeX layout, so no core-data service in front of it                          (--via http serves Redis targets, the engine, PostgreSQL and SQLite)",
+                        "{}: no EdgeX layout, so no core-data service in front of it \
+                         (--via http serves Redis targets, the engine, PostgreSQL, SQLite and \
+                         MongoDB)",
                         spec.name
                     )),
                 }
@@ -470,8 +472,8 @@ impl CoreDataServiceConfig {
                 "store",
                 &args.store,
                 "the service keeps data in EdgeX's layouts, which exist for Redis targets, the \
-                 engine, PostgreSQL and SQLite: use embedded, redis-tcp, redis-uds, redis://…, \
-                 sqlite, pg-tcp, pg-uds or postgres://…",
+                 engine, PostgreSQL, SQLite and MongoDB: use embedded, redis-tcp, redis-uds, \
+                 redis://…, sqlite, pg-tcp, pg-uds, postgres://… or mongodb://…",
             )
         })?;
         let tcp = match args.listen.as_str() {
@@ -603,6 +605,21 @@ mod tests {
         assert_eq!(
             columns(&["-t", "m=mongodb://h:1", "--mongo-layout", "referenced"]),
             ["m:2018:Direct", "m_Referenced:2018-referenced:Direct"]
+        );
+        assert_eq!(
+            columns(&[
+                "-t",
+                "m=mongodb://h:1",
+                "--layout",
+                "2018,edgex",
+                "--via",
+                "direct,http-uds"
+            ]),
+            [
+                "m:2018:Direct",
+                "m_EdgeX4:edgex4:Direct",
+                "m+HTTP_UDS:edgex4:HttpUds"
+            ]
         );
     }
 

@@ -12,12 +12,13 @@
 //! | `2018-referenced` | — | — | — | readings in their own collection, one `$in` query per event list |
 //! | `2018-exact` | — | — | — | readings in their own collection, one query per reading (the 2018 client) |
 //! | `edgex3` | EdgeX 3.1's keys (`cd\|evt:<uuid>`, JSON) | — | — | — |
-//! | `edgex4` | — | EdgeX 4.0's schema | EdgeX 4.0's schema, in SQLite | — |
-//! | `edgex` | `edgex3` | `edgex4` | `edgex4` | — |
+//! | `edgex4` | — | EdgeX 4.0's schema | EdgeX 4.0's schema, in SQLite | EdgeX 4.0's records as documents (EdgeX has no MongoDB layout) |
+//! | `edgex` | `edgex3` | `edgex4` | `edgex4` | `edgex4` |
 //!
 //! `--via http` puts EdgeX's REST service in front of a store, in process, and runs the
 //! benchmarks through it; the store behind a service is always in its EdgeX layout (the
-//! service speaks EdgeX 3/4 data), so MongoDB, which has none, cannot be served.
+//! service speaks EdgeX 3/4 data), so the kinds without one (the engine's typed API,
+//! mini-redis) cannot be served.
 
 use super::spec::TargetKind;
 
@@ -34,7 +35,8 @@ pub enum Layout {
     Y2018Exact,
     /// EdgeX 3.1's Redis layout, on every Redis-protocol target and the engine.
     EdgeX3,
-    /// EdgeX 4.0's PostgreSQL schema, on PostgreSQL and (ported) SQLite.
+    /// EdgeX 4.0's PostgreSQL schema, on PostgreSQL and (ported) SQLite; EdgeX 4.0's records
+    /// as documents on MongoDB.
     EdgeX4,
 }
 
@@ -86,7 +88,10 @@ impl Layout {
                 matches!(kind, TargetKind::Mongo { .. })
             }
             Layout::EdgeX3 => speaks_redis(kind),
-            Layout::EdgeX4 => matches!(kind, TargetKind::Postgres(_) | TargetKind::Sqlite(_)),
+            Layout::EdgeX4 => matches!(
+                kind,
+                TargetKind::Postgres(_) | TargetKind::Sqlite(_) | TargetKind::Mongo { .. }
+            ),
         }
     }
 
@@ -181,6 +186,13 @@ mod tests {
         assert_eq!(Layout::edgex_of(&TargetKind::MiniRedis), None);
         assert_eq!(Layout::edgex_of(&pg), Some(Layout::EdgeX4));
         assert_eq!(Layout::edgex_of(&sqlite), Some(Layout::EdgeX4));
+        let mongo = TargetKind::Mongo {
+            url: "mongodb://127.0.0.1:27017".to_string(),
+            layout: crate::store::mongo::MongoLayout::Embedded,
+            fidelity: crate::store::mongo::Fidelity::Modern,
+        };
+        assert_eq!(Layout::edgex_of(&mongo), Some(Layout::EdgeX4));
+        assert!(!Layout::EdgeX3.applies_to(&mongo));
         assert!(!Layout::Y2018Referenced.applies_to(&pg));
         assert_eq!(
             Layout::parse("edgex"),

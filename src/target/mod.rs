@@ -23,6 +23,7 @@ mod endpoint;
 mod error;
 pub mod layout;
 pub mod mini_redis;
+mod served;
 pub mod spawn;
 mod spec;
 pub mod url;
@@ -35,6 +36,7 @@ use crate::engine::{Engine, EngineConnection};
 use crate::service::{ServiceConfig, ServiceHandle, StoreOpener};
 use crate::store::edgex::as2018::{As2018, Counted};
 use crate::store::edgex::http::{HttpBase, HttpStore};
+use crate::store::edgex::mongo4::Mongo4Database;
 use crate::store::edgex::pg4::Pg4Database;
 use crate::store::edgex::redis3::Redis3Store;
 use crate::store::edgex::sqlite4::Sqlite4Database;
@@ -51,6 +53,7 @@ pub use endpoint::Endpoint;
 pub use error::TargetError;
 pub use layout::{Layout, Via};
 use mini_redis::MiniRedis;
+use served::Served;
 use spawn::{Listen, RedisServer};
 pub use spec::{
     default_targets, parse_targets, redis_server_on_path, PgAt, SqliteAt, TargetKind, TargetSpec,
@@ -148,6 +151,8 @@ enum DocumentDb {
     Sqlite4(Arc<Sqlite4Database>),
     /// PostgreSQL in EdgeX 4.0's schema; shared with a service's store opener.
     Pg4(Arc<Pg4Database>),
+    /// MongoDB with EdgeX 4.0's records as documents; shared with a service's store opener.
+    Mongo4(Arc<Mongo4Database>),
 }
 
 impl DocumentDb {
@@ -161,6 +166,7 @@ impl DocumentDb {
             // The layout is added by `Target::endpoint`.
             DocumentDb::Sqlite4(db) => format!("sqlite {}", db.describe()),
             DocumentDb::Pg4(db) => db.describe(),
+            DocumentDb::Mongo4(db) => db.describe(),
         }
     }
 
@@ -170,7 +176,7 @@ impl DocumentDb {
             DocumentDb::Sqlite(db) => Box::new(db.open_store()?),
             DocumentDb::Postgres(db) => Box::new(db.open_store()?),
             DocumentDb::Mongo(db) => Box::new(db.open_store()?),
-            DocumentDb::Sqlite4(_) | DocumentDb::Pg4(_) => {
+            DocumentDb::Sqlite4(_) | DocumentDb::Pg4(_) | DocumentDb::Mongo4(_) => {
                 unreachable!("EdgeX-layout databases open through event_store_opener")
             }
         })
@@ -311,7 +317,9 @@ impl Target {
         };
         let layout = Layout::edgex_of(&spec.kind).ok_or_else(|| {
             unsuitable(
-                "--via http needs a store with an EdgeX layout (redis-tcp, redis-uds, redis://,                  embedded, embedded-tcp, embedded-uds, sqlite, pg-tcp, pg-uds, postgres://)"
+                "--via http needs a store with an EdgeX layout (redis-tcp, redis-uds, redis://, \
+                 embedded, embedded-tcp, embedded-uds, sqlite, pg-tcp, pg-uds, postgres://, \
+                 mongodb://)"
                     .to_string(),
             )
         })?;
@@ -479,11 +487,22 @@ impl Target {
         }
         if let Backend::Service(service) = &self.backend {
             let base = service.base.clone();
-            return Ok(Arc::new(move || HttpStore::connect(&base).map(boxed)));
+            return Ok(match &service.run {
+                // edgebench's own service: its store is scrubbed directly (see `served`).
+                Some(run) => {
+                    let direct = run.inner.event_store_opener()?;
+                    Arc::new(move || {
+                        let client = HttpStore::connect(&base)?;
+                        Ok(boxed(Served::new(client, Arc::clone(&direct))))
+                    })
+                }
+                None => Arc::new(move || HttpStore::connect(&base).map(boxed)),
+            });
         }
         if !self.layout.is_edgex() {
             return Err(self.unsuitable(
-                "EdgeX 3/4 data needs an EdgeX layout: use --layout edgex3 (Redis, the engine)                  or edgex4 (PostgreSQL, SQLite)",
+                "EdgeX 3/4 data needs an EdgeX layout: use --layout edgex3 (Redis, the engine) \
+                 or edgex4 (PostgreSQL, SQLite, MongoDB)",
             ));
         }
         match &self.backend {
@@ -515,6 +534,10 @@ impl Target {
                 Ok(Arc::new(move || db.open_store().map(boxed)))
             }
             Backend::Documents(DocumentDb::Sqlite4(db)) => {
+                let db = Arc::clone(db);
+                Ok(Arc::new(move || db.open_store().map(boxed)))
+            }
+            Backend::Documents(DocumentDb::Mongo4(db)) => {
                 let db = Arc::clone(db);
                 Ok(Arc::new(move || db.open_store().map(boxed)))
             }
@@ -622,7 +645,8 @@ fn open_documents(kind: &TargetKind, layout: Layout) -> Result<DocumentDb, Store
     })
 }
 
-/// Creates the private database of a document-store target in EdgeX 4.0's schema.
+/// Creates the private database of a document-store target in EdgeX 4.0's schema (MongoDB:
+/// EdgeX 4.0's records as documents).
 fn open_edgex4(kind: &TargetKind) -> Result<DocumentDb, StoreError> {
     Ok(match kind {
         TargetKind::Sqlite(SqliteAt::Temp) => {
@@ -637,7 +661,8 @@ fn open_edgex4(kind: &TargetKind) -> Result<DocumentDb, StoreError> {
         TargetKind::Postgres(at) => {
             DocumentDb::Pg4(Arc::new(Pg4Database::create(&pg_config(at)?)?))
         }
-        _ => unreachable!("Layout::EdgeX4 applies to SQLite and PostgreSQL only"),
+        TargetKind::Mongo { url, .. } => DocumentDb::Mongo4(Arc::new(Mongo4Database::create(url)?)),
+        _ => unreachable!("Layout::EdgeX4 applies to SQLite, PostgreSQL and MongoDB only"),
     })
 }
 

@@ -1102,7 +1102,7 @@ mod mongo_queries {
     use edgebench::model::{Event, Reading};
     use edgebench::store::mongo::{Fidelity, MongoDatabase, MongoLayout};
     use edgebench::store::{CoreData, StoreResult, UNLIMITED};
-    use mongodb::bson::{doc, Bson, Document};
+    use mongodb::bson::Document;
     use mongodb::event::command::CommandEvent;
     use mongodb::event::EventHandler;
     use mongodb::options::ClientOptions;
@@ -1224,23 +1224,6 @@ mod mongo_queries {
         }
     }
 
-    /// The stages of an explained plan, outermost first.
-    fn stages(plan: &Document, out: &mut Vec<String>) {
-        if let Ok(stage) = plan.get_str("stage") {
-            out.push(stage.to_string());
-        }
-        if let Ok(input) = plan.get_document("inputStage") {
-            stages(input, out);
-        }
-        if let Ok(inputs) = plan.get_array("inputStages") {
-            for input in inputs {
-                if let Bson::Document(input) = input {
-                    stages(input, out);
-                }
-            }
-        }
-    }
-
     /// Every filtered `find` a CoreData read sends, in both layouts, is an index scan. (An
     /// "all" list has an empty filter: a real mongod walks the `_id` index for its sort, while
     /// SecantusDB, the CI server, scans and sorts; its plan says nothing about ours.)
@@ -1274,26 +1257,9 @@ mod mongo_queries {
             // Everything but events() and readings() filters.
             assert_eq!(filtered.len(), sent.len() - 2, "{layout}: {sent:?}");
             for find in filtered {
-                let mut query = Document::new();
-                for key in ["find", "filter", "sort", "limit"] {
-                    if let Some(value) = find.get(key) {
-                        query.insert(key, value.clone());
-                    }
-                }
-                let explained = db
-                    .client()
-                    .database(db.name())
-                    .run_command(doc! { "explain": query, "verbosity": "queryPlanner" })
-                    .run()
-                    .unwrap_or_else(|e| panic!("explain {find}: {e}"));
-                let plan = explained
-                    .get_document("queryPlanner")
-                    .and_then(|p| p.get_document("winningPlan"))
-                    .unwrap_or_else(|e| panic!("{e}: {explained}"));
-                let mut names = Vec::new();
-                stages(plan, &mut names);
+                let names = super::common::mongo::plan_of(db.client(), db.name(), find);
                 assert!(
-                    names.iter().any(|s| s == "IXSCAN") && !names.iter().any(|s| s == "COLLSCAN"),
+                    super::common::mongo::is_index_scan(&names),
                     "{layout}: {find} runs as {names:?}"
                 );
             }

@@ -1,16 +1,29 @@
 //! `edgebench coredata` on the document stores, end to end through the binary: every store
-//! kind runs in one table, `--baseline` adds the ratio table, and each run's private database
-//! is gone afterwards.
+//! kind runs in one table, `--baseline` adds the ratio table, MongoDB runs in its EdgeX layout
+//! directly and behind the service, and each run's private database is gone afterwards.
 
+use std::path::Path;
 use std::process::Command;
 
 use assert_cmd::cargo::cargo_bin;
 use edgebench::results::RunResults;
 
-use crate::common;
+use crate::common::{self, markdown_row};
 
-fn edgebench() -> Command {
-    Command::new(cargo_bin("edgebench"))
+/// Runs `edgebench coredata ARGS --out OUT`: (exit code, stdout, stderr).
+fn coredata(args: &[&str], out: &Path) -> (Option<i32>, String, String) {
+    let output = Command::new(cargo_bin("edgebench"))
+        .arg("coredata")
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
+    (
+        output.status.code(),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
 }
 
 /// The database names the run's endpoints mention (`edgebench_<random>`).
@@ -34,25 +47,21 @@ fn every_document_store_runs_in_one_table_with_a_baseline_and_cleans_up() {
     let mongo = common::mongo::server_url();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
-    let output = edgebench()
-        .args([
-            "coredata",
+    let targets = format!("sqlite,sqlite::memory:,pg-tcp,pg-uds,mongo={mongo}");
+    let (code, stdout, stderr) = coredata(
+        &[
             "--target",
-            &format!("sqlite,sqlite::memory:,pg-tcp,pg-uds,mongo={mongo}"),
+            &targets,
             "--bench",
             "ReadingCount|ReadingById",
             "--benchtime",
             "5x",
             "--baseline",
             "SQLite_Embedded",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8(output.stdout).unwrap();
-    let stderr = String::from_utf8(output.stderr).unwrap();
-    assert_eq!(output.status.code(), Some(0), "{stderr}");
+        ],
+        &out,
+    );
+    assert_eq!(code, Some(0), "{stderr}");
 
     let mut lines = stdout.lines();
     assert_eq!(
@@ -115,23 +124,18 @@ fn every_document_store_runs_in_one_table_with_a_baseline_and_cleans_up() {
 fn an_unreachable_document_store_is_reported_and_the_others_still_run() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
-    let output = edgebench()
-        .args([
-            "coredata",
+    let (code, stdout, stderr) = coredata(
+        &[
             "--target",
             "deadpg=postgres://nobody@127.0.0.1:1/db,deadmongo=mongodb://127.0.0.1:1,sqlite",
             "--bench",
             "ReadingCount",
             "--benchtime",
             "3x",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8(output.stdout).unwrap();
-    let stderr = String::from_utf8(output.stderr).unwrap();
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
+        ],
+        &out,
+    );
+    assert_eq!(code, Some(1), "{stderr}");
     let failures: Vec<&str> = stderr
         .lines()
         .filter(|l| l.contains("target dead"))
@@ -151,4 +155,67 @@ fn an_unreachable_document_store_is_reported_and_the_others_still_run() {
         stdout.starts_with("| Benchmark | SQLite_Embedded (micro/op) |\n"),
         "{stdout}"
     );
+}
+
+#[test]
+fn mongodb_runs_in_its_edgex_layout_directly_and_behind_the_service() {
+    let mongo = common::mongo::server_url();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let (code, stdout, stderr) = coredata(
+        &[
+            "--target",
+            &mongo,
+            "--layout",
+            "edgex4",
+            "--via",
+            "direct,http-uds",
+            "--bench",
+            // One dataset per column: SecantusDB takes ~2 ms a write, and a read benchmark
+            // seeds 1,000 events.
+            "AddEvent|EventById|AddReading",
+            "--benchtime",
+            "3x",
+        ],
+        &out,
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        stdout.lines().next(),
+        Some("| Benchmark | MongoDB_EdgeX4 (micro/op) | MongoDB+HTTP_UDS (micro/op) |")
+    );
+    // EdgeX's API has no lone reading.
+    assert_eq!(markdown_row(&stdout, "AddReading"), ["—", "—"], "{stdout}");
+    for bench in ["AddEvent", "EventById"] {
+        let row = markdown_row(&stdout, bench);
+        assert_eq!(row.len(), 2, "{stdout}");
+        assert!(
+            row.iter()
+                .all(|c| c.chars().next().is_some_and(|ch| ch.is_ascii_digit())),
+            "{bench}: {row:?}"
+        );
+    }
+
+    let results: RunResults =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert!(results.targets.iter().all(|t| t.error.is_none()));
+    assert!(
+        results
+            .targets
+            .iter()
+            .all(|t| t.endpoint.contains("layout edgex4")),
+        "{:?}",
+        results
+            .targets
+            .iter()
+            .map(|t| &t.endpoint)
+            .collect::<Vec<_>>()
+    );
+    let names = private_databases(&results);
+    assert_eq!(names.len(), 2, "one per column: {names:?}");
+    let client = mongodb::sync::Client::with_uri_str(&mongo).unwrap();
+    let left = client.list_database_names().run().unwrap();
+    for name in &names {
+        assert!(!left.contains(name), "{name} is still in MongoDB");
+    }
 }

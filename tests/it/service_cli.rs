@@ -10,6 +10,8 @@ use std::time::Instant;
 
 use assert_cmd::cargo::cargo_bin;
 
+use crate::common::markdown_row as row;
+
 fn edgebench() -> Command {
     Command::new(cargo_bin("edgebench"))
 }
@@ -21,6 +23,8 @@ struct Service {
     url: String,
     /// `http+unix:///…`, when it serves a socket.
     unix: Option<PathBuf>,
+    /// What its `store …` status line says it serves.
+    store: String,
 }
 
 impl Service {
@@ -45,6 +49,7 @@ impl Service {
         let stderr = child.stderr.take().expect("piped");
         let mut lines = BufReader::new(stderr).lines();
         let mut url = None;
+        let mut store = String::new();
         for line in lines.by_ref() {
             let line = line.expect("utf-8 status");
             if let Some(rest) =
@@ -52,7 +57,8 @@ impl Service {
             {
                 url = Some(format!("http://{}", rest.trim_end_matches("/api/v3")));
             }
-            if line.starts_with("edgebench coredata-service: store ") {
+            if let Some(rest) = line.strip_prefix("edgebench coredata-service: store ") {
+                store = rest.to_string();
                 break;
             }
         }
@@ -62,6 +68,7 @@ impl Service {
             child,
             url: url.expect("the service says where it listens"),
             unix: unix.map(Path::to_path_buf),
+            store,
         }
     }
 
@@ -89,19 +96,6 @@ fn run(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
-}
-
-/// The cells of the markdown row `bench`, after the benchmark name.
-fn row<'a>(md: &'a str, bench: &str) -> Vec<&'a str> {
-    let line = md
-        .lines()
-        .find(|l| l.starts_with(&format!("| {bench} |")))
-        .unwrap_or_else(|| panic!("no row {bench} in\n{md}"));
-    line.trim_matches('|')
-        .split('|')
-        .skip(1)
-        .map(str::trim)
-        .collect()
 }
 
 #[test]
@@ -156,6 +150,54 @@ fn coredata_runs_against_a_running_service_over_tcp_and_a_unix_socket() {
     let unix = service.unix.clone().unwrap();
     assert_eq!(service.stop(), Some(0));
     assert!(!unix.exists(), "{} left behind", unix.display());
+}
+
+/// `coredata-service --store mongodb://…` keeps EdgeX 4.0's records as documents in a private
+/// database, serves the benchmarks, and drops the database when it stops.
+#[test]
+fn coredata_service_serves_mongodb_in_its_edgex_layout_and_drops_its_database() {
+    let mongo = crate::common::mongo::server_url();
+    let service = Service::start(&mongo, None, &[]);
+    assert!(
+        service
+            .store
+            .starts_with(&format!("MongoDB at {mongo}, database edgebench_"))
+            && service.store.ends_with(", layout edgex4"),
+        "{}",
+        service.store
+    );
+    let database = service
+        .store
+        .split(", ")
+        .find_map(|part| part.strip_prefix("database "))
+        .unwrap_or_default()
+        .to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let (code, md, stderr) = run(&[
+        "coredata",
+        "--target",
+        &service.url,
+        "--bench",
+        "AddEvent|EventCount",
+        "--benchtime",
+        "3x",
+        "--out",
+        dir.path().join("results").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    for bench in ["AddEvent", "EventCount"] {
+        let cells = row(&md, bench);
+        assert!(
+            cells[0].chars().next().is_some_and(|c| c.is_ascii_digit()),
+            "{bench}: {cells:?}"
+        );
+    }
+    let client = mongodb::sync::Client::with_uri_str(&mongo).unwrap();
+    let before = client.list_database_names().run().unwrap();
+    assert!(before.contains(&database), "{database} not in {before:?}");
+    assert_eq!(service.stop(), Some(0));
+    let after = client.list_database_names().run().unwrap();
+    assert!(!after.contains(&database), "{database} is still in MongoDB");
 }
 
 /// GET over plain TCP with std only: the body of the answer.
@@ -234,11 +276,11 @@ fn bad_service_and_layout_flags_are_one_line() {
         ),
         (
             &["coredata", "--target", "embedded-direct", "--layout", "edgex"],
-            "edgebench: --layout edgex --via direct: no target has that layout; edgex3 takes Redis targets and the engine (redis-tcp, embedded, ...), edgex4 takes pg-tcp, pg-uds, postgres:// and sqlite, and --via http serves those",
+            "edgebench: --layout edgex --via direct: no target has that layout; edgex3 takes Redis targets and the engine (redis-tcp, embedded, ...), edgex4 takes pg-tcp, pg-uds, postgres://, sqlite and mongodb://, and --via http serves those",
         ),
         (
-            &["coredata-service", "--store", "mongodb://127.0.0.1:1"],
-            "edgebench: --store \"mongodb://127.0.0.1:1\": the service keeps data in EdgeX's layouts, which exist for Redis targets, the engine, PostgreSQL and SQLite: use embedded, redis-tcp, redis-uds, redis://…, sqlite, pg-tcp, pg-uds or postgres://…",
+            &["coredata-service", "--store", "mini-redis"],
+            "edgebench: --store \"mini-redis\": the service keeps data in EdgeX's layouts, which exist for Redis targets, the engine, PostgreSQL, SQLite and MongoDB: use embedded, redis-tcp, redis-uds, redis://…, sqlite, pg-tcp, pg-uds, postgres://… or mongodb://…",
         ),
         (
             &["coredata-service", "--listen", "localhost"],

@@ -9,6 +9,9 @@
 //!   statements.
 //! - [`sqlite4`]: the same schema and statements in SQLite's dialect. EdgeX has no SQLite
 //!   layout; this is the nearest thing for the in-process SQL column.
+//! - [`mongo4`]: EdgeX 4.0's records as MongoDB documents. EdgeX 2.0 and later have no
+//!   MongoDB layout; this is the natural one (an event document with its readings embedded,
+//!   and a document per reading for the reading queries).
 //! - [`as2018`]: the 2018 calls (the ten benchmarks') on top of any of these.
 //! - [`http`]: any core-data service, reached over HTTP on TCP or a Unix socket; the same trait,
 //!   so the conformance suite and the benchmarks run through a service as they run on a store.
@@ -28,13 +31,22 @@
 
 pub mod as2018;
 pub mod http;
+pub mod mongo4;
 pub mod pg4;
 pub mod redis3;
 pub mod sqlite4;
 
-use crate::edgex::Event;
-use crate::edgex::Reading;
+use crate::edgex::{normalize_uuid, Event, Reading};
 pub use crate::store::{StoreError, StoreResult, UNLIMITED};
+
+/// The stored form of an event id (lowercase, hyphenated); an id that is not a UUID names no
+/// event, so it is [`StoreError::NotFound`] with the id as given.
+pub(crate) fn stored_event_id(id: &str) -> StoreResult<String> {
+    normalize_uuid(id).ok_or_else(|| StoreError::NotFound {
+        kind: "event",
+        id: id.to_owned(),
+    })
+}
 
 /// Which records a list or a count covers. Every field narrows; `Default` is everything.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

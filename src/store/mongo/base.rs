@@ -24,9 +24,9 @@ pub(super) const READINGS: &str = "reading";
 pub(super) const SERVER_SELECTION_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Ids per `$in` query. One query per event list is the aim; chunking only keeps the command
-/// well under MongoDB's 16 MiB document limit (an ObjectId array element is ~20 bytes) for
-/// lists of more than this many readings.
-pub(super) const IN_CHUNK: usize = 50_000;
+/// well under MongoDB's 16 MiB document limit (an ObjectId array element is ~20 bytes, a UUID
+/// string one ~50) for lists of more than this many readings.
+pub(crate) const IN_CHUNK: usize = 50_000;
 
 /// Where an event's readings live (`--mongo-layout`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -126,18 +126,18 @@ pub(super) fn not_found(kind: &'static str, id: &Oid) -> StoreError {
 /// The `limit` to send for a positive `limit`: `None` (no limit) for [`UNLIMITED`] and
 /// anything `i64` cannot hold. Callers answer a `limit` of 0 themselves, since MongoDB reads
 /// `limit(0)` as "no limit" (and a negative one as "one batch").
-pub(super) fn mongo_limit(limit: usize) -> Option<i64> {
+pub(crate) fn mongo_limit(limit: usize) -> Option<i64> {
     if limit == UNLIMITED {
         return None;
     }
     i64::try_from(limit).ok()
 }
 
-pub(super) fn backend(e: mongodb::error::Error) -> StoreError {
+pub(crate) fn backend(e: mongodb::error::Error) -> StoreError {
     backend_error(one_line(&e.to_string(), " "))
 }
 
-pub(super) fn backend_error(message: String) -> StoreError {
+pub(crate) fn backend_error(message: String) -> StoreError {
     StoreError::Backend {
         backend: BACKEND,
         message,

@@ -1,10 +1,14 @@
 //! [`MongoDatabase`], the private database of one run: it connects, creates
 //! `edgebench_<random>` with its indexes, hands out one [`MongoStore`] per worker (clones of
 //! one `Client`, so workers share its connection pool), and drops the database when it drops.
+//!
+//! The part that knows nothing of the 2018 layout ([`PrivateDatabase`]: connect, ping, name,
+//! index creation, drop) is shared with the EdgeX 4.0 document layout
+//! ([`crate::store::edgex::mongo4`]).
 
-use mongodb::bson::{doc, Document};
+use mongodb::bson::{doc, Document, RawDocumentBuf};
 use mongodb::options::ClientOptions;
-use mongodb::sync::{Client, Database};
+use mongodb::sync::{Client, Collection, Database};
 use mongodb::IndexModel;
 
 use super::base::{
@@ -13,22 +17,20 @@ use super::base::{
 use crate::store::shared::{one_line, private_name, redact_password};
 use crate::store::StoreResult;
 
-/// The private database of one run: created with its indexes by [`MongoDatabase::create`],
-/// dropped when this value drops.
-pub struct MongoDatabase {
+/// A run's private `edgebench_<random>` database on a MongoDB server, whatever its layout:
+/// created by [`PrivateDatabase::create`] once the server has answered a ping, dropped when
+/// this value drops.
+pub(crate) struct PrivateDatabase {
     client: Client,
     db: Database,
     /// The server, as messages name it (the URL without its password).
     server: String,
-    layout: MongoLayout,
-    fidelity: Fidelity,
 }
 
-impl MongoDatabase {
-    /// Connects to `url` (`mongodb://HOST:PORT`), creates a fresh database
-    /// `edgebench_<random>` with the collections' indexes. Fails within about 5 s (unless the
-    /// URL sets `serverSelectionTimeoutMS`) when no server answers.
-    pub fn create(url: &str, layout: MongoLayout, fidelity: Fidelity) -> StoreResult<Self> {
+impl PrivateDatabase {
+    /// Connects to `url` (`mongodb://HOST:PORT`) and names a fresh database. Fails within
+    /// about 5 s (unless the URL sets `serverSelectionTimeoutMS`) when no server answers.
+    pub(crate) fn create(url: &str) -> StoreResult<Self> {
         let server = redact_password(url);
         let mut options = ClientOptions::parse(url).run().map_err(|e| {
             backend_error(format!(
@@ -42,31 +44,17 @@ impl MongoDatabase {
         if options.connect_timeout.is_none() {
             options.connect_timeout = Some(SERVER_SELECTION_TIMEOUT);
         }
-        Self::connect(options, server, layout, fidelity)
+        Self::connect(options, server)
     }
 
-    /// [`MongoDatabase::create`] with options built by the caller (TLS, credentials, a
+    /// [`PrivateDatabase::create`] with options built by the caller (TLS, credentials, a
     /// command monitor, ...), used as given.
-    pub fn create_with_options(
-        options: ClientOptions,
-        layout: MongoLayout,
-        fidelity: Fidelity,
-    ) -> StoreResult<Self> {
+    pub(crate) fn create_with_options(options: ClientOptions) -> StoreResult<Self> {
         let hosts: Vec<String> = options.hosts.iter().map(|h| h.to_string()).collect();
-        Self::connect(
-            options,
-            format!("mongodb://{}", hosts.join(",")),
-            layout,
-            fidelity,
-        )
+        Self::connect(options, format!("mongodb://{}", hosts.join(",")))
     }
 
-    fn connect(
-        options: ClientOptions,
-        server: String,
-        layout: MongoLayout,
-        fidelity: Fidelity,
-    ) -> StoreResult<Self> {
+    fn connect(options: ClientOptions, server: String) -> StoreResult<Self> {
         let client = Client::with_options(options).map_err(|e| {
             backend_error(format!(
                 "cannot set up a MongoDB client for {server}: {}",
@@ -87,55 +75,124 @@ impl MongoDatabase {
                 ))
             })?;
         let db = client.database(&private_name());
-        // From here on, an error drops `database`, which drops whatever was created.
-        let database = MongoDatabase {
-            client,
-            db,
-            server,
-            layout,
-            fidelity,
-        };
-        database.create_indexes()?;
-        Ok(database)
+        Ok(PrivateDatabase { client, db, server })
     }
 
-    fn create_indexes(&self) -> StoreResult<()> {
-        let index = |keys: Document| IndexModel::builder().keys(keys).build();
+    /// Creates `indexes` (their keys) on `collection`, which creates the collection. An
+    /// error leaves the database to this value's drop.
+    pub(crate) fn create_indexes(&self, collection: &str, indexes: &[Document]) -> StoreResult<()> {
+        let models = indexes
+            .iter()
+            .map(|keys| IndexModel::builder().keys(keys.clone()).build());
+        self.db
+            .collection::<Document>(collection)
+            .create_indexes(models)
+            .run()
+            .map_err(|e| {
+                backend_error(format!(
+                    "cannot create the indexes of {}.{collection} at {}: {}",
+                    self.db.name(),
+                    self.server,
+                    one_line(&e.to_string(), " ")
+                ))
+            })?;
+        Ok(())
+    }
+
+    /// A collection of this database, its documents read and written raw.
+    pub(crate) fn collection(&self, name: &str) -> Collection<RawDocumentBuf> {
+        self.db.collection(name)
+    }
+
+    /// The database's name, `edgebench_<random>`.
+    pub(crate) fn name(&self) -> &str {
+        self.db.name()
+    }
+
+    /// The server, its password masked.
+    pub(crate) fn server(&self) -> &str {
+        &self.server
+    }
+
+    /// The client.
+    pub(crate) fn client(&self) -> &Client {
+        &self.client
+    }
+}
+
+impl Drop for PrivateDatabase {
+    fn drop(&mut self) {
+        // Best effort: a server that is gone took the database with it, or its owner drops it.
+        let _ = self.db.drop().run();
+    }
+}
+
+/// The private database of one run: created with its indexes by [`MongoDatabase::create`],
+/// dropped when this value drops.
+pub struct MongoDatabase {
+    database: PrivateDatabase,
+    layout: MongoLayout,
+    fidelity: Fidelity,
+}
+
+impl MongoDatabase {
+    /// Connects to `url` (`mongodb://HOST:PORT`), creates a fresh database
+    /// `edgebench_<random>` with the collections' indexes. Fails within about 5 s (unless the
+    /// URL sets `serverSelectionTimeoutMS`) when no server answers.
+    pub fn create(url: &str, layout: MongoLayout, fidelity: Fidelity) -> StoreResult<Self> {
+        Self::with_indexes(PrivateDatabase::create(url)?, layout, fidelity)
+    }
+
+    /// [`MongoDatabase::create`] with options built by the caller (TLS, credentials, a
+    /// command monitor, ...), used as given.
+    pub fn create_with_options(
+        options: ClientOptions,
+        layout: MongoLayout,
+        fidelity: Fidelity,
+    ) -> StoreResult<Self> {
+        Self::with_indexes(
+            PrivateDatabase::create_with_options(options)?,
+            layout,
+            fidelity,
+        )
+    }
+
+    fn with_indexes(
+        database: PrivateDatabase,
+        layout: MongoLayout,
+        fidelity: Fidelity,
+    ) -> StoreResult<Self> {
         // `_id` is indexed by MongoDB itself: by-id calls, "all" lists, `$in` loads and
         // deletes by id. The rest serve one query family each (see docs/stores/mongo.md).
-        let events = [
-            index(doc! { "device": 1, "created": 1, "_id": 1 }),
-            index(doc! { "created": 1, "_id": 1 }),
-            index(doc! { "pushed": 1, "_id": 1 }),
-        ];
-        let readings = [
-            index(doc! { "device": 1, "created": 1, "_id": 1 }),
-            index(doc! { "name": 1, "created": 1, "_id": 1 }),
-            index(doc! { "device": 1, "name": 1, "created": 1, "_id": 1 }),
-            index(doc! { "created": 1, "_id": 1 }),
-        ];
-        for (collection, indexes) in [(EVENTS, &events[..]), (READINGS, &readings[..])] {
-            self.db
-                .collection::<Document>(collection)
-                .create_indexes(indexes.to_vec())
-                .run()
-                .map_err(|e| {
-                    backend_error(format!(
-                        "cannot create the indexes of {}.{collection} at {}: {}",
-                        self.db.name(),
-                        self.server,
-                        one_line(&e.to_string(), " ")
-                    ))
-                })?;
-        }
-        Ok(())
+        database.create_indexes(
+            EVENTS,
+            &[
+                doc! { "device": 1, "created": 1, "_id": 1 },
+                doc! { "created": 1, "_id": 1 },
+                doc! { "pushed": 1, "_id": 1 },
+            ],
+        )?;
+        database.create_indexes(
+            READINGS,
+            &[
+                doc! { "device": 1, "created": 1, "_id": 1 },
+                doc! { "name": 1, "created": 1, "_id": 1 },
+                doc! { "device": 1, "name": 1, "created": 1, "_id": 1 },
+                doc! { "created": 1, "_id": 1 },
+            ],
+        )?;
+        Ok(MongoDatabase {
+            database,
+            layout,
+            fidelity,
+        })
     }
 
     /// A store on this database: one per worker. Stores share the client's connection pool.
     pub fn open_store(&self) -> StoreResult<MongoStore> {
         Ok(MongoStore {
-            events: self.db.collection(EVENTS),
-            readings: self.db.collection(READINGS),
+            events: self.database.collection(EVENTS),
+            readings: self.database.collection(READINGS),
             layout: self.layout,
             fidelity: self.fidelity,
         })
@@ -143,7 +200,7 @@ impl MongoDatabase {
 
     /// The database's name, `edgebench_<random>`.
     pub fn name(&self) -> &str {
-        self.db.name()
+        self.database.name()
     }
 
     /// One line for reports: server, database, layout, fidelity.
@@ -156,21 +213,14 @@ impl MongoDatabase {
         };
         format!(
             "MongoDB {}, database {}, layout {}, fidelity {fidelity}",
-            self.server,
-            self.db.name(),
+            self.database.server(),
+            self.database.name(),
             self.layout
         )
     }
 
     /// The client, e.g. to inspect the database in a test.
     pub fn client(&self) -> &Client {
-        &self.client
-    }
-}
-
-impl Drop for MongoDatabase {
-    fn drop(&mut self) {
-        // Best effort: a server that is gone took the database with it, or its owner drops it.
-        let _ = self.db.drop().run();
+        self.database.client()
     }
 }

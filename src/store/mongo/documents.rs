@@ -1,9 +1,12 @@
 //! Documents: events and readings as written (`...Out`, borrowing the record) and as read
 //! (`...In`), with the 2018 field names and `_id` an ObjectId, plus the projections the
-//! queries read ([`IdOnly`], [`EventLink`]) and BSON encoding and decoding.
+//! queries read ([`IdOnly`], [`EventLink`]) and BSON encoding and decoding (which the EdgeX
+//! 4.0 document layout uses too).
 
 use mongodb::bson::oid::ObjectId as Oid;
-use mongodb::bson::{self, RawDocumentBuf};
+use std::fmt;
+
+use mongodb::bson::{self, RawBsonRef, RawDocumentBuf};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -153,29 +156,34 @@ pub(super) struct EventLink {
     pub(super) event_id: Option<Oid>,
 }
 
-pub(super) fn encode<T: Serialize>(
+/// `value` as a BSON document; an error names the record (`id` is an ObjectId, or the
+/// EdgeX layout's UUID).
+pub(crate) fn encode<T: Serialize>(
     kind: &'static str,
-    id: &Oid,
+    id: &dyn fmt::Display,
     value: &T,
 ) -> StoreResult<RawDocumentBuf> {
     bson::to_raw_document_buf(value).map_err(|e| {
         backend_error(format!(
-            "cannot encode {kind} {} as BSON: {}",
-            id.to_hex(),
+            "cannot encode {kind} {id} as BSON: {}",
             one_line(&e.to_string(), " ")
         ))
     })
 }
 
-pub(super) fn decode<T: DeserializeOwned>(
+/// A stored document as `T`; an error names the document by its `_id` (an ObjectId, or a
+/// string in the EdgeX layout).
+pub(crate) fn decode<T: DeserializeOwned>(
     kind: &'static str,
     raw: &RawDocumentBuf,
 ) -> StoreResult<T> {
     bson::from_slice(raw.as_bytes()).map_err(|e| StoreError::Decode {
         kind,
-        id: raw
-            .get_object_id("_id")
-            .map_or_else(|_| "(no ObjectId _id)".to_string(), |id| id.to_hex()),
+        id: match raw.get("_id") {
+            Ok(Some(RawBsonRef::ObjectId(id))) => id.to_hex(),
+            Ok(Some(RawBsonRef::String(id))) => id.to_string(),
+            _ => "(no ObjectId or string _id)".to_string(),
+        },
         reason: one_line(&e.to_string(), " "),
     })
 }

@@ -24,8 +24,9 @@
 //!   readings are not written yet (see `add_event` and the doc).
 //!
 //! This file holds the layouts, the store's fields and the ids, limits and errors every
-//! part uses; `database` is [`MongoDatabase`], `documents` the BSON documents, `store` the
-//! queries, and `tests` the unit tests.
+//! part uses; `database` is [`MongoDatabase`] (and the private database it shares with
+//! [`crate::store::edgex::mongo4`]), `documents` the BSON documents, `store` the queries, and
+//! `tests` the unit tests.
 
 mod base;
 mod database;
@@ -36,3 +37,7 @@ mod tests;
 
 pub use base::{Fidelity, MongoLayout, MongoStore};
 pub use database::MongoDatabase;
+// What the EdgeX 4.0 document layout (`store::edgex::mongo4`) shares with this store.
+pub(crate) use base::{backend, backend_error, mongo_limit, IN_CHUNK};
+pub(crate) use database::PrivateDatabase;
+pub(crate) use documents::{decode, encode};

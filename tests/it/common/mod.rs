@@ -74,6 +74,19 @@ fn spec(item: &str) -> edgebench::target::TargetSpec {
     specs.remove(0)
 }
 
+/// The cells of the markdown row of `bench` in a results table, after the benchmark name.
+pub fn markdown_row<'a>(md: &'a str, bench: &str) -> Vec<&'a str> {
+    let line = md
+        .lines()
+        .find(|l| l.starts_with(&format!("| {bench} |")))
+        .unwrap_or_else(|| panic!("no row {bench} in\n{md}"));
+    line.trim_matches('|')
+        .split('|')
+        .skip(1)
+        .map(str::trim)
+        .collect()
+}
+
 /// Fails (CI must not silently skip the Redis suite) when no redis-server can be spawned.
 pub fn require_redis_server() {
     assert!(

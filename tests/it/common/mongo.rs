@@ -29,6 +29,7 @@ use std::sync::{mpsc, OnceLock};
 use std::time::{Duration, Instant};
 
 use edgebench::store::mongo::{Fidelity, MongoDatabase, MongoLayout};
+use mongodb::bson::{doc, Bson, Document};
 
 use super::Backend;
 
@@ -70,6 +71,56 @@ pub fn referenced() -> Backend {
 /// The 2018 layout and the 2018 N+1 reads.
 pub fn referenced_2018() -> Backend {
     mongo(MongoLayout::Referenced, Fidelity::Y2018)
+}
+
+/// The EdgeX 4.0 document layout on a fresh private database of the shared server (`--target
+/// mongodb://… --layout edgex4`), reached `via` (`direct`, `http-tcp`, `http-uds`).
+pub fn edgex4(via: &str) -> super::EdgexBackend {
+    super::edgex(&server_url(), "edgex4", via)
+}
+
+/// The stages of the plan the server chooses for the `find` command `find` (as a command
+/// monitor saw it) in `database`, outermost first.
+pub fn plan_of(client: &mongodb::sync::Client, database: &str, find: &Document) -> Vec<String> {
+    let mut query = Document::new();
+    for key in ["find", "filter", "sort", "skip", "limit"] {
+        if let Some(value) = find.get(key) {
+            query.insert(key, value.clone());
+        }
+    }
+    let explained = client
+        .database(database)
+        .run_command(doc! { "explain": query, "verbosity": "queryPlanner" })
+        .run()
+        .unwrap_or_else(|e| panic!("explain {find}: {e}"));
+    let plan = explained
+        .get_document("queryPlanner")
+        .and_then(|p| p.get_document("winningPlan"))
+        .unwrap_or_else(|e| panic!("{e}: {explained}"));
+    let mut stages = Vec::new();
+    plan_stages(plan, &mut stages);
+    stages
+}
+
+/// Whether a plan's stages are an index scan, with no collection scan anywhere.
+pub fn is_index_scan(stages: &[String]) -> bool {
+    stages.iter().any(|s| s == "IXSCAN") && !stages.iter().any(|s| s == "COLLSCAN")
+}
+
+fn plan_stages(plan: &Document, out: &mut Vec<String>) {
+    if let Ok(stage) = plan.get_str("stage") {
+        out.push(stage.to_string());
+    }
+    if let Ok(input) = plan.get_document("inputStage") {
+        plan_stages(input, out);
+    }
+    if let Ok(inputs) = plan.get_array("inputStages") {
+        for input in inputs {
+            if let Bson::Document(input) = input {
+                plan_stages(input, out);
+            }
+        }
+    }
 }
 
 /// `mongodb://127.0.0.1:PORT` of the shared server, started on first call. Panics with the

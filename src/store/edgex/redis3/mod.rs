@@ -61,8 +61,11 @@ mod write;
 
 use redis::{Cmd, ConnectionLike, FromRedisValue, Pipeline};
 
-use super::{Behaviour, Doomed, EventStore, Filter, Page, StoreError, StoreResult, UNLIMITED};
-use crate::edgex::{normalize_uuid, now_ns, Event, Reading};
+use super::{
+    stored_event_id, Behaviour, Doomed, EventStore, Filter, Page, StoreError, StoreResult,
+    UNLIMITED,
+};
+use crate::edgex::{now_ns, Event, Reading};
 use crate::store::redis::backend;
 
 /// EdgeX 3.1's Redis layout over one connection of any transport.
@@ -103,12 +106,12 @@ impl<C: ConnectionLike + Send> EventStore for Redis3Store<C> {
     }
 
     fn event_by_id(&mut self, id: &str) -> StoreResult<Event> {
-        let id = event_id(id)?;
+        let id = stored_event_id(id)?;
         self.event(&id)
     }
 
     fn delete_event_by_id(&mut self, id: &str) -> StoreResult<()> {
-        let id = event_id(id)?;
+        let id = stored_event_id(id)?;
         self.delete_event(&id)
     }
 
@@ -160,12 +163,4 @@ impl<C: ConnectionLike + Send> EventStore for Redis3Store<C> {
             ..Behaviour::FULL
         }
     }
-}
-
-/// The stored form of an event id; an id that is not a UUID names no event.
-fn event_id(id: &str) -> StoreResult<String> {
-    normalize_uuid(id).ok_or_else(|| StoreError::NotFound {
-        kind: "event",
-        id: id.to_owned(),
-    })
 }
