@@ -59,6 +59,12 @@ pub enum Command {
     /// TCP and/or a Unix socket, until Ctrl-C or SIGTERM (in-flight requests finish).
     #[command(name = "coredata-service", after_help = SERVICE_EXAMPLES)]
     CoredataService(CoreDataServiceArgs),
+    /// A device fleet posting EdgeX events at a fixed rate, open loop, against each target:
+    /// does the store keep up? Latency is measured from each event's intended send time
+    /// (coordinated omission corrected) and from its actual send. Deletes every event in the
+    /// targets' stores first.
+    #[command(after_help = FLEET_EXAMPLES)]
+    Fleet(FleetArgs),
     /// A memtier_benchmark-compatible key-value load generator: take a memtier command line,
     /// swap the binary name. Latency runs from the moment a request's batch is written to
     /// the moment its reply has been read in full (see docs/kv.md).
@@ -261,6 +267,96 @@ pub struct CoreDataServiceArgs {
     /// 0 for no limit.
     #[arg(long, value_name = "KB", default_value = "25000")]
     pub max_event_size: String,
+}
+
+const FLEET_EXAMPLES: &str = "\
+Examples:
+  edgebench fleet
+      100 devices, 1,000 events/s of 5 Int64 readings for 10 s (after 2 s of warmup) on the
+      in-process engine in EdgeX 3.1's layout.
+  edgebench fleet --target embedded,redis-uds,pg-uds --events-per-second 5000 --slo 10ms
+  edgebench fleet --target redis-uds --via http-uds --devices 1000 --per-device-rate 2
+      The same fleet through EdgeX's REST service in front of the store.";
+
+/// `edgebench fleet` flags. Numbers are checked and bounded by the typed config.
+#[derive(Debug, Args)]
+pub struct FleetArgs {
+    /// Comma-separated targets, each kept in its EdgeX layout: embedded, embedded-tcp,
+    /// embedded-uds, redis-tcp, redis-uds, redis://…, sqlite, pg-tcp, pg-uds, postgres://…,
+    /// mongodb://…, or a running core-data service http://HOST:PORT, http+unix:///PATH.
+    #[arg(
+        long = "target",
+        short = 't',
+        value_name = "T[,T...]",
+        default_value = "embedded"
+    )]
+    pub targets: String,
+
+    /// How the writers reach each store: direct, http-tcp, http-uds (EdgeX's REST service
+    /// started in front of it, in process), or http (both).
+    #[arg(long, value_name = "VIA", default_value = "direct")]
+    pub via: String,
+
+    /// Devices in the fleet.
+    #[arg(long, value_name = "N", default_value = "100")]
+    pub devices: String,
+
+    /// Events per second, all devices together.
+    #[arg(long, value_name = "R", conflicts_with = "per_device_rate")]
+    pub events_per_second: Option<String>,
+
+    /// Events per second of each device (instead of --events-per-second).
+    #[arg(long, value_name = "R")]
+    pub per_device_rate: Option<String>,
+
+    /// Readings in each event.
+    #[arg(long, value_name = "N", default_value = "5")]
+    pub readings_per_event: String,
+
+    /// EdgeX value type of the readings: Int64, Float64, Bool, String, Binary, Object, ...
+    #[arg(long, value_name = "TYPE", default_value = "Int64")]
+    pub value_type: String,
+
+    /// Bytes of each Binary value.
+    #[arg(long, value_name = "BYTES", default_value = "1024")]
+    pub value_size: String,
+
+    /// Media type of Binary values.
+    #[arg(long, value_name = "TYPE", default_value = "application/octet-stream")]
+    pub media_type: String,
+
+    /// The devices' profile name.
+    #[arg(long, value_name = "NAME", default_value = "fleet-profile")]
+    pub profiles: String,
+
+    /// Comma-separated resource names, cycled over each event's readings.
+    #[arg(
+        long,
+        value_name = "NAME[,NAME...]",
+        default_value = "temperature,pressure"
+    )]
+    pub resources: String,
+
+    /// Writer threads, each its own connection, splitting the schedule.
+    #[arg(long, value_name = "N", default_value = "1")]
+    pub writers: String,
+
+    /// How long the fleet runs after the warmup (e.g. 10s, 2m).
+    #[arg(long, value_name = "DURATION", default_value = "10s")]
+    pub duration: String,
+
+    /// Sent first and left out of the figures.
+    #[arg(long, value_name = "DURATION", default_value = "2s")]
+    pub warmup: String,
+
+    /// A target whose p99 write latency (from the intended time) is over this did not keep
+    /// up (e.g. 10ms).
+    #[arg(long, value_name = "DURATION")]
+    pub slo: Option<String>,
+
+    /// Results directory (default: results/<UTC timestamp>-fleet).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 /// `edgebench report ...`

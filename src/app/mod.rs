@@ -17,6 +17,7 @@
 
 pub mod coredata;
 pub mod coredata_service;
+pub mod fleet;
 pub mod kv;
 pub mod perf;
 pub mod report;
@@ -34,6 +35,7 @@ pub fn run(cli: Cli, interrupts: &Interrupts<'_>) -> Result<Ending, Error> {
         Command::Coredata(args) => coredata::main(&args, interrupts, stderr),
         Command::Serve(args) => serve::main(&args, stderr),
         Command::CoredataService(args) => coredata_service::main(&args, stderr),
+        Command::Fleet(args) => fleet::main(&args, interrupts, stderr),
         Command::Kv(args) => kv::main(&args, interrupts, stderr),
         Command::Perf(args) => perf::main(&args, interrupts),
         Command::Report(command) => report::main(&command),

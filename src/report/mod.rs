@@ -12,6 +12,7 @@
 
 pub mod benchtomd;
 pub mod csv;
+pub mod fleet;
 pub mod gobench;
 pub mod json;
 pub mod kv;

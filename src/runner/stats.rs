@@ -25,6 +25,19 @@ pub fn latency_histogram() -> Histogram<u64> {
     Histogram::new(3).expect("3 significant digits is valid")
 }
 
+/// A histogram as HdrHistogram's V2 compressed encoding in base64, as `results.json` keeps
+/// them (any HdrHistogram library decodes it); empty when encoding fails, which loses only
+/// the exportable histogram, never the figures.
+pub fn encoded(h: &Histogram<u64>) -> String {
+    use base64::Engine as _;
+    use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
+    let mut bytes = Vec::new();
+    match V2DeflateSerializer::new().serialize(h, &mut bytes) {
+        Ok(_) => base64::engine::general_purpose::STANDARD.encode(&bytes),
+        Err(_) => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,7 @@
 //! benchmarks the way `go test -bench REGEX` does.
 
 pub mod coredata;
+pub mod fleet;
 
 use regex::Regex;
 

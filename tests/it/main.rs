@@ -15,6 +15,7 @@ mod cli;
 mod conformance;
 mod docstores_cli;
 mod edgex_conformance;
+mod fleet_cli;
 mod kv;
 mod kv_cluster;
 mod kv_gen;

@@ -1,0 +1,250 @@
+//! Fleet results: the summary table across targets (markdown), the per-second series (CSV) and
+//! everything with the full HDR histograms (JSON), from [`FleetReport`]s.
+
+use serde::Serialize;
+
+use crate::runner::stats::encoded;
+use crate::workload::fleet::{FleetReport, FleetSpec};
+
+/// One target's row: its name, where it was, and what it measured or why it did not run.
+#[derive(Debug, Clone, Serialize)]
+pub struct FleetTarget {
+    /// The column name.
+    pub name: String,
+    /// Where the target was.
+    pub endpoint: String,
+    /// Why it did not run, when it did not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// What it measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<Summary>,
+}
+
+/// Latency percentiles, ns.
+#[derive(Debug, Clone, Serialize)]
+pub struct Percentiles {
+    /// 50th percentile.
+    pub p50_ns: u64,
+    /// 90th.
+    pub p90_ns: u64,
+    /// 99th.
+    pub p99_ns: u64,
+    /// 99.9th.
+    pub p999_ns: u64,
+    /// The largest.
+    pub max_ns: u64,
+    /// The whole histogram: HdrHistogram V2 compressed, base64.
+    pub histogram: String,
+}
+
+impl Percentiles {
+    fn of(h: &hdrhistogram::Histogram<u64>) -> Self {
+        Percentiles {
+            p50_ns: h.value_at_quantile(0.50),
+            p90_ns: h.value_at_quantile(0.90),
+            p99_ns: h.value_at_quantile(0.99),
+            p999_ns: h.value_at_quantile(0.999),
+            max_ns: h.max(),
+            histogram: encoded(h),
+        }
+    }
+}
+
+/// One measured second.
+#[derive(Debug, Clone, Serialize)]
+pub struct Second {
+    /// Seconds after the warmup, from 0.
+    pub second: usize,
+    /// Events due in that second and answered.
+    pub events: u64,
+    /// Their corrected latency's median, ns.
+    pub p50_ns: u64,
+    /// Their corrected latency's 99th percentile, ns.
+    pub p99_ns: u64,
+}
+
+/// What one target measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    /// Events the fleet offered (due in the run, warmup included).
+    pub offered: u64,
+    /// The rate it offered them at.
+    pub offered_per_sec: f64,
+    /// Events answered as written (warmup included).
+    pub sent: u64,
+    /// Of those, the ones after the warmup, which the latencies cover.
+    pub measured: u64,
+    /// Events the store holds at the end.
+    pub stored: u64,
+    /// Answered as written, not stored.
+    pub missing: u64,
+    /// Sent more than `late_after` after their intended time.
+    pub late: u64,
+    /// Due before the end, never sent.
+    pub unsent: u64,
+    /// Writes the store refused.
+    pub failed: u64,
+    /// The first refusal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_error: Option<String>,
+    /// Events answered per second of the run.
+    pub achieved_per_sec: f64,
+    /// From each event's intended send time to its answer.
+    pub corrected: Percentiles,
+    /// From each event's actual send to its answer.
+    pub uncorrected: Percentiles,
+    /// Per second after the warmup.
+    pub per_second: Vec<Second>,
+    /// "kept up", or "fell behind: why".
+    pub verdict: String,
+}
+
+impl Summary {
+    /// The summary of one run.
+    pub fn of(spec: &FleetSpec, r: &FleetReport) -> Self {
+        let w = &r.writes;
+        let elapsed = r.elapsed.as_secs_f64();
+        Summary {
+            offered: r.offered,
+            offered_per_sec: spec.events_per_second,
+            sent: w.sent,
+            measured: w.measured,
+            stored: r.stored,
+            missing: r.missing,
+            late: w.late,
+            unsent: w.unsent,
+            failed: w.failed,
+            first_error: w.first_error.clone(),
+            achieved_per_sec: if elapsed > 0.0 {
+                w.sent as f64 / elapsed
+            } else {
+                0.0
+            },
+            corrected: Percentiles::of(&w.corrected),
+            uncorrected: Percentiles::of(&w.uncorrected),
+            per_second: w
+                .per_second
+                .iter()
+                .enumerate()
+                .map(|(second, h)| Second {
+                    second,
+                    events: h.len(),
+                    p50_ns: h.value_at_quantile(0.5),
+                    p99_ns: h.value_at_quantile(0.99),
+                })
+                .collect(),
+            verdict: r.verdict.to_string(),
+        }
+    }
+}
+
+/// The whole run as `fleet.json` keeps it.
+#[derive(Debug, Clone, Serialize)]
+pub struct FleetRun {
+    /// The command line.
+    pub command: String,
+    /// When it started, UTC, RFC 3339.
+    pub started: String,
+    /// The fleet.
+    pub fleet: FleetSettings,
+    /// One entry per target, in run order.
+    pub targets: Vec<FleetTarget>,
+}
+
+/// The fleet's settings, as `fleet.json` records them.
+#[derive(Debug, Clone, Serialize)]
+pub struct FleetSettings {
+    /// Devices.
+    pub devices: u64,
+    /// Events per second, all devices.
+    pub events_per_second: f64,
+    /// Readings per event.
+    pub readings_per_event: u64,
+    /// The readings' value type.
+    pub value_type: String,
+    /// Writer threads.
+    pub writers: u64,
+    /// Warmup, s.
+    pub warmup_s: f64,
+    /// Measured part, s.
+    pub measured_s: f64,
+    /// The SLO on p99 corrected write latency, ms.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slo_ms: Option<f64>,
+}
+
+impl FleetSettings {
+    /// The settings of `spec`.
+    pub fn of(spec: &FleetSpec) -> Self {
+        FleetSettings {
+            devices: spec.devices,
+            events_per_second: spec.events_per_second,
+            readings_per_event: spec.readings_per_event,
+            value_type: spec.value_type.clone(),
+            writers: spec.writers,
+            warmup_s: spec.warmup.as_secs_f64(),
+            measured_s: spec.duration.saturating_sub(spec.warmup).as_secs_f64(),
+            slo_ms: spec.slo.map(|d| d.as_secs_f64() * 1e3),
+        }
+    }
+}
+
+fn ms(ns: u64) -> String {
+    format!("{:.3}", ns as f64 / 1e6)
+}
+
+/// The markdown table across targets.
+pub fn markdown(run: &FleetRun) -> String {
+    let mut out = String::from(
+        "| Target | offered ev/s | achieved ev/s | sent | stored | missing | late | unsent | \
+         failed | write p50 ms | p99 ms | p99.9 ms | max ms | p99 uncorrected ms | verdict |\n\
+         |-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|\n",
+    );
+    for t in &run.targets {
+        match (&t.summary, &t.error) {
+            (Some(s), _) => out.push_str(&format!(
+                "| {} | {:.0} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                t.name,
+                s.offered_per_sec,
+                s.achieved_per_sec,
+                s.sent,
+                s.stored,
+                s.missing,
+                s.late,
+                s.unsent,
+                s.failed,
+                ms(s.corrected.p50_ns),
+                ms(s.corrected.p99_ns),
+                ms(s.corrected.p999_ns),
+                ms(s.corrected.max_ns),
+                ms(s.uncorrected.p99_ns),
+                s.verdict
+            )),
+            (None, error) => out.push_str(&format!(
+                "| {} | | | | | | | | | | | | | | did not run: {} |\n",
+                t.name,
+                error.as_deref().unwrap_or("interrupted")
+            )),
+        }
+    }
+    out
+}
+
+/// `target,second,events,p50_ms,p99_ms`, a row per measured second of each target.
+pub fn per_second_csv(run: &FleetRun) -> String {
+    let mut out = String::from("target,second,events,p50_ms,p99_ms\n");
+    for t in &run.targets {
+        for s in t.summary.iter().flat_map(|s| &s.per_second) {
+            out.push_str(&format!(
+                "{},{},{},{},{}\n",
+                t.name,
+                s.second,
+                s.events,
+                ms(s.p50_ns),
+                ms(s.p99_ns)
+            ));
+        }
+    }
+    out
+}

@@ -1,0 +1,370 @@
+//! The fleet workload: a fleet of EdgeX devices posting events at a fixed total rate, open loop,
+//! against any EdgeX store ([`EventStore`]: a store in its EdgeX layout, or a core-data service
+//! over HTTP), answering "does my store keep up with my devices?".
+//!
+//! - [`FleetSpec`]: the devices, their rate, what each event carries, how long to run.
+//! - [`schedule`]: the open-loop writer (intended send times, coordinated-omission-corrected
+//!   and uncorrected latency, late and unsent events).
+//! - [`run`]: scrubs the store, runs the writers (each its own store client, splitting one
+//!   schedule), then verifies that every event written is in the store.
+//!
+//! Events: event `j` comes from device `j % devices` (`device-0000` ...), profile
+//! [`FleetSpec::profile`], source `fleet`, origin = the wall clock when it is built (ns, at
+//! least 1 µs after the writer's previous one), with `readings_per_event` readings named after
+//! `resources` (cycled), all of `value_type`.
+
+pub mod schedule;
+#[cfg(test)]
+mod tests;
+
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+pub use schedule::{Schedule, WriterReport};
+
+use crate::edgex::{self, Event, Reading, ReadingValue, ValueKind};
+use crate::store::edgex::{EventStore, Filter};
+use crate::store::{StoreError, StoreResult};
+
+/// Why a fleet run could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum FleetError {
+    /// The spec is out of bounds (the message names the setting and the fix).
+    #[error("{0}")]
+    Spec(String),
+    /// The store failed to open, scrub or count.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The most devices a fleet may have (each is a name; the bound keeps a typo from asking for
+/// billions of them).
+pub const MAX_DEVICES: u64 = 1_000_000;
+/// The most readings one event may carry.
+pub const MAX_READINGS_PER_EVENT: u64 = 1_000;
+/// The largest `Binary` payload, bytes (EdgeX's default MaxEventSize is 25,000 KB).
+pub const MAX_VALUE_SIZE: u64 = 16 * 1024 * 1024;
+/// The most writer threads.
+pub const MAX_WRITERS: u64 = 1_024;
+
+/// What a fleet is and does.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FleetSpec {
+    /// How many devices post.
+    pub devices: u64,
+    /// Events per second, all devices together.
+    pub events_per_second: f64,
+    /// Readings in each event.
+    pub readings_per_event: u64,
+    /// EdgeX value type of every reading (`Int64`, `Float64`, `Binary`, `Object`, ...).
+    pub value_type: String,
+    /// Bytes of each `Binary` value.
+    pub value_size: u64,
+    /// Media type of `Binary` values.
+    pub media_type: String,
+    /// The devices' profile name.
+    pub profile: String,
+    /// Resource names of the readings, cycled.
+    pub resources: Vec<String>,
+    /// Writer threads (each its own store client); they split the schedule.
+    pub writers: u64,
+    /// The whole run, warmup included.
+    pub duration: Duration,
+    /// Events due in this first part are sent but not measured.
+    pub warmup: Duration,
+    /// A send that starts later than this after its intended time is late.
+    pub late_after: Duration,
+    /// The p99 write latency (corrected) a target must stay under to have kept up.
+    pub slo: Option<Duration>,
+}
+
+impl Default for FleetSpec {
+    /// A small factory line: 100 devices, 1,000 events/s of 5 Int64 readings, 10 s after a
+    /// 2 s warmup, one writer.
+    fn default() -> Self {
+        FleetSpec {
+            devices: 100,
+            events_per_second: 1_000.0,
+            readings_per_event: 5,
+            value_type: "Int64".to_string(),
+            value_size: 1_024,
+            media_type: "application/octet-stream".to_string(),
+            profile: "fleet-profile".to_string(),
+            resources: vec!["temperature".to_string(), "pressure".to_string()],
+            writers: 1,
+            duration: Duration::from_secs(12),
+            warmup: Duration::from_secs(2),
+            late_after: Duration::from_millis(1),
+            slo: None,
+        }
+    }
+}
+
+impl FleetSpec {
+    /// The open-loop schedule.
+    pub fn schedule(&self) -> Schedule {
+        Schedule {
+            rate: self.events_per_second,
+            duration_ns: ns(self.duration),
+            warmup_ns: ns(self.warmup),
+            late_after_ns: ns(self.late_after),
+        }
+    }
+
+    /// Device `d`'s name.
+    pub fn device(&self, d: u64) -> String {
+        format!("device-{d:04}")
+    }
+
+    /// Event `j` of the fleet, with origin `origin` ns.
+    pub fn event(&self, j: u64, origin: i64) -> Event {
+        let device = self.device(j % self.devices.max(1));
+        let readings = (0..self.readings_per_event)
+            .map(|k| Reading {
+                id: edgex::new_uuid(),
+                origin,
+                device_name: device.clone(),
+                resource_name: self.resources[k as usize % self.resources.len()].clone(),
+                profile_name: self.profile.clone(),
+                value_type: self.value_type.clone(),
+                units: String::new(),
+                tags: None,
+                value: self.value(j, k),
+            })
+            .collect();
+        Event {
+            id: edgex::new_uuid(),
+            device_name: device,
+            profile_name: self.profile.clone(),
+            source_name: "fleet".to_string(),
+            origin,
+            readings,
+            tags: None,
+        }
+    }
+
+    fn value(&self, j: u64, k: u64) -> ReadingValue {
+        match edgex::value_kind(&self.value_type) {
+            Some(ValueKind::Binary) => ReadingValue::Binary {
+                data: vec![(j % 251) as u8; self.value_size as usize],
+                media_type: self.media_type.clone(),
+            },
+            Some(ValueKind::Object) => ReadingValue::Object(json!({"seq": j, "reading": k})),
+            _ => ReadingValue::Simple(simple_value(&self.value_type, j + k)),
+        }
+    }
+
+    /// Checks every bound; the error names the setting (as its flag or file key) and the fix.
+    pub fn check(&self) -> Result<(), String> {
+        let within = |key: &str, v: u64, max: u64| {
+            if v == 0 || v > max {
+                Err(format!("{key} {v} is out of range: give 1 to {max}"))
+            } else {
+                Ok(())
+            }
+        };
+        within("devices", self.devices, MAX_DEVICES)?;
+        within(
+            "readings-per-event",
+            self.readings_per_event,
+            MAX_READINGS_PER_EVENT,
+        )?;
+        within("writers", self.writers, MAX_WRITERS)?;
+        if !(self.events_per_second.is_finite() && self.events_per_second > 0.0) {
+            return Err(format!(
+                "events-per-second {} is not a rate: give a number of events per second above 0",
+                self.events_per_second
+            ));
+        }
+        // A run offers at most this many events: bound the work (and the f64 schedule).
+        let offered = self.events_per_second * self.duration.as_secs_f64();
+        if offered > 1e12 {
+            return Err(format!(
+                "events-per-second {} over duration {:?} is {offered:.0} events: give a lower \
+                 rate or a shorter duration (at most 1e12 events)",
+                self.events_per_second, self.duration
+            ));
+        }
+        match edgex::value_kind(&self.value_type) {
+            None => {
+                return Err(format!(
+                    "value-type {:?} is not an EdgeX value type: give one of {}",
+                    self.value_type,
+                    edgex::VALUE_TYPES.join(", ")
+                ))
+            }
+            Some(ValueKind::Binary) => within("value-size", self.value_size, MAX_VALUE_SIZE)?,
+            _ => {}
+        }
+        if self.resources.is_empty() || self.resources.iter().any(|r| r.is_empty()) {
+            return Err("resources: give one or more non-empty resource names".to_string());
+        }
+        if self.profile.is_empty() {
+            return Err("profiles: give a non-empty profile name".to_string());
+        }
+        if self.warmup >= self.duration {
+            return Err(format!(
+                "warmup {:?} is not shorter than duration {:?}: give a longer duration or a \
+                 shorter warmup",
+                self.warmup, self.duration
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A value of a simple value type, from `n`.
+fn simple_value(value_type: &str, n: u64) -> String {
+    match value_type {
+        "Bool" => n.is_multiple_of(2).to_string(),
+        "String" => format!("value-{n}"),
+        "Float32" | "Float64" => format!("{:.2}", (n % 10_000) as f64 / 100.0),
+        t if t.ends_with("Array") => format!("[{}]", n % 100),
+        _ => (n % 100).to_string(),
+    }
+}
+
+fn ns(d: Duration) -> u64 {
+    d.as_nanos().min(u128::from(u64::MAX)) as u64
+}
+
+/// What one fleet run against one target measured.
+#[derive(Debug, Clone)]
+pub struct FleetReport {
+    /// The writers' figures, merged.
+    pub writes: WriterReport,
+    /// Events due in the run (warmup included): what the fleet offered.
+    pub offered: u64,
+    /// Events the store holds at the end.
+    pub stored: u64,
+    /// Events answered as written that the store does not hold.
+    pub missing: u64,
+    /// From the first send to the last answer.
+    pub elapsed: Duration,
+    /// Whether the target kept up, and if not, why.
+    pub verdict: Verdict,
+}
+
+/// Did the target keep up with the fleet?
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Every event due was sent, none failed, all are stored, p99 under the SLO.
+    KeptUp,
+    /// It did not: the first reason found.
+    FellBehind(String),
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Verdict::KeptUp => f.write_str("kept up"),
+            Verdict::FellBehind(why) => write!(f, "fell behind: {why}"),
+        }
+    }
+}
+
+/// Runs the fleet against the stores `open` gives (one per writer, plus one to scrub and
+/// verify): scrubs, writes open loop until the duration is over or `stop`, then counts what
+/// the store holds. **Scrubbing deletes every event in the store.**
+pub fn run(
+    spec: &FleetSpec,
+    open: &(dyn Fn() -> StoreResult<Box<dyn EventStore>> + Sync),
+    stop: &AtomicBool,
+) -> Result<FleetReport, FleetError> {
+    spec.check().map_err(FleetError::Spec)?;
+    let mut checker = open()?;
+    checker.scrub()?;
+    let mut writers = (0..spec.writers)
+        .map(|_| open())
+        .collect::<StoreResult<Vec<_>>>()?;
+    let schedule = spec.schedule();
+    let origin = Instant::now();
+    let reports: Vec<WriterReport> = std::thread::scope(|scope| {
+        let handles: Vec<_> = writers
+            .iter_mut()
+            .enumerate()
+            .map(|(w, store)| {
+                let schedule = &schedule;
+                scope.spawn(move || {
+                    let mut pacer = schedule::RealPacer::new(origin);
+                    let mut last_origin = 0i64;
+                    schedule::write_open_loop(
+                        schedule,
+                        w as u64,
+                        spec.writers,
+                        &mut pacer,
+                        stop,
+                        |j| {
+                            last_origin = edgex::now_ns().max(last_origin + 1_000);
+                            store.add_event(&spec.event(j, last_origin))
+                        },
+                    )
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a fleet writer panicked"))
+            .collect()
+    });
+    let elapsed = origin.elapsed();
+    let mut writes = reports[0].clone();
+    for r in &reports[1..] {
+        writes.merge(r);
+    }
+    let stored = checker.event_count(Filter::all())?;
+    let missing = writes.sent.saturating_sub(stored);
+    let offered = schedule.due();
+    let verdict = verdict(spec, &writes, missing);
+    Ok(FleetReport {
+        writes,
+        offered,
+        stored,
+        missing,
+        elapsed,
+        verdict,
+    })
+}
+
+/// The verdict: the first of a backlog at the end, failed writes, missing events, an SLO
+/// breach. Late sends alone are not falling behind (a writer that oversleeps catches up); they
+/// are reported beside it.
+fn verdict(spec: &FleetSpec, w: &WriterReport, missing: u64) -> Verdict {
+    let behind = |why: String| Verdict::FellBehind(why);
+    if w.unsent > 0 {
+        return behind(format!(
+            "{} events were still unsent at the end (a backlog: the store took longer than \
+             the schedule allowed)",
+            w.unsent
+        ));
+    }
+    if w.failed > 0 {
+        return behind(format!("{} writes failed", w.failed));
+    }
+    if missing > 0 {
+        return behind(format!(
+            "{missing} events answered as written are not stored"
+        ));
+    }
+    if let Some(slo) = spec.slo {
+        let p99 = w.corrected.value_at_quantile(0.99);
+        if p99 > ns(slo) {
+            let second = first_slow_second(w, slo).unwrap_or(0);
+            return behind(format!(
+                "p99 write latency {:.3} ms over the SLO {:.3} ms (from second {second})",
+                p99 as f64 / 1e6,
+                slo.as_secs_f64() * 1e3
+            ));
+        }
+    }
+    Verdict::KeptUp
+}
+
+/// The first measured second whose p99 corrected latency is over `limit`.
+fn first_slow_second(w: &WriterReport, limit: Duration) -> Option<usize> {
+    w.per_second
+        .iter()
+        .position(|h| !h.is_empty() && h.value_at_quantile(0.99) > ns(limit))
+}

@@ -1,0 +1,433 @@
+//! The open-loop writer: every event has an intended send time on a fixed schedule, and its
+//! latency is measured from that time (corrected for coordinated omission) as well as from the
+//! moment it was actually sent.
+//!
+//! A closed-loop client waits for each answer before sending the next request, so a store that
+//! stalls for a second makes the client send nothing for a second, and the stall shows up as
+//! one slow request instead of the hundreds a fleet of devices would have seen ("coordinated
+//! omission", Gil Tene; wrk2 and HdrHistogram correct for it the same way). Here event `j` of
+//! a schedule at `rate` events/s is due at `start + j / rate`: the writer sleeps until then
+//! when it is early, sends at once when it is late, and records
+//! - **corrected latency** = answer time − intended time (what a device that sent on time
+//!   waited), and
+//! - **uncorrected latency** = answer time − actual send time (what the store took).
+//!
+//! A send that starts more than [`Schedule::late_after_ns`] after its intended time is
+//! **late**. Events due before the run's end may still be sent up to `late_after_ns` after
+//! it; every event due before the end but not sent by then is counted as **unsent** (the
+//! writer's backlog), never silently skipped.
+//!
+//! The writer is generic over a [`Pacer`] (the clock and the sleep) so tests drive it with a
+//! scripted clock and assert every count and latency exactly.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use hdrhistogram::Histogram;
+
+use crate::runner::stats::latency_histogram;
+
+/// One second, ns.
+pub const SECOND_NS: u64 = 1_000_000_000;
+
+/// When events are due.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Schedule {
+    /// Events per second, > 0.
+    pub rate: f64,
+    /// The whole run, warmup included, ns from the start.
+    pub duration_ns: u64,
+    /// Events due in the first `warmup_ns` are sent but left out of the figures.
+    pub warmup_ns: u64,
+    /// A send that starts more than this after its intended time is late.
+    pub late_after_ns: u64,
+}
+
+impl Schedule {
+    /// When event `j` is due, ns from the start.
+    pub fn intended_ns(&self, j: u64) -> u64 {
+        // f64 holds j exactly up to 2^53; a run offers far fewer events.
+        (j as f64 * SECOND_NS as f64 / self.rate) as u64
+    }
+
+    /// How many events are due before the run's end: those with an intended time in
+    /// `[0, duration)`.
+    pub fn due(&self) -> u64 {
+        // The smallest j with intended(j) >= duration.
+        let mut j = (self.duration_ns as f64 * self.rate / SECOND_NS as f64) as u64;
+        while j > 0 && self.intended_ns(j - 1) >= self.duration_ns {
+            j -= 1;
+        }
+        while self.intended_ns(j) < self.duration_ns {
+            j += 1;
+        }
+        j
+    }
+}
+
+/// The clock and the sleep of a writer.
+pub trait Pacer {
+    /// ns since the run's start; never decreases.
+    fn now_ns(&mut self) -> u64;
+    /// Returns at `at_ns` or a little after.
+    fn sleep_until(&mut self, at_ns: u64);
+}
+
+/// What one writer measured.
+#[derive(Debug, Clone)]
+pub struct WriterReport {
+    /// Events sent and answered without error (warmup included).
+    pub sent: u64,
+    /// Of those, the ones due after the warmup: the ones in the histograms.
+    pub measured: u64,
+    /// Sends that started more than `late_after_ns` after their intended time (after the
+    /// warmup).
+    pub late: u64,
+    /// Events due before the end that were never sent: the backlog when the run ended.
+    pub unsent: u64,
+    /// Writes the store refused (each is counted, and the writer goes on).
+    pub failed: u64,
+    /// The first refusal's message, if any.
+    pub first_error: Option<String>,
+    /// Answer − intended time, ns (after the warmup).
+    pub corrected: Histogram<u64>,
+    /// Answer − actual send, ns (after the warmup).
+    pub uncorrected: Histogram<u64>,
+    /// Per second of intended time after the warmup: (events answered, corrected latency).
+    pub per_second: Vec<Histogram<u64>>,
+}
+
+impl WriterReport {
+    fn new(seconds: usize) -> Self {
+        WriterReport {
+            sent: 0,
+            measured: 0,
+            late: 0,
+            unsent: 0,
+            failed: 0,
+            first_error: None,
+            corrected: latency_histogram(),
+            uncorrected: latency_histogram(),
+            per_second: (0..seconds).map(|_| latency_histogram()).collect(),
+        }
+    }
+
+    /// Adds another writer's figures (writers of one fleet run in parallel).
+    pub fn merge(&mut self, other: &WriterReport) {
+        self.sent += other.sent;
+        self.measured += other.measured;
+        self.late += other.late;
+        self.unsent += other.unsent;
+        self.failed += other.failed;
+        if self.first_error.is_none() {
+            self.first_error.clone_from(&other.first_error);
+        }
+        // Histograms from `latency_histogram` auto-resize: adding cannot fail.
+        let _ = self.corrected.add(&other.corrected);
+        let _ = self.uncorrected.add(&other.uncorrected);
+        for (mine, theirs) in self.per_second.iter_mut().zip(&other.per_second) {
+            let _ = mine.add(theirs);
+        }
+    }
+}
+
+/// Sends the events `j = first, first + stride, ...` of `schedule` with `send(j)`, each at its
+/// intended time or as soon after as the writer can, until the run's end or `stop`.
+///
+/// `stride` > 1 splits one schedule among several writers (writer `w` of `W` takes
+/// `first = w`, `stride = W`), so the fleet's total rate is the schedule's.
+pub fn write_open_loop<E: std::fmt::Display>(
+    schedule: &Schedule,
+    first: u64,
+    stride: u64,
+    pacer: &mut impl Pacer,
+    stop: &AtomicBool,
+    mut send: impl FnMut(u64) -> Result<(), E>,
+) -> WriterReport {
+    let measured_ns = schedule.duration_ns.saturating_sub(schedule.warmup_ns);
+    let seconds = measured_ns.div_ceil(SECOND_NS) as usize;
+    let mut report = WriterReport::new(seconds);
+    let stride = stride.max(1);
+    let mut j = first;
+    loop {
+        let intended = schedule.intended_ns(j);
+        if intended >= schedule.duration_ns {
+            break;
+        }
+        let now = pacer.now_ns();
+        // Events due before the end may still go out within the lateness allowed after it.
+        if now >= schedule.duration_ns.saturating_add(schedule.late_after_ns)
+            || stop.load(Ordering::Relaxed)
+        {
+            // Everything of ours still due before the end is the backlog.
+            report.unsent = count_due(schedule, j, stride);
+            break;
+        }
+        if now < intended {
+            pacer.sleep_until(intended);
+        }
+        let sent_at = pacer.now_ns();
+        let result = send(j);
+        let done = pacer.now_ns();
+        match result {
+            Ok(()) => {
+                report.sent += 1;
+                if intended >= schedule.warmup_ns {
+                    report.measured += 1;
+                    if sent_at - intended > schedule.late_after_ns {
+                        report.late += 1;
+                    }
+                    // The histograms auto-resize: recording cannot fail.
+                    let _ = report.corrected.record(done - intended);
+                    let _ = report.uncorrected.record(done - sent_at);
+                    let second = ((intended - schedule.warmup_ns) / SECOND_NS) as usize;
+                    if let Some(h) = report.per_second.get_mut(second) {
+                        let _ = h.record(done - intended);
+                    }
+                }
+            }
+            Err(e) => {
+                report.failed += 1;
+                if report.first_error.is_none() {
+                    report.first_error = Some(e.to_string());
+                }
+            }
+        }
+        j += stride;
+    }
+    report
+}
+
+/// How many of `j, j + stride, ...` are due before the run's end.
+fn count_due(schedule: &Schedule, j: u64, stride: u64) -> u64 {
+    let due = schedule.due();
+    if j >= due {
+        0
+    } else {
+        (due - j).div_ceil(stride)
+    }
+}
+
+/// The real clock and sleep: `Instant`, sleeping in the OS until ~100 µs before the intended
+/// time and spinning (yielding) for the rest, so sends start within a few µs of it.
+#[derive(Debug)]
+pub struct RealPacer {
+    origin: std::time::Instant,
+}
+
+impl RealPacer {
+    /// A pacer whose time 0 is `origin` (the run's start, shared by every writer).
+    pub fn new(origin: std::time::Instant) -> Self {
+        RealPacer { origin }
+    }
+}
+
+/// Below this the writer yields instead of sleeping: an OS sleep oversleeps by ~50–100 µs.
+const SPIN_NS: u64 = 100_000;
+
+impl Pacer for RealPacer {
+    fn now_ns(&mut self) -> u64 {
+        self.origin.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64
+    }
+
+    fn sleep_until(&mut self, at_ns: u64) {
+        loop {
+            let now = self.now_ns();
+            if now >= at_ns {
+                return;
+            }
+            let left = at_ns - now;
+            if left > SPIN_NS {
+                std::thread::sleep(std::time::Duration::from_nanos(left - SPIN_NS));
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use std::cell::Cell;
+    use std::rc::Rc;
+
+    /// A scripted clock: sleeping jumps to the wake-up time; sends advance it through the
+    /// shared cell.
+    struct Script {
+        now: Rc<Cell<u64>>,
+    }
+
+    impl Script {
+        fn new() -> (Script, Rc<Cell<u64>>) {
+            let now = Rc::new(Cell::new(0));
+            (
+                Script {
+                    now: Rc::clone(&now),
+                },
+                now,
+            )
+        }
+    }
+
+    impl Pacer for Script {
+        fn now_ns(&mut self) -> u64 {
+            self.now.get()
+        }
+        fn sleep_until(&mut self, at_ns: u64) {
+            self.now.set(self.now.get().max(at_ns));
+        }
+    }
+
+    fn schedule(rate: f64, seconds: u64) -> Schedule {
+        Schedule {
+            rate,
+            duration_ns: seconds * SECOND_NS,
+            warmup_ns: 0,
+            late_after_ns: 1_000_000,
+        }
+    }
+
+    /// Runs one writer over the script; each send advances the clock by its cost.
+    fn run(schedule: &Schedule, cost: impl Fn(u64) -> u64) -> (WriterReport, Vec<u64>) {
+        let (mut pacer, now) = Script::new();
+        let mut sent = Vec::new();
+        let stop = AtomicBool::new(false);
+        let report = write_open_loop(schedule, 0, 1, &mut pacer, &stop, |j| {
+            sent.push(j);
+            now.set(now.get() + cost(j));
+            Ok::<(), String>(())
+        });
+        (report, sent)
+    }
+
+    #[test]
+    fn intended_times_follow_the_rate() {
+        let s = schedule(1000.0, 1);
+        assert_eq!(s.intended_ns(0), 0);
+        assert_eq!(s.intended_ns(1), 1_000_000);
+        assert_eq!(s.intended_ns(999), 999_000_000);
+        assert_eq!(s.due(), 1000);
+        assert_eq!(schedule(3.0, 2).due(), 6);
+        assert_eq!(schedule(0.5, 3).due(), 2);
+    }
+
+    #[test]
+    fn a_store_that_keeps_up_is_measured_from_the_intended_time_and_nothing_is_late() {
+        // 1,000 events/s for 1 s; each write takes 100 µs.
+        let (r, sent) = run(&schedule(1000.0, 1), |_| 100_000);
+        assert_eq!(sent.len(), 1000);
+        assert_eq!(
+            (r.sent, r.measured, r.late, r.unsent, r.failed),
+            (1000, 1000, 0, 0, 0)
+        );
+        assert_eq!(r.corrected.max(), r.uncorrected.max());
+        assert_eq!(r.corrected.len(), 1000);
+        assert_eq!(r.per_second.len(), 1);
+        assert_eq!(r.per_second[0].len(), 1000);
+    }
+
+    #[test]
+    fn a_slow_store_grows_corrected_latency_but_not_uncorrected() {
+        // 1,000 events/s (one per ms) for 1 s, each write takes 2 ms: event j is sent at
+        // 2j ms, answered at 2(j+1) ms, so its corrected latency is (j + 2) ms. The writer
+        // may send until 1 ms after the end: events 0..=500 go out (500 at 1,000 ms), the
+        // other 499 are the backlog.
+        let (r, _) = run(&schedule(1000.0, 1), |_| 2_000_000);
+        assert_eq!(r.sent, 501);
+        assert_eq!(r.unsent, 499);
+        // Event 0 is on time; event j >= 1 starts j ms late, more than the 1 ms allowed for
+        // j >= 2.
+        assert_eq!(r.late, 499);
+        assert!(r.uncorrected.equivalent(r.uncorrected.min(), 2_000_000));
+        assert!(r.uncorrected.equivalent(r.uncorrected.max(), 2_000_000));
+        assert!(r.corrected.equivalent(r.corrected.min(), 2_000_000));
+        // The last one sent is j = 500: (500 + 2) ms.
+        assert!(r.corrected.equivalent(r.corrected.max(), 502_000_000));
+    }
+
+    #[test]
+    fn one_stall_shows_in_every_event_behind_it() {
+        // 100 events/s (10 ms apart) for 1 s; event 10 takes 200 ms, the others 1 ms.
+        // Closed loop would record one 200 ms write; open loop, the 20 events due during the
+        // stall wait for it too.
+        let (r, _) = run(&schedule(100.0, 1), |j| {
+            if j == 10 {
+                200_000_000
+            } else {
+                1_000_000
+            }
+        });
+        assert_eq!((r.sent, r.unsent), (100, 0));
+        // Uncorrected: one 200 ms write, 99 of 1 ms.
+        assert_eq!(r.uncorrected.count_between(150_000_000, 250_000_000), 1);
+        // Corrected: event 10 answered at 300 ms (200 ms). Event 10 + k (k >= 1) was due at
+        // 100 + 10k ms, is sent at 299 + k ms while the writer catches up, and answered 1 ms
+        // later: 200 − 9k ms, 191 ms for event 11 down to 29 ms for event 29 and 20 ms for
+        // event 30. Over 25 ms: event 10 and events 11..=29.
+        assert_eq!(r.corrected.count_between(25_000_000, u64::MAX), 20);
+        // Late by more than 1 ms: events 11..=31 (event 32 is sent 1 ms late exactly, event 33
+        // on time).
+        assert_eq!(r.late, 21);
+    }
+
+    #[test]
+    fn the_warmup_is_sent_but_not_measured() {
+        let s = Schedule {
+            warmup_ns: 500_000_000,
+            ..schedule(100.0, 1)
+        };
+        let (r, _) = run(&s, |_| 1_000);
+        assert_eq!((r.sent, r.measured), (100, 50));
+        assert_eq!(r.corrected.len(), 50);
+    }
+
+    #[test]
+    fn writers_split_one_schedule() {
+        let s = schedule(1000.0, 1);
+        let stop = AtomicBool::new(false);
+        let mut all = WriterReport::new(1);
+        let mut seen = Vec::new();
+        for w in 0..3 {
+            let (mut pacer, _) = Script::new();
+            let r = write_open_loop(&s, w, 3, &mut pacer, &stop, |j| {
+                seen.push(j);
+                Ok::<(), String>(())
+            });
+            all.merge(&r);
+        }
+        seen.sort_unstable();
+        assert_eq!(seen, (0..1000).collect::<Vec<_>>());
+        assert_eq!(all.sent, 1000);
+    }
+
+    #[test]
+    fn failed_writes_are_counted_and_the_first_error_kept() {
+        let s = schedule(10.0, 1);
+        let stop = AtomicBool::new(false);
+        let (mut pacer, _) = Script::new();
+        let r = write_open_loop(&s, 0, 1, &mut pacer, &stop, |j| {
+            if j % 2 == 1 {
+                Err(format!("refused {j}"))
+            } else {
+                Ok(())
+            }
+        });
+        assert_eq!((r.sent, r.failed), (5, 5));
+        assert_eq!(r.first_error.as_deref(), Some("refused 1"));
+    }
+
+    #[test]
+    fn a_stop_counts_the_rest_as_unsent() {
+        let s = schedule(10.0, 1);
+        let stop = AtomicBool::new(false);
+        let (mut pacer, _) = Script::new();
+        let r = write_open_loop(&s, 0, 1, &mut pacer, &stop, |j| {
+            if j == 3 {
+                stop.store(true, Ordering::Relaxed);
+            }
+            Ok::<(), String>(())
+        });
+        assert_eq!((r.sent, r.unsent), (4, 6));
+    }
+}

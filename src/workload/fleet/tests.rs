@@ -1,0 +1,229 @@
+//! The fleet against real stores (the in-process engine in EdgeX 3.1's layout), and against
+//! wrappers that slow it down or lose events on purpose.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::*;
+use crate::edgex::Event;
+use crate::engine::{Engine, EngineConnection};
+use crate::store::edgex::redis3::Redis3Store;
+use crate::store::edgex::{Doomed, Page};
+
+/// A store that sleeps before each write, or answers every `drop_every`th write without
+/// storing it.
+struct Faulty {
+    inner: Redis3Store<EngineConnection>,
+    sleep: Duration,
+    drop_every: u64,
+    writes: Arc<AtomicU64>,
+}
+
+impl EventStore for Faulty {
+    fn add_event(&mut self, event: &Event) -> StoreResult<()> {
+        std::thread::sleep(self.sleep);
+        let n = self.writes.fetch_add(1, Ordering::SeqCst) + 1;
+        if self.drop_every > 0 && n.is_multiple_of(self.drop_every) {
+            return Ok(());
+        }
+        self.inner.add_event(event)
+    }
+    fn event_by_id(&mut self, id: &str) -> StoreResult<Event> {
+        self.inner.event_by_id(id)
+    }
+    fn delete_event_by_id(&mut self, id: &str) -> StoreResult<()> {
+        self.inner.delete_event_by_id(id)
+    }
+    fn event_count(&mut self, filter: Filter<'_>) -> StoreResult<u64> {
+        self.inner.event_count(filter)
+    }
+    fn events(&mut self, filter: Filter<'_>, page: Page) -> StoreResult<Vec<Event>> {
+        self.inner.events(filter, page)
+    }
+    fn delete_events(&mut self, doomed: Doomed<'_>) -> StoreResult<()> {
+        self.inner.delete_events(doomed)
+    }
+    fn reading_count(&mut self, filter: Filter<'_>) -> StoreResult<u64> {
+        self.inner.reading_count(filter)
+    }
+    fn readings(&mut self, filter: Filter<'_>, page: Page) -> StoreResult<Vec<Reading>> {
+        self.inner.readings(filter, page)
+    }
+    fn scrub(&mut self) -> StoreResult<()> {
+        self.inner.scrub()
+    }
+}
+
+fn opener(
+    engine: &Engine,
+    sleep: Duration,
+    drop_every: u64,
+) -> impl Fn() -> StoreResult<Box<dyn EventStore>> + Sync {
+    let engine = engine.clone();
+    let writes = Arc::new(AtomicU64::new(0));
+    move || {
+        Ok(Box::new(Faulty {
+            inner: Redis3Store::new(EngineConnection::new(engine.clone())),
+            sleep,
+            drop_every,
+            writes: Arc::clone(&writes),
+        }) as Box<dyn EventStore>)
+    }
+}
+
+fn spec(rate: f64, seconds: u64) -> FleetSpec {
+    FleetSpec {
+        devices: 10,
+        events_per_second: rate,
+        readings_per_event: 3,
+        duration: Duration::from_secs(seconds),
+        warmup: Duration::ZERO,
+        // Generous: these tests run beside others on a loaded machine; the exact late counts
+        // are `schedule`'s tests.
+        late_after: Duration::from_millis(50),
+        ..FleetSpec::default()
+    }
+}
+
+#[test]
+fn a_fleet_the_store_keeps_up_with_is_all_stored() {
+    let engine = Engine::new();
+    let s = spec(50.0, 1);
+    let r = run(
+        &s,
+        &opener(&engine, Duration::ZERO, 0),
+        &AtomicBool::new(false),
+    )
+    .expect("runs");
+    assert_eq!(r.offered, 50);
+    assert_eq!(
+        (r.writes.sent, r.writes.unsent, r.writes.failed),
+        (50, 0, 0)
+    );
+    assert_eq!((r.stored, r.missing), (50, 0));
+    // Ten devices, five events each, three readings per event.
+    let mut store = Redis3Store::new(EngineConnection::new(engine));
+    assert_eq!(
+        store
+            .event_count(Filter::device("device-0003"))
+            .expect("counts"),
+        5
+    );
+    assert_eq!(store.reading_count(Filter::all()).expect("counts"), 150);
+}
+
+#[test]
+fn a_slowed_store_grows_corrected_latency_and_leaves_a_backlog() {
+    // 200 events/s for 1 s against a store that takes 10 ms a write (100 events/s at best).
+    let engine = Engine::new();
+    let s = spec(200.0, 1);
+    let r = run(
+        &s,
+        &opener(&engine, Duration::from_millis(10), 0),
+        &AtomicBool::new(false),
+    )
+    .expect("runs");
+    let w = &r.writes;
+    assert!(w.unsent > 0, "a backlog is left: {w:?}");
+    assert_eq!(w.sent + w.unsent, r.offered);
+    assert_eq!((r.stored, r.missing), (w.sent, 0));
+    // Uncorrected latency is the store's 10 ms; corrected grows with the backlog: the last
+    // events sent were due long before (at least ~0.4 s at half the offered rate).
+    assert!(w.uncorrected.value_at_quantile(0.5) < 100_000_000, "{w:?}");
+    assert!(w.corrected.max() > 300_000_000, "{w:?}");
+    assert!(matches!(r.verdict, Verdict::FellBehind(_)));
+}
+
+#[test]
+fn events_answered_but_not_stored_are_counted_missing() {
+    let engine = Engine::new();
+    let s = spec(40.0, 1);
+    let r = run(
+        &s,
+        &opener(&engine, Duration::ZERO, 4),
+        &AtomicBool::new(false),
+    )
+    .expect("runs");
+    assert_eq!((r.writes.sent, r.stored, r.missing), (40, 30, 10));
+    assert_eq!(
+        r.verdict,
+        Verdict::FellBehind("10 events answered as written are not stored".to_string())
+    );
+}
+
+#[test]
+fn writers_split_the_fleet_and_store_every_event() {
+    let engine = Engine::new();
+    let s = FleetSpec {
+        writers: 3,
+        ..spec(60.0, 1)
+    };
+    let r = run(
+        &s,
+        &opener(&engine, Duration::ZERO, 0),
+        &AtomicBool::new(false),
+    )
+    .expect("runs");
+    assert_eq!((r.writes.sent, r.stored, r.missing), (60, 60, 0));
+}
+
+#[test]
+fn every_bound_is_checked_with_the_setting_named() {
+    let bad = |f: fn(&mut FleetSpec), key: &str| {
+        let mut s = FleetSpec::default();
+        f(&mut s);
+        let e = s.check().expect_err("refused");
+        assert!(e.starts_with(key), "{e}");
+    };
+    bad(|s| s.devices = 0, "devices");
+    bad(|s| s.devices = MAX_DEVICES + 1, "devices");
+    bad(|s| s.readings_per_event = 0, "readings-per-event");
+    bad(|s| s.writers = 5000, "writers");
+    bad(|s| s.events_per_second = f64::NAN, "events-per-second");
+    bad(|s| s.events_per_second = 1e15, "events-per-second");
+    bad(|s| s.value_type = "Int65".into(), "value-type");
+    bad(
+        |s| {
+            s.value_type = "Binary".into();
+            s.value_size = MAX_VALUE_SIZE + 1;
+        },
+        "value-size",
+    );
+    bad(|s| s.resources = vec![String::new()], "resources");
+    bad(|s| s.warmup = s.duration, "warmup");
+    assert_eq!(FleetSpec::default().check(), Ok(()));
+}
+
+#[test]
+fn events_carry_the_value_type_asked_for() {
+    let s = FleetSpec {
+        value_type: "Binary".into(),
+        value_size: 7,
+        ..FleetSpec::default()
+    };
+    let e = s.event(123, 1_700_000_000_000_000_000);
+    assert_eq!(e.device_name, "device-0023");
+    assert_eq!(e.readings.len(), 5);
+    assert_eq!(e.readings[1].resource_name, "pressure");
+    match &e.readings[0].value {
+        ReadingValue::Binary { data, .. } => assert_eq!(data.len(), 7),
+        other => panic!("{other:?}"),
+    }
+    let o = FleetSpec {
+        value_type: "Object".into(),
+        ..FleetSpec::default()
+    };
+    assert!(matches!(
+        o.event(1, 1).readings[0].value,
+        ReadingValue::Object(_)
+    ));
+    let f = FleetSpec {
+        value_type: "Float64".into(),
+        ..FleetSpec::default()
+    };
+    assert_eq!(
+        f.event(1, 1).readings[0].value,
+        ReadingValue::Simple("0.01".into())
+    );
+}

@@ -1,0 +1,154 @@
+//! `edgebench fleet` as a user runs it: the table on stdout, the three results files, a second
+//! target through the core-data service, one-line errors for bad flags, and an unreachable
+//! target reported while the others still run.
+
+use std::process::Command;
+
+use assert_cmd::cargo::cargo_bin;
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(cargo_bin("edgebench"))
+        .arg("fleet")
+        .args(args)
+        .output()
+        .expect("edgebench runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_small_fleet_on_the_engine_directly_and_through_the_service_is_stored_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results");
+    let (code, stdout, stderr) = run(&[
+        "--target",
+        "embedded",
+        "--via",
+        "direct,http-uds",
+        "--devices",
+        "5",
+        "--events-per-second",
+        "40",
+        "--readings-per-event",
+        "2",
+        "--duration",
+        "1s",
+        "--warmup",
+        "500ms",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("| RedisDB_Embedded_EdgeX3 | 40 |"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("| RedisDB_Embedded+HTTP_UDS | 40 |"),
+        "{stdout}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("fleet.json")).unwrap()).unwrap();
+    let targets = json["targets"].as_array().unwrap();
+    assert_eq!(targets.len(), 2);
+    for t in targets {
+        let s = &t["summary"];
+        // 1.5 s at 40 events/s: 60 due, every one sent (the engine keeps up easily) and stored.
+        assert_eq!(s["offered"], 60, "{t}");
+        assert_eq!(
+            s["sent"].as_u64().unwrap() + s["unsent"].as_u64().unwrap(),
+            60
+        );
+        assert_eq!(s["stored"], s["sent"], "{t}");
+        assert_eq!(s["missing"], 0);
+        // The measured second: the 40 events due after the warmup, when all were sent.
+        if s["unsent"] == 0 {
+            assert_eq!(s["measured"], 40);
+            assert_eq!(s["per_second"][0]["events"], 40);
+        }
+        assert!(!s["corrected"]["histogram"].as_str().unwrap().is_empty());
+    }
+    let csv = std::fs::read_to_string(out.join("per-second.csv")).unwrap();
+    assert!(
+        csv.starts_with("target,second,events,p50_ms,p99_ms\n"),
+        "{csv}"
+    );
+    assert!(std::fs::read_to_string(out.join("fleet.md"))
+        .unwrap()
+        .contains("RedisDB_Embedded+HTTP_UDS"));
+}
+
+#[test]
+fn an_unreachable_target_is_one_line_and_the_others_still_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results");
+    let (code, stdout, stderr) = run(&[
+        "--target",
+        "redis://127.0.0.1:1,embedded",
+        "--events-per-second",
+        "10",
+        "--duration",
+        "1s",
+        "--warmup",
+        "0s",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    let failed: Vec<&str> = stderr
+        .lines()
+        .filter(|l| {
+            l.starts_with("edgebench fleet: RedisDB_TCP_EdgeX3: ") && !l.contains("devices")
+        })
+        .collect();
+    assert_eq!(failed.len(), 1, "{stderr}");
+    assert!(failed[0].contains("127.0.0.1:1"), "{stderr}");
+    assert!(stdout.contains("| RedisDB_TCP_EdgeX3 | | |"), "{stdout}");
+    assert!(
+        stdout.contains("| RedisDB_Embedded_EdgeX3 | 10 |"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn bad_fleet_flags_are_one_line_naming_the_flag() {
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &["--devices", "0"],
+            "edgebench: --devices 0 is out of range: give 1 to 1000000",
+        ),
+        (
+            &["--devices", "ten"],
+            "edgebench: --devices \"ten\": expected a whole number",
+        ),
+        (
+            &["--events-per-second=-5"],
+            "edgebench: --events-per-second \"-5\": expected a number of events per second above 0",
+        ),
+        (
+            &["--events-per-second", "1e14", "--duration", "1h"],
+            "edgebench: --events-per-second 100000000000000 over duration 3602s is 360200000000000000 events: give a lower rate or a shorter duration (at most 1e12 events)",
+        ),
+        (
+            &["--writers", "100000"],
+            "edgebench: --writers 100000 is out of range: give 1 to 1024",
+        ),
+        (
+            &["--duration", "soon"],
+            "edgebench: --duration \"soon\": expected a duration such as 10s, 500ms or 1m30s",
+        ),
+        (
+            &["--target", "mini-redis"],
+            "edgebench: --target \"MiniRedis\": a fleet writes EdgeX events, which need a store with an EdgeX layout (Redis targets, the engine, SQLite, PostgreSQL, MongoDB) or a core-data service (http://, http+unix://)",
+        ),
+    ];
+    for (args, want) in cases {
+        let (code, stdout, stderr) = run(args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert_eq!(stdout, "");
+        assert_eq!(stderr.trim_end(), want, "{args:?}");
+    }
+}
