@@ -341,6 +341,16 @@ pub struct FleetArgs {
     #[arg(long, value_name = "N", default_value = "1")]
     pub writers: String,
 
+    /// Reader clients querying alongside the writers (latest readings of a device, readings
+    /// by resource in the last 10 s, event count by device, in turn), each its own connection.
+    #[arg(long, value_name = "N", default_value = "0")]
+    pub readers: String,
+
+    /// Reads per second of each reader (open loop); without it each reader reads again as
+    /// soon as it has its answer (closed loop).
+    #[arg(long, value_name = "R")]
+    pub read_rate: Option<String>,
+
     /// How long the fleet runs after the warmup (e.g. 10s, 2m).
     #[arg(long, value_name = "DURATION", default_value = "10s")]
     pub duration: String,

@@ -628,6 +628,11 @@ impl FleetConfig {
                 .as_deref()
                 .map(|v| duration("slo", v))
                 .transpose()?,
+            readers: whole("readers", &args.readers)?,
+            read_rate: match &args.read_rate {
+                Some(r) => Some(rate("read-rate", r)?),
+                None => None,
+            },
             ..FleetSpec::default()
         };
         spec.check().map_err(ConfigError::FleetSpec)?;

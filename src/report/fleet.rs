@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::runner::stats::encoded;
-use crate::workload::fleet::{FleetReport, FleetSpec};
+use crate::workload::fleet::{FleetReport, FleetSpec, WriterReport};
 
 /// One target's row: its name, where it was, and what it measured or why it did not run.
 #[derive(Debug, Clone, Serialize)]
@@ -96,6 +96,9 @@ pub struct Summary {
     pub uncorrected: Percentiles,
     /// Per second after the warmup.
     pub per_second: Vec<Second>,
+    /// What the readers saw, when there were readers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reads: Option<Reads>,
     /// "kept up", or "fell behind: why".
     pub verdict: String,
 }
@@ -123,20 +126,59 @@ impl Summary {
             },
             corrected: Percentiles::of(&w.corrected),
             uncorrected: Percentiles::of(&w.uncorrected),
-            per_second: w
-                .per_second
-                .iter()
-                .enumerate()
-                .map(|(second, h)| Second {
-                    second,
-                    events: h.len(),
-                    p50_ns: h.value_at_quantile(0.5),
-                    p99_ns: h.value_at_quantile(0.99),
-                })
-                .collect(),
+            per_second: seconds(w),
+            reads: r.reads.as_ref().map(|reads| Reads {
+                reads: reads.sent,
+                measured: reads.measured,
+                reads_per_sec: if elapsed > 0.0 {
+                    reads.sent as f64 / elapsed
+                } else {
+                    0.0
+                },
+                failed: reads.failed,
+                first_error: reads.first_error.clone(),
+                unsent: reads.unsent,
+                latency: Percentiles::of(&reads.corrected),
+                per_second: seconds(reads),
+            }),
             verdict: r.verdict.to_string(),
         }
     }
+}
+
+/// The readers' figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct Reads {
+    /// Reads answered (warmup included).
+    pub reads: u64,
+    /// Of those, the ones after the warmup, which the latencies cover.
+    pub measured: u64,
+    /// Reads per second of the run.
+    pub reads_per_sec: f64,
+    /// Reads the store refused.
+    pub failed: u64,
+    /// The first refusal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_error: Option<String>,
+    /// Open loop: due before the end, never sent.
+    pub unsent: u64,
+    /// Read latency: from the intended time (open loop) or the call (closed loop).
+    pub latency: Percentiles,
+    /// Per second after the warmup.
+    pub per_second: Vec<Second>,
+}
+
+fn seconds(w: &WriterReport) -> Vec<Second> {
+    w.per_second
+        .iter()
+        .enumerate()
+        .map(|(second, h)| Second {
+            second,
+            events: h.len(),
+            p50_ns: h.value_at_quantile(0.5),
+            p99_ns: h.value_at_quantile(0.99),
+        })
+        .collect()
 }
 
 /// The whole run as `fleet.json` keeps it.
@@ -198,13 +240,14 @@ fn ms(ns: u64) -> String {
 pub fn markdown(run: &FleetRun) -> String {
     let mut out = String::from(
         "| Target | offered ev/s | achieved ev/s | sent | stored | missing | late | unsent | \
-         failed | write p50 ms | p99 ms | p99.9 ms | max ms | p99 uncorrected ms | verdict |\n\
-         |-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|\n",
+         failed | write p50 ms | p99 ms | p99.9 ms | max ms | p99 uncorrected ms | reads/s | \
+         read p50 ms | read p99 ms | verdict |\n\
+         |-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|\n",
     );
     for t in &run.targets {
         match (&t.summary, &t.error) {
             (Some(s), _) => out.push_str(&format!(
-                "| {} | {:.0} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| {} | {:.0} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 t.name,
                 s.offered_per_sec,
                 s.achieved_per_sec,
@@ -219,10 +262,11 @@ pub fn markdown(run: &FleetRun) -> String {
                 ms(s.corrected.p999_ns),
                 ms(s.corrected.max_ns),
                 ms(s.uncorrected.p99_ns),
+                reads_cells(s.reads.as_ref()),
                 s.verdict
             )),
             (None, error) => out.push_str(&format!(
-                "| {} | | | | | | | | | | | | | | did not run: {} |\n",
+                "| {} | | | | | | | | | | | | | | | | | did not run: {} |\n",
                 t.name,
                 error.as_deref().unwrap_or("interrupted")
             )),
@@ -231,13 +275,34 @@ pub fn markdown(run: &FleetRun) -> String {
     out
 }
 
-/// `target,second,events,p50_ms,p99_ms`, a row per measured second of each target.
+/// `reads/s | read p50 | read p99`, or `— | — | —` without readers.
+fn reads_cells(reads: Option<&Reads>) -> String {
+    match reads {
+        Some(r) => format!(
+            "{:.0} | {} | {}",
+            r.reads_per_sec,
+            ms(r.latency.p50_ns),
+            ms(r.latency.p99_ns)
+        ),
+        None => "— | — | —".to_string(),
+    }
+}
+
+/// `target,kind,second,events,p50_ms,p99_ms`: a row per measured second of each target's
+/// writes (`kind` = `write`: events by intended send time) and reads (`read`).
 pub fn per_second_csv(run: &FleetRun) -> String {
-    let mut out = String::from("target,second,events,p50_ms,p99_ms\n");
+    let mut out = String::from("target,kind,second,events,p50_ms,p99_ms\n");
     for t in &run.targets {
-        for s in t.summary.iter().flat_map(|s| &s.per_second) {
+        let Some(summary) = &t.summary else { continue };
+        let reads = summary.reads.iter().flat_map(|r| &r.per_second);
+        let rows = summary
+            .per_second
+            .iter()
+            .map(|s| ("write", s))
+            .chain(reads.map(|s| ("read", s)));
+        for (kind, s) in rows {
             out.push_str(&format!(
-                "{},{},{},{},{}\n",
+                "{},{kind},{},{},{},{}\n",
                 t.name,
                 s.second,
                 s.events,

@@ -34,6 +34,10 @@ fn a_small_fleet_on_the_engine_directly_and_through_the_service_is_stored_whole(
         "40",
         "--readings-per-event",
         "2",
+        "--readers",
+        "1",
+        "--read-rate",
+        "20",
         "--duration",
         "1s",
         "--warmup",
@@ -70,12 +74,21 @@ fn a_small_fleet_on_the_engine_directly_and_through_the_service_is_stored_whole(
             assert_eq!(s["per_second"][0]["events"], 40);
         }
         assert!(!s["corrected"]["histogram"].as_str().unwrap().is_empty());
+        // One reader at 20 reads/s for 1.5 s: 30 due.
+        let r = &s["reads"];
+        assert_eq!(
+            r["reads"].as_u64().unwrap() + r["unsent"].as_u64().unwrap(),
+            30,
+            "{t}"
+        );
+        assert_eq!(r["failed"], 0, "{t}");
     }
     let csv = std::fs::read_to_string(out.join("per-second.csv")).unwrap();
     assert!(
-        csv.starts_with("target,second,events,p50_ms,p99_ms\n"),
+        csv.starts_with("target,kind,second,events,p50_ms,p99_ms\n"),
         "{csv}"
     );
+    assert!(csv.contains("\nRedisDB_Embedded+HTTP_UDS,read,0,"), "{csv}");
     assert!(std::fs::read_to_string(out.join("fleet.md"))
         .unwrap()
         .contains("RedisDB_Embedded+HTTP_UDS"));
@@ -107,6 +120,7 @@ fn an_unreachable_target_is_one_line_and_the_others_still_run() {
     assert_eq!(failed.len(), 1, "{stderr}");
     assert!(failed[0].contains("127.0.0.1:1"), "{stderr}");
     assert!(stdout.contains("| RedisDB_TCP_EdgeX3 | | |"), "{stdout}");
+    assert!(stdout.contains("| — | — | — | kept up |"), "{stdout}");
     assert!(
         stdout.contains("| RedisDB_Embedded_EdgeX3 | 10 |"),
         "{stdout}"

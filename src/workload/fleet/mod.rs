@@ -25,7 +25,7 @@ use serde_json::json;
 pub use schedule::{Schedule, WriterReport};
 
 use crate::edgex::{self, Event, Reading, ReadingValue, ValueKind};
-use crate::store::edgex::{EventStore, Filter};
+use crate::store::edgex::{EventStore, Filter, Page};
 use crate::store::{StoreError, StoreResult};
 
 /// Why a fleet run could not run.
@@ -78,7 +78,28 @@ pub struct FleetSpec {
     pub late_after: Duration,
     /// The p99 write latency (corrected) a target must stay under to have kept up.
     pub slo: Option<Duration>,
+    /// Reader clients running [`READ_MIX`] alongside the writers, each its own store client.
+    pub readers: u64,
+    /// Reads per second of each reader (open loop); `None`: each reader reads again as soon
+    /// as it has its answer (closed loop).
+    pub read_rate: Option<f64>,
 }
+
+/// What readers ask, in turn: a dashboard's latest readings of one device, a rules engine's
+/// readings of one resource over the last [`READ_WINDOW`], and an event count by device.
+pub const READ_MIX: [&str; 3] = [
+    "latest readings of a device",
+    "readings by resource in a time window",
+    "event count by device",
+];
+/// How many readings "latest readings of a device" asks for (EdgeX's default page).
+pub const LATEST_READINGS: usize = 20;
+/// The time window of "readings by resource", back from now.
+pub const READ_WINDOW: Duration = Duration::from_secs(10);
+/// The most readings a windowed read returns (a page as EdgeX's MaxResultCount bounds it).
+pub const WINDOW_LIMIT: usize = 1_024;
+/// The most reader threads.
+pub const MAX_READERS: u64 = 1_024;
 
 impl Default for FleetSpec {
     /// A small factory line: 100 devices, 1,000 events/s of 5 Int64 readings, 10 s after a
@@ -98,6 +119,8 @@ impl Default for FleetSpec {
             warmup: Duration::from_secs(2),
             late_after: Duration::from_millis(1),
             slo: None,
+            readers: 0,
+            read_rate: None,
         }
     }
 }
@@ -172,6 +195,19 @@ impl FleetSpec {
             MAX_READINGS_PER_EVENT,
         )?;
         within("writers", self.writers, MAX_WRITERS)?;
+        if self.readers > MAX_READERS {
+            return Err(format!(
+                "readers {} is out of range: give 0 to {MAX_READERS}",
+                self.readers
+            ));
+        }
+        if let Some(r) = self.read_rate {
+            if !(r.is_finite() && r > 0.0) {
+                return Err(format!(
+                    "read-rate {r} is not a rate: give a number of reads per second above 0"
+                ));
+            }
+        }
         if !(self.events_per_second.is_finite() && self.events_per_second > 0.0) {
             return Err(format!(
                 "events-per-second {} is not a rate: give a number of events per second above 0",
@@ -215,6 +251,31 @@ impl FleetSpec {
     }
 }
 
+impl FleetSpec {
+    /// Read `k` of reader `r`: the next query of [`READ_MIX`], on a device and resource that
+    /// move with `k`.
+    pub fn read(&self, store: &mut dyn EventStore, r: u64, k: u64) -> StoreResult<()> {
+        let device = self.device((k.wrapping_mul(7).wrapping_add(r)) % self.devices.max(1));
+        match k % READ_MIX.len() as u64 {
+            0 => store
+                .readings(Filter::device(&device), Page::first(LATEST_READINGS))
+                .map(drop),
+            1 => {
+                let resource = &self.resources[(k / 3) as usize % self.resources.len()];
+                let now = edgex::now_ns();
+                let from = now.saturating_sub(READ_WINDOW.as_nanos() as i64);
+                store
+                    .readings(
+                        Filter::resource(resource).between(from, now),
+                        Page::first(WINDOW_LIMIT),
+                    )
+                    .map(drop)
+            }
+            _ => store.event_count(Filter::device(&device)).map(drop),
+        }
+    }
+}
+
 /// A value of a simple value type, from `n`.
 fn simple_value(value_type: &str, n: u64) -> String {
     match value_type {
@@ -235,6 +296,8 @@ fn ns(d: Duration) -> u64 {
 pub struct FleetReport {
     /// The writers' figures, merged.
     pub writes: WriterReport,
+    /// The readers' figures, merged (`sent` counts reads), when there were readers.
+    pub reads: Option<WriterReport>,
     /// Events due in the run (warmup included): what the fleet offered.
     pub offered: u64,
     /// Events the store holds at the end.
@@ -279,53 +342,90 @@ pub fn run(
     let mut writers = (0..spec.writers)
         .map(|_| open())
         .collect::<StoreResult<Vec<_>>>()?;
+    let mut readers = (0..spec.readers)
+        .map(|_| open())
+        .collect::<StoreResult<Vec<_>>>()?;
     let schedule = spec.schedule();
     let origin = Instant::now();
-    let reports: Vec<WriterReport> = std::thread::scope(|scope| {
-        let handles: Vec<_> = writers
-            .iter_mut()
-            .enumerate()
-            .map(|(w, store)| {
-                let schedule = &schedule;
-                scope.spawn(move || {
-                    let mut pacer = schedule::RealPacer::new(origin);
-                    let mut last_origin = 0i64;
-                    schedule::write_open_loop(
-                        schedule,
-                        w as u64,
-                        spec.writers,
-                        &mut pacer,
-                        stop,
-                        |j| {
-                            last_origin = edgex::now_ns().max(last_origin + 1_000);
-                            store.add_event(&spec.event(j, last_origin))
-                        },
-                    )
+    let (reports, read_reports): (Vec<WriterReport>, Vec<WriterReport>) =
+        std::thread::scope(|scope| {
+            let writing: Vec<_> = writers
+                .iter_mut()
+                .enumerate()
+                .map(|(w, store)| {
+                    let schedule = &schedule;
+                    scope.spawn(move || {
+                        let mut pacer = schedule::RealPacer::new(origin);
+                        let mut last_origin = 0i64;
+                        schedule::write_open_loop(
+                            schedule,
+                            w as u64,
+                            spec.writers,
+                            &mut pacer,
+                            stop,
+                            |j| {
+                                last_origin = edgex::now_ns().max(last_origin + 1_000);
+                                store.add_event(&spec.event(j, last_origin))
+                            },
+                        )
+                    })
                 })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a fleet writer panicked"))
-            .collect()
-    });
+                .collect();
+            let reading: Vec<_> = readers
+                .iter_mut()
+                .enumerate()
+                .map(|(r, store)| {
+                    let schedule = &schedule;
+                    scope.spawn(move || {
+                        let mut pacer = schedule::RealPacer::new(origin);
+                        let read = |k| spec.read(store.as_mut(), r as u64, k);
+                        match spec.read_rate {
+                            Some(rate) => schedule::write_open_loop(
+                                &Schedule { rate, ..*schedule },
+                                0,
+                                1,
+                                &mut pacer,
+                                stop,
+                                read,
+                            ),
+                            None => schedule::run_closed_loop(schedule, &mut pacer, stop, read),
+                        }
+                    })
+                })
+                .collect();
+            let join = |hs: Vec<std::thread::ScopedJoinHandle<'_, WriterReport>>| {
+                hs.into_iter()
+                    .map(|h| h.join().expect("a fleet client panicked"))
+                    .collect::<Vec<_>>()
+            };
+            (join(writing), join(reading))
+        });
     let elapsed = origin.elapsed();
-    let mut writes = reports[0].clone();
-    for r in &reports[1..] {
-        writes.merge(r);
-    }
+    let writes = merged(&reports).expect("at least one writer");
+    let reads = merged(&read_reports);
     let stored = checker.event_count(Filter::all())?;
     let missing = writes.sent.saturating_sub(stored);
     let offered = schedule.due();
     let verdict = verdict(spec, &writes, missing);
     Ok(FleetReport {
         writes,
+        reads,
         offered,
         stored,
         missing,
         elapsed,
         verdict,
     })
+}
+
+/// The reports of several clients as one; `None` for none.
+fn merged(reports: &[WriterReport]) -> Option<WriterReport> {
+    let (first, rest) = reports.split_first()?;
+    let mut all = first.clone();
+    for r in rest {
+        all.merge(r);
+    }
+    Some(all)
 }
 
 /// The verdict: the first of a backlog at the end, failed writes, missing events, an SLO

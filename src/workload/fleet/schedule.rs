@@ -197,6 +197,48 @@ pub fn write_open_loop<E: std::fmt::Display>(
     report
 }
 
+/// Calls `op(k)` for `k = 0, 1, ...` one after another, each as soon as the previous one
+/// answered (closed loop), until the run's end or `stop`; latency is the call's own, in both
+/// histograms (there is no intended time to correct from).
+pub fn run_closed_loop<E: std::fmt::Display>(
+    schedule: &Schedule,
+    pacer: &mut impl Pacer,
+    stop: &AtomicBool,
+    mut op: impl FnMut(u64) -> Result<(), E>,
+) -> WriterReport {
+    let measured_ns = schedule.duration_ns.saturating_sub(schedule.warmup_ns);
+    let mut report = WriterReport::new(measured_ns.div_ceil(SECOND_NS) as usize);
+    for k in 0.. {
+        let start = pacer.now_ns();
+        if start >= schedule.duration_ns || stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let result = op(k);
+        let done = pacer.now_ns();
+        match result {
+            Ok(()) => {
+                report.sent += 1;
+                if start >= schedule.warmup_ns {
+                    report.measured += 1;
+                    let _ = report.corrected.record(done - start);
+                    let _ = report.uncorrected.record(done - start);
+                    let second = ((start - schedule.warmup_ns) / SECOND_NS) as usize;
+                    if let Some(h) = report.per_second.get_mut(second) {
+                        let _ = h.record(done - start);
+                    }
+                }
+            }
+            Err(e) => {
+                report.failed += 1;
+                if report.first_error.is_none() {
+                    report.first_error = Some(e.to_string());
+                }
+            }
+        }
+    }
+    report
+}
+
 /// How many of `j, j + stride, ...` are due before the run's end.
 fn count_due(schedule: &Schedule, j: u64, stride: u64) -> u64 {
     let due = schedule.due();
@@ -415,6 +457,26 @@ mod tests {
         });
         assert_eq!((r.sent, r.failed), (5, 5));
         assert_eq!(r.first_error.as_deref(), Some("refused 1"));
+    }
+
+    #[test]
+    fn a_closed_loop_measures_each_call_and_stops_at_the_end() {
+        // 1 s, 100 ms of warmup; each call takes 30 ms: calls start at 0, 30, ..., 990 ms.
+        let s = Schedule {
+            warmup_ns: 100_000_000,
+            ..schedule(1.0, 1)
+        };
+        let (mut pacer, now) = Script::new();
+        let stop = AtomicBool::new(false);
+        let r = run_closed_loop(&s, &mut pacer, &stop, |_| {
+            now.set(now.get() + 30_000_000);
+            Ok::<(), String>(())
+        });
+        assert_eq!(r.sent, 34);
+        // Starts at 120 ms and after are measured: 120..=990, 30 apart.
+        assert_eq!(r.measured, 30);
+        assert!(r.corrected.equivalent(r.corrected.max(), 30_000_000));
+        assert_eq!(r.unsent, 0);
     }
 
     #[test]

@@ -169,6 +169,42 @@ fn writers_split_the_fleet_and_store_every_event() {
 }
 
 #[test]
+fn readers_run_alongside_the_writers_open_or_closed_loop() {
+    let engine = Engine::new();
+    let open_loop = FleetSpec {
+        readers: 2,
+        read_rate: Some(20.0),
+        ..spec(40.0, 1)
+    };
+    let r = run(
+        &open_loop,
+        &opener(&engine, Duration::ZERO, 0),
+        &AtomicBool::new(false),
+    )
+    .expect("runs");
+    let reads = r.reads.expect("readers ran");
+    // Two readers at 20 reads/s for 1 s: 40 due.
+    assert_eq!(reads.sent + reads.unsent, 40);
+    assert_eq!(reads.failed, 0, "{:?}", reads.first_error);
+    assert_eq!((r.writes.sent, r.stored), (40, 40));
+
+    let closed_loop = FleetSpec {
+        readers: 1,
+        ..spec(40.0, 1)
+    };
+    let r = run(
+        &closed_loop,
+        &opener(&engine, Duration::ZERO, 0),
+        &AtomicBool::new(false),
+    )
+    .expect("runs");
+    let reads = r.reads.expect("readers ran");
+    assert!(reads.sent > 0);
+    assert_eq!((reads.failed, reads.unsent), (0, 0));
+    assert_eq!(reads.measured, reads.corrected.len());
+}
+
+#[test]
 fn every_bound_is_checked_with_the_setting_named() {
     let bad = |f: fn(&mut FleetSpec), key: &str| {
         let mut s = FleetSpec::default();
@@ -192,6 +228,8 @@ fn every_bound_is_checked_with_the_setting_named() {
     );
     bad(|s| s.resources = vec![String::new()], "resources");
     bad(|s| s.warmup = s.duration, "warmup");
+    bad(|s| s.readers = MAX_READERS + 1, "readers");
+    bad(|s| s.read_rate = Some(0.0), "read-rate");
     assert_eq!(FleetSpec::default().check(), Ok(()));
 }
 
