@@ -64,7 +64,7 @@ pub enum Command {
     /// (coordinated omission corrected) and from its actual send. Deletes every event in the
     /// targets' stores first.
     #[command(after_help = FLEET_EXAMPLES)]
-    Fleet(FleetArgs),
+    Fleet(Box<FleetArgs>),
     /// A memtier_benchmark-compatible key-value load generator: take a memtier command line,
     /// swap the binary name. Latency runs from the moment a request's batch is written to
     /// the moment its reply has been read in full (see docs/kv.md).
@@ -350,6 +350,24 @@ pub struct FleetArgs {
     /// soon as it has its answer (closed loop).
     #[arg(long, value_name = "R")]
     pub read_rate: Option<String>,
+
+    /// Retention by age: every --purge-interval, delete the events older than this (EdgeX's
+    /// DELETE /event/age), alongside the writers.
+    #[arg(long, value_name = "DURATION")]
+    pub retain: Option<String>,
+
+    /// Retention by watermark (EdgeX 3.x): when the store holds this many readings or more,
+    /// delete the oldest events down to --min-cap readings. Give both.
+    #[arg(long, value_name = "READINGS", requires = "min_cap")]
+    pub max_cap: Option<String>,
+
+    /// The low watermark, in readings (with --max-cap).
+    #[arg(long, value_name = "READINGS", requires = "max_cap")]
+    pub min_cap: Option<String>,
+
+    /// How often retention runs (EdgeX 3.1's default: 30s).
+    #[arg(long, value_name = "DURATION", default_value = "30s")]
+    pub purge_interval: String,
 
     /// How long the fleet runs after the warmup (e.g. 10s, 2m).
     #[arg(long, value_name = "DURATION", default_value = "10s")]

@@ -11,7 +11,7 @@ use crate::runner::BenchTime;
 use crate::store::mongo::{Fidelity, MongoLayout};
 use crate::target::layout::{LAYOUT_NAMES, VIA_NAMES};
 use crate::target::{self, Layout, TargetKind, TargetSpec, Via};
-use crate::workload::fleet::FleetSpec;
+use crate::workload::fleet::{FleetSpec, Retention};
 use crate::workload::BenchFilter;
 
 /// A flag's value was rejected.
@@ -629,6 +629,20 @@ impl FleetConfig {
                 .map(|v| duration("slo", v))
                 .transpose()?,
             readers: whole("readers", &args.readers)?,
+            retention: Retention {
+                retain: args
+                    .retain
+                    .as_deref()
+                    .map(|v| duration("retain", v))
+                    .transpose()?,
+                caps: match (&args.max_cap, &args.min_cap) {
+                    (Some(max), Some(min)) => {
+                        Some((whole("max-cap", max)?, whole("min-cap", min)?))
+                    }
+                    _ => None,
+                },
+                interval: duration("purge-interval", &args.purge_interval)?,
+            },
             read_rate: match &args.read_rate {
                 Some(r) => Some(rate("read-rate", r)?),
                 None => None,

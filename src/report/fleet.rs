@@ -77,8 +77,12 @@ pub struct Summary {
     pub measured: u64,
     /// Events the store holds at the end.
     pub stored: u64,
-    /// Answered as written, not stored.
-    pub missing: u64,
+    /// Answered as written, not stored; absent with retention on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missing: Option<u64>,
+    /// The purges retention ran, when it was on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub purges: Option<Purges>,
     /// Sent more than `late_after` after their intended time.
     pub late: u64,
     /// Due before the end, never sent.
@@ -115,6 +119,12 @@ impl Summary {
             measured: w.measured,
             stored: r.stored,
             missing: r.missing,
+            purges: r.purges.as_ref().map(|p| Purges {
+                purges: p.purges,
+                failed: p.failed,
+                first_error: p.first_error.clone(),
+                latency: Percentiles::of(&p.latency),
+            }),
             late: w.late,
             unsent: w.unsent,
             failed: w.failed,
@@ -144,6 +154,20 @@ impl Summary {
             verdict: r.verdict.to_string(),
         }
     }
+}
+
+/// The purger's figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct Purges {
+    /// Purges run.
+    pub purges: u64,
+    /// Purges that failed.
+    pub failed: u64,
+    /// The first failure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_error: Option<String>,
+    /// How long a purge took.
+    pub latency: Percentiles,
 }
 
 /// The readers' figures.
@@ -241,19 +265,19 @@ pub fn markdown(run: &FleetRun) -> String {
     let mut out = String::from(
         "| Target | offered ev/s | achieved ev/s | sent | stored | missing | late | unsent | \
          failed | write p50 ms | p99 ms | p99.9 ms | max ms | p99 uncorrected ms | reads/s | \
-         read p50 ms | read p99 ms | verdict |\n\
-         |-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|\n",
+         read p50 ms | read p99 ms | purges | purge p99 ms | verdict |\n\
+         |-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|\n",
     );
     for t in &run.targets {
         match (&t.summary, &t.error) {
             (Some(s), _) => out.push_str(&format!(
-                "| {} | {:.0} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| {} | {:.0} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 t.name,
                 s.offered_per_sec,
                 s.achieved_per_sec,
                 s.sent,
                 s.stored,
-                s.missing,
+                s.missing.map_or("—".to_string(), |m| m.to_string()),
                 s.late,
                 s.unsent,
                 s.failed,
@@ -263,10 +287,14 @@ pub fn markdown(run: &FleetRun) -> String {
                 ms(s.corrected.max_ns),
                 ms(s.uncorrected.p99_ns),
                 reads_cells(s.reads.as_ref()),
+                match &s.purges {
+                    Some(p) => format!("{} | {}", p.purges, ms(p.latency.p99_ns)),
+                    None => "— | —".to_string(),
+                },
                 s.verdict
             )),
             (None, error) => out.push_str(&format!(
-                "| {} | | | | | | | | | | | | | | | | | did not run: {} |\n",
+                "| {} | | | | | | | | | | | | | | | | | | | did not run: {} |\n",
                 t.name,
                 error.as_deref().unwrap_or("interrupted")
             )),

@@ -128,8 +128,50 @@ fn an_unreachable_target_is_one_line_and_the_others_still_run() {
 }
 
 #[test]
+fn retention_purges_alongside_the_writers() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results");
+    let (code, stdout, stderr) = run(&[
+        "--events-per-second",
+        "100",
+        "--readings-per-event",
+        "2",
+        "--max-cap",
+        "40",
+        "--min-cap",
+        "20",
+        "--retain",
+        "1h",
+        "--purge-interval",
+        "200ms",
+        "--duration",
+        "1s",
+        "--warmup",
+        "0s",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("fleet.json")).unwrap()).unwrap();
+    let s = &json["targets"][0]["summary"];
+    assert!(s["purges"]["purges"].as_u64().unwrap() >= 3, "{s}");
+    assert_eq!(s["purges"]["failed"], 0, "{s}");
+    // Retention deletes on purpose: no "missing" figure, and fewer stored than sent.
+    assert!(s.get("missing").is_none(), "{s}");
+    assert!(
+        s["stored"].as_u64().unwrap() < s["sent"].as_u64().unwrap(),
+        "{s}"
+    );
+    assert!(
+        stdout.contains("| RedisDB_Embedded_EdgeX3 | 100 |"),
+        "{stdout}"
+    );
+}
+
+#[test]
 fn bad_fleet_flags_are_one_line_naming_the_flag() {
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 9] = [
         (
             &["--devices", "0"],
             "edgebench: --devices 0 is out of range: give 1 to 1000000",
@@ -149,6 +191,14 @@ fn bad_fleet_flags_are_one_line_naming_the_flag() {
         (
             &["--writers", "100000"],
             "edgebench: --writers 100000 is out of range: give 1 to 1024",
+        ),
+        (
+            &["--max-cap", "10", "--min-cap", "10"],
+            "edgebench: --max-cap 10 with min-cap 10: give 0 < min-cap < max-cap <= 1e12 (readings)",
+        ),
+        (
+            &["--purge-interval", "0s"],
+            "edgebench: --purge-interval 0s is not an interval: give one above 0, e.g. 30s",
         ),
         (
             &["--duration", "soon"],

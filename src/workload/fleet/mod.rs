@@ -13,6 +13,7 @@
 //! least 1 µs after the writer's previous one), with `readings_per_event` readings named after
 //! `resources` (cycled), all of `value_type`.
 
+pub mod retention;
 pub mod schedule;
 #[cfg(test)]
 mod tests;
@@ -22,6 +23,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+pub use retention::{PurgeReport, Retention};
 pub use schedule::{Schedule, WriterReport};
 
 use crate::edgex::{self, Event, Reading, ReadingValue, ValueKind};
@@ -83,6 +85,8 @@ pub struct FleetSpec {
     /// Reads per second of each reader (open loop); `None`: each reader reads again as soon
     /// as it has its answer (closed loop).
     pub read_rate: Option<f64>,
+    /// Purging alongside the writers, on a client of its own.
+    pub retention: Retention,
 }
 
 /// What readers ask, in turn: a dashboard's latest readings of one device, a rules engine's
@@ -121,6 +125,12 @@ impl Default for FleetSpec {
             slo: None,
             readers: 0,
             read_rate: None,
+            retention: Retention {
+                retain: None,
+                caps: None,
+                // EdgeX 3.1's default Retention.Interval.
+                interval: Duration::from_secs(30),
+            },
         }
     }
 }
@@ -223,6 +233,28 @@ impl FleetSpec {
                 self.events_per_second, self.duration
             ));
         }
+        if self.retention.interval.is_zero() {
+            return Err("purge-interval 0s is not an interval: give one above 0, e.g. 30s".into());
+        }
+        if let Some((max_cap, min_cap)) = self.retention.caps {
+            if max_cap == 0 || min_cap >= max_cap || max_cap > 1_000_000_000_000 {
+                return Err(format!(
+                    "max-cap {max_cap} with min-cap {min_cap}: give 0 < min-cap < max-cap <= 1e12 \
+                     (readings)"
+                ));
+            }
+        }
+        if self.retention.interval.is_zero() {
+            return Err("purge-interval 0s is not an interval: give one above 0, e.g. 30s".into());
+        }
+        if let Some((max_cap, min_cap)) = self.retention.caps {
+            if max_cap == 0 || min_cap >= max_cap || max_cap > 1_000_000_000_000 {
+                return Err(format!(
+                    "max-cap {max_cap} with min-cap {min_cap}: give 0 < min-cap < max-cap <= 1e12 \
+                     (readings)"
+                ));
+            }
+        }
         match edgex::value_kind(&self.value_type) {
             None => {
                 return Err(format!(
@@ -302,8 +334,11 @@ pub struct FleetReport {
     pub offered: u64,
     /// Events the store holds at the end.
     pub stored: u64,
-    /// Events answered as written that the store does not hold.
-    pub missing: u64,
+    /// Events answered as written that the store does not hold; `None` with retention on (it
+    /// deletes events on purpose).
+    pub missing: Option<u64>,
+    /// The purger's figures, when retention was on.
+    pub purges: Option<PurgeReport>,
     /// From the first send to the last answer.
     pub elapsed: Duration,
     /// Whether the target kept up, and if not, why.
@@ -345,74 +380,89 @@ pub fn run(
     let mut readers = (0..spec.readers)
         .map(|_| open())
         .collect::<StoreResult<Vec<_>>>()?;
+    let mut purger = match spec.retention.enabled() {
+        true => Some(open()?),
+        false => None,
+    };
+    let clients_done = AtomicBool::new(false);
     let schedule = spec.schedule();
     let origin = Instant::now();
-    let (reports, read_reports): (Vec<WriterReport>, Vec<WriterReport>) =
-        std::thread::scope(|scope| {
-            let writing: Vec<_> = writers
-                .iter_mut()
-                .enumerate()
-                .map(|(w, store)| {
-                    let schedule = &schedule;
-                    scope.spawn(move || {
-                        let mut pacer = schedule::RealPacer::new(origin);
-                        let mut last_origin = 0i64;
-                        schedule::write_open_loop(
-                            schedule,
-                            w as u64,
-                            spec.writers,
+    let (reports, read_reports, purges) = std::thread::scope(|scope| {
+        let purging = purger.as_mut().map(|store| {
+            let done = &clients_done;
+            scope.spawn(move || retention::run_purger(store.as_mut(), &spec.retention, done))
+        });
+        let writing: Vec<_> = writers
+            .iter_mut()
+            .enumerate()
+            .map(|(w, store)| {
+                let schedule = &schedule;
+                scope.spawn(move || {
+                    let mut pacer = schedule::RealPacer::new(origin);
+                    let mut last_origin = 0i64;
+                    schedule::write_open_loop(
+                        schedule,
+                        w as u64,
+                        spec.writers,
+                        &mut pacer,
+                        stop,
+                        |j| {
+                            last_origin = edgex::now_ns().max(last_origin + 1_000);
+                            store.add_event(&spec.event(j, last_origin))
+                        },
+                    )
+                })
+            })
+            .collect();
+        let reading: Vec<_> = readers
+            .iter_mut()
+            .enumerate()
+            .map(|(r, store)| {
+                let schedule = &schedule;
+                scope.spawn(move || {
+                    let mut pacer = schedule::RealPacer::new(origin);
+                    let read = |k| spec.read(store.as_mut(), r as u64, k);
+                    match spec.read_rate {
+                        Some(rate) => schedule::write_open_loop(
+                            &Schedule { rate, ..*schedule },
+                            0,
+                            1,
                             &mut pacer,
                             stop,
-                            |j| {
-                                last_origin = edgex::now_ns().max(last_origin + 1_000);
-                                store.add_event(&spec.event(j, last_origin))
-                            },
-                        )
-                    })
+                            read,
+                        ),
+                        None => schedule::run_closed_loop(schedule, &mut pacer, stop, read),
+                    }
                 })
-                .collect();
-            let reading: Vec<_> = readers
-                .iter_mut()
-                .enumerate()
-                .map(|(r, store)| {
-                    let schedule = &schedule;
-                    scope.spawn(move || {
-                        let mut pacer = schedule::RealPacer::new(origin);
-                        let read = |k| spec.read(store.as_mut(), r as u64, k);
-                        match spec.read_rate {
-                            Some(rate) => schedule::write_open_loop(
-                                &Schedule { rate, ..*schedule },
-                                0,
-                                1,
-                                &mut pacer,
-                                stop,
-                                read,
-                            ),
-                            None => schedule::run_closed_loop(schedule, &mut pacer, stop, read),
-                        }
-                    })
-                })
-                .collect();
-            let join = |hs: Vec<std::thread::ScopedJoinHandle<'_, WriterReport>>| {
-                hs.into_iter()
-                    .map(|h| h.join().expect("a fleet client panicked"))
-                    .collect::<Vec<_>>()
-            };
-            (join(writing), join(reading))
-        });
+            })
+            .collect();
+        let join = |hs: Vec<std::thread::ScopedJoinHandle<'_, WriterReport>>| {
+            hs.into_iter()
+                .map(|h| h.join().expect("a fleet client panicked"))
+                .collect::<Vec<_>>()
+        };
+        let (writes, reads) = (join(writing), join(reading));
+        clients_done.store(true, std::sync::atomic::Ordering::Relaxed);
+        let purges = purging.map(|h| h.join().expect("the fleet's purger panicked"));
+        (writes, reads, purges)
+    });
     let elapsed = origin.elapsed();
     let writes = merged(&reports).expect("at least one writer");
     let reads = merged(&read_reports);
     let stored = checker.event_count(Filter::all())?;
-    let missing = writes.sent.saturating_sub(stored);
+    let missing = match spec.retention.enabled() {
+        true => None,
+        false => Some(writes.sent.saturating_sub(stored)),
+    };
     let offered = schedule.due();
-    let verdict = verdict(spec, &writes, missing);
+    let verdict = verdict(spec, &writes, missing, purges.as_ref());
     Ok(FleetReport {
         writes,
         reads,
         offered,
         stored,
         missing,
+        purges,
         elapsed,
         verdict,
     })
@@ -431,7 +481,12 @@ fn merged(reports: &[WriterReport]) -> Option<WriterReport> {
 /// The verdict: the first of a backlog at the end, failed writes, missing events, an SLO
 /// breach. Late sends alone are not falling behind (a writer that oversleeps catches up); they
 /// are reported beside it.
-fn verdict(spec: &FleetSpec, w: &WriterReport, missing: u64) -> Verdict {
+fn verdict(
+    spec: &FleetSpec,
+    w: &WriterReport,
+    missing: Option<u64>,
+    purges: Option<&PurgeReport>,
+) -> Verdict {
     let behind = |why: String| Verdict::FellBehind(why);
     if w.unsent > 0 {
         return behind(format!(
@@ -443,9 +498,16 @@ fn verdict(spec: &FleetSpec, w: &WriterReport, missing: u64) -> Verdict {
     if w.failed > 0 {
         return behind(format!("{} writes failed", w.failed));
     }
-    if missing > 0 {
+    if let Some(missing) = missing.filter(|&m| m > 0) {
         return behind(format!(
             "{missing} events answered as written are not stored"
+        ));
+    }
+    if let Some(p) = purges.filter(|p| p.failed > 0) {
+        return behind(format!(
+            "{} purges failed: {}",
+            p.failed,
+            p.first_error.as_deref().unwrap_or("")
         ));
     }
     if let Some(slo) = spec.slo {

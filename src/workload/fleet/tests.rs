@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::*;
+use crate::edgex;
 use crate::edgex::Event;
 use crate::engine::{Engine, EngineConnection};
 use crate::store::edgex::redis3::Redis3Store;
@@ -101,7 +102,7 @@ fn a_fleet_the_store_keeps_up_with_is_all_stored() {
         (r.writes.sent, r.writes.unsent, r.writes.failed),
         (50, 0, 0)
     );
-    assert_eq!((r.stored, r.missing), (50, 0));
+    assert_eq!((r.stored, r.missing), (50, Some(0)));
     // Ten devices, five events each, three readings per event.
     let mut store = Redis3Store::new(EngineConnection::new(engine));
     assert_eq!(
@@ -127,7 +128,7 @@ fn a_slowed_store_grows_corrected_latency_and_leaves_a_backlog() {
     let w = &r.writes;
     assert!(w.unsent > 0, "a backlog is left: {w:?}");
     assert_eq!(w.sent + w.unsent, r.offered);
-    assert_eq!((r.stored, r.missing), (w.sent, 0));
+    assert_eq!((r.stored, r.missing), (w.sent, Some(0)));
     // Uncorrected latency is the store's 10 ms; corrected grows with the backlog: the last
     // events sent were due long before (at least ~0.4 s at half the offered rate).
     assert!(w.uncorrected.value_at_quantile(0.5) < 100_000_000, "{w:?}");
@@ -145,7 +146,7 @@ fn events_answered_but_not_stored_are_counted_missing() {
         &AtomicBool::new(false),
     )
     .expect("runs");
-    assert_eq!((r.writes.sent, r.stored, r.missing), (40, 30, 10));
+    assert_eq!((r.writes.sent, r.stored, r.missing), (40, 30, Some(10)));
     assert_eq!(
         r.verdict,
         Verdict::FellBehind("10 events answered as written are not stored".to_string())
@@ -165,7 +166,7 @@ fn writers_split_the_fleet_and_store_every_event() {
         &AtomicBool::new(false),
     )
     .expect("runs");
-    assert_eq!((r.writes.sent, r.stored, r.missing), (60, 60, 0));
+    assert_eq!((r.writes.sent, r.stored, r.missing), (60, 60, Some(0)));
 }
 
 #[test]
@@ -204,6 +205,90 @@ fn readers_run_alongside_the_writers_open_or_closed_loop() {
     assert_eq!(reads.measured, reads.corrected.len());
 }
 
+/// `n` events of `per` readings, one second apart in origin, the newest a minute ago.
+fn add_spaced_events(store: &mut dyn EventStore, n: i64, per: u64) {
+    let s = FleetSpec {
+        readings_per_event: per,
+        ..FleetSpec::default()
+    };
+    let newest = edgex::now_ns() - 60_000_000_000;
+    for i in 0..n {
+        let origin = newest - (n - 1 - i) * 1_000_000_000;
+        store.add_event(&s.event(i as u64, origin)).expect("adds");
+    }
+}
+
+#[test]
+fn the_watermark_leaves_exactly_the_readings_newer_than_its_event() {
+    let engine = Engine::new();
+    let mut store = Redis3Store::new(EngineConnection::new(engine));
+    // 20 events of 5 readings: 100 readings.
+    add_spaced_events(&mut store, 20, 5);
+    // Under the high mark nothing happens.
+    assert_eq!(
+        retention::purge_to_watermark(&mut store, 101, 32).expect("purges"),
+        None
+    );
+    assert_eq!(store.reading_count(Filter::all()).expect("counts"), 100);
+    // At 100 >= 50: the reading at offset 32 (newest first) is the 3rd of the 7th newest
+    // event (offsets 30..=34); that event and every older one go, the 6 newest stay.
+    let origin = retention::purge_to_watermark(&mut store, 50, 32).expect("purges");
+    assert!(origin.is_some());
+    assert_eq!(store.event_count(Filter::all()).expect("counts"), 6);
+    assert_eq!(store.reading_count(Filter::all()).expect("counts"), 30);
+    let oldest_left = store
+        .events(Filter::all(), Page::first(6))
+        .expect("lists")
+        .iter()
+        .map(|e| e.origin)
+        .min();
+    assert!(oldest_left > origin, "{oldest_left:?} > {origin:?}");
+}
+
+#[test]
+fn age_retention_deletes_only_older_events() {
+    let engine = Engine::new();
+    let mut store = Redis3Store::new(EngineConnection::new(engine));
+    // Origins 60..=79 s ago.
+    add_spaced_events(&mut store, 20, 2);
+    let r = Retention {
+        retain: Some(Duration::from_secs(70)),
+        caps: None,
+        interval: Duration::from_secs(1),
+    };
+    retention::purge(&mut store, &r).expect("purges");
+    // Kept: the events 60..=69 s old (10); the one exactly 70 s old is older by the time the
+    // store looks.
+    assert_eq!(store.event_count(Filter::all()).expect("counts"), 10);
+}
+
+#[test]
+fn a_fleet_with_a_watermark_purges_while_it_writes() {
+    let engine = Engine::new();
+    let s = FleetSpec {
+        readings_per_event: 2,
+        retention: Retention {
+            retain: None,
+            caps: Some((40, 20)),
+            interval: Duration::from_millis(200),
+        },
+        ..spec(100.0, 1)
+    };
+    let r = run(
+        &s,
+        &opener(&engine, Duration::ZERO, 0),
+        &AtomicBool::new(false),
+    )
+    .expect("runs");
+    let p = r.purges.expect("purged");
+    assert!(p.purges >= 3, "{p:?}");
+    assert_eq!(p.failed, 0, "{:?}", p.first_error);
+    assert_eq!(r.missing, None);
+    // Whatever the last purge left (at most 20 readings, 10 events), plus what came after it:
+    // far fewer than the 100 events written.
+    assert!(r.stored < r.writes.sent, "{} < {}", r.stored, r.writes.sent);
+}
+
 #[test]
 fn every_bound_is_checked_with_the_setting_named() {
     let bad = |f: fn(&mut FleetSpec), key: &str| {
@@ -230,6 +315,8 @@ fn every_bound_is_checked_with_the_setting_named() {
     bad(|s| s.warmup = s.duration, "warmup");
     bad(|s| s.readers = MAX_READERS + 1, "readers");
     bad(|s| s.read_rate = Some(0.0), "read-rate");
+    bad(|s| s.retention.caps = Some((10, 10)), "max-cap");
+    bad(|s| s.retention.interval = Duration::ZERO, "purge-interval");
     assert_eq!(FleetSpec::default().check(), Ok(()));
 }
 
