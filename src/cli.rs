@@ -207,6 +207,12 @@ pub struct CoreDataArgs {
     #[arg(long, value_name = "COLUMN")]
     pub baseline: Option<String>,
 
+    /// Run each benchmark with N concurrent clients, each on its own connection, sharing every
+    /// round's iterations (Go's b.RunParallel with go test -cpu N); a comma-separated list
+    /// runs each level, a column per level (NAME-N; -N in the Go text). N from 1 to 256.
+    #[arg(long, value_name = "N[,N...]")]
+    pub parallel: Option<String>,
+
     /// How each store lays out core data, comma-separated; each target runs once per layout
     /// it has (column suffixes _EdgeX3, _EdgeX4, ...): 2018 (the PoC's layout of each store;
     /// MongoDB with readings inside their event), 2018-referenced (MongoDB: readings in their

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::cli::{CoreDataArgs, CoreDataServiceArgs, FleetArgs, ServeArgs};
 use crate::report::Format;
+use crate::results::column_name;
 use crate::runner::BenchTime;
 use crate::store::mongo::{Fidelity, MongoLayout};
 use crate::target::layout::{LAYOUT_NAMES, VIA_NAMES};
@@ -113,6 +114,14 @@ pub enum ConfigError {
         "--format {0:?}: unknown format; use a comma-separated list of md, go, pct, csv, json"
     )]
     Format(String),
+    /// `--parallel`.
+    #[error("--parallel {value:?}: {reason}; e.g. --parallel 4 or --parallel 1,2,4,8")]
+    Parallel {
+        /// The value given.
+        value: String,
+        /// What is wrong with it.
+        reason: String,
+    },
 }
 
 /// Everything `edgebench coredata` needs, typed.
@@ -136,6 +145,9 @@ pub struct CoreDataConfig {
     pub notes: Vec<String>,
     /// `--baseline`: the column the ratio table divides by.
     pub baseline: Option<String>,
+    /// `--parallel`: the numbers of concurrent clients, one run of every benchmark each;
+    /// `None` without the flag (one client, and Go names as without `-cpu`).
+    pub parallel: Option<Vec<u32>>,
 }
 
 impl CoreDataConfig {
@@ -163,15 +175,17 @@ impl CoreDataConfig {
                 via: args.via.clone(),
             });
         }
+        let parallel = args.parallel.as_deref().map(parse_parallel).transpose()?;
         if let Some(name) = &args.baseline {
-            if !targets.iter().any(|t| &t.name == name) {
+            let levels = parallel.as_deref().unwrap_or(&[1]);
+            let columns: Vec<String> = targets
+                .iter()
+                .flat_map(|t| levels.iter().map(|&n| column_name(&t.name, n)))
+                .collect();
+            if !columns.contains(name) {
                 return Err(ConfigError::Baseline {
                     name: name.clone(),
-                    columns: targets
-                        .iter()
-                        .map(|t| t.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", "),
+                    columns: columns.join(", "),
                 });
             }
         }
@@ -204,8 +218,39 @@ impl CoreDataConfig {
             interrupted,
             notes,
             baseline: args.baseline.clone(),
+            parallel,
         })
     }
+}
+
+/// Most concurrent clients `--parallel` takes: each is a thread, a connection and a
+/// quarter-MiB latency histogram, and few servers take more connections by default
+/// (PostgreSQL's `max_connections` is 100).
+pub const MAX_PARALLEL: u32 = 256;
+
+/// `--parallel N[,N...]`: levels in the order given, each 1..=[`MAX_PARALLEL`], no repeats
+/// (a repeated level would make two columns of one name).
+fn parse_parallel(list: &str) -> Result<Vec<u32>, ConfigError> {
+    let err = |reason: String| ConfigError::Parallel {
+        value: list.to_string(),
+        reason,
+    };
+    let mut levels = Vec::new();
+    for item in list.split(',').map(str::trim) {
+        let n = match item.parse::<u32>() {
+            Ok(n) if (1..=MAX_PARALLEL).contains(&n) => n,
+            _ => {
+                return Err(err(format!(
+                    "{item:?} is not a number of clients from 1 to {MAX_PARALLEL}"
+                )))
+            }
+        };
+        if levels.contains(&n) {
+            return Err(err(format!("{n} is given twice")));
+        }
+        levels.push(n);
+    }
+    Ok(levels)
 }
 
 /// A comma-separated list of names, each standing for one or more values, in order, without

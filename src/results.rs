@@ -42,13 +42,21 @@ pub struct RunMeta {
     /// `--baseline`: the column that `results.md`'s ratio table divides by.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub baseline: Option<String>,
+    /// `--parallel`: the levels (concurrent clients) as given; empty without the flag. With
+    /// levels, the Go text names a level's lines as `go test -cpu` does (`-N`, none for 1)
+    /// instead of by [`RunMeta::procs`].
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub parallel: Vec<u32>,
 }
 
-/// One target's column.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+/// One target's column (one per `--parallel` level).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TargetResults {
-    /// The column name, e.g. "RedisDB_TCP".
+    /// The target's name, e.g. "RedisDB_TCP"; the column is [`TargetResults::column`].
     pub name: String,
+    /// Concurrent clients that ran the benchmarks (`--parallel`), 1 without the flag.
+    #[serde(default = "one_client")]
+    pub parallel: u32,
     /// Where it was: a URL, or what was spawned.
     pub endpoint: String,
     /// Set when the target could not be reached or failed part-way; the benchmarks that
@@ -137,7 +145,48 @@ impl BenchResults {
     }
 }
 
+fn one_client() -> u32 {
+    1
+}
+
+impl Default for TargetResults {
+    /// An unnamed column of one client.
+    fn default() -> Self {
+        TargetResults {
+            name: String::new(),
+            parallel: one_client(),
+            endpoint: String::new(),
+            error: None,
+            benchmarks: Vec::new(),
+        }
+    }
+}
+
+/// The column of `target` run by `clients` concurrent clients: the name alone for one client
+/// (as without `--parallel`), `NAME-N` for more, as Go suffixes a benchmark run with `-cpu N`.
+pub fn column_name(target: &str, clients: u32) -> String {
+    if clients > 1 {
+        format!("{target}-{clients}")
+    } else {
+        target.to_string()
+    }
+}
+
 impl TargetResults {
+    /// A column of `name`'s figures with `clients` concurrent clients, nothing finished yet.
+    pub fn new(name: &str, clients: u32) -> Self {
+        TargetResults {
+            name: name.to_string(),
+            parallel: clients,
+            ..TargetResults::default()
+        }
+    }
+
+    /// The column name: [`column_name`] of the target and its clients.
+    pub fn column(&self) -> String {
+        column_name(&self.name, self.parallel)
+    }
+
     /// The benchmark with this name, if it finished.
     pub fn bench(&self, name: &str) -> Option<&BenchResults> {
         self.benchmarks.iter().find(|b| b.name == name)

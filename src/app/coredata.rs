@@ -16,8 +16,9 @@ use super::status::ProgressLine;
 use crate::cli::CoreDataArgs;
 use crate::config::CoreDataConfig;
 use crate::report;
-use crate::results::{RunMeta, RunResults, TargetResults};
+use crate::results::{column_name, RunMeta, RunResults, TargetResults};
 use crate::runner::Runner;
+use crate::store::CoreData;
 use crate::target::Target;
 use crate::workload::coredata::{self, Progress, WorkloadError, BENCHMARKS};
 
@@ -80,57 +81,139 @@ pub fn run(cfg: &CoreDataConfig, status: &mut dyn Write) -> anyhow::Result<Outco
 
     let mut progress = ProgressLine::new(std::io::stderr().is_terminal());
     let mut runner = Runner::new(cfg.benchtime, cfg.interrupted.clone());
+    let levels = cfg.parallel.clone().unwrap_or_else(|| vec![1]);
     let mut failed_targets = 0;
     let mut interrupted = false;
 
-    for spec in &cfg.targets {
+    'targets: for spec in &cfg.targets {
         if cfg.interrupted.load(Ordering::Relaxed) {
             interrupted = true;
             break;
         }
-        let selected: Vec<&str> = BENCHMARKS
-            .iter()
-            .copied()
-            .filter(|b| cfg.filter.matches(&spec.name, b))
-            .collect();
-        if selected.is_empty() {
+        if !BENCHMARKS.iter().any(|b| cfg.filter.matches(&spec.name, b)) {
             continue;
         }
-        results.targets.push(TargetResults {
-            name: spec.name.clone(),
-            ..TargetResults::default()
-        });
-        let idx = results.targets.len() - 1;
-
-        let target = match Target::start(spec).and_then(|t| {
-            let store = t.open_store()?;
-            Ok((t, store))
-        }) {
+        // A column per level, so a target that fails shows its error in each.
+        let first = results.targets.len();
+        for &clients in &levels {
+            results
+                .targets
+                .push(TargetResults::new(&spec.name, clients));
+        }
+        let target = match Target::start(spec) {
             Ok(t) => t,
             Err(e) => {
                 progress.line(status, &format!("edgebench: {e}"));
-                results.targets[idx].error = Some(e.to_string());
+                for t in &mut results.targets[first..] {
+                    t.error = Some(e.to_string());
+                }
                 failed_targets += 1;
                 write(&dir, &results)?;
                 continue;
             }
         };
-        let (target, mut store) = target;
-        results.targets[idx].endpoint = target.endpoint();
-        write(&dir, &results)?;
+        let mut failed = false;
+        for idx in first..results.targets.len() {
+            if cfg.interrupted.load(Ordering::Relaxed) {
+                interrupted = true;
+                break 'targets;
+            }
+            let level = Level {
+                cfg,
+                spec,
+                target: &target,
+                idx,
+            };
+            match level.run(&mut results, &mut runner, &dir, &mut progress, status)? {
+                Ok(()) => {}
+                Err(LevelError::Interrupted) => {
+                    progress.clear(status);
+                    writeln!(
+                        status,
+                        "edgebench: interrupted; keeping the benchmarks that finished"
+                    )?;
+                    interrupted = true;
+                    break 'targets;
+                }
+                Err(LevelError::Failed(msg)) => {
+                    progress.line(status, &format!("edgebench: {msg}"));
+                    results.targets[idx].error = Some(msg);
+                    failed = true;
+                    write(&dir, &results)?;
+                }
+            }
+        }
+        failed_targets += usize::from(failed);
+    }
+    progress.clear(status);
+    write(&dir, &results)?;
+    Ok(Outcome {
+        results,
+        dir,
+        failed_targets,
+        interrupted,
+    })
+}
 
-        let total = selected.len();
+/// One column: a started target run by one `--parallel` level's clients.
+struct Level<'a> {
+    cfg: &'a CoreDataConfig,
+    spec: &'a crate::target::TargetSpec,
+    target: &'a Target,
+    /// The column in the results.
+    idx: usize,
+}
+
+/// Why a level stopped early.
+enum LevelError {
+    /// Ctrl-C.
+    Interrupted,
+    /// Its clients could not connect or the workload failed; the one-line message.
+    Failed(String),
+}
+
+impl Level<'_> {
+    /// Opens the level's clients, runs the workload, and rewrites the results files after
+    /// every finished benchmark. The outer error is a results file that cannot be written.
+    fn run(
+        &self,
+        results: &mut RunResults,
+        runner: &mut Runner,
+        dir: &Path,
+        progress: &mut ProgressLine,
+        status: &mut dyn Write,
+    ) -> anyhow::Result<Result<(), LevelError>> {
+        let (cfg, spec, idx) = (self.cfg, self.spec, self.idx);
+        let column = results.targets[idx].column();
+        let clients = results.targets[idx].parallel;
+        let mut stores = match self.open_stores(clients) {
+            Ok(stores) => stores,
+            Err(msg) => return Ok(Err(LevelError::Failed(msg))),
+        };
+        // Coerced one by one: a `Box<dyn CoreData>` holds a `'static` object, and `&mut` of
+        // it would otherwise pin the borrow of `stores` to `'static` as well.
+        let mut stores: Vec<&mut dyn CoreData> = stores
+            .iter_mut()
+            .map(|s| -> &mut dyn CoreData { s.as_mut() })
+            .collect();
+        results.targets[idx].endpoint = self.target.endpoint();
+        write(dir, results)?;
+
+        let total = BENCHMARKS
+            .iter()
+            .filter(|b| cfg.filter.matches(&spec.name, b))
+            .count();
         let mut done = 0;
         let mut write_error = None;
-        let outcome = coredata::run(
-            store.as_mut(),
-            &mut runner,
+        let outcome = coredata::run_clients(
+            &mut stores,
+            runner,
             &|b| cfg.filter.matches(&spec.name, b),
             cfg.count,
             &mut |p| match p {
                 Progress::Preparing(what) => progress.show(
                     status,
-                    &format!("[{} {done}/{total}] preparing {what}", spec.name),
+                    &format!("[{column} {done}/{total}] preparing {what}"),
                 ),
                 Progress::Round {
                     bench,
@@ -139,8 +222,7 @@ pub fn run(cfg: &CoreDataConfig, status: &mut dyn Write) -> anyhow::Result<Outco
                 } => progress.show(
                     status,
                     &format!(
-                        "[{} {}/{total}] {bench} run {}/{} N={} ({:.2}s)",
-                        spec.name,
+                        "[{column} {}/{total}] {bench} run {}/{} N={} ({:.2}s)",
                         done + 1,
                         repetition + 1,
                         cfg.count,
@@ -155,49 +237,41 @@ pub fn run(cfg: &CoreDataConfig, status: &mut dyn Write) -> anyhow::Result<Outco
                         progress.line(
                             status,
                             &format!(
-                                "[{} {done}/{total}] {:<16} N={:<9} {:>14.0} ns/op",
-                                spec.name, b.name, m.n, m.ns_per_op
+                                "[{column} {done}/{total}] {:<16} N={:<9} {:>14.0} ns/op",
+                                b.name, m.n, m.ns_per_op
                             ),
                         );
                     }
                     if write_error.is_none() {
-                        write_error = write(&dir, &results).err();
+                        write_error = write(dir, results).err();
                     }
                 }
             },
         );
-        drop(store);
-        drop(target);
         if let Some(e) = write_error {
             return Err(e);
         }
-        match outcome {
-            Ok(()) => {}
-            Err(WorkloadError::Interrupted) => {
-                progress.clear(status);
-                writeln!(
-                    status,
-                    "edgebench: interrupted; keeping the benchmarks that finished"
-                )?;
-                interrupted = true;
-                break;
-            }
-            Err(e) => {
-                let msg = format!("target {}: {e}", spec.name);
-                progress.line(status, &format!("edgebench: {msg}"));
-                results.targets[idx].error = Some(msg);
-                failed_targets += 1;
-            }
-        }
+        Ok(outcome.map_err(|e| match e {
+            WorkloadError::Interrupted => LevelError::Interrupted,
+            e => LevelError::Failed(format!("target {column}: {e}")),
+        }))
     }
-    progress.clear(status);
-    write(&dir, &results)?;
-    Ok(Outcome {
-        results,
-        dir,
-        failed_targets,
-        interrupted,
-    })
+
+    /// One store per client, each on its own connection, opened before anything is timed.
+    /// One client's error is the target's own, as without `--parallel`.
+    fn open_stores(&self, clients: u32) -> Result<Vec<Box<dyn CoreData>>, String> {
+        (1..=clients)
+            .map(|k| {
+                self.target.open_store().map_err(|e| match clients {
+                    1 => e.to_string(),
+                    _ => format!(
+                        "target {}: cannot open client {k} of {clients}: {e}",
+                        column_name(&self.spec.name, clients)
+                    ),
+                })
+            })
+            .collect()
+    }
 }
 
 fn write(dir: &Path, results: &RunResults) -> anyhow::Result<()> {
@@ -225,6 +299,7 @@ fn meta(workload: &str, cfg: &CoreDataConfig) -> RunMeta {
             .map(|n| n.get())
             .unwrap_or(1),
         baseline: cfg.baseline.clone(),
+        parallel: cfg.parallel.clone().unwrap_or_default(),
     }
 }
 

@@ -6,6 +6,13 @@
 //! prints them, because benchstat computes its own statistics from the repetitions. The
 //! formatting rules (name padding, `%8d`, the significant-digit table of `prettyPrint`) are
 //! Go's, from `src/testing/benchmark.go`.
+//!
+//! The `-N` suffix is the host's CPUs ([`RunMeta::procs`], Go's default GOMAXPROCS), except in
+//! a `--parallel` run: there it is the level's number of clients, left out for 1, as
+//! `go test -cpu 1,2,4` names its runs (`Foo`, `Foo-2`, `Foo-4`), so benchstat keeps the
+//! levels apart; `procs` alone would give level 1 and level `procs` one name.
+//!
+//! [`RunMeta::procs`]: crate::results::RunMeta::procs
 
 use std::fmt::Write as _;
 use std::io;
@@ -44,7 +51,13 @@ pub fn text(results: &RunResults) -> String {
         .iter()
         .flat_map(|t| {
             t.benchmarks.iter().flat_map(move |b| {
-                let name = bench_name(&t.name, &b.name, meta.procs);
+                // With --parallel a level's clients play GOMAXPROCS, as with `go test -cpu`.
+                let procs = if meta.parallel.is_empty() {
+                    meta.procs
+                } else {
+                    t.parallel as usize
+                };
+                let name = bench_name(&t.name, &b.name, procs);
                 b.runs.iter().map(move |m| (name.clone(), m))
             })
         })
@@ -185,6 +198,32 @@ mod tests {
         assert_eq!(
             bench_name("RedisDB_TCP", "Events", 8),
             "BenchmarkRedisDB_TCP/Events-8"
+        );
+    }
+
+    #[test]
+    fn parallel_levels_are_named_as_go_test_cpu_names_them() {
+        let mut results = fixture::run();
+        results.meta.parallel = vec![1, 4];
+        results.targets.truncate(1);
+        results.targets[0].benchmarks.truncate(1);
+        results.targets[0].benchmarks[0].runs.truncate(1);
+        let mut level4 = results.targets[0].clone();
+        level4.parallel = 4;
+        results.targets.push(level4);
+        let text = text(&results);
+        let names: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("Benchmark"))
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        // Not `-4` (the host's procs) for level 1: that would be level 4's name.
+        assert_eq!(
+            names,
+            [
+                "BenchmarkRedisDB_TCP/AddReading",
+                "BenchmarkRedisDB_TCP/AddReading-4"
+            ]
         );
     }
 

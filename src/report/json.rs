@@ -49,6 +49,7 @@ mod tests {
               "targets": [
                 {
                   "name": "RedisDB_TCP",
+                  "parallel": 1,
                   "endpoint": "redis://127.0.0.1:6379",
                   "benchmarks": [
                     {
@@ -125,6 +126,7 @@ mod tests {
                 },
                 {
                   "name": "MongoDB",
+                  "parallel": 1,
                   "endpoint": "mongodb://127.0.0.1:27017",
                   "error": "connection reset by peer during Events",
                   "benchmarks": [

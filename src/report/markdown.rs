@@ -55,7 +55,7 @@ pub fn table(results: &RunResults) -> String {
     let mut out = String::from("| Benchmark |");
     for t in &columns {
         // Writing to a String cannot fail.
-        let _ = write!(out, " {} (micro/op) |", md_cell(&t.name));
+        let _ = write!(out, " {} (micro/op) |", md_cell(&t.column()));
     }
     out.push_str("\n|-|");
     for _ in &columns {
@@ -110,7 +110,7 @@ pub fn baseline_table(results: &RunResults, baseline: &str) -> Option<String> {
     let base = results
         .targets
         .iter()
-        .find(|t| t.name == baseline && !t.benchmarks.is_empty())?;
+        .find(|t| t.column() == baseline && !t.benchmarks.is_empty())?;
     let columns: Vec<&TargetResults> = results
         .targets
         .iter()
@@ -118,7 +118,7 @@ pub fn baseline_table(results: &RunResults, baseline: &str) -> Option<String> {
         .collect();
     let mut out = String::from("| Benchmark |");
     for t in &columns {
-        let _ = write!(out, " {} (x {}) |", md_cell(&t.name), md_cell(baseline));
+        let _ = write!(out, " {} (x {}) |", md_cell(&t.column()), md_cell(baseline));
     }
     out.push_str("\n|-|");
     for _ in &columns {
@@ -242,7 +242,7 @@ mod tests {
             name: "RedisDB_UDS".into(),
             endpoint: "unix:///tmp/redis.sock".into(),
             error: Some("cannot connect to unix socket /tmp/redis.sock".into()),
-            benchmarks: Vec::new(),
+            ..TargetResults::default()
         });
         assert_eq!(table(&results), table(&fixture::run()));
     }

@@ -255,10 +255,12 @@ pub(crate) mod fixture {
                 cpu: "Intel(R) Xeon(R) CPU E5-2686 v4 @ 2.30GHz".into(),
                 procs: 4,
                 baseline: None,
+                parallel: Vec::new(),
             },
             targets: vec![
                 TargetResults {
                     name: "RedisDB_TCP".into(),
+                    parallel: 1,
                     endpoint: "redis://127.0.0.1:6379".into(),
                     error: None,
                     benchmarks: vec![
@@ -312,6 +314,7 @@ pub(crate) mod fixture {
                 },
                 TargetResults {
                     name: "MongoDB".into(),
+                    parallel: 1,
                     endpoint: "mongodb://127.0.0.1:27017".into(),
                     error: Some("connection reset by peer during Events".into()),
                     benchmarks: vec![

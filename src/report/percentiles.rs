@@ -40,7 +40,7 @@ pub fn table(results: &RunResults) -> String {
                 let _ = writeln!(
                     out,
                     "| {} | {} | {row} |",
-                    md_cell(&t.name),
+                    md_cell(&t.column()),
                     md_cell(&b.name)
                 );
             }
@@ -49,13 +49,13 @@ pub fn table(results: &RunResults) -> String {
     let failed: Vec<_> = results
         .targets
         .iter()
-        .filter_map(|t| t.error.as_deref().map(|e| (&t.name, e)))
+        .filter_map(|t| t.error.as_deref().map(|e| (t.column(), e)))
         .collect();
     if !failed.is_empty() {
         // A blank line so no markdown renderer takes the list for more table rows.
         out.push('\n');
         for (name, error) in failed {
-            let _ = writeln!(out, "- {}: {}", md_cell(name), md_cell(error));
+            let _ = writeln!(out, "- {}: {}", md_cell(&name), md_cell(error));
         }
     }
     out

@@ -86,6 +86,16 @@ pub struct AllocSnapshot {
     pub bytes: u64,
 }
 
+impl AllocSnapshot {
+    /// What was allocated between `before` and this snapshot.
+    pub fn since(self, before: AllocSnapshot) -> AllocSnapshot {
+        AllocSnapshot {
+            allocs: self.allocs - before.allocs,
+            bytes: self.bytes - before.bytes,
+        }
+    }
+}
+
 /// The totals now.
 pub fn snapshot() -> AllocSnapshot {
     AllocSnapshot {

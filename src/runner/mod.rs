@@ -13,11 +13,16 @@
 //! histogram's record and the flag check (a few ns) fall into the next operation's latency.
 //! `benches/runner.rs` measures the whole per-operation overhead with a no-op operation.
 //!
+//! [`Runner::run_parallel`] is Go's `b.RunParallel`: the same rounds, each round's N
+//! operations shared among one thread per worker (`parallel`), calibrated on the round's wall
+//! time.
+//!
 //! The clock is a type parameter so tests drive the runner with a scripted fake clock and
 //! assert calibration and percentiles exactly.
 
 pub mod alloc;
 pub mod benchtime;
+mod parallel;
 pub mod stats;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -84,11 +89,16 @@ pub struct Round {
     pub elapsed_ns: u64,
 }
 
+/// A finished round and what it allocated, or why it stopped.
+type RoundResult<E> = Result<(Round, alloc::AllocSnapshot), RunError<E>>;
+
 /// Runs benchmarks; reuse one runner for many benchmarks (it owns the histogram buffer).
 pub struct Runner<C: Clock = MonotonicClock> {
     clock: C,
     benchtime: BenchTime,
     histogram: Histogram<u64>,
+    /// One per thread of a parallel round, grown to the most threads used.
+    worker_histograms: Vec<Histogram<u64>>,
     interrupted: Arc<AtomicBool>,
 }
 
@@ -102,12 +112,11 @@ impl Runner<MonotonicClock> {
 impl<C: Clock> Runner<C> {
     /// A runner on the given clock.
     pub fn with_clock(clock: C, benchtime: BenchTime, interrupted: Arc<AtomicBool>) -> Self {
-        let histogram = Histogram::new_with_bounds(1, MAX_LATENCY_NS, SIGNIFICANT_DIGITS)
-            .expect("constant histogram bounds are valid");
         Runner {
             clock,
             benchtime,
-            histogram,
+            histogram: latency_histogram(),
+            worker_histograms: Vec::new(),
             interrupted,
         }
     }
@@ -122,37 +131,63 @@ impl<C: Clock> Runner<C> {
     pub fn run<E>(
         &mut self,
         mut op: impl FnMut(u64) -> Result<(), E>,
+        on_round: impl FnMut(Round),
+    ) -> Result<Measurement, RunError<E>> {
+        self.calibrate(|runner, n, _| runner.round(n, &mut op), on_round)
+    }
+
+    /// Go's `b.RunParallel`: each round's `n` iterations are shared among one thread per
+    /// worker (module `parallel`); `op(worker, i)` runs iteration `i` on that thread's worker,
+    /// e.g. its own connection. Rounds are calibrated as in [`Runner::run`], on the round's
+    /// wall time, so ns/op is wall time over all operations; the histogram holds every
+    /// operation's own latency. The first error of any worker stops them all.
+    pub fn run_parallel<W: Send, E: Send>(
+        &mut self,
+        workers: &mut [W],
+        op: &(dyn Fn(&mut W, u64) -> Result<(), E> + Sync),
+        on_round: impl FnMut(Round),
+    ) -> Result<Measurement, RunError<E>>
+    where
+        C: Sync,
+    {
+        self.calibrate(
+            |runner, n, previous| runner.parallel_round(n, previous, workers, op),
+            on_round,
+        )
+    }
+
+    /// The rounds of Go's `launch`: `round(runner, n, previous)` runs one timed round of `n`
+    /// operations (`previous` is the round before, for `parallel::grain`).
+    fn calibrate<E>(
+        &mut self,
+        mut round: impl FnMut(&mut Self, u64, Option<Round>) -> RoundResult<E>,
         mut on_round: impl FnMut(Round),
     ) -> Result<Measurement, RunError<E>> {
-        let mut round = self.round(1, &mut op)?;
-        on_round(round.0);
+        let mut last = round(self, 1, None)?;
+        on_round(last.0);
         match self.benchtime {
             BenchTime::Iterations(n) => {
                 if n > 1 {
-                    round = self.round(n, &mut op)?;
-                    on_round(round.0);
+                    last = round(self, n, Some(last.0))?;
+                    on_round(last.0);
                 }
             }
             BenchTime::Duration(d) => {
                 let goal_ns = d.as_nanos().min(u128::from(u64::MAX)) as u64;
                 let mut n: u64 = 1;
-                while round.0.elapsed_ns < goal_ns && n < MAX_N {
-                    n = next_n(goal_ns, round.0.n, round.0.elapsed_ns, n);
-                    round = self.round(n, &mut op)?;
-                    on_round(round.0);
+                while last.0.elapsed_ns < goal_ns && n < MAX_N {
+                    n = next_n(goal_ns, last.0.n, last.0.elapsed_ns, n);
+                    last = round(self, n, Some(last.0))?;
+                    on_round(last.0);
                 }
             }
         }
-        let (last, allocs) = round;
+        let (last, allocs) = last;
         Ok(self.measurement(last, allocs))
     }
 
     /// One timed round of `n` operations.
-    fn round<E>(
-        &mut self,
-        n: u64,
-        op: &mut impl FnMut(u64) -> Result<(), E>,
-    ) -> Result<(Round, alloc::AllocSnapshot), RunError<E>> {
+    fn round<E>(&mut self, n: u64, op: &mut impl FnMut(u64) -> Result<(), E>) -> RoundResult<E> {
         self.histogram.reset();
         let before = alloc::snapshot();
         let start = self.clock.now_ns();
@@ -166,17 +201,12 @@ impl<C: Clock> Runner<C> {
                 return Err(RunError::Interrupted);
             }
         }
-        let after = alloc::snapshot();
-        let used = alloc::AllocSnapshot {
-            allocs: after.allocs - before.allocs,
-            bytes: after.bytes - before.bytes,
-        };
         Ok((
             Round {
                 n,
                 elapsed_ns: prev - start,
             },
-            used,
+            alloc::snapshot().since(before),
         ))
     }
 
@@ -202,6 +232,12 @@ impl<C: Clock> Runner<C> {
             histogram,
         }
     }
+}
+
+/// An empty histogram of single-operation latencies, 1 ns to an hour (about 256 KiB).
+fn latency_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, MAX_LATENCY_NS, SIGNIFICANT_DIGITS)
+        .expect("constant histogram bounds are valid")
 }
 
 /// Go's prediction of the next N (`testing.(*B).launch`, Go 1.21+).

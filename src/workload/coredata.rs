@@ -18,6 +18,15 @@
 //! Before the read benchmarks the prepared dataset is checked (counts, and readings attached
 //! to events), and each read benchmark's call is made once and the records it returns are
 //! counted, all outside any timing, so a store that drops data cannot post a fast figure.
+//!
+//! With several clients ([`run_clients`], `--parallel`) each benchmark runs as Go's
+//! `b.RunParallel`: the clients share each round's iterations ([`Runner::run_parallel`]),
+//! each on its own connection. `i` is still the round's global iteration index, so the Add*
+//! benchmarks add exactly the records a single client adds (`test`+i of `device`+(i/100)),
+//! whichever client adds each; scrubs and datasets are made through the first client, and
+//! the pre-timing check of each read benchmark is made through every client, so a client
+//! that does not see the shared data fails before it is timed. With one client the
+//! sequential [`Runner::run`] runs, exactly as without `--parallel`.
 
 use std::fmt::Write as _;
 
@@ -181,33 +190,58 @@ fn with_readings(events: &[Event]) -> usize {
 
 /// Runs the selected benchmarks against `store`, `count` times each. `selected(bench)` says
 /// which run; `on` receives progress and each finished benchmark.
-pub fn run<C: Clock>(
+pub fn run<C: Clock + Sync>(
     store: &mut dyn CoreData,
     runner: &mut Runner<C>,
     selected: &dyn Fn(&str) -> bool,
     count: u32,
     on: &mut dyn FnMut(Progress<'_>),
 ) -> Result<(), WorkloadError> {
+    run_clients(&mut [store], runner, selected, count, on)
+}
+
+/// [`run`] with one client per store in `stores` (each on its own connection to the same
+/// data), sharing every round's iterations as Go's `b.RunParallel` does; with one store it
+/// is [`run`].
+///
+/// # Panics
+/// When `stores` is empty.
+pub fn run_clients<C: Clock + Sync>(
+    stores: &mut [&mut dyn CoreData],
+    runner: &mut Runner<C>,
+    selected: &dyn Fn(&str) -> bool,
+    count: u32,
+    on: &mut dyn FnMut(Progress<'_>),
+) -> Result<(), WorkloadError> {
+    assert!(!stores.is_empty(), "run_clients needs at least one store");
     if !BENCHMARKS.iter().any(|b| selected(b)) {
         return Ok(());
     }
+    let mut clients: Vec<Client<'_>> = stores
+        .iter_mut()
+        .map(|store| Client {
+            store: &mut **store,
+            reading: Reading::default(),
+            device: String::new(),
+        })
+        .collect();
     // No scrub up front: every benchmark scrubs before it starts (Add*) or prepares.
     let mut session = Session { runner, count, on };
 
     // ---- readings phase ----
-    if selected("AddReading") && !session.lacks(store, "AddReading", "add_reading") {
-        let mut reading = Reading::default();
-        session.measure(store, "AddReading", true, &mut |store, i| {
+    if selected("AddReading") && !session.lacks(&clients, "AddReading", "add_reading") {
+        session.measure(&mut clients, "AddReading", true, &|c, i| {
             // A fresh reading each time, as Go passes it by value: no id, no created.
+            let reading = &mut c.reading;
             reading.id.clear();
             reading.created = 0;
             numbered(&mut reading.name, "test", i);
             numbered(&mut reading.device, "device", i / PER_DEVICE);
-            store.add_reading(&mut reading).map(drop)
+            c.store.add_reading(reading).map(drop)
         })?;
     }
     session.reads(
-        store,
+        &mut clients,
         selected,
         &READING_READS,
         "1,000 readings",
@@ -215,23 +249,32 @@ pub fn run<C: Clock>(
     )?;
 
     // ---- events phase ----
-    if selected("AddEvent") && !session.lacks(store, "AddEvent", "add_event") {
-        let mut device = String::new();
-        session.measure(store, "AddEvent", true, &mut |store, i| {
-            numbered(&mut device, "device", i / PER_DEVICE);
-            let mut e = new_event(&device);
-            store.add_event(&mut e).map(drop)
+    if selected("AddEvent") && !session.lacks(&clients, "AddEvent", "add_event") {
+        session.measure(&mut clients, "AddEvent", true, &|c, i| {
+            numbered(&mut c.device, "device", i / PER_DEVICE);
+            let mut e = new_event(&c.device);
+            c.store.add_event(&mut e).map(drop)
         })?;
     }
     session.reads(
-        store,
+        &mut clients,
         selected,
         &EVENT_READS,
         "1,000 events × 5 readings",
         prep_events,
     )?;
-    scrub(store, "scrub")
+    scrub(clients[0].store, "scrub")
 }
+
+/// One client: its store (its own connection) and the buffers its Add* iterations reuse.
+struct Client<'a> {
+    store: &'a mut dyn CoreData,
+    reading: Reading,
+    device: String,
+}
+
+/// One iteration of a benchmark on one client.
+type Op<'a> = dyn Fn(&mut Client<'_>, u64) -> Result<(), StoreError> + Sync + 'a;
 
 fn scrub(store: &mut dyn CoreData, bench: &'static str) -> Result<(), WorkloadError> {
     store
@@ -240,18 +283,18 @@ fn scrub(store: &mut dyn CoreData, bench: &'static str) -> Result<(), WorkloadEr
 }
 
 /// What every benchmark of one target shares: the runner, `--count`, the progress sink.
-struct Session<'a, C: Clock> {
+struct Session<'a, C: Clock + Sync> {
     runner: &'a mut Runner<C>,
     count: u32,
     on: &'a mut dyn FnMut(Progress<'_>),
 }
 
-impl<C: Clock> Session<'_, C> {
-    /// Prepares a dataset (scrub, then `prep`) and runs the selected read benchmarks on it;
-    /// nothing when none is selected.
+impl<C: Clock + Sync> Session<'_, C> {
+    /// Prepares a dataset (scrub, then `prep`, through the first client) and runs the
+    /// selected read benchmarks on it; nothing when none is selected.
     fn reads(
         &mut self,
-        store: &mut dyn CoreData,
+        clients: &mut [Client<'_>],
         selected: &dyn Fn(&str) -> bool,
         benches: &[ReadBench],
         what: &'static str,
@@ -261,22 +304,24 @@ impl<C: Clock> Session<'_, C> {
             return Ok(());
         }
         (self.on)(Progress::Preparing(what));
-        scrub(store, "prep")?;
+        scrub(clients[0].store, "prep")?;
         let data = Dataset {
-            ids: prep(store)?,
+            ids: prep(clients[0].store)?,
             devices: device_names(),
         };
         for b in benches.iter().filter(|b| selected(b.name)) {
-            if self.lacks(store, b.name, b.call) {
+            if self.lacks(clients, b.name, b.call) {
                 continue;
             }
-            let got = (b.op)(store, &data, 0).map_err(|source| WorkloadError::Store {
-                bench: b.name,
-                source,
-            })?;
-            expect(b.name, "records returned by one call", got, b.records)?;
-            self.measure(store, b.name, false, &mut |s, i| {
-                (b.op)(s, &data, i).map(drop)
+            for c in clients.iter_mut() {
+                let got = (b.op)(c.store, &data, 0).map_err(|source| WorkloadError::Store {
+                    bench: b.name,
+                    source,
+                })?;
+                expect(b.name, "records returned by one call", got, b.records)?;
+            }
+            self.measure(clients, b.name, false, &|c, i| {
+                (b.op)(c.store, &data, i).map(drop)
             })?;
         }
         Ok(())
@@ -284,8 +329,8 @@ impl<C: Clock> Session<'_, C> {
 
     /// Whether `store` has no equivalent of `call`; if so, reports `bench` as not applicable
     /// (an empty result with the reason, shown as `—`).
-    fn lacks(&mut self, store: &dyn CoreData, bench: &'static str, call: &str) -> bool {
-        let Some(why) = store.no_equivalent(call) else {
+    fn lacks(&mut self, clients: &[Client<'_>], bench: &'static str, call: &str) -> bool {
+        let Some(why) = clients[0].store.no_equivalent(call) else {
             return false;
         };
         let result = BenchResults {
@@ -298,13 +343,14 @@ impl<C: Clock> Session<'_, C> {
     }
 
     /// Runs one benchmark `count` times and reports it; `scrub_each` empties the store
-    /// before every repetition (the Add* benchmarks).
+    /// before every repetition (the Add* benchmarks). One client runs the sequential
+    /// [`Runner::run`]; more share each round ([`Runner::run_parallel`]).
     fn measure(
         &mut self,
-        store: &mut dyn CoreData,
+        clients: &mut [Client<'_>],
         bench: &'static str,
         scrub_each: bool,
-        op: &mut dyn FnMut(&mut dyn CoreData, u64) -> Result<(), StoreError>,
+        op: &Op<'_>,
     ) -> Result<(), WorkloadError> {
         let mut result = BenchResults {
             name: bench.to_string(),
@@ -313,25 +359,24 @@ impl<C: Clock> Session<'_, C> {
         };
         for repetition in 0..self.count {
             if scrub_each {
-                scrub(store, bench)?;
+                scrub(clients[0].store, bench)?;
             }
             let on = &mut *self.on;
-            let m = self
-                .runner
-                .run(
-                    |i| op(&mut *store, i),
-                    |round| {
-                        on(Progress::Round {
-                            bench,
-                            repetition,
-                            round,
-                        })
-                    },
-                )
-                .map_err(|e| match e {
-                    RunError::Op(source) => WorkloadError::Store { bench, source },
-                    RunError::Interrupted => WorkloadError::Interrupted,
-                })?;
+            let on_round = |round| {
+                on(Progress::Round {
+                    bench,
+                    repetition,
+                    round,
+                })
+            };
+            let m = match clients {
+                [client] => self.runner.run(|i| op(client, i), on_round),
+                _ => self.runner.run_parallel(clients, op, on_round),
+            }
+            .map_err(|e| match e {
+                RunError::Op(source) => WorkloadError::Store { bench, source },
+                RunError::Interrupted => WorkloadError::Interrupted,
+            })?;
             result.runs.push(m);
         }
         (self.on)(Progress::Finished(&result));

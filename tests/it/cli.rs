@@ -109,6 +109,124 @@ fn bad_duration_count_bench_and_format_are_one_line() {
 }
 
 #[test]
+fn bad_parallel_levels_are_one_line() {
+    let tail = "; e.g. --parallel 4 or --parallel 1,2,4,8";
+    for (value, reason) in [
+        ("0", "\"0\" is not a number of clients from 1 to 256"),
+        ("1,257", "\"257\" is not a number of clients from 1 to 256"),
+        ("two", "\"two\" is not a number of clients from 1 to 256"),
+        ("1,,2", "\"\" is not a number of clients from 1 to 256"),
+        ("2,4,2", "2 is given twice"),
+    ] {
+        assert_one_line_error(
+            &["coredata", "--target", "embedded", "--parallel", value],
+            &format!("edgebench: --parallel {value:?}: {reason}{tail}"),
+        );
+    }
+    // A level's column is a baseline like any other; a level not asked for is not.
+    assert_one_line_error(
+        &[
+            "coredata",
+            "--target",
+            "embedded",
+            "--parallel",
+            "1,2",
+            "--baseline",
+            "RedisDB_Embedded-4",
+        ],
+        "edgebench: --baseline \"RedisDB_Embedded-4\": no such column; use one of RedisDB_Embedded, RedisDB_Embedded-2",
+    );
+}
+
+#[test]
+fn parallel_levels_get_a_column_each_and_go_names_like_go_test_cpu() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let (code, stdout, stderr) = run_with(
+        edgebench()
+            .args([
+                "coredata",
+                "--target",
+                "embedded",
+                "--parallel",
+                "1,2",
+                "--benchtime",
+                "20x",
+                "--baseline",
+                "RedisDB_Embedded",
+                "--format",
+                "go",
+                "--out",
+            ])
+            .arg(&out),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let md = std::fs::read_to_string(out.join("results.md")).unwrap();
+    let mut names = BENCHMARKS.map(String::from).to_vec();
+    names.sort();
+    let columns = vec![
+        "RedisDB_Embedded".to_string(),
+        "RedisDB_Embedded-2".to_string(),
+    ];
+    let (table, ratios) = md.split_once("\n\n").unwrap();
+    assert_eq!(table_shape(table), (columns, names));
+    assert!(
+        ratios.starts_with("| Benchmark | RedisDB_Embedded (x RedisDB_Embedded) | RedisDB_Embedded-2 (x RedisDB_Embedded) |"),
+        "{md}"
+    );
+
+    // Go text: level 1 unsuffixed, level 2 `-2` (go test -cpu 1,2), N exactly 20 at both.
+    let go = std::fs::read_to_string(out.join("bench.txt")).unwrap();
+    assert_eq!(stdout, go);
+    let lines: Vec<(&str, &str)> = go
+        .lines()
+        .filter(|l| l.starts_with("Benchmark"))
+        .map(|l| {
+            let mut f = l.split_whitespace();
+            (f.next().unwrap(), f.next().unwrap())
+        })
+        .collect();
+    let want: Vec<(String, &str)> = [""]
+        .iter()
+        .chain(&["-2"])
+        .flat_map(|suffix| {
+            BENCHMARKS
+                .iter()
+                .map(move |b| (format!("BenchmarkRedisDB_Embedded/{b}{suffix}"), "20"))
+        })
+        .collect();
+    let got: Vec<(String, &str)> = lines.iter().map(|(n, c)| (n.to_string(), *c)).collect();
+    assert_eq!(got, want);
+
+    // CSV and JSON carry each column's level.
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let mut rows = csv.lines();
+    assert!(rows.next().unwrap().ends_with(",allocs_per_op,parallel"));
+    let levels: Vec<&str> = rows.map(|r| r.rsplit(',').next().unwrap()).collect();
+    assert_eq!(levels, [["1"; 10], ["2"; 10]].concat());
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(json["meta"]["parallel"], serde_json::json!([1, 2]));
+    let targets = json["targets"].as_array().unwrap();
+    let per_level: Vec<(&str, u64, usize)> = targets
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap(),
+                t["parallel"].as_u64().unwrap(),
+                t["benchmarks"].as_array().unwrap().len(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        per_level,
+        [("RedisDB_Embedded", 1, 10), ("RedisDB_Embedded", 2, 10)]
+    );
+    let pct = std::fs::read_to_string(out.join("percentiles.md")).unwrap();
+    assert_eq!(pct.matches("| RedisDB_Embedded-2 | ").count(), 10, "{pct}");
+}
+
+#[test]
 fn bad_serve_flags_are_one_line() {
     assert_one_line_error(
         &["serve", "--maxclients", "18446744073709551615"],

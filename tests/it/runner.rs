@@ -3,7 +3,7 @@
 
 use std::cell::Cell;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -192,4 +192,150 @@ fn the_interrupt_flag_stops_the_round() {
     );
     assert!(matches!(res, Err(RunError::Interrupted)));
     assert_eq!(calls, 5);
+}
+
+// ---- parallel rounds (Go's b.RunParallel) ----
+
+/// A fake clock the workers of a parallel round share: it moves only when an operation
+/// advances it, so a round's wall time is exactly the sum of its operations' advances.
+#[derive(Clone, Default)]
+struct SharedClock(Arc<AtomicU64>);
+
+impl Clock for SharedClock {
+    fn now_ns(&self) -> u64 {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+impl SharedClock {
+    fn advance(&self, ns: u64) {
+        self.0.fetch_add(ns, Ordering::SeqCst);
+    }
+}
+
+fn shared_runner(benchtime: BenchTime) -> (Runner<SharedClock>, SharedClock, Arc<AtomicBool>) {
+    let clock = SharedClock::default();
+    let flag = Arc::new(AtomicBool::new(false));
+    let r = Runner::with_clock(clock.clone(), benchtime, flag.clone());
+    (r, clock, flag)
+}
+
+/// The operations the round's histogram holds.
+fn histogram_count(m: &edgebench::results::Measurement) -> u64 {
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(&m.histogram)
+        .unwrap();
+    let h: hdrhistogram::Histogram<u64> = hdrhistogram::serialization::Deserializer::new()
+        .deserialize(&mut bytes.as_slice())
+        .unwrap();
+    h.len()
+}
+
+#[test]
+fn a_parallel_round_runs_every_index_exactly_once_across_the_workers() {
+    for workers in [1, 2, 4, 7] {
+        let (mut r, clock, _) = shared_runner(BenchTime::Iterations(1000));
+        // Each worker keeps the indices it ran (per round: a new round starts at index 0).
+        let mut ran: Vec<Vec<u64>> = vec![Vec::new(); workers];
+        let mut rounds = Vec::new();
+        let m = r
+            .run_parallel(
+                &mut ran,
+                &|mine: &mut Vec<u64>, i| {
+                    clock.advance(10);
+                    mine.push(i);
+                    Ok::<(), ()>(())
+                },
+                |round| rounds.push(round),
+            )
+            .unwrap();
+        let mut all: Vec<u64> = ran.concat();
+        all.sort_unstable();
+        let want: Vec<u64> = std::iter::once(0).chain(0..1000).collect();
+        assert_eq!(
+            all, want,
+            "{workers} workers: round 1 (i = 0), then 0..1000"
+        );
+        // Wall time is the sum of the advances, as in the sequential test's rounds.
+        assert_eq!(
+            rounds,
+            [
+                Round {
+                    n: 1,
+                    elapsed_ns: 10
+                },
+                Round {
+                    n: 1000,
+                    elapsed_ns: 10_000
+                }
+            ]
+        );
+        assert_eq!((m.n, m.ns_per_op), (1000, 10.0));
+        assert_eq!(histogram_count(&m), 1000, "{workers} workers");
+    }
+}
+
+#[test]
+fn parallel_calibration_is_the_sequential_one_on_wall_time() {
+    // The sequential calibration test's operation (1 µs each, goal 1 ms), on 3 workers: the
+    // same rounds, because wall time over all operations is what calibrates.
+    let (mut r, clock, _) = shared_runner(BenchTime::Duration(Duration::from_millis(1)));
+    let mut rounds = Vec::new();
+    let m = r
+        .run_parallel(
+            &mut [(), (), ()],
+            &|_: &mut (), _| {
+                clock.advance(1_000);
+                Ok::<(), ()>(())
+            },
+            |round| rounds.push(round),
+        )
+        .unwrap();
+    let ns: Vec<(u64, u64)> = rounds.iter().map(|r| (r.n, r.elapsed_ns)).collect();
+    assert_eq!(ns, [(1, 1_000), (100, 100_000), (1200, 1_200_000)]);
+    assert_eq!((m.n, m.ns_per_op), (1200, 1000.0));
+    assert_eq!(histogram_count(&m), 1200);
+}
+
+#[test]
+fn a_parallel_operation_error_stops_every_worker_and_is_the_result() {
+    let (mut r, _, _) = shared_runner(BenchTime::Iterations(100_000));
+    let calls = AtomicU64::new(0);
+    let res = r.run_parallel(
+        &mut [(), (), (), ()],
+        &|_: &mut (), i| {
+            calls.fetch_add(1, Ordering::SeqCst);
+            if i == 50 {
+                Err("boom")
+            } else {
+                Ok(())
+            }
+        },
+        |_| {},
+    );
+    assert!(matches!(res, Err(RunError::Op("boom"))));
+    // The first round (1 call) and then far fewer than the 100,000 of the second: each
+    // worker stops at its next operation. Go's grain after a 0 ns round is 1.
+    assert!(calls.load(Ordering::SeqCst) < 1000, "{calls:?}");
+}
+
+#[test]
+fn the_interrupt_flag_stops_a_parallel_round() {
+    let (mut r, _, flag) = shared_runner(BenchTime::Iterations(1_000_000));
+    let calls = AtomicU64::new(0);
+    let res = r.run_parallel(
+        &mut [(), ()],
+        &|_: &mut (), _| {
+            if calls.fetch_add(1, Ordering::SeqCst) + 1 == 5 {
+                flag.store(true, Ordering::Relaxed);
+            }
+            Ok::<(), ()>(())
+        },
+        |_| {},
+    );
+    assert!(matches!(res, Err(RunError::Interrupted)));
+    // The worker that raised the flag stops at once, the other once it sees the flag after
+    // an operation: a handful more at most, not the million asked for.
+    assert!(calls.load(Ordering::SeqCst) < 100, "{calls:?}");
 }

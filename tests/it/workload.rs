@@ -21,9 +21,22 @@ struct Recording {
     added_readings: Vec<(String, String, i64, String)>,
     /// (device, reading names) of every event passed to add_event.
     added_events: Vec<(String, Vec<String>)>,
+    /// (reading_count, event_count) of the store just before each scrub (not logged).
+    counts_at_scrub: Vec<(usize, usize)>,
 }
 
 impl Recording {
+    fn new(inner: Box<dyn CoreData>) -> Self {
+        Recording {
+            inner,
+            log: Vec::new(),
+            ids: Vec::new(),
+            added_readings: Vec::new(),
+            added_events: Vec::new(),
+            counts_at_scrub: Vec::new(),
+        }
+    }
+
     fn idx(&self, id: &str) -> String {
         match self.ids.iter().position(|x| x == id) {
             Some(i) => format!("#{i}"),
@@ -89,6 +102,8 @@ impl CoreData for Recording {
     fn scrub_all_events(&mut self) -> StoreResult<()> {
         self.log.push("scrub".into());
         self.ids.clear();
+        let counts = (self.inner.reading_count()?, self.inner.event_count()?);
+        self.counts_at_scrub.push(counts);
         self.inner.scrub_all_events()
     }
     fn add_reading(&mut self, r: &mut Reading) -> StoreResult<String> {
@@ -165,13 +180,7 @@ fn runs(log: &[String]) -> Vec<String> {
 fn the_ten_benchmarks_make_the_2018_harness_calls() {
     let spec = parse_targets(&["redis-uds".to_string()]).unwrap();
     let target = Target::start(&spec[0]).unwrap_or_else(|e| panic!("{e}"));
-    let mut store = Recording {
-        inner: target.open_store().unwrap_or_else(|e| panic!("{e}")),
-        log: Vec::new(),
-        ids: Vec::new(),
-        added_readings: Vec::new(),
-        added_events: Vec::new(),
-    };
+    let mut store = Recording::new(target.open_store().unwrap_or_else(|e| panic!("{e}")));
     // 3x: Go's first round of N=1, then N=3 (i restarts at 0).
     let mut runner = Runner::new(BenchTime::Iterations(3), Arc::new(AtomicBool::new(false)));
     let mut finished = Vec::new();
@@ -249,4 +258,98 @@ fn the_ten_benchmarks_make_the_2018_harness_calls() {
         .map(|i| (format!("device{}", i / 100), names.clone()))
         .collect();
     assert_eq!(store.added_events, expected);
+}
+
+/// What a run on `clients` clients of one embedded engine did: the finished benchmarks
+/// (name, repetitions, N), every Add* benchmark's adds over all clients (sorted), and the
+/// store's (readings, events) before each scrub.
+type ClientsRun = (
+    Vec<(String, usize, u64)>,
+    Vec<(String, String)>,
+    Vec<(String, Vec<String>)>,
+    Vec<(usize, usize)>,
+);
+
+fn run_on_clients(clients: usize) -> ClientsRun {
+    let spec = parse_targets(&["embedded".to_string()]).unwrap();
+    let target = Target::start(&spec[0]).unwrap_or_else(|e| panic!("{e}"));
+    let mut stores: Vec<Recording> = (0..clients)
+        .map(|_| Recording::new(target.open_store().unwrap_or_else(|e| panic!("{e}"))))
+        .collect();
+    let mut runner = Runner::new(BenchTime::Iterations(250), Arc::new(AtomicBool::new(false)));
+    let mut finished = Vec::new();
+    {
+        let mut refs: Vec<&mut dyn CoreData> = stores
+            .iter_mut()
+            .map(|s| -> &mut dyn CoreData { s })
+            .collect();
+        // All but the two full scans, which would make a slow test for nothing new.
+        let selected = |b: &str| b != "Readings" && b != "Events";
+        coredata::run_clients(&mut refs, &mut runner, &selected, 1, &mut |p| {
+            if let Progress::Finished(b) = p {
+                finished.push((b.name.clone(), b.runs.len(), b.runs[0].n));
+            }
+        })
+        .unwrap();
+    }
+    // The datasets are prepared through the first client, after its Add* benchmark.
+    let (first, others) = stores.split_first().unwrap();
+    let readings = first.added_readings.len() - 1000;
+    let events = first.added_events.len() - 1000;
+    let mut added_readings: Vec<(String, String)> = first.added_readings[..readings]
+        .iter()
+        .chain(others.iter().flat_map(|s| &s.added_readings))
+        .map(|(name, device, _, _)| (name.clone(), device.clone()))
+        .collect();
+    added_readings.sort();
+    let mut added_events: Vec<(String, Vec<String>)> = first.added_events[..events]
+        .iter()
+        .chain(others.iter().flat_map(|s| &s.added_events))
+        .cloned()
+        .collect();
+    added_events.sort();
+    for other in others {
+        assert!(
+            !other.log.contains(&"scrub".to_string()),
+            "only the first client scrubs"
+        );
+    }
+    (
+        finished,
+        added_readings,
+        added_events,
+        first.counts_at_scrub.clone(),
+    )
+}
+
+#[test]
+fn parallel_clients_do_the_sequential_work_between_them() {
+    let sequential = run_on_clients(1);
+    let (finished, readings, events, counts) = &sequential;
+    let want: Vec<(String, usize, u64)> = BENCHMARKS
+        .iter()
+        .filter(|b| !["Readings", "Events"].contains(b))
+        .map(|b| (b.to_string(), 1, 250))
+        .collect();
+    assert_eq!(
+        finished, &want,
+        "every benchmark run, one repetition of N=250"
+    );
+    // Round 1 (i = 0), then i = 0..250: names test<i> of device<i/100>.
+    let mut want: Vec<(String, String)> = std::iter::once(0)
+        .chain(0..250)
+        .map(|i| (format!("test{i}"), format!("device{}", i / 100)))
+        .collect();
+    want.sort();
+    assert_eq!(readings, &want);
+    assert_eq!(events.len(), 251);
+    // Before each scrub: empty; 251 readings after AddReading; the 1,000-reading dataset;
+    // 251 events of 5 readings after AddEvent; the 1,000-event dataset.
+    assert_eq!(
+        counts,
+        &[(0, 0), (251, 0), (1000, 0), (1255, 251), (5000, 1000)]
+    );
+    for clients in [2, 3] {
+        assert_eq!(run_on_clients(clients), sequential, "{clients} clients");
+    }
 }
