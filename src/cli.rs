@@ -282,7 +282,9 @@ Examples:
       in-process engine in EdgeX 3.1's layout.
   edgebench fleet --target embedded,redis-uds,pg-uds --events-per-second 5000 --slo 10ms
   edgebench fleet --target redis-uds --via http-uds --devices 1000 --per-device-rate 2
-      The same fleet through EdgeX's REST service in front of the store.";
+      The same fleet through EdgeX's REST service in front of the store.
+  edgebench fleet --target embedded,redis-uds --find-max --slo 10ms --duration 3s --warmup 1s
+      The highest events/s each keeps up with, p99 write latency under 10 ms.";
 
 /// `edgebench fleet` flags. Numbers are checked and bounded by the typed config.
 #[derive(Debug, Args)]
@@ -387,6 +389,11 @@ pub struct FleetArgs {
     /// up (e.g. 10ms).
     #[arg(long, value_name = "DURATION")]
     pub slo: Option<String>,
+
+    /// Search for the highest event rate each target keeps up with, p99 under --slo: run the
+    /// fleet from --events-per-second, doubling while it keeps up, then bisect (to 5%).
+    #[arg(long)]
+    pub find_max: bool,
 
     /// Results directory (default: results/<UTC timestamp>-fleet).
     #[arg(long, value_name = "DIR")]

@@ -603,6 +603,8 @@ pub struct FleetConfig {
     pub spec: FleetSpec,
     /// Results directory, if given.
     pub out: Option<PathBuf>,
+    /// Search each target's highest sustainable rate (`--find-max`, with an SLO).
+    pub find_max: bool,
 }
 
 impl FleetConfig {
@@ -695,6 +697,12 @@ impl FleetConfig {
             ..FleetSpec::default()
         };
         spec.check().map_err(ConfigError::FleetSpec)?;
+        if args.find_max && spec.slo.is_none() {
+            return Err(ConfigError::FleetSpec(
+                "find-max needs --slo (e.g. --slo 10ms): the SLO decides which rates kept up"
+                    .to_string(),
+            ));
+        }
         let vias =
             parse_list(&args.via, Via::parse).ok_or_else(|| ConfigError::Via(args.via.clone()))?;
         let mut targets = Vec::new();
@@ -731,6 +739,7 @@ impl FleetConfig {
             targets,
             spec,
             out: args.out.clone(),
+            find_max: args.find_max,
         })
     }
 }

@@ -8,16 +8,16 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context as _;
 
 use super::shared::{Ending, Error, Interrupts};
 use crate::cli::FleetArgs;
 use crate::config::FleetConfig;
-use crate::report::fleet::{self as out, FleetRun, FleetSettings, FleetTarget, Summary};
+use crate::report::fleet::{self as out, FindMax, FleetRun, FleetSettings, FleetTarget, Summary};
 use crate::target::Target;
-use crate::workload::fleet::{self, FleetError};
+use crate::workload::fleet::{self, find_max, FleetError, FleetSpec, Verdict};
 
 /// `edgebench fleet ARGS`.
 pub fn main(
@@ -57,8 +57,9 @@ pub fn main(
             endpoint: String::new(),
             error: None,
             summary: None,
+            find_max: None,
         };
-        match run_one(&cfg, spec, &stop, &mut row) {
+        match run_one(&cfg, spec, &stop, &mut row, status) {
             Ok(()) => {}
             Err(e) => {
                 let _ = writeln!(status, "edgebench fleet: {}: {e}", spec.name);
@@ -66,8 +67,21 @@ pub fn main(
                 failed += 1;
             }
         }
-        if let Some(s) = &row.summary {
-            let _ = writeln!(status, "edgebench fleet: {}: {}", spec.name, s.verdict);
+        match (&row.find_max, &row.summary) {
+            (Some(f), _) => {
+                let _ = match f.max_rate {
+                    Some(rate) => writeln!(
+                        status,
+                        "edgebench fleet: {}: kept up at most {rate:.0} events/s",
+                        spec.name
+                    ),
+                    None => writeln!(status, "edgebench fleet: {}: no rate kept up", spec.name),
+                };
+            }
+            (None, Some(s)) => {
+                let _ = writeln!(status, "edgebench fleet: {}: {}", spec.name, s.verdict);
+            }
+            (None, None) => {}
         }
         run.targets.push(row);
         write(&dir, &run)?;
@@ -86,22 +100,51 @@ pub fn main(
     })
 }
 
-/// Starts one target and runs the fleet on it; the error is one line.
+/// Starts one target and runs the fleet on it (or, with `--find-max`, the search: the
+/// summary is then the fastest run that kept up); the error is one line.
 fn run_one(
     cfg: &FleetConfig,
     spec: &crate::target::TargetSpec,
-    stop: &std::sync::atomic::AtomicBool,
+    stop: &AtomicBool,
     row: &mut FleetTarget,
+    status: &mut dyn Write,
 ) -> Result<(), String> {
     let target = Target::start(spec).map_err(|e| e.to_string())?;
     row.endpoint = target.endpoint();
     let opener = target.event_store_opener().map_err(|e| e.to_string())?;
     let open = move || opener();
-    let report = fleet::run(&cfg.spec, &open, stop).map_err(|e| match e {
+    let one_line = |e: FleetError| match e {
         FleetError::Spec(m) => m,
         FleetError::Store(e) => e.to_string(),
+    };
+    if !cfg.find_max {
+        let report = fleet::run(&cfg.spec, &open, stop).map_err(one_line)?;
+        row.summary = Some(Summary::of(&cfg.spec, &report));
+        return Ok(());
+    }
+    let mut best: Option<Summary> = None;
+    let found = find_max::search(cfg.spec.events_per_second, |rate| {
+        let at = FleetSpec {
+            events_per_second: rate,
+            ..cfg.spec.clone()
+        };
+        let report = fleet::run(&at, &open, stop).map_err(one_line)?;
+        if stop.load(Ordering::Relaxed) {
+            return Err("interrupted".to_string());
+        }
+        let kept_up = report.verdict == Verdict::KeptUp;
+        let _ = writeln!(
+            status,
+            "edgebench fleet: {}: {rate:.0} events/s: {}",
+            spec.name, report.verdict
+        );
+        if kept_up {
+            best = Some(Summary::of(&at, &report));
+        }
+        Ok((kept_up, report.verdict.to_string()))
     })?;
-    row.summary = Some(Summary::of(&cfg.spec, &report));
+    row.summary = best;
+    row.find_max = Some(FindMax::of(&found));
     Ok(())
 }
 

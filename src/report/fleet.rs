@@ -16,9 +16,53 @@ pub struct FleetTarget {
     /// Why it did not run, when it did not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// What it measured.
+    /// What it measured (with `--find-max`: the fastest run that kept up).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub summary: Option<Summary>,
+    /// What `--find-max` found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub find_max: Option<FindMax>,
+}
+
+/// A `--find-max` search's answer and every run it made.
+#[derive(Debug, Clone, Serialize)]
+pub struct FindMax {
+    /// The highest rate that kept up (events/s), if any did.
+    pub max_rate: Option<f64>,
+    /// The lowest rate that did not.
+    pub first_failing: Option<f64>,
+    /// Every run: rate, whether it kept up, its verdict.
+    pub probes: Vec<ProbeRow>,
+}
+
+/// One run of a search.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProbeRow {
+    /// Events/s offered.
+    pub rate: f64,
+    /// Whether it kept up.
+    pub kept_up: bool,
+    /// The verdict.
+    pub verdict: String,
+}
+
+impl FindMax {
+    /// From a search.
+    pub fn of(found: &crate::workload::fleet::find_max::Found) -> Self {
+        FindMax {
+            max_rate: found.max_rate,
+            first_failing: found.first_failing,
+            probes: found
+                .probes
+                .iter()
+                .map(|p| ProbeRow {
+                    rate: p.rate,
+                    kept_up: p.kept_up,
+                    verdict: p.verdict.clone(),
+                })
+                .collect(),
+        }
+    }
 }
 
 /// Latency percentiles, ns.
@@ -262,6 +306,12 @@ fn ms(ns: u64) -> String {
 
 /// The markdown table across targets.
 pub fn markdown(run: &FleetRun) -> String {
+    let mut out = table(run);
+    out.push_str(&find_max_markdown(run));
+    out
+}
+
+fn table(run: &FleetRun) -> String {
     let mut out = String::from(
         "| Target | offered ev/s | achieved ev/s | sent | stored | missing | late | unsent | \
          failed | write p50 ms | p99 ms | p99.9 ms | max ms | p99 uncorrected ms | reads/s | \
@@ -293,12 +343,46 @@ pub fn markdown(run: &FleetRun) -> String {
                 },
                 s.verdict
             )),
-            (None, error) => out.push_str(&format!(
-                "| {} | | | | | | | | | | | | | | | | | | | did not run: {} |\n",
-                t.name,
-                error.as_deref().unwrap_or("interrupted")
-            )),
+            (None, error) => {
+                let why = match (error, &t.find_max) {
+                    (Some(e), _) => format!("did not run: {e}"),
+                    (None, Some(_)) => "no rate kept up".to_string(),
+                    (None, None) => "did not run: interrupted".to_string(),
+                };
+                out.push_str(&format!(
+                    "| {} | | | | | | | | | | | | | | | | | | | {why} |\n",
+                    t.name
+                ));
+            }
         }
+    }
+    out
+}
+
+/// The `--find-max` table: each target's highest sustainable rate; empty without searches.
+pub fn find_max_markdown(run: &FleetRun) -> String {
+    let rows: Vec<_> = run
+        .targets
+        .iter()
+        .filter_map(|t| t.find_max.as_ref().map(|f| (t, f)))
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let slo = run.fleet.slo_ms.unwrap_or(0.0);
+    let mut out = format!(
+        "\n| Target | max events/s kept up (p99 write < {slo} ms) | first failing events/s | runs |\n\
+         |-|-|-|-|\n"
+    );
+    for (t, f) in rows {
+        let rate = |r: Option<f64>| r.map_or("—".to_string(), |r| format!("{r:.0}"));
+        out.push_str(&format!(
+            "| {} | {} | {} | {} |\n",
+            t.name,
+            rate(f.max_rate),
+            rate(f.first_failing),
+            f.probes.len()
+        ));
     }
     out
 }

@@ -170,8 +170,53 @@ fn retention_purges_alongside_the_writers() {
 }
 
 #[test]
+fn find_max_ramps_and_bisects_and_reports_every_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results");
+    let (code, stdout, stderr) = run(&[
+        "--find-max",
+        "--slo",
+        "50ms",
+        "--events-per-second",
+        "100",
+        "--readings-per-event",
+        "1",
+        "--duration",
+        "300ms",
+        "--warmup",
+        "0s",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("| Target | max events/s kept up (p99 write < 50 ms) |"),
+        "{stdout}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("fleet.json")).unwrap()).unwrap();
+    let f = &json["targets"][0]["find_max"];
+    let probes = f["probes"].as_array().unwrap();
+    assert!(!probes.is_empty() && probes.len() <= 24, "{f}");
+    assert_eq!(probes[0]["rate"], 100.0);
+    // The answer is the fastest run that kept up, and the summary is that run's.
+    let fastest_kept_up = probes
+        .iter()
+        .filter(|p| p["kept_up"] == true)
+        .map(|p| p["rate"].as_f64().unwrap())
+        .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))));
+    assert_eq!(f["max_rate"].as_f64(), fastest_kept_up, "{f}");
+    if let Some(rate) = fastest_kept_up {
+        assert_eq!(json["targets"][0]["summary"]["offered_per_sec"], rate);
+    }
+    // Every run is on stderr.
+    let lines = stderr.lines().filter(|l| l.contains(" events/s: ")).count();
+    assert_eq!(lines, probes.len(), "{stderr}");
+}
+
+#[test]
 fn bad_fleet_flags_are_one_line_naming_the_flag() {
-    let cases: [(&[&str], &str); 9] = [
+    let cases: [(&[&str], &str); 10] = [
         (
             &["--devices", "0"],
             "edgebench: --devices 0 is out of range: give 1 to 1000000",
@@ -195,6 +240,10 @@ fn bad_fleet_flags_are_one_line_naming_the_flag() {
         (
             &["--max-cap", "10", "--min-cap", "10"],
             "edgebench: --max-cap 10 with min-cap 10: give 0 < min-cap < max-cap <= 1e12 (readings)",
+        ),
+        (
+            &["--find-max"],
+            "edgebench: --find-max needs --slo (e.g. --slo 10ms): the SLO decides which rates kept up",
         ),
         (
             &["--purge-interval", "0s"],

@@ -13,6 +13,7 @@
 //! least 1 µs after the writer's previous one), with `readings_per_event` readings named after
 //! `resources` (cycled), all of `value_type`.
 
+pub mod find_max;
 pub mod retention;
 pub mod schedule;
 #[cfg(test)]
