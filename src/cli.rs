@@ -292,22 +292,20 @@ pub struct FleetArgs {
     /// Comma-separated targets, each kept in its EdgeX layout: embedded, embedded-tcp,
     /// embedded-uds, redis-tcp, redis-uds, redis://…, sqlite, pg-tcp, pg-uds, postgres://…,
     /// mongodb://…, or a running core-data service http://HOST:PORT, http+unix:///PATH.
-    #[arg(
-        long = "target",
-        short = 't',
-        value_name = "T[,T...]",
-        default_value = "embedded"
-    )]
-    pub targets: String,
+    /// [default: embedded]
+    #[arg(long = "target", short = 't', value_name = "T[,T...]")]
+    pub targets: Option<String>,
 
     /// How the writers reach each store: direct, http-tcp, http-uds (EdgeX's REST service
     /// started in front of it, in process), or http (both).
-    #[arg(long, value_name = "VIA", default_value = "direct")]
-    pub via: String,
+    /// [default: direct]
+    #[arg(long, value_name = "VIA")]
+    pub via: Option<String>,
 
     /// Devices in the fleet.
-    #[arg(long, value_name = "N", default_value = "100")]
-    pub devices: String,
+    /// [default: 100]
+    #[arg(long, value_name = "N")]
+    pub devices: Option<String>,
 
     /// Events per second, all devices together.
     #[arg(long, value_name = "R", conflicts_with = "per_device_rate")]
@@ -318,41 +316,45 @@ pub struct FleetArgs {
     pub per_device_rate: Option<String>,
 
     /// Readings in each event.
-    #[arg(long, value_name = "N", default_value = "5")]
-    pub readings_per_event: String,
+    /// [default: 5]
+    #[arg(long, value_name = "N")]
+    pub readings_per_event: Option<String>,
 
     /// EdgeX value type of the readings: Int64, Float64, Bool, String, Binary, Object, ...
-    #[arg(long, value_name = "TYPE", default_value = "Int64")]
-    pub value_type: String,
+    /// [default: Int64]
+    #[arg(long, value_name = "TYPE")]
+    pub value_type: Option<String>,
 
     /// Bytes of each Binary value.
-    #[arg(long, value_name = "BYTES", default_value = "1024")]
-    pub value_size: String,
+    /// [default: 1024]
+    #[arg(long, value_name = "BYTES")]
+    pub value_size: Option<String>,
 
     /// Media type of Binary values.
-    #[arg(long, value_name = "TYPE", default_value = "application/octet-stream")]
-    pub media_type: String,
+    /// [default: application/octet-stream]
+    #[arg(long, value_name = "TYPE")]
+    pub media_type: Option<String>,
 
     /// The devices' profile name.
-    #[arg(long, value_name = "NAME", default_value = "fleet-profile")]
-    pub profiles: String,
+    /// [default: fleet-profile]
+    #[arg(long, value_name = "NAME")]
+    pub profiles: Option<String>,
 
     /// Comma-separated resource names, cycled over each event's readings.
-    #[arg(
-        long,
-        value_name = "NAME[,NAME...]",
-        default_value = "temperature,pressure"
-    )]
-    pub resources: String,
+    /// [default: temperature,pressure]
+    #[arg(long, value_name = "NAME[,NAME...]")]
+    pub resources: Option<String>,
 
     /// Writer threads, each its own connection, splitting the schedule.
-    #[arg(long, value_name = "N", default_value = "1")]
-    pub writers: String,
+    /// [default: 1]
+    #[arg(long, value_name = "N")]
+    pub writers: Option<String>,
 
     /// Reader clients querying alongside the writers (latest readings of a device, readings
     /// by resource in the last 10 s, event count by device, in turn), each its own connection.
-    #[arg(long, value_name = "N", default_value = "0")]
-    pub readers: String,
+    /// [default: 0]
+    #[arg(long, value_name = "N")]
+    pub readers: Option<String>,
 
     /// Reads per second of each reader (open loop); without it each reader reads again as
     /// soon as it has its answer (closed loop).
@@ -374,16 +376,19 @@ pub struct FleetArgs {
     pub min_cap: Option<String>,
 
     /// How often retention runs (EdgeX 3.1's default: 30s).
-    #[arg(long, value_name = "DURATION", default_value = "30s")]
-    pub purge_interval: String,
+    /// [default: 30s]
+    #[arg(long, value_name = "DURATION")]
+    pub purge_interval: Option<String>,
 
     /// How long the fleet runs after the warmup (e.g. 10s, 2m).
-    #[arg(long, value_name = "DURATION", default_value = "10s")]
-    pub duration: String,
+    /// [default: 10s]
+    #[arg(long, value_name = "DURATION")]
+    pub duration: Option<String>,
 
     /// Sent first and left out of the figures.
-    #[arg(long, value_name = "DURATION", default_value = "2s")]
-    pub warmup: String,
+    /// [default: 2s]
+    #[arg(long, value_name = "DURATION")]
+    pub warmup: Option<String>,
 
     /// A target whose p99 write latency (from the intended time) is over this did not keep
     /// up (e.g. 10ms).
@@ -394,6 +399,11 @@ pub struct FleetArgs {
     /// fleet from --events-per-second, doubling while it keeps up, then bisect (to 5%).
     #[arg(long)]
     pub find_max: bool,
+
+    /// Settings from a TOML file (keys are these flags' names, e.g. `devices = 24`; see
+    /// etc/fleet.toml); a flag given here overrides the file.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 
     /// Results directory (default: results/<UTC timestamp>-fleet).
     #[arg(long, value_name = "DIR")]

@@ -338,7 +338,8 @@ fn table(run: &FleetRun) -> String {
                 ms(s.uncorrected.p99_ns),
                 reads_cells(s.reads.as_ref()),
                 match &s.purges {
-                    Some(p) => format!("{} | {}", p.purges, ms(p.latency.p99_ns)),
+                    Some(p) if p.purges > 0 => format!("{} | {}", p.purges, ms(p.latency.p99_ns)),
+                    Some(_) => "0 | —".to_string(),
                     None => "— | —".to_string(),
                 },
                 s.verdict

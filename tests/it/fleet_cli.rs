@@ -215,6 +215,83 @@ fn find_max_ramps_and_bisects_and_reports_every_run() {
 }
 
 #[test]
+fn the_shipped_fleet_file_runs_and_flags_override_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results");
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/etc/fleet.toml");
+    let (code, stdout, stderr) = run(&[
+        "--config",
+        file,
+        "--duration",
+        "1s",
+        "--warmup",
+        "0s",
+        "--slo",
+        "1s",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("fleet.json")).unwrap()).unwrap();
+    // From the file: 24 devices at 2 events/s each, 4 Float64 readings, 2 readers.
+    let f = &json["fleet"];
+    assert_eq!(f["devices"], 24);
+    assert_eq!(f["events_per_second"], 48.0);
+    assert_eq!(f["readings_per_event"], 4);
+    assert_eq!(f["value_type"], "Float64");
+    // From the flags, over the file's 60s, 5s and 10ms.
+    assert_eq!(
+        (f["measured_s"].as_f64(), f["warmup_s"].as_f64()),
+        (Some(1.0), Some(0.0))
+    );
+    assert_eq!(f["slo_ms"], 1000.0);
+    assert!(
+        stdout.contains("| RedisDB_Embedded_EdgeX3 | 48 |"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn bad_fleet_files_are_one_line_naming_the_key_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "devices = 24\ndevicez = 3\n",
+            "line 2: unknown key \"devicez\": use one of target, via, devices,",
+        ),
+        (
+            "# a comment\n[retention]\nretain = \"soon\"\n",
+            "line 3 retain = \"soon\": expected a duration such as 10s, 500ms or 1m30s",
+        ),
+        (
+            "devices = 0\n",
+            "edgebench: --devices 0 is out of range: give 1 to 1000000",
+        ),
+        (
+            "devices = [1, 2]\n",
+            "line 1: devices must be a list of strings",
+        ),
+        ("devices = \n", "line 1: "),
+    ];
+    for (i, (text, want)) in cases.iter().enumerate() {
+        let path = dir.path().join(format!("f{i}.toml"));
+        std::fs::write(&path, text).unwrap();
+        let (code, stdout, stderr) = run(&["--config", path.to_str().unwrap()]);
+        assert_eq!(code, 2, "{text}: {stderr}");
+        assert_eq!(stdout, "");
+        assert_eq!(stderr.lines().count(), 1, "{text}: {stderr}");
+        assert!(stderr.contains(want), "{text}: {stderr}");
+    }
+    let (code, _, stderr) = run(&["--config", "/nonexistent/fleet.toml"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.starts_with("edgebench: --config /nonexistent/fleet.toml: cannot read it"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn bad_fleet_flags_are_one_line_naming_the_flag() {
     let cases: [(&[&str], &str); 10] = [
         (

@@ -5,15 +5,17 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use crate::cli::{CoreDataArgs, CoreDataServiceArgs, FleetArgs, ServeArgs};
+use crate::cli::{CoreDataArgs, CoreDataServiceArgs, ServeArgs};
 use crate::report::Format;
 use crate::results::column_name;
 use crate::runner::BenchTime;
 use crate::store::mongo::{Fidelity, MongoLayout};
 use crate::target::layout::{LAYOUT_NAMES, VIA_NAMES};
 use crate::target::{self, Layout, TargetKind, TargetSpec, Via};
-use crate::workload::fleet::{FleetSpec, Retention};
 use crate::workload::BenchFilter;
+
+mod fleet;
+pub use fleet::FleetConfig;
 
 /// A flag's value was rejected.
 #[derive(Debug, thiserror::Error)]
@@ -46,17 +48,13 @@ pub enum ConfigError {
         /// What is expected.
         fix: &'static str,
     },
-    /// A `fleet` flag.
-    #[error("--{flag} {value:?}: {fix}")]
-    Fleet {
-        /// The flag, without dashes.
-        flag: &'static str,
-        /// The value given.
-        value: String,
-        /// What is expected.
-        fix: String,
-    },
-    /// A fleet setting out of bounds: [`FleetSpec::check`]'s message starts with the
+    /// A fleet setting that is not what it should be: where it came from, its value, the fix.
+    #[error("{0}")]
+    FleetSetting(String),
+    /// A fleet file that cannot be read.
+    #[error("--config {0}")]
+    FleetFile(String),
+    /// A fleet setting out of bounds: `FleetSpec::check`'s message starts with the
     /// setting's flag name.
     #[error("--{0}")]
     FleetSpec(String),
@@ -594,156 +592,6 @@ impl CoreDataServiceConfig {
 
 /// A redis.conf memory value: bytes, or with k/kb/m/mb/g/gb (k = 1000, kb = 1024, as
 /// redis.conf reads them); at least 1 MiB, as redis-server requires of proto-max-bulk-len.
-/// The typed flags of `edgebench fleet`.
-#[derive(Debug, Clone)]
-pub struct FleetConfig {
-    /// The targets, each in its EdgeX layout (or a core-data service), once per `--via`.
-    pub targets: Vec<TargetSpec>,
-    /// The fleet.
-    pub spec: FleetSpec,
-    /// Results directory, if given.
-    pub out: Option<PathBuf>,
-    /// Search each target's highest sustainable rate (`--find-max`, with an SLO).
-    pub find_max: bool,
-}
-
-impl FleetConfig {
-    /// Checks and types the flags of `edgebench fleet`; every bound of [`FleetSpec::check`].
-    pub fn from_args(args: &FleetArgs) -> Result<Self, ConfigError> {
-        let bad = |flag: &'static str, value: &str, fix: String| ConfigError::Fleet {
-            flag,
-            value: value.to_string(),
-            fix,
-        };
-        let whole = |flag: &'static str, value: &str| -> Result<u64, ConfigError> {
-            value
-                .parse::<u64>()
-                .map_err(|_| bad(flag, value, "expected a whole number".to_string()))
-        };
-        let rate = |flag: &'static str, value: &str| -> Result<f64, ConfigError> {
-            match value.parse::<f64>() {
-                Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
-                _ => Err(bad(
-                    flag,
-                    value,
-                    "expected a number of events per second above 0".into(),
-                )),
-            }
-        };
-        let duration = |flag: &'static str, value: &str| {
-            crate::runner::parse_duration(value).map_err(|_| {
-                bad(
-                    flag,
-                    value,
-                    "expected a duration such as 10s, 500ms or 1m30s".into(),
-                )
-            })
-        };
-        let devices = whole("devices", &args.devices)?;
-        let events_per_second = match (&args.events_per_second, &args.per_device_rate) {
-            (Some(r), _) => rate("events-per-second", r)?,
-            (None, Some(r)) => rate("per-device-rate", r)? * devices as f64,
-            (None, None) => FleetSpec::default().events_per_second,
-        };
-        let warmup = duration("warmup", &args.warmup)?;
-        let measured = duration("duration", &args.duration)?;
-        if measured.is_zero() {
-            return Err(bad(
-                "duration",
-                &args.duration,
-                "give a duration above 0, e.g. 10s".into(),
-            ));
-        }
-        let spec = FleetSpec {
-            devices,
-            events_per_second,
-            readings_per_event: whole("readings-per-event", &args.readings_per_event)?,
-            value_type: args.value_type.clone(),
-            value_size: whole("value-size", &args.value_size)?,
-            media_type: args.media_type.clone(),
-            profile: args.profiles.clone(),
-            resources: args
-                .resources
-                .split(',')
-                .map(|r| r.trim().to_string())
-                .collect(),
-            writers: whole("writers", &args.writers)?,
-            duration: warmup.saturating_add(measured),
-            warmup,
-            slo: args
-                .slo
-                .as_deref()
-                .map(|v| duration("slo", v))
-                .transpose()?,
-            readers: whole("readers", &args.readers)?,
-            retention: Retention {
-                retain: args
-                    .retain
-                    .as_deref()
-                    .map(|v| duration("retain", v))
-                    .transpose()?,
-                caps: match (&args.max_cap, &args.min_cap) {
-                    (Some(max), Some(min)) => {
-                        Some((whole("max-cap", max)?, whole("min-cap", min)?))
-                    }
-                    _ => None,
-                },
-                interval: duration("purge-interval", &args.purge_interval)?,
-            },
-            read_rate: match &args.read_rate {
-                Some(r) => Some(rate("read-rate", r)?),
-                None => None,
-            },
-            ..FleetSpec::default()
-        };
-        spec.check().map_err(ConfigError::FleetSpec)?;
-        if args.find_max && spec.slo.is_none() {
-            return Err(ConfigError::FleetSpec(
-                "find-max needs --slo (e.g. --slo 10ms): the SLO decides which rates kept up"
-                    .to_string(),
-            ));
-        }
-        let vias =
-            parse_list(&args.via, Via::parse).ok_or_else(|| ConfigError::Via(args.via.clone()))?;
-        let mut targets = Vec::new();
-        for spec in target::parse_targets(std::slice::from_ref(&args.targets))? {
-            if matches!(spec.kind, TargetKind::Service(_)) {
-                targets.push(spec);
-                continue;
-            }
-            let layout = Layout::edgex_of(&spec.kind).ok_or_else(|| {
-                bad(
-                    "target",
-                    &spec.name,
-                    "a fleet writes EdgeX events, which need a store with an EdgeX layout (Redis \
-                     targets, the engine, SQLite, PostgreSQL, MongoDB) or a core-data service \
-                     (http://, http+unix://)"
-                        .to_string(),
-                )
-            })?;
-            for &via in &vias {
-                let suffix = if via.is_http() {
-                    via.column_suffix()
-                } else {
-                    layout.column_suffix()
-                };
-                targets.push(TargetSpec {
-                    name: format!("{}{suffix}", spec.name),
-                    layout,
-                    via,
-                    ..spec.clone()
-                });
-            }
-        }
-        Ok(FleetConfig {
-            targets,
-            spec,
-            out: args.out.clone(),
-            find_max: args.find_max,
-        })
-    }
-}
-
 fn parse_memory(s: &str) -> Option<u64> {
     let lower = s.to_ascii_lowercase();
     let split = lower
