@@ -6,18 +6,19 @@
 //! `fleet.json` (settings, every target's figures, per-second series and full HDR
 //! histograms), `fleet.md` (the table) and `per-second.csv`.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context as _;
 
 use super::shared::{Ending, Error, Interrupts};
+use super::status::ProgressLine;
 use crate::cli::FleetArgs;
 use crate::config::FleetConfig;
 use crate::report::fleet::{self as out, FindMax, FleetRun, FleetSettings, FleetTarget, Summary};
 use crate::target::Target;
-use crate::workload::fleet::{self, find_max, FleetError, FleetSpec, Verdict};
+use crate::workload::fleet::{self, find_max, FleetError, FleetSpec, Live, Verdict};
 
 /// `edgebench fleet ARGS`.
 pub fn main(
@@ -113,12 +114,26 @@ fn run_one(
     row.endpoint = target.endpoint();
     let opener = target.event_store_opener().map_err(|e| e.to_string())?;
     let open = move || opener();
+    let line = std::sync::Mutex::new(ProgressLine::new(std::io::stderr().is_terminal()));
+    let on_second = |live: &Live| {
+        let text = live_line(&spec.name, live);
+        if let Ok(mut line) = line.lock() {
+            line.tick(&mut std::io::stderr(), &text);
+        }
+    };
     let one_line = |e: FleetError| match e {
         FleetError::Spec(m) => m,
         FleetError::Store(e) => e.to_string(),
     };
+    let keep = || {
+        if let Ok(mut line) = line.lock() {
+            line.keep(&mut std::io::stderr());
+        }
+    };
     if !cfg.find_max {
-        let report = fleet::run(&cfg.spec, &open, stop).map_err(one_line)?;
+        let report = fleet::run(&cfg.spec, &open, stop, &on_second).map_err(one_line);
+        keep();
+        let report = report?;
         row.summary = Some(Summary::of(&cfg.spec, &report));
         return Ok(());
     }
@@ -128,7 +143,9 @@ fn run_one(
             events_per_second: rate,
             ..cfg.spec.clone()
         };
-        let report = fleet::run(&at, &open, stop).map_err(one_line)?;
+        let report = fleet::run(&at, &open, stop, &on_second).map_err(one_line);
+        keep();
+        let report = report?;
         if stop.load(Ordering::Relaxed) {
             return Err("interrupted".to_string());
         }
@@ -146,6 +163,20 @@ fn run_one(
     row.summary = best;
     row.find_max = Some(FindMax::of(&found));
     Ok(())
+}
+
+/// The once-a-second status: where the run is, events due and written, the backlog, reads.
+fn live_line(name: &str, live: &Live) -> String {
+    let backlog = live.due.saturating_sub(live.sent + live.failed);
+    format!(
+        "{name} [{}/{}s] due {} written {} backlog {backlog} failed {} reads {}",
+        live.elapsed.as_secs(),
+        live.total.as_secs(),
+        live.due,
+        live.sent,
+        live.failed,
+        live.reads
+    )
 }
 
 /// Rewrites the three files.

@@ -19,7 +19,7 @@ pub mod schedule;
 #[cfg(test)]
 mod tests;
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -30,6 +30,23 @@ pub use schedule::{Schedule, WriterReport};
 use crate::edgex::{self, Event, Reading, ReadingValue, ValueKind};
 use crate::store::edgex::{EventStore, Filter, Page};
 use crate::store::{StoreError, StoreResult};
+
+/// A fleet run as it goes, once a second ([`run`]'s `on_second`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Live {
+    /// Since the start (warmup included).
+    pub elapsed: Duration,
+    /// The whole run (warmup included).
+    pub total: Duration,
+    /// Events due so far.
+    pub due: u64,
+    /// Events answered as written so far.
+    pub sent: u64,
+    /// Writes refused so far.
+    pub failed: u64,
+    /// Reads answered so far.
+    pub reads: u64,
+}
 
 /// Why a fleet run could not run.
 #[derive(Debug, thiserror::Error)]
@@ -371,6 +388,7 @@ pub fn run(
     spec: &FleetSpec,
     open: &(dyn Fn() -> StoreResult<Box<dyn EventStore>> + Sync),
     stop: &AtomicBool,
+    on_second: &(dyn Fn(&Live) + Sync),
 ) -> Result<FleetReport, FleetError> {
     spec.check().map_err(FleetError::Spec)?;
     let mut checker = open()?;
@@ -388,29 +406,26 @@ pub fn run(
     let clients_done = AtomicBool::new(false);
     let schedule = spec.schedule();
     let origin = Instant::now();
+    let counters = Counters::default();
     let (reports, read_reports, purges) = std::thread::scope(|scope| {
         let purging = purger.as_mut().map(|store| {
             let done = &clients_done;
             scope.spawn(move || retention::run_purger(store.as_mut(), &spec.retention, done))
         });
+        let (schedule, counters) = (&schedule, &counters);
         let writing: Vec<_> = writers
             .iter_mut()
             .enumerate()
             .map(|(w, store)| {
-                let schedule = &schedule;
                 scope.spawn(move || {
-                    let mut pacer = schedule::RealPacer::new(origin);
-                    let mut last_origin = 0i64;
-                    schedule::write_open_loop(
+                    write(
+                        spec,
                         schedule,
                         w as u64,
-                        spec.writers,
-                        &mut pacer,
+                        store.as_mut(),
+                        origin,
                         stop,
-                        |j| {
-                            last_origin = edgex::now_ns().max(last_origin + 1_000);
-                            store.add_event(&spec.event(j, last_origin))
-                        },
+                        counters,
                     )
                 })
             })
@@ -419,31 +434,29 @@ pub fn run(
             .iter_mut()
             .enumerate()
             .map(|(r, store)| {
-                let schedule = &schedule;
                 scope.spawn(move || {
-                    let mut pacer = schedule::RealPacer::new(origin);
-                    let read = |k| spec.read(store.as_mut(), r as u64, k);
-                    match spec.read_rate {
-                        Some(rate) => schedule::write_open_loop(
-                            &Schedule { rate, ..*schedule },
-                            0,
-                            1,
-                            &mut pacer,
-                            stop,
-                            read,
-                        ),
-                        None => schedule::run_closed_loop(schedule, &mut pacer, stop, read),
-                    }
+                    read(
+                        spec,
+                        schedule,
+                        r as u64,
+                        store.as_mut(),
+                        origin,
+                        stop,
+                        counters,
+                    )
                 })
             })
             .collect();
+        let done = &clients_done;
+        let watching = scope.spawn(move || watch(schedule, origin, done, counters, on_second));
         let join = |hs: Vec<std::thread::ScopedJoinHandle<'_, WriterReport>>| {
             hs.into_iter()
                 .map(|h| h.join().expect("a fleet client panicked"))
                 .collect::<Vec<_>>()
         };
         let (writes, reads) = (join(writing), join(reading));
-        clients_done.store(true, std::sync::atomic::Ordering::Relaxed);
+        clients_done.store(true, Ordering::Relaxed);
+        let _ = watching.join();
         let purges = purging.map(|h| h.join().expect("the fleet's purger panicked"));
         (writes, reads, purges)
     });
@@ -467,6 +480,98 @@ pub fn run(
         elapsed,
         verdict,
     })
+}
+
+/// What the clients did so far, for the once-a-second [`Live`].
+#[derive(Debug, Default)]
+struct Counters {
+    sent: AtomicU64,
+    failed: AtomicU64,
+    reads: AtomicU64,
+}
+
+/// Writer `w` of the fleet: its share of the schedule, open loop.
+fn write(
+    spec: &FleetSpec,
+    schedule: &Schedule,
+    w: u64,
+    store: &mut dyn EventStore,
+    origin: Instant,
+    stop: &AtomicBool,
+    counters: &Counters,
+) -> WriterReport {
+    let mut pacer = schedule::RealPacer::new(origin);
+    let mut last_origin = 0i64;
+    schedule::write_open_loop(schedule, w, spec.writers, &mut pacer, stop, |j| {
+        last_origin = edgex::now_ns().max(last_origin + 1_000);
+        let result = store.add_event(&spec.event(j, last_origin));
+        let counter = if result.is_ok() {
+            &counters.sent
+        } else {
+            &counters.failed
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        result
+    })
+}
+
+/// Reader `r`: [`READ_MIX`] at `read_rate` (open loop) or back to back (closed loop).
+fn read(
+    spec: &FleetSpec,
+    schedule: &Schedule,
+    r: u64,
+    store: &mut dyn EventStore,
+    origin: Instant,
+    stop: &AtomicBool,
+    counters: &Counters,
+) -> WriterReport {
+    let mut pacer = schedule::RealPacer::new(origin);
+    let read = |k| {
+        let result = spec.read(store, r, k);
+        if result.is_ok() {
+            counters.reads.fetch_add(1, Ordering::Relaxed);
+        }
+        result
+    };
+    match spec.read_rate {
+        Some(rate) => schedule::write_open_loop(
+            &Schedule { rate, ..*schedule },
+            0,
+            1,
+            &mut pacer,
+            stop,
+            read,
+        ),
+        None => schedule::run_closed_loop(schedule, &mut pacer, stop, read),
+    }
+}
+
+/// Calls `on_second` once a second until `done`.
+fn watch(
+    schedule: &Schedule,
+    origin: Instant,
+    done: &AtomicBool,
+    counters: &Counters,
+    on_second: &(dyn Fn(&Live) + Sync),
+) {
+    let total = Duration::from_nanos(schedule.duration_ns);
+    let mut next = Duration::from_secs(1);
+    while !done.load(Ordering::Relaxed) {
+        let elapsed = origin.elapsed();
+        if elapsed < next {
+            std::thread::sleep((next - elapsed).min(Duration::from_millis(50)));
+            continue;
+        }
+        next += Duration::from_secs(1);
+        on_second(&Live {
+            elapsed,
+            total,
+            due: schedule.due_by(ns(elapsed)),
+            sent: counters.sent.load(Ordering::Relaxed),
+            failed: counters.failed.load(Ordering::Relaxed),
+            reads: counters.reads.load(Ordering::Relaxed),
+        });
+    }
 }
 
 /// The reports of several clients as one; `None` for none.

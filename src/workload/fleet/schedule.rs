@@ -49,6 +49,13 @@ impl Schedule {
         (j as f64 * SECOND_NS as f64 / self.rate) as u64
     }
 
+    /// How many events are due by `now_ns` (intended time at or before it), at most
+    /// [`Schedule::due`].
+    pub fn due_by(&self, now_ns: u64) -> u64 {
+        let by_now = (now_ns as f64 * self.rate / SECOND_NS as f64) as u64 + 1;
+        by_now.min(self.due())
+    }
+
     /// How many events are due before the run's end: those with an intended time in
     /// `[0, duration)`.
     pub fn due(&self) -> u64 {

@@ -95,6 +95,7 @@ fn a_fleet_the_store_keeps_up_with_is_all_stored() {
         &s,
         &opener(&engine, Duration::ZERO, 0),
         &AtomicBool::new(false),
+        &|_| {},
     )
     .expect("runs");
     assert_eq!(r.offered, 50);
@@ -123,6 +124,7 @@ fn a_slowed_store_grows_corrected_latency_and_leaves_a_backlog() {
         &s,
         &opener(&engine, Duration::from_millis(10), 0),
         &AtomicBool::new(false),
+        &|_| {},
     )
     .expect("runs");
     let w = &r.writes;
@@ -144,6 +146,7 @@ fn events_answered_but_not_stored_are_counted_missing() {
         &s,
         &opener(&engine, Duration::ZERO, 4),
         &AtomicBool::new(false),
+        &|_| {},
     )
     .expect("runs");
     assert_eq!((r.writes.sent, r.stored, r.missing), (40, 30, Some(10)));
@@ -164,6 +167,7 @@ fn writers_split_the_fleet_and_store_every_event() {
         &s,
         &opener(&engine, Duration::ZERO, 0),
         &AtomicBool::new(false),
+        &|_| {},
     )
     .expect("runs");
     assert_eq!((r.writes.sent, r.stored, r.missing), (60, 60, Some(0)));
@@ -181,6 +185,7 @@ fn readers_run_alongside_the_writers_open_or_closed_loop() {
         &open_loop,
         &opener(&engine, Duration::ZERO, 0),
         &AtomicBool::new(false),
+        &|_| {},
     )
     .expect("runs");
     let reads = r.reads.expect("readers ran");
@@ -197,6 +202,7 @@ fn readers_run_alongside_the_writers_open_or_closed_loop() {
         &closed_loop,
         &opener(&engine, Duration::ZERO, 0),
         &AtomicBool::new(false),
+        &|_| {},
     )
     .expect("runs");
     let reads = r.reads.expect("readers ran");
@@ -278,6 +284,7 @@ fn a_fleet_with_a_watermark_purges_while_it_writes() {
         &s,
         &opener(&engine, Duration::ZERO, 0),
         &AtomicBool::new(false),
+        &|_| {},
     )
     .expect("runs");
     let p = r.purges.expect("purged");
