@@ -188,6 +188,7 @@ fn write(dir: &PathBuf, run: &FleetRun) -> anyhow::Result<()> {
         ("fleet.json", json),
         ("fleet.md", out::markdown(run).into_bytes()),
         ("per-second.csv", out::per_second_csv(run).into_bytes()),
+        ("store-size.csv", out::store_size_csv(run).into_bytes()),
     ] {
         let path = dir.join(name);
         std::fs::write(&path, bytes).with_context(|| format!("cannot write {}", path.display()))?;

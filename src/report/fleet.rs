@@ -124,6 +124,11 @@ pub struct Summary {
     /// Answered as written, not stored; absent with retention on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub missing: Option<u64>,
+    /// The store's size at the end, bytes, when it reports one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store_bytes: Option<u64>,
+    /// The store's size at the end of each second of the run (warmup included), bytes.
+    pub store_bytes_per_second: Vec<Option<u64>>,
     /// The purges retention ran, when it was on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub purges: Option<Purges>,
@@ -163,6 +168,8 @@ impl Summary {
             measured: w.measured,
             stored: r.stored,
             missing: r.missing,
+            store_bytes: r.final_size,
+            store_bytes_per_second: r.sizes.clone(),
             purges: r.purges.as_ref().map(|p| Purges {
                 purges: p.purges,
                 failed: p.failed,
@@ -311,17 +318,20 @@ pub fn markdown(run: &FleetRun) -> String {
     out
 }
 
+/// Columns of the main table.
+const COLUMNS: usize = 21;
+
 fn table(run: &FleetRun) -> String {
     let mut out = String::from(
         "| Target | offered ev/s | achieved ev/s | sent | stored | missing | late | unsent | \
          failed | write p50 ms | p99 ms | p99.9 ms | max ms | p99 uncorrected ms | reads/s | \
-         read p50 ms | read p99 ms | purges | purge p99 ms | verdict |\n\
-         |-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|\n",
+         read p50 ms | read p99 ms | purges | purge p99 ms | store MB | verdict |\n\
+         |-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|\n",
     );
     for t in &run.targets {
         match (&t.summary, &t.error) {
             (Some(s), _) => out.push_str(&format!(
-                "| {} | {:.0} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| {} | {:.0} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 t.name,
                 s.offered_per_sec,
                 s.achieved_per_sec,
@@ -342,6 +352,8 @@ fn table(run: &FleetRun) -> String {
                     Some(_) => "0 | —".to_string(),
                     None => "— | —".to_string(),
                 },
+                s.store_bytes
+                    .map_or("—".to_string(), |b| format!("{:.1}", b as f64 / 1e6)),
                 s.verdict
             )),
             (None, error) => {
@@ -350,10 +362,9 @@ fn table(run: &FleetRun) -> String {
                     (None, Some(_)) => "no rate kept up".to_string(),
                     (None, None) => "did not run: interrupted".to_string(),
                 };
-                out.push_str(&format!(
-                    "| {} | | | | | | | | | | | | | | | | | | | {why} |\n",
-                    t.name
-                ));
+                // Every column but the first and the last (the verdict) is empty.
+                let empty = " |".repeat(COLUMNS - 2);
+                out.push_str(&format!("| {} |{empty} {why} |\n", t.name));
             }
         }
     }
@@ -422,6 +433,20 @@ pub fn per_second_csv(run: &FleetRun) -> String {
                 ms(s.p50_ns),
                 ms(s.p99_ns)
             ));
+        }
+    }
+    out
+}
+
+/// `target,second,bytes`: the store's size at the end of each second of each target's run
+/// (warmup included; empty `bytes` when the store did not say).
+pub fn store_size_csv(run: &FleetRun) -> String {
+    let mut out = String::from("target,second,bytes\n");
+    for t in &run.targets {
+        let Some(summary) = &t.summary else { continue };
+        for (i, bytes) in summary.store_bytes_per_second.iter().enumerate() {
+            let bytes = bytes.map_or(String::new(), |b| b.to_string());
+            out.push_str(&format!("{},{},{bytes}\n", t.name, i + 1));
         }
     }
     out

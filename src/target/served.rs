@@ -21,11 +21,17 @@ pub(super) struct Served {
     client: HttpStore,
     /// Opens a direct store on the service's backend, when a scrub needs one.
     direct: StoreOpener,
+    /// The direct store that answers [`EventStore::size_bytes`], opened on first use.
+    sizer: Option<Box<dyn EventStore>>,
 }
 
 impl Served {
     pub(super) fn new(client: HttpStore, direct: StoreOpener) -> Served {
-        Served { client, direct }
+        Served {
+            client,
+            direct,
+            sizer: None,
+        }
     }
 }
 
@@ -60,6 +66,16 @@ impl EventStore for Served {
     }
     fn behaviour(&self) -> Behaviour {
         self.client.behaviour()
+    }
+    /// The store behind the service, measured on a connection of its own.
+    fn size_bytes(&mut self) -> StoreResult<Option<u64>> {
+        if self.sizer.is_none() {
+            self.sizer = Some((self.direct)()?);
+        }
+        match &mut self.sizer {
+            Some(store) => store.size_bytes(),
+            None => Ok(None),
+        }
     }
 }
 

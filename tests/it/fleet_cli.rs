@@ -83,6 +83,16 @@ fn a_small_fleet_on_the_engine_directly_and_through_the_service_is_stored_whole(
         );
         assert_eq!(r["failed"], 0, "{t}");
     }
+    // The store's size, each second and at the end, directly and behind the service (where
+    // it is measured on a direct connection to the store).
+    for t in targets {
+        assert!(t["summary"]["store_bytes"].as_u64().unwrap() > 0, "{t}");
+    }
+    let sizes = std::fs::read_to_string(out.join("store-size.csv")).unwrap();
+    assert!(
+        sizes.starts_with("target,second,bytes\nRedisDB_Embedded_EdgeX3,1,"),
+        "{sizes}"
+    );
     let csv = std::fs::read_to_string(out.join("per-second.csv")).unwrap();
     assert!(
         csv.starts_with("target,kind,second,events,p50_ms,p99_ms\n"),
@@ -120,7 +130,13 @@ fn an_unreachable_target_is_one_line_and_the_others_still_run() {
     assert_eq!(failed.len(), 1, "{stderr}");
     assert!(failed[0].contains("127.0.0.1:1"), "{stderr}");
     assert!(stdout.contains("| RedisDB_TCP_EdgeX3 | | |"), "{stdout}");
-    assert!(stdout.contains("| — | — | — | kept up |"), "{stdout}");
+    // No readers, no retention: their five cells are dashes; the store's size is there.
+    let embedded = stdout
+        .lines()
+        .find(|l| l.starts_with("| RedisDB_Embedded_EdgeX3 |"))
+        .unwrap();
+    assert!(embedded.contains("| — | — | — | — | — | "), "{embedded}");
+    assert!(embedded.ends_with("| kept up |"), "{embedded}");
     assert!(
         stdout.contains("| RedisDB_Embedded_EdgeX3 | 10 |"),
         "{stdout}"

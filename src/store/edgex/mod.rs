@@ -176,6 +176,11 @@ pub trait EventStore: Send {
     fn behaviour(&self) -> Behaviour {
         Behaviour::FULL
     }
+    /// How big the store is now, in bytes, as the store itself reports it (each
+    /// implementation says what it counts); `None` when it cannot say (a core-data service).
+    fn size_bytes(&mut self) -> StoreResult<Option<u64>> {
+        Ok(None)
+    }
     /// Whether adding an event whose id is already stored fails with
     /// [`StoreError::Duplicate`] (EdgeX 3.1 on Redis) or stores it again (EdgeX 4.0 on
     /// PostgreSQL).
@@ -225,5 +230,8 @@ impl<S: EventStore + ?Sized> EventStore for Box<S> {
     }
     fn behaviour(&self) -> Behaviour {
         (**self).behaviour()
+    }
+    fn size_bytes(&mut self) -> StoreResult<Option<u64>> {
+        (**self).size_bytes()
     }
 }

@@ -357,6 +357,11 @@ pub struct FleetReport {
     pub missing: Option<u64>,
     /// The purger's figures, when retention was on.
     pub purges: Option<PurgeReport>,
+    /// The store's size ([`EventStore::size_bytes`]) at the end of each second of the run
+    /// (warmup included), when the store reports one.
+    pub sizes: Vec<Option<u64>>,
+    /// The store's size at the end, after the writers stopped.
+    pub final_size: Option<u64>,
     /// From the first send to the last answer.
     pub elapsed: Duration,
     /// Whether the target kept up, and if not, why.
@@ -406,8 +411,9 @@ pub fn run(
     let clients_done = AtomicBool::new(false);
     let schedule = spec.schedule();
     let origin = Instant::now();
+    let mut sizer = open()?;
     let counters = Counters::default();
-    let (reports, read_reports, purges) = std::thread::scope(|scope| {
+    let (reports, read_reports, (purges, sizes)) = std::thread::scope(|scope| {
         let purging = purger.as_mut().map(|store| {
             let done = &clients_done;
             scope.spawn(move || retention::run_purger(store.as_mut(), &spec.retention, done))
@@ -448,7 +454,9 @@ pub fn run(
             })
             .collect();
         let done = &clients_done;
-        let watching = scope.spawn(move || watch(schedule, origin, done, counters, on_second));
+        let sizer = sizer.as_mut();
+        let watching =
+            scope.spawn(move || watch(schedule, origin, done, counters, sizer, on_second));
         let join = |hs: Vec<std::thread::ScopedJoinHandle<'_, WriterReport>>| {
             hs.into_iter()
                 .map(|h| h.join().expect("a fleet client panicked"))
@@ -456,14 +464,16 @@ pub fn run(
         };
         let (writes, reads) = (join(writing), join(reading));
         clients_done.store(true, Ordering::Relaxed);
-        let _ = watching.join();
+        let sizes = watching.join().expect("the fleet's watcher panicked");
         let purges = purging.map(|h| h.join().expect("the fleet's purger panicked"));
-        (writes, reads, purges)
+        (writes, reads, (purges, sizes))
     });
     let elapsed = origin.elapsed();
     let writes = merged(&reports).expect("at least one writer");
     let reads = merged(&read_reports);
     let stored = checker.event_count(Filter::all())?;
+    // A store that cannot say its size is not a failed run.
+    let final_size = checker.size_bytes().ok().flatten();
     let missing = match spec.retention.enabled() {
         true => None,
         false => Some(writes.sent.saturating_sub(stored)),
@@ -477,6 +487,8 @@ pub fn run(
         stored,
         missing,
         purges,
+        sizes,
+        final_size,
         elapsed,
         verdict,
     })
@@ -546,14 +558,17 @@ fn read(
     }
 }
 
-/// Calls `on_second` once a second until `done`.
+/// Calls `on_second` once a second until `done`, and measures the store's size each time;
+/// returns the sizes.
 fn watch(
     schedule: &Schedule,
     origin: Instant,
     done: &AtomicBool,
     counters: &Counters,
+    sizer: &mut dyn EventStore,
     on_second: &(dyn Fn(&Live) + Sync),
-) {
+) -> Vec<Option<u64>> {
+    let mut sizes = Vec::new();
     let total = Duration::from_nanos(schedule.duration_ns);
     let mut next = Duration::from_secs(1);
     while !done.load(Ordering::Relaxed) {
@@ -571,7 +586,9 @@ fn watch(
             failed: counters.failed.load(Ordering::Relaxed),
             reads: counters.reads.load(Ordering::Relaxed),
         });
+        sizes.push(sizer.size_bytes().ok().flatten());
     }
+    sizes
 }
 
 /// The reports of several clients as one; `None` for none.

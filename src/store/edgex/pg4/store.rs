@@ -527,6 +527,18 @@ impl EventStore for Pg4Store {
         Ok(())
     }
 
+    /// The `core_data` tables with their indexes and TOAST (`pg_total_relation_size`).
+    fn size_bytes(&mut self) -> StoreResult<Option<u64>> {
+        let rows = self.query("size", SIZE, &[])?;
+        let bytes: Option<i64> = rows
+            .first()
+            .map(|r| r.try_get(0))
+            .transpose()
+            .map_err(|e| failed("size", &e))?
+            .flatten();
+        Ok(bytes.map(|b| b.max(0) as u64))
+    }
+
     /// EdgeX 4.0 checks no event ids and keeps no reading ids.
     fn behaviour(&self) -> Behaviour {
         Behaviour {

@@ -25,6 +25,7 @@ pub(crate) const CHECKS: &[(&str, Check)] = &[
         duplicate_ids_are_stored_twice,
     ),
     ("scrub_empties_everything", scrub_empties_everything),
+    ("size_grows_with_the_data", size_grows_with_the_data),
 ];
 
 /// `unwrap` that shows the error with `Display`.
@@ -496,4 +497,26 @@ fn scrub_empties_everything(store: &mut dyn EventStore) {
     add(store, &e);
     assert_eq!(store.event_count(Filter::device("d0")).or_panic(), 1);
     assert_eq!(store.event_by_id(&e.id).or_panic(), as_stored(store, &e));
+}
+
+/// The store reports a size, and 500 events of 5 readings make it larger.
+fn size_grows_with_the_data(store: &mut dyn EventStore) {
+    store.scrub().or_panic();
+    let empty = store
+        .size_bytes()
+        .or_panic()
+        .expect("the store reports its size");
+    for i in 0..500 {
+        let readings = (0..5)
+            .map(|k| simple("device0", &format!("name{k}"), "Int64", "42"))
+            .collect();
+        store
+            .add_event(&event("device0", 1_000 + i, readings))
+            .or_panic();
+    }
+    let full = store
+        .size_bytes()
+        .or_panic()
+        .expect("the store reports its size");
+    assert!(full > empty, "{full} > {empty}");
 }

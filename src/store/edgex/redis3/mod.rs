@@ -156,6 +156,16 @@ impl<C: ConnectionLike + Send> EventStore for Redis3Store<C> {
         self.unlink_layout()
     }
 
+    /// `used_memory` of `INFO memory`: the whole server's (redis-server's allocator; for the
+    /// engine, the process's resident set size, which includes edgebench itself).
+    fn size_bytes(&mut self) -> StoreResult<Option<u64>> {
+        let info: String = self.query(redis::cmd("INFO").arg("memory"))?;
+        Ok(info
+            .lines()
+            .find_map(|l| l.strip_prefix("used_memory:"))
+            .and_then(|v| v.trim().parse().ok()))
+    }
+
     /// EdgeX 3.1 blanks binary payloads before storing them.
     fn behaviour(&self) -> Behaviour {
         Behaviour {

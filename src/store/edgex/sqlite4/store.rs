@@ -483,6 +483,21 @@ impl EventStore for Sqlite4Store {
     }
 
     /// EdgeX 4.0 checks no event ids and keeps no reading ids.
+    /// The database's pages (`page_count × page_size`), the write-ahead log not counted.
+    fn size_bytes(&mut self) -> StoreResult<Option<u64>> {
+        let pages: i64 = self
+            .conn
+            .query_row("PRAGMA page_count", [], |r| r.get(0))
+            .map_err(failed("size"))?;
+        let page: i64 = self
+            .conn
+            .query_row("PRAGMA page_size", [], |r| r.get(0))
+            .map_err(failed("size"))?;
+        Ok(Some(
+            (pages.max(0) as u64).saturating_mul(page.max(0) as u64),
+        ))
+    }
+
     fn behaviour(&self) -> Behaviour {
         Behaviour {
             checks_duplicate_ids: false,
