@@ -143,6 +143,9 @@ pub struct Summary {
     pub first_error: Option<String>,
     /// Events answered per second of the run.
     pub achieved_per_sec: f64,
+    /// CPU the writer threads spent per event answered, µs: building the event, the client
+    /// side of the call (for a store in process, the store's own work too) and pacing.
+    pub writer_cpu_us_per_event: f64,
     /// From each event's intended send time to its answer.
     pub corrected: Percentiles,
     /// From each event's actual send to its answer.
@@ -182,6 +185,11 @@ impl Summary {
             first_error: w.first_error.clone(),
             achieved_per_sec: if elapsed > 0.0 {
                 w.sent as f64 / elapsed
+            } else {
+                0.0
+            },
+            writer_cpu_us_per_event: if w.sent > 0 {
+                w.cpu_ns as f64 / w.sent as f64 / 1e3
             } else {
                 0.0
             },
@@ -319,19 +327,20 @@ pub fn markdown(run: &FleetRun) -> String {
 }
 
 /// Columns of the main table.
-const COLUMNS: usize = 21;
+const COLUMNS: usize = 22;
 
 fn table(run: &FleetRun) -> String {
     let mut out = String::from(
         "| Target | offered ev/s | achieved ev/s | sent | stored | missing | late | unsent | \
          failed | write p50 ms | p99 ms | p99.9 ms | max ms | p99 uncorrected ms | reads/s | \
-         read p50 ms | read p99 ms | purges | purge p99 ms | store MB | verdict |\n\
-         |-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|\n",
+         read p50 ms | read p99 ms | purges | purge p99 ms | store MB | writer CPU µs/event | \
+         verdict |\n\
+         |-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|\n",
     );
     for t in &run.targets {
         match (&t.summary, &t.error) {
             (Some(s), _) => out.push_str(&format!(
-                "| {} | {:.0} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| {} | {:.0} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} | {} |\n",
                 t.name,
                 s.offered_per_sec,
                 s.achieved_per_sec,
@@ -354,6 +363,7 @@ fn table(run: &FleetRun) -> String {
                 },
                 s.store_bytes
                     .map_or("—".to_string(), |b| format!("{:.1}", b as f64 / 1e6)),
+                s.writer_cpu_us_per_event,
                 s.verdict
             )),
             (None, error) => {

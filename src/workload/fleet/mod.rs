@@ -413,7 +413,7 @@ pub fn run(
     let origin = Instant::now();
     let mut sizer = open()?;
     let counters = Counters::default();
-    let (reports, read_reports, (purges, sizes)) = std::thread::scope(|scope| {
+    let (reports, read_reports, (purges, sizes, backlogs)) = std::thread::scope(|scope| {
         let purging = purger.as_mut().map(|store| {
             let done = &clients_done;
             scope.spawn(move || retention::run_purger(store.as_mut(), &spec.retention, done))
@@ -464,9 +464,9 @@ pub fn run(
         };
         let (writes, reads) = (join(writing), join(reading));
         clients_done.store(true, Ordering::Relaxed);
-        let sizes = watching.join().expect("the fleet's watcher panicked");
+        let (sizes, backlogs) = watching.join().expect("the fleet's watcher panicked");
         let purges = purging.map(|h| h.join().expect("the fleet's purger panicked"));
-        (writes, reads, (purges, sizes))
+        (writes, reads, (purges, sizes, backlogs))
     });
     let elapsed = origin.elapsed();
     let writes = merged(&reports).expect("at least one writer");
@@ -479,7 +479,13 @@ pub fn run(
         false => Some(writes.sent.saturating_sub(stored)),
     };
     let offered = schedule.due();
-    let verdict = verdict(spec, &writes, missing, purges.as_ref());
+    let verdict = verdict(
+        spec,
+        &writes,
+        missing,
+        purges.as_ref(),
+        backlog_from(spec, &backlogs),
+    );
     Ok(FleetReport {
         writes,
         reads,
@@ -514,7 +520,8 @@ fn write(
 ) -> WriterReport {
     let mut pacer = schedule::RealPacer::new(origin);
     let mut last_origin = 0i64;
-    schedule::write_open_loop(schedule, w, spec.writers, &mut pacer, stop, |j| {
+    let cpu = schedule::thread_cpu_ns();
+    let mut report = schedule::write_open_loop(schedule, w, spec.writers, &mut pacer, stop, |j| {
         last_origin = edgex::now_ns().max(last_origin + 1_000);
         let result = store.add_event(&spec.event(j, last_origin));
         let counter = if result.is_ok() {
@@ -524,7 +531,9 @@ fn write(
         };
         counter.fetch_add(1, Ordering::Relaxed);
         result
-    })
+    });
+    report.cpu_ns = schedule::thread_cpu_ns().saturating_sub(cpu);
+    report
 }
 
 /// Reader `r`: [`READ_MIX`] at `read_rate` (open loop) or back to back (closed loop).
@@ -567,8 +576,8 @@ fn watch(
     counters: &Counters,
     sizer: &mut dyn EventStore,
     on_second: &(dyn Fn(&Live) + Sync),
-) -> Vec<Option<u64>> {
-    let mut sizes = Vec::new();
+) -> (Vec<Option<u64>>, Vec<u64>) {
+    let (mut sizes, mut backlogs) = (Vec::new(), Vec::new());
     let total = Duration::from_nanos(schedule.duration_ns);
     let mut next = Duration::from_secs(1);
     while !done.load(Ordering::Relaxed) {
@@ -578,17 +587,32 @@ fn watch(
             continue;
         }
         next += Duration::from_secs(1);
-        on_second(&Live {
+        let live = Live {
             elapsed,
             total,
             due: schedule.due_by(ns(elapsed)),
             sent: counters.sent.load(Ordering::Relaxed),
             failed: counters.failed.load(Ordering::Relaxed),
             reads: counters.reads.load(Ordering::Relaxed),
-        });
+        };
+        on_second(&live);
+        backlogs.push(live.due.saturating_sub(live.sent + live.failed));
         sizes.push(sizer.size_bytes().ok().flatten());
     }
-    sizes
+    (sizes, backlogs)
+}
+
+/// The second (1-based, warmup included) from which the writers' backlog stayed above what
+/// `late_after` allows until the end, if it did.
+fn backlog_from(spec: &FleetSpec, backlogs: &[u64]) -> Option<usize> {
+    let allowed = (spec.events_per_second * spec.late_after.as_secs_f64()).ceil() as u64 + 1;
+    let last_ok = backlogs.iter().rposition(|&b| b <= allowed);
+    match last_ok {
+        Some(i) if i + 1 == backlogs.len() => None,
+        Some(i) => Some(i + 2),
+        None if backlogs.is_empty() => None,
+        None => Some(1),
+    }
 }
 
 /// The reports of several clients as one; `None` for none.
@@ -609,12 +633,14 @@ fn verdict(
     w: &WriterReport,
     missing: Option<u64>,
     purges: Option<&PurgeReport>,
+    backlog_from: Option<usize>,
 ) -> Verdict {
     let behind = |why: String| Verdict::FellBehind(why);
     if w.unsent > 0 {
+        let since = backlog_from.map_or(String::new(), |s| format!(" from second {s}"));
         return behind(format!(
-            "{} events were still unsent at the end (a backlog: the store took longer than \
-             the schedule allowed)",
+            "{} events were still unsent at the end (the backlog grew{since}: the store took \
+             longer than the schedule allowed)",
             w.unsent
         ));
     }

@@ -101,6 +101,9 @@ pub struct WriterReport {
     pub uncorrected: Histogram<u64>,
     /// Per second of intended time after the warmup: (events answered, corrected latency).
     pub per_second: Vec<Histogram<u64>>,
+    /// CPU time the client threads spent, ns (building requests, the client side of each call,
+    /// pacing), when the platform tells.
+    pub cpu_ns: u64,
 }
 
 impl WriterReport {
@@ -115,6 +118,7 @@ impl WriterReport {
             corrected: latency_histogram(),
             uncorrected: latency_histogram(),
             per_second: (0..seconds).map(|_| latency_histogram()).collect(),
+            cpu_ns: 0,
         }
     }
 
@@ -125,6 +129,7 @@ impl WriterReport {
         self.late += other.late;
         self.unsent += other.unsent;
         self.failed += other.failed;
+        self.cpu_ns += other.cpu_ns;
         if self.first_error.is_none() {
             self.first_error.clone_from(&other.first_error);
         }
@@ -292,6 +297,22 @@ impl Pacer for RealPacer {
             }
         }
     }
+}
+
+/// CPU time of the calling thread, ns (`CLOCK_THREAD_CPUTIME_ID`); 0 when it cannot be read.
+pub fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec for the call's duration.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return 0;
+    }
+    (ts.tv_sec.max(0) as u64)
+        .saturating_mul(SECOND_NS)
+        .saturating_add(ts.tv_nsec.max(0) as u64)
 }
 
 #[cfg(test)]

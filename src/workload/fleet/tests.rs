@@ -297,6 +297,38 @@ fn a_fleet_with_a_watermark_purges_while_it_writes() {
 }
 
 #[test]
+fn the_backlog_is_dated_from_the_second_it_stopped_shrinking() {
+    // 1,000 events/s, 1 ms late allowed: a backlog of 2 events is on time.
+    let s = FleetSpec {
+        late_after: Duration::from_millis(1),
+        ..spec(1000.0, 5)
+    };
+    assert_eq!(backlog_from(&s, &[0, 1, 5, 10, 20]), Some(3));
+    assert_eq!(backlog_from(&s, &[0, 10, 0]), None);
+    assert_eq!(backlog_from(&s, &[5, 6]), Some(1));
+    assert_eq!(backlog_from(&s, &[]), None);
+}
+
+#[test]
+fn writers_report_their_cpu() {
+    let engine = Engine::new();
+    let r = run(
+        &spec(50.0, 1),
+        &opener(&engine, Duration::ZERO, 0),
+        &AtomicBool::new(false),
+        &|_| {},
+    )
+    .expect("runs");
+    // Building 50 events and writing them to the in-process engine takes some CPU, and far
+    // less than the second the run lasted.
+    assert!(
+        r.writes.cpu_ns > 0 && r.writes.cpu_ns < 1_000_000_000,
+        "{}",
+        r.writes.cpu_ns
+    );
+}
+
+#[test]
 fn every_bound_is_checked_with_the_setting_named() {
     let bad = |f: fn(&mut FleetSpec), key: &str| {
         let mut s = FleetSpec::default();
