@@ -122,6 +122,11 @@ pub const READ_WINDOW: Duration = Duration::from_secs(10);
 pub const WINDOW_LIMIT: usize = 1_024;
 /// The most reader threads.
 pub const MAX_READERS: u64 = 1_024;
+/// The longest run, warmup included (each client keeps a small histogram per second).
+pub const MAX_RUN: Duration = Duration::from_secs(2 * 3600);
+/// The most client-seconds (writers and readers × seconds of the run): each keeps a
+/// per-second histogram of a few KB, so this bounds them to a few hundred MB.
+pub const MAX_CLIENT_SECONDS: u64 = 50_000;
 
 impl Default for FleetSpec {
     /// A small factory line: 100 devices, 1,000 events/s of 5 Int64 readings, 10 s after a
@@ -251,6 +256,21 @@ impl FleetSpec {
                 self.events_per_second, self.duration
             ));
         }
+        if self.duration > MAX_RUN {
+            return Err(format!(
+                "duration {:?} (warmup included) is longer than {MAX_RUN:?}: give a shorter \
+                 duration (runs longer than 2 h are not supported)",
+                self.duration
+            ));
+        }
+        let client_seconds = (self.writers + self.readers) * self.duration.as_secs().max(1);
+        if client_seconds > MAX_CLIENT_SECONDS {
+            return Err(format!(
+                "writers {} and {} readers over {:?} are {client_seconds} client-seconds, more \
+                 than {MAX_CLIENT_SECONDS}: give fewer writers or readers, or a shorter duration",
+                self.writers, self.readers, self.duration
+            ));
+        }
         if self.retention.interval.is_zero() {
             return Err("purge-interval 0s is not an interval: give one above 0, e.g. 30s".into());
         }
@@ -261,6 +281,21 @@ impl FleetSpec {
                      (readings)"
                 ));
             }
+        }
+        if self.duration > MAX_RUN {
+            return Err(format!(
+                "duration {:?} (warmup included) is longer than {MAX_RUN:?}: give a shorter \
+                 duration (runs longer than 2 h are not supported)",
+                self.duration
+            ));
+        }
+        let client_seconds = (self.writers + self.readers) * self.duration.as_secs().max(1);
+        if client_seconds > MAX_CLIENT_SECONDS {
+            return Err(format!(
+                "writers {} and {} readers over {:?} are {client_seconds} client-seconds, more \
+                 than {MAX_CLIENT_SECONDS}: give fewer writers or readers, or a shorter duration",
+                self.writers, self.readers, self.duration
+            ));
         }
         if self.retention.interval.is_zero() {
             return Err("purge-interval 0s is not an interval: give one above 0, e.g. 30s".into());

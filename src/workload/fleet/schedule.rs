@@ -99,8 +99,11 @@ pub struct WriterReport {
     pub corrected: Histogram<u64>,
     /// Answer − actual send, ns (after the warmup).
     pub uncorrected: Histogram<u64>,
-    /// Per second of intended time after the warmup: (events answered, corrected latency).
+    /// Per second of intended time after the warmup: the corrected latency of the events
+    /// answered (2 significant digits; allocated as the seconds come, up to `seconds`).
     pub per_second: Vec<Histogram<u64>>,
+    /// The measured seconds of the run.
+    seconds: usize,
     /// CPU time the client threads spent, ns (building requests, the client side of each call,
     /// pacing), when the platform tells.
     pub cpu_ns: u64,
@@ -117,7 +120,8 @@ impl WriterReport {
             first_error: None,
             corrected: latency_histogram(),
             uncorrected: latency_histogram(),
-            per_second: (0..seconds).map(|_| latency_histogram()).collect(),
+            per_second: Vec::new(),
+            seconds,
             cpu_ns: 0,
         }
     }
@@ -136,9 +140,26 @@ impl WriterReport {
         // Histograms from `latency_histogram` auto-resize: adding cannot fail.
         let _ = self.corrected.add(&other.corrected);
         let _ = self.uncorrected.add(&other.uncorrected);
-        for (mine, theirs) in self.per_second.iter_mut().zip(&other.per_second) {
-            let _ = mine.add(theirs);
+        for (second, theirs) in other.per_second.iter().enumerate() {
+            if let Some(mine) = self.second(second) {
+                let _ = mine.add(theirs);
+            }
         }
+    }
+
+    /// Second `second`'s histogram, allocated with the ones before it on first use; `None`
+    /// past the run's end.
+    fn second(&mut self, second: usize) -> Option<&mut Histogram<u64>> {
+        if second >= self.seconds {
+            return None;
+        }
+        while self.per_second.len() <= second {
+            // 2 significant digits (1%): a per-second series needs no more, and a long run
+            // keeps one per second per client.
+            self.per_second
+                .push(Histogram::new(2).expect("2 significant digits is valid"));
+        }
+        self.per_second.get_mut(second)
     }
 }
 
@@ -192,7 +213,7 @@ pub fn write_open_loop<E: std::fmt::Display>(
                     let _ = report.corrected.record(done - intended);
                     let _ = report.uncorrected.record(done - sent_at);
                     let second = ((intended - schedule.warmup_ns) / SECOND_NS) as usize;
-                    if let Some(h) = report.per_second.get_mut(second) {
+                    if let Some(h) = report.second(second) {
                         let _ = h.record(done - intended);
                     }
                 }
@@ -235,7 +256,7 @@ pub fn run_closed_loop<E: std::fmt::Display>(
                     let _ = report.corrected.record(done - start);
                     let _ = report.uncorrected.record(done - start);
                     let second = ((start - schedule.warmup_ns) / SECOND_NS) as usize;
-                    if let Some(h) = report.per_second.get_mut(second) {
+                    if let Some(h) = report.second(second) {
                         let _ = h.record(done - start);
                     }
                 }

@@ -355,6 +355,14 @@ fn every_bound_is_checked_with_the_setting_named() {
     bad(|s| s.readers = MAX_READERS + 1, "readers");
     bad(|s| s.read_rate = Some(0.0), "read-rate");
     bad(|s| s.retention.caps = Some((10, 10)), "max-cap");
+    bad(|s| s.duration = Duration::from_secs(3 * 3600), "duration");
+    bad(
+        |s| {
+            s.writers = 1000;
+            s.duration = Duration::from_secs(60);
+        },
+        "writers",
+    );
     bad(|s| s.retention.interval = Duration::ZERO, "purge-interval");
     assert_eq!(FleetSpec::default().check(), Ok(()));
 }
