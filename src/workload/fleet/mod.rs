@@ -410,6 +410,8 @@ pub enum Verdict {
     KeptUp,
     /// It did not: the first reason found.
     FellBehind(String),
+    /// Ctrl-C stopped the run: the figures cover what ran, and no verdict is given.
+    Interrupted,
 }
 
 impl std::fmt::Display for Verdict {
@@ -417,6 +419,7 @@ impl std::fmt::Display for Verdict {
         match self {
             Verdict::KeptUp => f.write_str("kept up"),
             Verdict::FellBehind(why) => write!(f, "fell behind: {why}"),
+            Verdict::Interrupted => f.write_str("interrupted: the figures cover what ran"),
         }
     }
 }
@@ -514,13 +517,17 @@ pub fn run(
         false => Some(writes.sent.saturating_sub(stored)),
     };
     let offered = schedule.due();
-    let verdict = verdict(
-        spec,
-        &writes,
-        missing,
-        purges.as_ref(),
-        backlog_from(spec, &backlogs),
-    );
+    let verdict = if stop.load(Ordering::Relaxed) {
+        Verdict::Interrupted
+    } else {
+        verdict(
+            spec,
+            &writes,
+            missing,
+            purges.as_ref(),
+            backlog_from(spec, &backlogs),
+        )
+    };
     Ok(FleetReport {
         writes,
         reads,

@@ -329,6 +329,22 @@ fn writers_report_their_cpu() {
 }
 
 #[test]
+fn a_stopped_run_says_so_and_keeps_its_counts() {
+    let engine = Engine::new();
+    let stop = AtomicBool::new(true);
+    let r = run(
+        &spec(50.0, 1),
+        &opener(&engine, Duration::ZERO, 0),
+        &stop,
+        &|_| {},
+    )
+    .expect("runs");
+    assert_eq!(r.verdict, Verdict::Interrupted);
+    // Stopped before the first send: everything due is unsent, nothing stored.
+    assert_eq!((r.writes.sent, r.writes.unsent, r.stored), (0, 50, 0));
+}
+
+#[test]
 fn every_bound_is_checked_with_the_setting_named() {
     let bad = |f: fn(&mut FleetSpec), key: &str| {
         let mut s = FleetSpec::default();
