@@ -137,7 +137,8 @@ fn run_one(
         row.summary = Some(Summary::of(&cfg.spec, &report));
         return Ok(());
     }
-    let mut best: Option<Summary> = None;
+    // Every run that kept up, by rate: the answer is one of them.
+    let mut kept: Vec<(f64, Summary)> = Vec::new();
     let found = find_max::search(cfg.spec.events_per_second, |rate| {
         let at = FleetSpec {
             events_per_second: rate,
@@ -156,11 +157,16 @@ fn run_one(
             spec.name, report.verdict
         );
         if kept_up {
-            best = Some(Summary::of(&at, &report));
+            kept.push((rate, Summary::of(&at, &report)));
         }
         Ok((kept_up, report.verdict.to_string()))
     })?;
-    row.summary = best;
+    row.summary = found.max_rate.and_then(|max| {
+        kept.into_iter()
+            .rev()
+            .find(|(rate, _)| *rate == max)
+            .map(|(_, summary)| summary)
+    });
     row.find_max = Some(FindMax::of(&found));
     Ok(())
 }

@@ -5,12 +5,18 @@
 //! runs were made. A target that does not keep up at the starting rate is probed downward
 //! (halving) first.
 //!
+//! One run can be decided by a single stall (a VM's hiccup, a checkpoint), so inside the bracket
+//! each rate is run until two runs agree (at most [`VOTES`]): a majority, not a single run,
+//! moves the bracket.
+//!
 //! The search is generic over the probe, so its logic is tested with a synthetic capacity.
 
 /// The search stops when the bracket `[kept_up, fell_behind]` is this close (5%).
 pub const PRECISION: f64 = 1.05;
 /// The most fleet runs one search makes.
-pub const MAX_PROBES: usize = 24;
+pub const MAX_PROBES: usize = 32;
+/// Runs per rate while bisecting: the rate kept up when most of them did.
+pub const VOTES: usize = 3;
 /// No rate above this is tried (events/s).
 pub const MAX_RATE: f64 = 10_000_000.0;
 /// No rate below this is tried (events/s).
@@ -79,13 +85,21 @@ pub fn search<E>(
             bad = Some(rate);
         }
     }
-    // Bisect (geometrically: rates span decades).
+    // Bisect (geometrically: rates span decades), each rate decided by a majority of runs.
     while let (Some(lo), Some(hi)) = (good, bad) {
-        if hi / lo <= PRECISION || probes.len() >= MAX_PROBES {
+        if hi / lo <= PRECISION || probes.len() + VOTES > MAX_PROBES {
             break;
         }
         let mid = (lo * hi).sqrt();
-        if run(mid, &mut probes)? {
+        let (mut yes, mut no) = (0, 0);
+        while yes * 2 <= VOTES && no * 2 <= VOTES {
+            if run(mid, &mut probes)? {
+                yes += 1;
+            } else {
+                no += 1;
+            }
+        }
+        if yes > no {
             good = Some(mid);
         } else {
             bad = Some(mid);
@@ -135,6 +149,22 @@ mod tests {
         let all = search(MAX_RATE / 4.0, capacity(f64::INFINITY)).expect("searches");
         assert_eq!(all.max_rate, Some(MAX_RATE));
         assert_eq!(all.first_failing, None);
+    }
+
+    #[test]
+    fn one_stall_does_not_move_the_bracket() {
+        // Capacity 5,000/s, but the first run at each rate strictly between 4,000 and 5,000
+        // stalls: the bisection visits 4,757 and 4,968, and a single run would call both
+        // failures and end near 4,000.
+        let mut seen = std::collections::HashSet::new();
+        let found = search(1000.0, |rate: f64| {
+            let first = seen.insert(rate.to_bits());
+            let stalled = first && rate > 4_000.0 && rate < 5_000.0;
+            Ok::<_, String>((rate <= 5_000.0 && !stalled, String::new()))
+        })
+        .expect("searches");
+        let lo = found.max_rate.unwrap();
+        assert!(lo > 4_800.0 && lo <= 5_000.0, "{lo}: {:?}", found.probes);
     }
 
     #[test]

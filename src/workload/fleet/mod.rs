@@ -667,7 +667,8 @@ fn merged(reports: &[WriterReport]) -> Option<WriterReport> {
     Some(all)
 }
 
-/// The verdict: the first of a backlog at the end, failed writes, missing events, an SLO
+/// The verdict: the first of a backlog at the end (more events than the SLO's time, or one
+/// second, brings, and more than a tenth of the run's), failed writes, missing events, an SLO
 /// breach. Late sends alone are not falling behind (a writer that oversleeps catches up); they
 /// are reported beside it.
 fn verdict(
@@ -678,7 +679,15 @@ fn verdict(
     backlog_from: Option<usize>,
 ) -> Verdict {
     let behind = |why: String| Verdict::FellBehind(why);
-    if w.unsent > 0 {
+    // A backlog at the end worth less than the SLO's time (a second without one, and at most
+    // a tenth of the measured run) is lag the latency figures judge; more is falling behind.
+    let measured = spec.duration.saturating_sub(spec.warmup).as_secs_f64();
+    let allowance = spec
+        .slo
+        .unwrap_or(Duration::from_secs(1))
+        .as_secs_f64()
+        .min(measured / 10.0);
+    if w.unsent as f64 > spec.events_per_second * allowance {
         let since = backlog_from.map_or(String::new(), |s| format!(" from second {s}"));
         return behind(format!(
             "{} events were still unsent at the end (the backlog grew{since}: the store took \
