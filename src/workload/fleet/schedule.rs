@@ -147,6 +147,40 @@ impl WriterReport {
         }
     }
 
+    /// Counts one call that was due at `intended`, started at `sent_at` and answered at `done`
+    /// (ns from the run's start); only calls due after the warmup go into the figures.
+    fn record<E: std::fmt::Display>(
+        &mut self,
+        schedule: &Schedule,
+        intended: u64,
+        sent_at: u64,
+        done: u64,
+        result: Result<(), E>,
+    ) {
+        if let Err(e) = result {
+            self.failed += 1;
+            if self.first_error.is_none() {
+                self.first_error = Some(e.to_string());
+            }
+            return;
+        }
+        self.sent += 1;
+        if intended < schedule.warmup_ns {
+            return;
+        }
+        self.measured += 1;
+        if sent_at - intended > schedule.late_after_ns {
+            self.late += 1;
+        }
+        // The histograms auto-resize: recording cannot fail.
+        let _ = self.corrected.record(done - intended);
+        let _ = self.uncorrected.record(done - sent_at);
+        let second = ((intended - schedule.warmup_ns) / SECOND_NS) as usize;
+        if let Some(h) = self.second(second) {
+            let _ = h.record(done - intended);
+        }
+    }
+
     /// Second `second`'s histogram, allocated with the ones before it on first use; `None`
     /// past the run's end.
     fn second(&mut self, second: usize) -> Option<&mut Histogram<u64>> {
@@ -201,30 +235,7 @@ pub fn write_open_loop<E: std::fmt::Display>(
         let sent_at = pacer.now_ns();
         let result = send(j);
         let done = pacer.now_ns();
-        match result {
-            Ok(()) => {
-                report.sent += 1;
-                if intended >= schedule.warmup_ns {
-                    report.measured += 1;
-                    if sent_at - intended > schedule.late_after_ns {
-                        report.late += 1;
-                    }
-                    // The histograms auto-resize: recording cannot fail.
-                    let _ = report.corrected.record(done - intended);
-                    let _ = report.uncorrected.record(done - sent_at);
-                    let second = ((intended - schedule.warmup_ns) / SECOND_NS) as usize;
-                    if let Some(h) = report.second(second) {
-                        let _ = h.record(done - intended);
-                    }
-                }
-            }
-            Err(e) => {
-                report.failed += 1;
-                if report.first_error.is_none() {
-                    report.first_error = Some(e.to_string());
-                }
-            }
-        }
+        report.record(schedule, intended, sent_at, done, result);
         j += stride;
     }
     report
@@ -248,26 +259,8 @@ pub fn run_closed_loop<E: std::fmt::Display>(
         }
         let result = op(k);
         let done = pacer.now_ns();
-        match result {
-            Ok(()) => {
-                report.sent += 1;
-                if start >= schedule.warmup_ns {
-                    report.measured += 1;
-                    let _ = report.corrected.record(done - start);
-                    let _ = report.uncorrected.record(done - start);
-                    let second = ((start - schedule.warmup_ns) / SECOND_NS) as usize;
-                    if let Some(h) = report.second(second) {
-                        let _ = h.record(done - start);
-                    }
-                }
-            }
-            Err(e) => {
-                report.failed += 1;
-                if report.first_error.is_none() {
-                    report.first_error = Some(e.to_string());
-                }
-            }
-        }
+        // Closed loop: the call's start is its intended time, so nothing is late.
+        report.record(schedule, start, start, done, result);
     }
     report
 }
