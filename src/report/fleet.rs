@@ -146,6 +146,11 @@ pub struct Summary {
     /// CPU the writer threads spent per event answered, µs: building the event, the client
     /// side of the call (for a store in process, the store's own work too) and pacing.
     pub writer_cpu_us_per_event: f64,
+    /// Wall time per event answered the writers spent on their own work, µs: building events
+    /// and measuring, not waiting for an event's time, not in the store call. One writer can
+    /// offer at most `1 / (this + the store call)` events/s; with a store that answered at
+    /// once, `1 / this`.
+    pub generator_us_per_event: f64,
     /// From each event's intended send time to its answer.
     pub corrected: Percentiles,
     /// From each event's actual send to its answer.
@@ -190,6 +195,11 @@ impl Summary {
             },
             writer_cpu_us_per_event: if w.sent > 0 {
                 w.cpu_ns as f64 / w.sent as f64 / 1e3
+            } else {
+                0.0
+            },
+            generator_us_per_event: if w.sent > 0 {
+                w.generator_ns as f64 / w.sent as f64 / 1e3
             } else {
                 0.0
             },
@@ -327,20 +337,20 @@ pub fn markdown(run: &FleetRun) -> String {
 }
 
 /// Columns of the main table.
-const COLUMNS: usize = 22;
+const COLUMNS: usize = 23;
 
 fn table(run: &FleetRun) -> String {
     let mut out = String::from(
         "| Target | offered ev/s | achieved ev/s | sent | stored | missing | late | unsent | \
          failed | write p50 ms | p99 ms | p99.9 ms | max ms | p99 uncorrected ms | reads/s | \
          read p50 ms | read p99 ms | purges | purge p99 ms | store MB | writer CPU µs/event | \
-         verdict |\n\
-         |-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|\n",
+         generator µs/event | verdict |\n\
+         |-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|\n",
     );
     for t in &run.targets {
         match (&t.summary, &t.error) {
             (Some(s), _) => out.push_str(&format!(
-                "| {} | {:.0} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} | {} |\n",
+                "| {} | {:.0} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} | {:.2} | {} |\n",
                 t.name,
                 s.offered_per_sec,
                 s.achieved_per_sec,
@@ -364,6 +374,7 @@ fn table(run: &FleetRun) -> String {
                 s.store_bytes
                     .map_or("—".to_string(), |b| format!("{:.1}", b as f64 / 1e6)),
                 s.writer_cpu_us_per_event,
+                s.generator_us_per_event,
                 s.verdict
             )),
             (None, error) => {

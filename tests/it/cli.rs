@@ -2,7 +2,6 @@
 //! the others, results files are complete, `report benchtomd` reads what `coredata` wrote,
 //! and Ctrl-C keeps what finished and stops the spawned servers.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -515,19 +514,8 @@ fn interrupted_run_keeps_what_finished(signal: libc::c_int) {
     // Interrupt once ReadingCount has finished (stderr is not a terminal, so each finished
     // benchmark is one line) and EventCount is under way.
     // A thread keeps reading stderr to the end, so edgebench can report the interruption.
-    let (tx, rx) = std::sync::mpsc::channel();
-    let stderr = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut seen = String::new();
-        for line in BufReader::new(stderr).lines() {
-            let line = line.unwrap();
-            if line.contains("ReadingCount") && line.contains("ns/op") {
-                let _ = tx.send(());
-            }
-            seen.push_str(&line);
-            seen.push('\n');
-        }
-        seen
+    let (rx, reader) = crate::common::watch_lines(child.stderr.take().unwrap(), |line| {
+        line.contains("ReadingCount") && line.contains("ns/op")
     });
     rx.recv_timeout(std::time::Duration::from_secs(60))
         .expect("ReadingCount finished");

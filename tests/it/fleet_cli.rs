@@ -358,3 +358,74 @@ fn bad_fleet_flags_are_one_line_naming_the_flag() {
         assert_eq!(stderr.trim_end(), want, "{args:?}");
     }
 }
+
+#[test]
+fn ctrl_c_keeps_what_was_measured_and_skips_the_targets_not_started() {
+    use std::process::Stdio;
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results");
+    let mut child = Command::new(cargo_bin("edgebench"))
+        .args([
+            "fleet",
+            "--target",
+            "embedded,sqlite",
+            "--devices",
+            "4",
+            "--events-per-second",
+            "100",
+            "--duration",
+            "60s",
+            "--warmup",
+            "0s",
+            "--out",
+        ])
+        .arg(&out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as i32;
+    // stderr is not a terminal: each second's status is a line. Interrupt once the second
+    // one is out, with the first target well under way.
+    let (rx, reader) = crate::common::watch_lines(child.stderr.take().unwrap(), |line| {
+        line.contains("[2/60s]")
+    });
+    let stdout = child.stdout.take().unwrap();
+    let table = std::thread::spawn(move || std::io::read_to_string(stdout).unwrap());
+    rx.recv_timeout(std::time::Duration::from_secs(60))
+        .expect("two status lines");
+    // SAFETY: plain kill(2) on our own child, not yet reaped.
+    unsafe { libc::kill(pid, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    let (seen, table) = (reader.join().unwrap(), table.join().unwrap());
+    assert_eq!(status.code(), Some(130), "{seen}");
+    assert!(
+        seen.contains("RedisDB_Embedded_EdgeX3: interrupted: the figures cover what ran"),
+        "{seen}"
+    );
+    assert!(
+        !seen.contains("SQLite"),
+        "the second target never starts: {seen}"
+    );
+    assert!(table.contains("| RedisDB_Embedded_EdgeX3 |"), "{table}");
+    // The files hold the interrupted target, its counts whole: every event sent is stored,
+    // and what was due but not sent is the backlog, not a loss.
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("fleet.json")).unwrap()).unwrap();
+    let targets = json["targets"].as_array().unwrap();
+    assert_eq!(targets.len(), 1, "{json}");
+    let s = &targets[0]["summary"];
+    assert!(
+        s["verdict"].as_str().unwrap().starts_with("interrupted"),
+        "{s}"
+    );
+    let sent = s["sent"].as_u64().unwrap();
+    assert!(sent >= 200, "two seconds at 100 events/s: {s}");
+    assert_eq!(s["stored"].as_u64(), Some(sent), "{s}");
+    assert_eq!(s["missing"], 0, "{s}");
+    for file in ["fleet.md", "per-second.csv", "store-size.csv"] {
+        let text = std::fs::read_to_string(out.join(file)).unwrap();
+        assert!(text.contains("RedisDB_Embedded_EdgeX3"), "{file}: {text}");
+    }
+}

@@ -5,17 +5,19 @@
 //! runs were made. A target that does not keep up at the starting rate is probed downward
 //! (halving) first.
 //!
-//! One run can be decided by a single stall (a VM's hiccup, a checkpoint), so inside the bracket
-//! each rate is run until two runs agree (at most [`VOTES`]): a majority, not a single run,
-//! moves the bracket.
+//! One run can be decided by a single stall (a VM's hiccup, a checkpoint), so every rate, in
+//! the ramp as in the bisection, is run until two runs agree (at most [`VOTES`]): a
+//! majority, not a single run, moves the search. Longer runs (`--duration`) make each vote
+//! steadier still; docs/fleet.md says how long is long enough.
 //!
 //! The search is generic over the probe, so its logic is tested with a synthetic capacity.
 
 /// The search stops when the bracket `[kept_up, fell_behind]` is this close (5%).
 pub const PRECISION: f64 = 1.05;
-/// The most fleet runs one search makes.
-pub const MAX_PROBES: usize = 32;
-/// Runs per rate while bisecting: the rate kept up when most of them did.
+/// The most fleet runs one search makes: a ramp over ten doublings and a bisection of five
+/// steps, each rate decided by two or three runs.
+pub const MAX_PROBES: usize = 48;
+/// Runs per rate: the rate kept up when most of them did.
 pub const VOTES: usize = 3;
 /// No rate above this is tried (events/s).
 pub const MAX_RATE: f64 = 10_000_000.0;
@@ -51,23 +53,32 @@ pub fn search<E>(
     mut probe: impl FnMut(f64) -> Result<(bool, String), E>,
 ) -> Result<Found, E> {
     let mut probes = Vec::new();
-    let mut run = |rate: f64, probes: &mut Vec<Probe>| -> Result<bool, E> {
-        let (kept_up, verdict) = probe(rate)?;
-        probes.push(Probe {
-            rate,
-            kept_up,
-            verdict,
-        });
-        Ok(kept_up)
+    // Runs `rate` until a majority of [`VOTES`] agrees (or the runs are used up: a tie is
+    // then not keeping up).
+    let mut decide = |rate: f64, probes: &mut Vec<Probe>| -> Result<bool, E> {
+        let (mut yes, mut no) = (0, 0);
+        while yes * 2 <= VOTES && no * 2 <= VOTES && probes.len() < MAX_PROBES {
+            let (kept_up, verdict) = probe(rate)?;
+            probes.push(Probe {
+                rate,
+                kept_up,
+                verdict,
+            });
+            match kept_up {
+                true => yes += 1,
+                false => no += 1,
+            }
+        }
+        Ok(yes > no)
     };
     let mut rate = start.clamp(MIN_RATE, MAX_RATE);
     let (mut good, mut bad): (Option<f64>, Option<f64>) = (None, None);
     // Bracket: up while it keeps up, down while it does not.
-    if run(rate, &mut probes)? {
+    if decide(rate, &mut probes)? {
         good = Some(rate);
         while rate < MAX_RATE && probes.len() < MAX_PROBES {
             rate = (rate * 2.0).min(MAX_RATE);
-            if run(rate, &mut probes)? {
+            if decide(rate, &mut probes)? {
                 good = Some(rate);
             } else {
                 bad = Some(rate);
@@ -78,28 +89,20 @@ pub fn search<E>(
         bad = Some(rate);
         while rate > MIN_RATE && probes.len() < MAX_PROBES {
             rate = (rate / 2.0).max(MIN_RATE);
-            if run(rate, &mut probes)? {
+            if decide(rate, &mut probes)? {
                 good = Some(rate);
                 break;
             }
             bad = Some(rate);
         }
     }
-    // Bisect (geometrically: rates span decades), each rate decided by a majority of runs.
+    // Bisect (geometrically: rates span decades).
     while let (Some(lo), Some(hi)) = (good, bad) {
         if hi / lo <= PRECISION || probes.len() + VOTES > MAX_PROBES {
             break;
         }
         let mid = (lo * hi).sqrt();
-        let (mut yes, mut no) = (0, 0);
-        while yes * 2 <= VOTES && no * 2 <= VOTES {
-            if run(mid, &mut probes)? {
-                yes += 1;
-            } else {
-                no += 1;
-            }
-        }
-        if yes > no {
+        if decide(mid, &mut probes)? {
             good = Some(mid);
         } else {
             bad = Some(mid);
@@ -126,9 +129,12 @@ mod tests {
         let (lo, hi) = (found.max_rate.unwrap(), found.first_failing.unwrap());
         assert!(lo <= 12_345.0 && hi > 12_345.0, "{lo} {hi}");
         assert!(hi / lo <= PRECISION, "{lo} {hi}");
-        // 1000, 2000, ..., 16000 (5 runs) then bisection.
-        let rates: Vec<f64> = found.probes.iter().take(5).map(|p| p.rate).collect();
-        assert_eq!(rates, [1000.0, 2000.0, 4000.0, 8000.0, 16000.0]);
+        // 1000, 2000, ..., 16000, each decided by two runs that agree, then bisection.
+        let rates: Vec<f64> = found.probes.iter().take(10).map(|p| p.rate).collect();
+        assert_eq!(
+            rates,
+            [1000.0, 1000.0, 2000.0, 2000.0, 4000.0, 4000.0, 8000.0, 8000.0, 16000.0, 16000.0]
+        );
         assert!(found.probes.len() <= MAX_PROBES);
     }
 
@@ -165,6 +171,28 @@ mod tests {
         .expect("searches");
         let lo = found.max_rate.unwrap();
         assert!(lo > 4_800.0 && lo <= 5_000.0, "{lo}: {:?}", found.probes);
+    }
+
+    #[test]
+    fn one_stall_in_the_ramp_does_not_end_it() {
+        // Capacity 5,000/s; the first run at 2,000 stalls. A single run would stop the ramp
+        // there and answer below 2,000; the vote runs 2,000 twice more and goes on.
+        let mut stalled = false;
+        let found = search(1000.0, |rate: f64| {
+            let stall = rate == 2_000.0 && !stalled;
+            stalled |= stall;
+            Ok::<_, String>((rate <= 5_000.0 && !stall, String::new()))
+        })
+        .expect("searches");
+        let lo = found.max_rate.unwrap();
+        assert!(lo > 4_700.0 && lo <= 5_000.0, "{lo}: {:?}", found.probes);
+        let at_2000: Vec<bool> = found
+            .probes
+            .iter()
+            .filter(|p| p.rate == 2_000.0)
+            .map(|p| p.kept_up)
+            .collect();
+        assert_eq!(at_2000, [false, true, true]);
     }
 
     #[test]

@@ -537,9 +537,14 @@ fn write(
     let mut pacer = schedule::RealPacer::new(origin);
     let mut last_origin = 0i64;
     let cpu = schedule::thread_cpu_ns();
-    let mut report = schedule::write_open_loop(schedule, w, spec.writers, &mut pacer, stop, |j| {
+    // Each event is built ahead of its time, stamped when built (a device reads its sensors,
+    // then posts), and origins of one writer strictly increase.
+    let prepare = |j| {
         last_origin = edgex::now_ns().max(last_origin + 1_000);
-        let result = store.add_event(&spec.event(j, last_origin));
+        spec.event(j, last_origin)
+    };
+    let send = |event: &Event| {
+        let result = store.add_event(event);
         let counter = if result.is_ok() {
             &counters.sent
         } else {
@@ -547,7 +552,9 @@ fn write(
         };
         counter.fetch_add(1, Ordering::Relaxed);
         result
-    });
+    };
+    let mut report =
+        schedule::write_open_loop(schedule, w, spec.writers, &mut pacer, stop, prepare, send);
     report.cpu_ns = schedule::thread_cpu_ns().saturating_sub(cpu);
     report
 }
@@ -563,7 +570,7 @@ fn read(
     counters: &Counters,
 ) -> WriterReport {
     let mut pacer = schedule::RealPacer::new(origin);
-    let read = |k| {
+    let mut read = |k| {
         let result = spec.read(store, r, k);
         if result.is_ok() {
             counters.reads.fetch_add(1, Ordering::Relaxed);
@@ -577,7 +584,8 @@ fn read(
             1,
             &mut pacer,
             stop,
-            read,
+            |k| k,
+            |&k| read(k),
         ),
         None => schedule::run_closed_loop(schedule, &mut pacer, stop, read),
     }

@@ -107,6 +107,11 @@ pub struct WriterReport {
     /// CPU time the client threads spent, ns (building requests, the client side of each call,
     /// pacing), when the platform tells.
     pub cpu_ns: u64,
+    /// Wall time the writer spent on its own work, ns: building events ahead of their time
+    /// and recording each answer; not waiting for an event's time, not in the store call.
+    /// Divided by the events sent, it is what the load generator costs per event, so
+    /// `1 / that` is the most one writer could offer to a store that answered at once.
+    pub generator_ns: u64,
 }
 
 impl WriterReport {
@@ -123,6 +128,7 @@ impl WriterReport {
             per_second: Vec::new(),
             seconds,
             cpu_ns: 0,
+            generator_ns: 0,
         }
     }
 
@@ -134,6 +140,7 @@ impl WriterReport {
         self.unsent += other.unsent;
         self.failed += other.failed;
         self.cpu_ns += other.cpu_ns;
+        self.generator_ns += other.generator_ns;
         if self.first_error.is_none() {
             self.first_error.clone_from(&other.first_error);
         }
@@ -197,30 +204,41 @@ impl WriterReport {
     }
 }
 
-/// Sends the events `j = first, first + stride, ...` of `schedule` with `send(j)`, each at its
-/// intended time or as soon after as the writer can, until the run's end or `stop`.
+/// Sends the events `j = first, first + stride, ...` of `schedule`, each at its intended time
+/// or as soon after as the writer can, until the run's end or `stop`: `prepare(j)` builds
+/// event `j` ahead of its time (while the writer would otherwise wait), `send` sends it.
+///
+/// Building ahead keeps the build out of the latency, which is the store's and the
+/// transport's. The time spent preparing and measuring is the writer's own cost:
+/// [`WriterReport::generator_ns`].
 ///
 /// `stride` > 1 splits one schedule among several writers (writer `w` of `W` takes
 /// `first = w`, `stride = W`), so the fleet's total rate is the schedule's.
-pub fn write_open_loop<E: std::fmt::Display>(
+pub fn write_open_loop<T, E: std::fmt::Display>(
     schedule: &Schedule,
     first: u64,
     stride: u64,
     pacer: &mut impl Pacer,
     stop: &AtomicBool,
-    mut send: impl FnMut(u64) -> Result<(), E>,
+    mut prepare: impl FnMut(u64) -> T,
+    mut send: impl FnMut(&T) -> Result<(), E>,
 ) -> WriterReport {
     let measured_ns = schedule.duration_ns.saturating_sub(schedule.warmup_ns);
     let seconds = measured_ns.div_ceil(SECOND_NS) as usize;
     let mut report = WriterReport::new(seconds);
     let stride = stride.max(1);
     let mut j = first;
+    // When the last send was answered: from then to the next build is measuring.
+    let mut answered = None;
     loop {
         let intended = schedule.intended_ns(j);
         if intended >= schedule.duration_ns {
             break;
         }
         let now = pacer.now_ns();
+        if let Some(answered) = answered {
+            report.generator_ns += now - answered;
+        }
         // Events due before the end may still go out within the lateness allowed after it.
         if now >= schedule.duration_ns.saturating_add(schedule.late_after_ns)
             || stop.load(Ordering::Relaxed)
@@ -229,13 +247,19 @@ pub fn write_open_loop<E: std::fmt::Display>(
             report.unsent = count_due(schedule, j, stride);
             break;
         }
-        if now < intended {
+        let item = prepare(j);
+        let prepared = pacer.now_ns();
+        report.generator_ns += prepared - now;
+        if prepared < intended {
             pacer.sleep_until(intended);
         }
         let sent_at = pacer.now_ns();
-        let result = send(j);
+        let result = send(&item);
         let done = pacer.now_ns();
+        // Dropping the event is the writer's work too, not the store's.
+        drop(item);
         report.record(schedule, intended, sent_at, done, result);
+        answered = Some(done);
         j += stride;
     }
     report
@@ -377,12 +401,41 @@ mod tests {
         let (mut pacer, now) = Script::new();
         let mut sent = Vec::new();
         let stop = AtomicBool::new(false);
-        let report = write_open_loop(schedule, 0, 1, &mut pacer, &stop, |j| {
-            sent.push(j);
-            now.set(now.get() + cost(j));
-            Ok::<(), String>(())
-        });
+        let report = write_open_loop(
+            schedule,
+            0,
+            1,
+            &mut pacer,
+            &stop,
+            |j| j,
+            |&j| {
+                sent.push(j);
+                now.set(now.get() + cost(j));
+                Ok::<(), String>(())
+            },
+        );
         (report, sent)
+    }
+
+    /// Writer `first` of `stride` over a scripted clock that only sleeping moves.
+    fn open_loop(
+        schedule: &Schedule,
+        first: u64,
+        stride: u64,
+        stop: &AtomicBool,
+        send: impl FnMut(u64) -> Result<(), String>,
+    ) -> WriterReport {
+        let (mut pacer, _) = Script::new();
+        let mut send = send;
+        write_open_loop(
+            schedule,
+            first,
+            stride,
+            &mut pacer,
+            stop,
+            |j| j,
+            |&j| send(j),
+        )
     }
 
     #[test]
@@ -431,6 +484,39 @@ mod tests {
     }
 
     #[test]
+    fn events_are_built_ahead_of_their_time_and_the_build_is_the_generators_cost() {
+        // 1,000 events/s for 1 s; building an event takes 3 µs, the store 10 µs. The build
+        // happens before the intended time, so nothing is late and the store's 10 µs is all
+        // the latency; the 1,000 builds are the generator's 3 ms.
+        let s = schedule(1000.0, 1);
+        let (mut pacer, now) = Script::new();
+        let stop = AtomicBool::new(false);
+        let r = write_open_loop(
+            &s,
+            0,
+            1,
+            &mut pacer,
+            &stop,
+            |j| {
+                now.set(now.get() + 3_000);
+                j
+            },
+            |_| {
+                now.set(now.get() + 10_000);
+                Ok::<(), String>(())
+            },
+        );
+        assert_eq!((r.sent, r.late, r.unsent), (1000, 0, 0));
+        assert_eq!(r.generator_ns, 1000 * 3_000);
+        // Every send but the first starts on time; the first is built at its own time (the
+        // run starts there), so it waits for its build: 13 µs.
+        assert_eq!(r.corrected.count_between(10_000, 10_000), 999);
+        assert!(r.corrected.equivalent(r.corrected.max(), 13_000));
+        assert!(r.uncorrected.equivalent(r.uncorrected.min(), 10_000));
+        assert!(r.uncorrected.equivalent(r.uncorrected.max(), 10_000));
+    }
+
+    #[test]
     fn one_stall_shows_in_every_event_behind_it() {
         // 100 events/s (10 ms apart) for 1 s; event 10 takes 200 ms, the others 1 ms.
         // Closed loop would record one 200 ms write; open loop, the 20 events due during the
@@ -473,10 +559,9 @@ mod tests {
         let mut all = WriterReport::new(1);
         let mut seen = Vec::new();
         for w in 0..3 {
-            let (mut pacer, _) = Script::new();
-            let r = write_open_loop(&s, w, 3, &mut pacer, &stop, |j| {
+            let r = open_loop(&s, w, 3, &stop, |j| {
                 seen.push(j);
-                Ok::<(), String>(())
+                Ok(())
             });
             all.merge(&r);
         }
@@ -489,8 +574,7 @@ mod tests {
     fn failed_writes_are_counted_and_the_first_error_kept() {
         let s = schedule(10.0, 1);
         let stop = AtomicBool::new(false);
-        let (mut pacer, _) = Script::new();
-        let r = write_open_loop(&s, 0, 1, &mut pacer, &stop, |j| {
+        let r = open_loop(&s, 0, 1, &stop, |j| {
             if j % 2 == 1 {
                 Err(format!("refused {j}"))
             } else {
@@ -525,12 +609,11 @@ mod tests {
     fn a_stop_counts_the_rest_as_unsent() {
         let s = schedule(10.0, 1);
         let stop = AtomicBool::new(false);
-        let (mut pacer, _) = Script::new();
-        let r = write_open_loop(&s, 0, 1, &mut pacer, &stop, |j| {
+        let r = open_loop(&s, 0, 1, &stop, |j| {
             if j == 3 {
                 stop.store(true, Ordering::Relaxed);
             }
-            Ok::<(), String>(())
+            Ok(())
         });
         assert_eq!((r.sent, r.unsent), (4, 6));
     }

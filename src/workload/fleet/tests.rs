@@ -326,6 +326,11 @@ fn writers_report_their_cpu() {
         "{}",
         r.writes.cpu_ns
     );
+    assert!(
+        r.writes.generator_ns > 0,
+        "the writer measured its own work: {}",
+        r.writes.generator_ns
+    );
 }
 
 #[test]

@@ -133,3 +133,30 @@ pub fn edgex(item: &str, layout: &str, via: &str) -> EdgexBackend {
         _target: target,
     }
 }
+
+/// Reads a child's stderr to the end on a thread of its own (so the child never blocks on a
+/// full pipe) and signals the receiver at the first line `wanted` accepts; the thread returns
+/// everything read.
+pub fn watch_lines(
+    stderr: std::process::ChildStderr,
+    wanted: impl Fn(&str) -> bool + Send + 'static,
+) -> (
+    std::sync::mpsc::Receiver<()>,
+    std::thread::JoinHandle<String>,
+) {
+    use std::io::BufRead;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut seen = String::new();
+        for line in std::io::BufReader::new(stderr).lines() {
+            let line = line.unwrap();
+            if wanted(&line) {
+                let _ = tx.send(());
+            }
+            seen.push_str(&line);
+            seen.push('\n');
+        }
+        seen
+    });
+    (rx, reader)
+}
