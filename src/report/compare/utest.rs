@@ -278,6 +278,7 @@ mod tests {
     // U, as ours); and, for the exact cases with ties (scipy's exact method ignores ties), from
     // a brute-force enumeration in Python with fractions of every choice of sample 1's
     // positions among the mid-ranked pooled sample, p = min(1, 2·P(U1 ≤ min(U1, U2))).
+    // The script: tests/fixtures/compare/reference_pvalues.py.
 
     #[test]
     fn exact_without_ties_matches_scipy_exact() {
