@@ -35,6 +35,16 @@ Examples:
   go test -bench . -benchmem | tee results.txt; edgebench report benchtomd results.txt
   edgebench report benchtomd - < results.txt";
 
+const COMPARE_EXAMPLES: &str = "\
+Examples:
+  edgebench coredata --target embedded --count 5 --out before
+  edgebench coredata --target embedded --count 5 --out after
+  edgebench report compare before after
+      Each benchmark's median before and after, the change, and whether it is significant
+      (Mann-Whitney U test over the 5 repetitions, p <= 0.05; ~ when not), as benchstat.
+  edgebench report compare old.txt new.txt
+      Two go test -bench -count N texts (or a text and a results directory).";
+
 /// edgebench: what does it cost to keep your edge/IoT data in Redis over TCP, over a Unix
 /// socket, in-process, or in a document store, for your workload?
 #[derive(Debug, Parser)]
@@ -419,6 +429,18 @@ pub enum ReportCommand {
         /// The file to read; `-` or nothing reads stdin.
         #[arg(value_name = "FILE|-")]
         file: Option<PathBuf>,
+    },
+    /// Compare two runs as benchstat does: each benchmark's old and new median, the change,
+    /// and whether it is significant (two-sided Mann-Whitney U test over the repetitions).
+    #[command(after_help = COMPARE_EXAMPLES)]
+    Compare {
+        /// The old run: a results directory of edgebench coredata (its bench.txt is read) or
+        /// a Go benchmark text.
+        #[arg(value_name = "OLD")]
+        old: PathBuf,
+        /// The new run, likewise.
+        #[arg(value_name = "NEW")]
+        new: PathBuf,
     },
 }
 

@@ -1,5 +1,5 @@
 //! `edgebench report benchtomd [FILE|-]`: Go benchmark text in, benchtomd's markdown table
-//! out.
+//! out. `edgebench report compare OLD NEW`: two runs in, benchstat's comparison out.
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -8,12 +8,14 @@ use anyhow::Context as _;
 
 use super::shared::{Ending, Error};
 use crate::cli::ReportCommand;
+use crate::report::compare::Comparison;
 use crate::report::{self, Format};
 
 /// Runs a `report` subcommand.
 pub fn main(command: &ReportCommand) -> Result<Ending, Error> {
     match command {
         ReportCommand::Benchtomd { file } => benchtomd(file.as_deref())?,
+        ReportCommand::Compare { old, new } => compare(old, new)?,
     }
     Ok(Ending::Finished)
 }
@@ -44,6 +46,16 @@ fn benchtomd(file: Option<&Path>) -> anyhow::Result<()> {
     let table = Format::Markdown.exporter().render(&results)?;
     std::io::stdout()
         .write_all(&table)
+        .context("cannot write to stdout")?;
+    Ok(())
+}
+
+/// Compares the two runs and prints the table. An input that cannot be read or compared is a
+/// usage error: the message names the path and what to give instead.
+fn compare(old: &Path, new: &Path) -> Result<(), Error> {
+    let comparison = Comparison::read(old, new).map_err(Error::usage)?;
+    std::io::stdout()
+        .write_all(comparison.markdown().as_bytes())
         .context("cannot write to stdout")?;
     Ok(())
 }

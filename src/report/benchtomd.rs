@@ -33,7 +33,7 @@ pub fn parse_go_bench(text: &str) -> RunResults {
     let mut targets: BTreeMap<String, TargetResults> = BTreeMap::new();
     for line in text.lines() {
         if let Some(full) = line.strip_prefix("Benchmark") {
-            let Some(parsed) = parse_line(full) else {
+            let Some(parsed) = go_line(full).and_then(split_name) else {
                 continue;
             };
             if results.meta.procs == 0 {
@@ -90,7 +90,7 @@ pub fn parse_go_bench(text: &str) -> RunResults {
     results
 }
 
-/// One benchmark line, borrowed from the input.
+/// One benchmark line split as benchtomd.awk splits it, borrowed from the input.
 struct Line<'a> {
     target: &'a str,
     bench: &'a str,
@@ -99,18 +99,31 @@ struct Line<'a> {
     measurement: Measurement,
 }
 
-/// `full` is the line after its `Benchmark` prefix.
-fn parse_line(full: &str) -> Option<Line<'_>> {
+/// One `Benchmark…` line of Go text as Go printed it: the name whole and the figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GoLine<'a> {
+    /// The name after `Benchmark`, `-N` suffix included: `RedisDB_TCP/AddReading-4`.
+    pub name: &'a str,
+    /// n, ns/op, and B/op and allocs/op when the line has them.
+    pub measurement: Measurement,
+}
+
+/// Every benchmark line of `text` that carries ns/op, in order, with its name as Go printed
+/// it. [`parse_go_bench`] reads lines through this and then cuts names as benchtomd.awk does;
+/// `report compare` keys samples by the whole name, as benchstat does.
+pub fn go_lines(text: &str) -> impl Iterator<Item = GoLine<'_>> {
+    text.lines()
+        .filter_map(|line| line.strip_prefix("Benchmark"))
+        .filter_map(go_line)
+}
+
+/// `full` is the line after its `Benchmark` prefix. `None` unless field 4 is `ns/op` and n and
+/// ns/op parse (see [`parse_go_bench`]).
+fn go_line(full: &str) -> Option<GoLine<'_>> {
     let fields: Vec<&str> = full.split_whitespace().collect();
     let [name, n, ns, "ns/op", rest @ ..] = fields.as_slice() else {
         return None;
     };
-    let (target, sub) = name.split_once('/')?;
-    let bench = sub.split('-').next().unwrap_or(sub);
-    let procs = sub
-        .rsplit_once('-')
-        .and_then(|(_, p)| p.parse().ok())
-        .unwrap_or(0);
     let mut measurement = Measurement {
         n: n.parse().ok()?,
         ns_per_op: ns.parse().ok()?,
@@ -125,11 +138,23 @@ fn parse_line(full: &str) -> Option<Line<'_>> {
             _ => {}
         }
     }
+    Some(GoLine { name, measurement })
+}
+
+/// The awk script's cut of a name: target up to the first `/`, benchmark after it up to its
+/// first `-`; `None` for a name without `/`.
+fn split_name(line: GoLine<'_>) -> Option<Line<'_>> {
+    let (target, sub) = line.name.split_once('/')?;
+    let bench = sub.split('-').next().unwrap_or(sub);
+    let procs = sub
+        .rsplit_once('-')
+        .and_then(|(_, p)| p.parse().ok())
+        .unwrap_or(0);
     Some(Line {
         target,
         bench,
         procs,
-        measurement,
+        measurement: line.measurement,
     })
 }
 

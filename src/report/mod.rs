@@ -11,6 +11,7 @@
 //! leaves each file either as it was or complete, never half written.
 
 pub mod benchtomd;
+pub mod compare;
 pub mod csv;
 pub mod fleet;
 pub mod gobench;
