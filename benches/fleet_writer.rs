@@ -72,11 +72,11 @@ fn run(sink: &str, rate: f64, seconds: u64) {
     let cpu = schedule::thread_cpu_ns();
     let report = schedule::write_open_loop(
         &schedule,
-        0,
-        1,
+        schedule::Share::ALL,
         &mut pacer,
         &stop,
-        |j| spec.event(j, j as i64 + 1),
+        spec.blank_event(),
+        |j, event| spec.refill(event, j, j as i64 + 1),
         |event| match store.as_mut() {
             Some(s) => {
                 let t = Instant::now();

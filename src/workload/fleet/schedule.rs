@@ -205,29 +205,30 @@ impl WriterReport {
 }
 
 /// Sends the events `j = first, first + stride, ...` of `schedule`, each at its intended time
-/// or as soon after as the writer can, until the run's end or `stop`: `prepare(j)` builds
-/// event `j` ahead of its time (while the writer would otherwise wait), `send` sends it.
+/// or as soon after as the writer can, until the run's end or `stop`: `prepare(j, &mut item)`
+/// makes `item` event `j` ahead of its time (while the writer would otherwise wait; one item,
+/// refilled, so nothing need be allocated per event), `send(&item)` sends it.
 ///
 /// Building ahead keeps the build out of the latency, which is the store's and the
 /// transport's. The time spent preparing and measuring is the writer's own cost:
 /// [`WriterReport::generator_ns`].
 ///
-/// `stride` > 1 splits one schedule among several writers (writer `w` of `W` takes
-/// `first = w`, `stride = W`), so the fleet's total rate is the schedule's.
+/// A [`Share`] splits one schedule among several writers, so the fleet's total rate is the
+/// schedule's.
 pub fn write_open_loop<T, E: std::fmt::Display>(
     schedule: &Schedule,
-    first: u64,
-    stride: u64,
+    share: Share,
     pacer: &mut impl Pacer,
     stop: &AtomicBool,
-    mut prepare: impl FnMut(u64) -> T,
+    mut item: T,
+    mut prepare: impl FnMut(u64, &mut T),
     mut send: impl FnMut(&T) -> Result<(), E>,
 ) -> WriterReport {
     let measured_ns = schedule.duration_ns.saturating_sub(schedule.warmup_ns);
     let seconds = measured_ns.div_ceil(SECOND_NS) as usize;
     let mut report = WriterReport::new(seconds);
-    let stride = stride.max(1);
-    let mut j = first;
+    let stride = share.stride.max(1);
+    let mut j = share.first;
     // When the last send was answered: from then to the next build is measuring.
     let mut answered = None;
     loop {
@@ -247,7 +248,7 @@ pub fn write_open_loop<T, E: std::fmt::Display>(
             report.unsent = count_due(schedule, j, stride);
             break;
         }
-        let item = prepare(j);
+        prepare(j, &mut item);
         let prepared = pacer.now_ns();
         report.generator_ns += prepared - now;
         if prepared < intended {
@@ -256,13 +257,29 @@ pub fn write_open_loop<T, E: std::fmt::Display>(
         let sent_at = pacer.now_ns();
         let result = send(&item);
         let done = pacer.now_ns();
-        // Dropping the event is the writer's work too, not the store's.
-        drop(item);
         report.record(schedule, intended, sent_at, done, result);
         answered = Some(done);
         j += stride;
     }
     report
+}
+
+/// Which events of a schedule one writer sends: `first, first + stride, ...`; writer `w` of
+/// `W` takes `first = w`, `stride = W`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Share {
+    /// The writer's first event.
+    pub first: u64,
+    /// Events between two of the writer's.
+    pub stride: u64,
+}
+
+impl Share {
+    /// Every event: one writer alone.
+    pub const ALL: Share = Share {
+        first: 0,
+        stride: 1,
+    };
 }
 
 /// Calls `op(k)` for `k = 0, 1, ...` one after another, each as soon as the previous one
@@ -403,11 +420,11 @@ mod tests {
         let stop = AtomicBool::new(false);
         let report = write_open_loop(
             schedule,
-            0,
-            1,
+            Share::ALL,
             &mut pacer,
             &stop,
-            |j| j,
+            0,
+            |j, i| *i = j,
             |&j| {
                 sent.push(j);
                 now.set(now.get() + cost(j));
@@ -429,11 +446,11 @@ mod tests {
         let mut send = send;
         write_open_loop(
             schedule,
-            first,
-            stride,
+            Share { first, stride },
             &mut pacer,
             stop,
-            |j| j,
+            0,
+            |j, i| *i = j,
             |&j| send(j),
         )
     }
@@ -493,13 +510,13 @@ mod tests {
         let stop = AtomicBool::new(false);
         let r = write_open_loop(
             &s,
-            0,
-            1,
+            Share::ALL,
             &mut pacer,
             &stop,
-            |j| {
+            0,
+            |j, i| {
                 now.set(now.get() + 3_000);
-                j
+                *i = j;
             },
             |_| {
                 now.set(now.get() + 10_000);

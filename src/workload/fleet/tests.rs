@@ -420,3 +420,48 @@ fn events_carry_the_value_type_asked_for() {
         ReadingValue::Simple("0.01".into())
     );
 }
+
+#[test]
+fn a_refilled_event_is_the_event_built_afresh_with_new_ids() {
+    for value_type in [
+        "Int64",
+        "Float64",
+        "Bool",
+        "String",
+        "Binary",
+        "Object",
+        "Int8Array",
+    ] {
+        let s = FleetSpec {
+            value_type: value_type.into(),
+            value_size: 5,
+            devices: 7,
+            ..FleetSpec::default()
+        };
+        // One buffer, refilled: first event 3, then event 10 (another device, other values).
+        let mut e = s.blank_event();
+        s.refill(&mut e, 3, 42);
+        let first_ids: Vec<String> = std::iter::once(e.id.clone())
+            .chain(e.readings.iter().map(|r| r.id.clone()))
+            .collect();
+        s.refill(&mut e, 10, 99);
+        let mut fresh = s.event(10, 99);
+        // Every field is the fresh event's but the ids, which are new ones.
+        let ids: Vec<String> = std::iter::once(e.id.clone())
+            .chain(e.readings.iter().map(|r| r.id.clone()))
+            .collect();
+        for id in &ids {
+            assert!(uuid::Uuid::parse_str(id).is_ok(), "{id}");
+            assert_eq!(id, &id.to_lowercase());
+            assert!(!first_ids.contains(id), "{value_type}: {id} reused");
+        }
+        let distinct: std::collections::HashSet<&String> = ids.iter().collect();
+        assert_eq!(distinct.len(), 6, "{value_type}: {ids:?}");
+        fresh.id.clone_from(&e.id);
+        for (f, r) in fresh.readings.iter_mut().zip(&e.readings) {
+            f.id.clone_from(&r.id);
+        }
+        assert_eq!(e, fresh, "{value_type}");
+        assert_eq!(e.device_name, "device-0003");
+    }
+}
