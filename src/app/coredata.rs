@@ -19,7 +19,7 @@ use crate::report;
 use crate::results::{column_name, RunMeta, RunResults, TargetResults};
 use crate::runner::Runner;
 use crate::store::CoreData;
-use crate::target::Target;
+use crate::target::{Target, TargetSpec};
 use crate::workload::coredata::{self, Progress, WorkloadError, BENCHMARKS};
 
 /// `edgebench coredata ARGS`: configure, run, print the `--format` tables on stdout.
@@ -79,9 +79,24 @@ pub fn run(cfg: &CoreDataConfig, status: &mut dyn Write) -> anyhow::Result<Outco
     // Fail on an unwritable directory before anything runs.
     write(&dir, &results)?;
 
-    let mut progress = ProgressLine::new(std::io::stderr().is_terminal());
     let mut runner = Runner::new(cfg.benchtime, cfg.interrupted.clone());
     let levels = cfg.parallel.clone().unwrap_or_else(|| vec![1]);
+    // The bar's steps: every repetition of every benchmark of every column.
+    let steps_of = |spec: &TargetSpec| {
+        let benchmarks = BENCHMARKS
+            .iter()
+            .filter(|b| cfg.filter.matches(&spec.name, b))
+            .count() as u64;
+        benchmarks * u64::from(cfg.count)
+    };
+    let total: u64 = cfg
+        .targets
+        .iter()
+        .map(|spec| steps_of(spec) * levels.len() as u64)
+        .sum();
+    let mut progress =
+        ProgressLine::with_bar(std::io::stderr().is_terminal(), total, "benchmark runs");
+    let mut steps = 0;
     let mut failed_targets = 0;
     let mut interrupted = false;
 
@@ -103,6 +118,8 @@ pub fn run(cfg: &CoreDataConfig, status: &mut dyn Write) -> anyhow::Result<Outco
         let target = match Target::start(spec) {
             Ok(t) => t,
             Err(e) => {
+                steps += steps_of(spec) * levels.len() as u64;
+                progress.set_position(steps);
                 progress.line(status, &format!("edgebench: {e}"));
                 for t in &mut results.targets[first..] {
                     t.error = Some(e.to_string());
@@ -123,8 +140,12 @@ pub fn run(cfg: &CoreDataConfig, status: &mut dyn Write) -> anyhow::Result<Outco
                 spec,
                 target: &target,
                 idx,
+                steps_before: steps,
             };
-            match level.run(&mut results, &mut runner, &dir, &mut progress, status)? {
+            let outcome = level.run(&mut results, &mut runner, &dir, &mut progress, status)?;
+            steps += steps_of(spec);
+            progress.set_position(steps);
+            match outcome {
                 Ok(()) => {}
                 Err(LevelError::Interrupted) => {
                     progress.clear(status);
@@ -158,10 +179,12 @@ pub fn run(cfg: &CoreDataConfig, status: &mut dyn Write) -> anyhow::Result<Outco
 /// One column: a started target run by one `--parallel` level's clients.
 struct Level<'a> {
     cfg: &'a CoreDataConfig,
-    spec: &'a crate::target::TargetSpec,
+    spec: &'a TargetSpec,
     target: &'a Target,
     /// The column in the results.
     idx: usize,
+    /// The progress bar's steps done before this column.
+    steps_before: u64,
 }
 
 /// Why a level stopped early.
@@ -219,17 +242,24 @@ impl Level<'_> {
                     bench,
                     repetition,
                     round,
-                } => progress.show(
-                    status,
-                    &format!(
-                        "[{column} {}/{total}] {bench} run {}/{} N={} ({:.2}s)",
-                        done + 1,
-                        repetition + 1,
-                        cfg.count,
-                        round.n,
-                        round.elapsed_ns as f64 / 1e9
-                    ),
-                ),
+                } => {
+                    progress.set_position(
+                        self.steps_before
+                            + done as u64 * u64::from(cfg.count)
+                            + u64::from(repetition),
+                    );
+                    progress.show(
+                        status,
+                        &format!(
+                            "[{column} {}/{total}] {bench} run {}/{} N={} ({:.2}s)",
+                            done + 1,
+                            repetition + 1,
+                            cfg.count,
+                            round.n,
+                            round.elapsed_ns as f64 / 1e9
+                        ),
+                    );
+                }
                 Progress::Finished(b) => {
                     done += 1;
                     results.targets[idx].benchmarks.push(b.clone());

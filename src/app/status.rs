@@ -2,11 +2,10 @@
 //! finished lines otherwise. Writes are best-effort: a closed stderr (`2>&1 | head`) must not
 //! stop a run.
 //!
-//! Why not `indicatif` (yet): what is here is two ANSI sequences (`\r`, erase line) and the
-//! rule of what a log keeps, and both commands need the non-terminal case to print lines that
-//! indicatif hides when stderr is not a terminal (memtier's once-a-second line is part of its
-//! output in CI logs). A bar with an ETA is a feature of its own (issue 14), and that is where
-//! `indicatif` comes in, behind these same two types.
+//! A run whose size is known up front (`coredata`: targets × levels × benchmarks × `--count`)
+//! shows an `indicatif` bar with the position, the current benchmark and round, and an ETA
+//! when stderr is a terminal; in a log it prints the same finished lines as before and no bar
+//! (indicatif draws nothing there), so CI logs stay readable.
 
 use std::io::Write;
 use std::sync::atomic::Ordering;
@@ -16,16 +15,57 @@ use std::sync::atomic::Ordering;
 pub struct ProgressLine {
     tty: bool,
     shown: bool,
+    /// The bar, on a terminal, for a run of known size.
+    bar: Option<indicatif::ProgressBar>,
 }
 
 impl ProgressLine {
     /// A status line for a terminal (`tty`) or a log.
     pub fn new(tty: bool) -> Self {
-        ProgressLine { tty, shown: false }
+        ProgressLine {
+            tty,
+            shown: false,
+            bar: None,
+        }
+    }
+
+    /// A status line with a progress bar of `total` steps on a terminal (`tty`): the
+    /// transient statuses become the bar's message, lines are printed above it, and the ETA
+    /// comes from the steps done so far. In a log, the same as [`ProgressLine::new`].
+    pub fn with_bar(tty: bool, total: u64, unit: &str) -> Self {
+        let bar = tty.then(|| {
+            let bar = indicatif::ProgressBar::with_draw_target(
+                Some(total),
+                indicatif::ProgressDrawTarget::stderr(),
+            );
+            let template = format!(
+                "[{{elapsed_precise}}] {{bar:30}} {{pos}}/{{len}} {unit} ETA {{eta}}  {{msg}}"
+            );
+            if let Ok(style) = indicatif::ProgressStyle::with_template(&template) {
+                bar.set_style(style.progress_chars("=> "));
+            }
+            bar
+        });
+        ProgressLine {
+            tty,
+            shown: false,
+            bar,
+        }
+    }
+
+    /// Moves the bar to `position` steps done (nothing without a bar).
+    pub fn set_position(&mut self, position: u64) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(position);
+        }
     }
 
     /// A transient status (a terminal only; a log would fill up with them).
     pub fn show(&mut self, out: &mut dyn Write, text: &str) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(text.to_string());
+            return;
+        }
         if self.tty {
             let _ = write!(out, "\r\x1b[2K{text}");
             let _ = out.flush();
@@ -54,12 +94,20 @@ impl ProgressLine {
 
     /// A line that stays.
     pub fn line(&mut self, out: &mut dyn Write, text: &str) {
+        if let Some(bar) = &self.bar {
+            bar.println(text);
+            return;
+        }
         self.clear(out);
         let _ = writeln!(out, "{text}");
     }
 
-    /// Erases the transient status, if one is shown.
+    /// Erases the transient status, if one is shown; a bar is taken off the terminal.
     pub fn clear(&mut self, out: &mut dyn Write) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+            return;
+        }
         if self.shown {
             let _ = write!(out, "\r\x1b[2K");
             self.shown = false;

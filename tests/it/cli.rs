@@ -669,3 +669,70 @@ fn serve_runs_its_connections_on_threads_workers_and_stops_on_sigterm() {
         assert_eq!(status.code(), Some(0), "--threads {threads:?}");
     }
 }
+
+#[test]
+fn a_terminal_gets_a_progress_bar_with_an_eta_and_a_log_gets_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    // Rounds of 100 ms: indicatif redraws at most 20 times a second, and each round's status
+    // is then on screen long enough to be drawn.
+    let args = "coredata --target embedded --bench 'ReadingCount|EventCount' --benchtime 100ms \
+                --count 3 --out";
+    // A log: the finished benchmarks, one line each, and no bar.
+    let log = edgebench()
+        .args(shell_words(args))
+        .arg(dir.path().join("log"))
+        .output()
+        .unwrap();
+    assert!(log.status.success());
+    let stderr = String::from_utf8_lossy(&log.stderr);
+    assert!(!stderr.contains("benchmark runs"), "{stderr}");
+    assert_eq!(stderr.matches(" ns/op").count(), 2, "{stderr}");
+    // A terminal (script(1) gives the run a pseudo-terminal): the bar counts the 2 × 3
+    // repetitions, shows the benchmark and round and an ETA, and the lines still stay.
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: script(1) (util-linux) is not installed");
+        return;
+    }
+    let command = format!(
+        "{} {args} {}",
+        cargo_bin("edgebench").display(),
+        dir.path().join("tty").display()
+    );
+    let tty = Command::new("script")
+        .args(["-qfec", &command, "/dev/null"])
+        .output()
+        .unwrap();
+    assert!(tty.status.success());
+    let screen = String::from_utf8_lossy(&tty.stdout);
+    // indicatif redraws at most 20 times a second, so which rounds are drawn depends on
+    // timing; that each benchmark's rounds are, behind a bar counting the six, does not.
+    for wanted in [
+        "/6 benchmark runs ETA",
+        "ReadingCount run ",
+        "EventCount run ",
+    ] {
+        assert!(screen.contains(wanted), "{wanted}: {screen}");
+    }
+    assert_eq!(screen.matches(" ns/op").count(), 2, "{screen}");
+}
+
+/// Splits a command line as a POSIX shell would, for the quoting used in these tests.
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let (mut word, mut quoted) = (String::new(), false);
+    for c in line.chars() {
+        match c {
+            '\'' => quoted = !quoted,
+            ' ' if !quoted => {
+                if !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+            }
+            _ => word.push(c),
+        }
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
