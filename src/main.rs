@@ -20,6 +20,9 @@ use edgebench::runner::alloc::CountingAlloc;
 static ALLOC: CountingAlloc<mimalloc::MiMalloc> = CountingAlloc::new(mimalloc::MiMalloc);
 
 fn main() -> ExitCode {
+    // The in-process engine's INFO `used_memory` (the fleet's store size) is this
+    // allocator's live heap, as redis-server's is its allocator's.
+    edgebench::engine::cmd::server::set_heap_probe(edgebench::runner::alloc::live_bytes);
     // memtier options edgebench kv does not support are refused by name before clap sees
     // them (clap would only say "unexpected argument").
     let argv: Vec<String> = std::env::args().collect();

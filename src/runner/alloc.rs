@@ -19,10 +19,19 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 static ALLOCS: AtomicU64 = AtomicU64::new(0);
 static BYTES: AtomicU64 = AtomicU64::new(0);
+/// Bytes given back (deallocations, and the old size of each reallocation): `BYTES − FREED`
+/// is the live heap.
+static FREED: AtomicU64 = AtomicU64::new(0);
 static COUNTING: AtomicBool = AtomicBool::new(true);
+/// Whether counting was ever switched off: the live heap is then unknown for good.
+static STOPPED: AtomicBool = AtomicBool::new(false);
 
-/// Turns counting on (the default) or off for the whole process.
+/// Turns counting on (the default) or off for the whole process. Once off, [`live_bytes`]
+/// answers `None` from then on (what was freed while not counting cannot be told apart).
 pub fn set_counting(on: bool) {
+    if !on {
+        STOPPED.store(true, Ordering::Relaxed);
+    }
     COUNTING.store(on, Ordering::Relaxed);
 }
 
@@ -32,6 +41,28 @@ fn count(bytes: usize) {
         ALLOCS.fetch_add(1, Ordering::Relaxed);
         BYTES.fetch_add(bytes as u64, Ordering::Relaxed);
     }
+}
+
+#[inline]
+fn count_freed(bytes: usize) {
+    if COUNTING.load(Ordering::Relaxed) {
+        FREED.fetch_add(bytes as u64, Ordering::Relaxed);
+    }
+}
+
+/// The bytes allocated and not yet freed, process-wide: the heap redis-server reports as
+/// `used_memory`, for the in-process engine (edgebench's own allocations, a few MB of
+/// histograms and buffers, included). `None` where this allocator is not installed or
+/// counting was ever switched off.
+pub fn live_bytes() -> Option<u64> {
+    if STOPPED.load(Ordering::Relaxed) {
+        return None;
+    }
+    let allocated = BYTES.load(Ordering::Relaxed);
+    // Read the frees second: a free counted between the two loads only lowers the figure, and
+    // the saturation keeps a race from wrapping.
+    let freed = FREED.load(Ordering::Relaxed);
+    (allocated > 0).then(|| allocated.saturating_sub(freed))
 }
 
 /// An allocator (the system's by default), counting allocations and allocated bytes.
@@ -67,12 +98,15 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for CountingAlloc<A> {
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        count_freed(layout.size());
         self.inner.dealloc(ptr, layout)
     }
 
-    /// Go counts a growing append as a new allocation of the new size; so do we.
+    /// Go counts a growing append as a new allocation of the new size; so do we (and the old
+    /// size as freed, for the live heap).
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         count(new_size);
+        count_freed(layout.size());
         self.inner.realloc(ptr, layout, new_size)
     }
 }

@@ -157,7 +157,8 @@ impl<C: ConnectionLike + Send> EventStore for Redis3Store<C> {
     }
 
     /// `used_memory` of `INFO memory`: the whole server's (redis-server's allocator; for the
-    /// engine, the process's resident set size, which includes edgebench itself).
+    /// engine in edgebench's process, the live heap of its counting allocator, which includes
+    /// edgebench's own allocations; the resident set size where that is not kept).
     fn size_bytes(&mut self) -> StoreResult<Option<u64>> {
         let info: String = self.query(redis::cmd("INFO").arg("memory"))?;
         Ok(info

@@ -51,8 +51,9 @@ impl Engine {
     /// sections are ignored.
     ///
     /// What the engine cannot measure it reports as Redis reports an idle, fresh server
-    /// (0, `ok`); `used_memory` is the process's resident set size, and commandstats count
-    /// calls only (`usec=0`).
+    /// (0, `ok`); `used_memory` is the process's live heap when the host process installed a
+    /// [`set_heap_probe`] (edgebench's counting allocator), else its resident set size, and
+    /// commandstats count calls only (`usec=0`).
     pub fn info(&self, sections: &[&str]) -> String {
         let pick = |name: &str| {
             if sections.is_empty() {
@@ -137,25 +138,26 @@ impl Engine {
             }
             "memory" => {
                 let rss = process_rss_bytes();
+                let used = heap_bytes().unwrap_or(rss);
                 let peak = server
                     .peak_memory
-                    .fetch_max(rss, Ordering::Relaxed)
-                    .max(rss);
+                    .fetch_max(used, Ordering::Relaxed)
+                    .max(used);
                 let total = total_system_memory();
                 let maxmemory = server.number(Param::MAXMEMORY);
-                put("used_memory", rss.to_string());
-                put("used_memory_human", bytes_to_human(rss));
+                put("used_memory", used.to_string());
+                put("used_memory_human", bytes_to_human(used));
                 put("used_memory_rss", rss.to_string());
                 put("used_memory_rss_human", bytes_to_human(rss));
                 put("used_memory_peak", peak.to_string());
                 put("used_memory_peak_human", bytes_to_human(peak));
                 put(
                     "used_memory_peak_perc",
-                    format!("{:.2}%", percent(rss, peak)),
+                    format!("{:.2}%", percent(used, peak)),
                 );
                 put("used_memory_overhead", "0".into());
                 put("used_memory_startup", "0".into());
-                put("used_memory_dataset", rss.to_string());
+                put("used_memory_dataset", used.to_string());
                 put("used_memory_dataset_perc", "100.00%".into());
                 put("total_system_memory", total.to_string());
                 put("total_system_memory_human", bytes_to_human(total));
@@ -297,8 +299,23 @@ pub fn bytes_to_human(n: u64) -> String {
     )
 }
 
-/// The process's resident set size: what INFO reports as `used_memory` (the engine does
-/// not account memory per value). 0 where `/proc` is not available.
+/// Where `used_memory` comes from when the host process can say: its allocator's live bytes.
+static HEAP_PROBE: std::sync::OnceLock<fn() -> Option<u64>> = std::sync::OnceLock::new();
+
+/// Tells the engine how to read the process's live heap, for INFO's `used_memory` (as
+/// redis-server reports its allocator's bytes). The engine keeps no per-value accounting, so
+/// only the host, which installed the global allocator, can know; the first probe set stays.
+/// A probe that answers `None` (its count is not kept) leaves the resident set size.
+pub fn set_heap_probe(probe: fn() -> Option<u64>) {
+    let _ = HEAP_PROBE.set(probe);
+}
+
+fn heap_bytes() -> Option<u64> {
+    HEAP_PROBE.get().and_then(|probe| probe())
+}
+
+/// The process's resident set size: INFO's `used_memory_rss`, and `used_memory` when there is
+/// no heap probe. 0 where `/proc` is not available.
 fn process_rss_bytes() -> u64 {
     let Ok(statm) = std::fs::read_to_string("/proc/self/statm") else {
         return 0;

@@ -44,8 +44,8 @@ pub use command::command_info;
 pub use common::VERSION;
 use common::{err, err_owned, lossy};
 use config::config;
-pub use info::bytes_to_human;
 use info::info;
+pub use info::{bytes_to_human, set_heap_probe};
 pub use state::ServerState;
 
 /// The commands of this family.
