@@ -14,6 +14,7 @@ pub mod benchtomd;
 pub mod csv;
 pub mod fleet;
 pub mod gobench;
+pub mod html;
 pub mod json;
 pub mod kv;
 pub mod markdown;
