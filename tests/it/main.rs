@@ -27,6 +27,7 @@ mod perf_pbm;
 mod perf_results;
 mod perf_run;
 mod real_clients;
+mod report_html;
 mod runner;
 mod service_cli;
 mod workload;

@@ -213,6 +213,11 @@ impl Axis {
                     .map(|m| m * mag)
                     .find(|s| *s >= raw)
                     .unwrap_or(10.0 * mag);
+                // Whole seconds: a run's seconds are counted, not measured.
+                let step = match self.unit {
+                    Unit::Seconds => step.max(1.0),
+                    _ => step,
+                };
                 let mut t = (lo / step).ceil() * step;
                 let mut ticks = Vec::new();
                 while t <= hi + step * 1e-9 {
@@ -229,7 +234,7 @@ impl Axis {
         match &self.unit {
             Unit::Nanos => duration(v),
             Unit::Count => count(v),
-            Unit::Seconds => format!("{v:.0} s"),
+            Unit::Seconds => format!("{} s", significant(v)),
             Unit::Percentile => percentile(v),
             Unit::Names(names) => {
                 let row = v.round();
@@ -703,6 +708,14 @@ mod tests {
     fn linear_ticks_are_round() {
         let a = Axis::fit("ops", Unit::Count, &[0.0, 9_300.0], 0.0);
         assert_eq!(a.ticks(), [0.0, 2000.0, 4000.0, 6000.0, 8000.0]);
+        let s = Axis {
+            label: "s".into(),
+            unit: Unit::Seconds,
+            range: (0.0, 3.0),
+            log: false,
+        };
+        assert_eq!(s.ticks(), [0.0, 1.0, 2.0, 3.0]);
+        assert_eq!(s.label_of(2.0), "2 s");
     }
 
     #[test]

@@ -150,6 +150,7 @@ th,td{border:1px solid #ddd;padding:.25rem .5rem;text-align:right}
 th:first-child,td:first-child{text-align:left}
 th{background:#f5f5f7}
 .md{overflow-x:auto}
+.md td{white-space:nowrap}
 td.fastest{font-weight:bold}
 .swatch{display:inline-block;width:.8em;height:.8em;border-radius:2px;margin-right:.4em;vertical-align:-.05em}
 .note{color:#555;font-size:.9rem}

@@ -3,7 +3,7 @@
 //! (`results-group-all.md`) beside it.
 //!
 //! A bar is the median over the app's runs of the group, its whisker the smallest and
-//! largest run, as the comparison table's median and min–max. Figures PadoGrid printed as
+//! largest run: the comparison table's median and min–max, computed the same way. Figures PadoGrid printed as
 //! something other than a number (`∞` for a run too short to time) are left out.
 
 use std::collections::BTreeMap;
@@ -85,13 +85,12 @@ fn group_runs(csv: &str) -> Vec<GroupRun> {
         .collect()
 }
 
-/// The median, smallest and largest of the finite `values` (the lower middle one for an
-/// even count, as [`crate::results::BenchResults::median`]); `None` with none.
+/// The median (as the comparison table computes it: [`crate::runner::stats::median`]),
+/// smallest and largest of the finite `values`; `None` with none.
 fn median_range(mut values: Vec<f64>) -> Option<(f64, f64, f64)> {
-    values.retain(|v| v.is_finite());
-    values.sort_by(f64::total_cmp);
-    let mid = *values.get(values.len().checked_sub(1)? / 2)?;
-    Some((mid, values[0], values[values.len() - 1]))
+    let mid = crate::runner::stats::median(&mut values);
+    // `values` is now the finite ones, sorted.
+    Some((mid, *values.first()?, *values.last()?))
 }
 
 /// The perf page of `view`.
