@@ -8,8 +8,11 @@
 //! shape, each measurement with a full HDR histogram of 100,000 latencies spread over two
 //! decades (about what a 1 s round keeps), so decoding costs what it does in a run.
 //!
-//! `page/final` writes the complete page once; `page/whole_run` writes it 110 times as the
-//! run does, which is what the run pays. Run: `cargo bench --bench report_html`.
+//! `page/final` writes the complete page once, from nothing drawn; `page/final_again` writes
+//! it again (every chart and curve already drawn in the process); `page/whole_run` writes it
+//! 110 times, growing, from nothing drawn, as the run does: what the run pays. With
+//! `EDGEBENCH_RESULTS=DIR/results.json` the steps are a real run's. Run:
+//! `cargo bench --bench report_html`.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -107,18 +110,58 @@ fn results(done: usize) -> RunResults {
     results
 }
 
+/// The results after each finished benchmark of the run in `results.json`, in run order.
+fn steps_of(path: &std::path::Path) -> Vec<RunResults> {
+    let run: RunResults = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let mut steps = Vec::new();
+    let mut partial = RunResults {
+        meta: run.meta.clone(),
+        targets: Vec::new(),
+    };
+    for t in &run.targets {
+        partial.targets.push(TargetResults {
+            benchmarks: Vec::new(),
+            ..t.clone()
+        });
+        for b in &t.benchmarks {
+            partial
+                .targets
+                .last_mut()
+                .unwrap()
+                .benchmarks
+                .push(b.clone());
+            steps.push(partial.clone());
+        }
+    }
+    steps
+}
+
 fn pages(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
-    let all = TARGETS.len() * BENCHMARKS.len();
-    let steps: Vec<RunResults> = (1..=all).map(results).collect();
+    // EDGEBENCH_RESULTS=DIR/results.json: a real run's results instead of the made-up ones.
+    let steps: Vec<RunResults> = match std::env::var_os("EDGEBENCH_RESULTS") {
+        Some(path) => steps_of(path.as_ref()),
+        None => (1..=TARGETS.len() * BENCHMARKS.len())
+            .map(results)
+            .collect(),
+    };
+    let all = steps.len();
     let mut g = c.benchmark_group("page");
     g.sample_size(10);
     g.measurement_time(Duration::from_secs(20));
+    // Each iteration starts from nothing drawn, as a new process does.
     g.bench_function("final", |b| {
+        b.iter(|| {
+            html::forget_drawn();
+            html::write_coredata(dir.path(), black_box(&steps[all - 1])).unwrap()
+        })
+    });
+    g.bench_function("final_again", |b| {
         b.iter(|| html::write_coredata(dir.path(), black_box(&steps[all - 1])).unwrap())
     });
     g.bench_function("whole_run", |b| {
         b.iter(|| {
+            html::forget_drawn();
             for r in &steps {
                 html::write_coredata(dir.path(), black_box(r)).unwrap();
             }

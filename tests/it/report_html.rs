@@ -6,6 +6,7 @@
 //! The browser test is skipped, with a message, where no Chromium is installed; `.ci/run`
 //! installs Debian's `chromium`, so CI runs it.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -16,28 +17,33 @@ fn edgebench() -> Command {
     Command::new(cargo_bin("edgebench"))
 }
 
+/// Runs `edgebench ARGS`, which must succeed; returns its stdout.
+fn succeed(args: &[&OsStr]) -> String {
+    let out = edgebench().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// A small real run on the in-process engine: every benchmark, 3 repetitions of 20
 /// iterations, into `dir`.
 fn coredata_run(dir: &Path) {
-    let out = edgebench()
-        .args([
-            "coredata",
-            "--target",
-            "embedded",
-            "--benchtime",
-            "20x",
-            "--count",
-            "3",
-        ])
-        .arg("--out")
-        .arg(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let args = "coredata --target embedded --benchtime 20x --count 3 --out";
+    let mut args: Vec<&OsStr> = args.split(' ').map(OsStr::new).collect();
+    args.push(dir.as_os_str());
+    succeed(&args);
+}
+
+/// Runs `edgebench report html ARGS`; returns the files it says it wrote.
+fn report_html(args: &[&OsStr]) -> Vec<PathBuf> {
+    let args: Vec<&OsStr> = ["report".as_ref(), "html".as_ref()]
+        .into_iter()
+        .chain(args.iter().copied())
+        .collect();
+    succeed(&args).lines().map(PathBuf::from).collect()
 }
 
 /// Two charts per benchmark: the bars and the latency curves.
@@ -73,21 +79,7 @@ fn coredata_writes_the_page_and_report_html_rebuilds_it_with_pngs() {
         assert!(!page.contains(external), "{external}");
     }
 
-    let out = edgebench()
-        .args(["report", "html", "--png"])
-        .arg(&run)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let written: Vec<PathBuf> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(PathBuf::from)
-        .collect();
+    let written = report_html(&["--png".as_ref(), run.as_os_str()]);
     assert_eq!(written.len(), 1 + expected_charts());
     assert_eq!(written[0], run.join("report.html"));
     assert_eq!(
@@ -117,18 +109,13 @@ fn report_html_compares_two_runs_on_one_page() {
     coredata_run(&a);
     coredata_run(&b);
     let page = tmp.path().join("compare.html");
-    let out = edgebench()
-        .args(["report", "html"])
-        .args([&a, &b])
-        .arg("--out")
-        .arg(&page)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let written = report_html(&[
+        a.as_os_str(),
+        b.as_os_str(),
+        "--out".as_ref(),
+        page.as_os_str(),
+    ]);
+    assert_eq!(written, std::slice::from_ref(&page));
     let html = std::fs::read_to_string(&page).unwrap();
     // One bar per (directory, target) in each benchmark's chart.
     assert!(html.contains("\nbefore: RedisDB_Embedded\n</text>"));

@@ -20,6 +20,11 @@ use plotters::prelude::*;
 use plotters::style::register_font;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use super::memo::{Memo, QuickHasher};
+
 /// An sRGB colour.
 pub type Rgb = (u8, u8, u8);
 
@@ -176,7 +181,8 @@ impl Axis {
         let (lo, hi) = self.range;
         match &self.unit {
             Unit::Names(names) => (0..names.len()).map(|i| i as f64).collect(),
-            Unit::Percentile => [1.0, 2.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6]
+            // From 50%: the 0% mark would sit on the 50% one's label.
+            Unit::Percentile => [2.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6]
                 .into_iter()
                 .filter(|x| *x <= hi * 1.0001)
                 .collect(),
@@ -262,30 +268,24 @@ pub fn spans(values: &[f64]) -> f64 {
 /// A duration in ns as people read it: `850 ns`, `76.3 µs`, `1.20 ms`, `2.5 s` (three
 /// significant digits at most, trailing zeros dropped).
 pub fn duration(ns: f64) -> String {
-    let (v, unit) = if ns.abs() >= 1e9 {
-        (ns / 1e9, "s")
-    } else if ns.abs() >= 1e6 {
-        (ns / 1e6, "ms")
-    } else if ns.abs() >= 1e3 {
-        (ns / 1e3, "µs")
-    } else {
-        (ns, "ns")
-    };
-    format!("{} {unit}", significant(v))
+    scaled(ns, &[(1e9, " s"), (1e6, " ms"), (1e3, " µs"), (1.0, " ns")])
 }
 
 /// A count with k, M or G: `950`, `12.5k`, `3M`.
 pub fn count(v: f64) -> String {
-    let (v, unit) = if v.abs() >= 1e9 {
-        (v / 1e9, "G")
-    } else if v.abs() >= 1e6 {
-        (v / 1e6, "M")
-    } else if v.abs() >= 1e3 {
-        (v / 1e3, "k")
-    } else {
-        (v, "")
-    };
-    format!("{}{unit}", significant(v))
+    scaled(v, &[(1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")])
+}
+
+/// `v` divided by the first of `units` (largest first) it reaches, or by the last, with
+/// that unit's suffix.
+fn scaled(v: f64, units: &[(f64, &str)]) -> String {
+    let (div, suffix) = units
+        .iter()
+        .find(|(d, _)| v.abs() >= *d)
+        .or(units.last())
+        .copied()
+        .unwrap_or((1.0, ""));
+    format!("{}{suffix}", significant(v / div))
 }
 
 /// Three significant digits, no trailing zeros: 76.25 → `76.3`, 120.0 → `120`, 1.5 → `1.5`.
@@ -334,7 +334,7 @@ pub struct Bar {
 }
 
 /// One line: a series of (x, y) points.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Line {
     /// The legend's name.
     pub name: String,
@@ -342,8 +342,16 @@ pub struct Line {
     pub colour: Rgb,
     /// Dashed (a second statistic of the same series, e.g. p99 beside p50).
     pub dashed: bool,
-    /// The points, in x order.
-    pub points: Vec<(f64, f64)>,
+    /// The points, in x order; shared, so a latency curve is not copied into every page.
+    pub points: Arc<Vec<(f64, f64)>>,
+}
+
+impl PartialEq for Line {
+    /// Equal lines; the same shared points are equal without a look at them.
+    fn eq(&self, other: &Line) -> bool {
+        (&self.name, self.colour, self.dashed) == (&other.name, other.colour, other.dashed)
+            && (Arc::ptr_eq(&self.points, &other.points) || self.points == other.points)
+    }
 }
 
 /// What a chart draws.
@@ -376,6 +384,9 @@ pub struct ChartError {
     why: String,
 }
 
+/// Every chart [`Chart::svg`] drew (a default run's page has 20).
+pub static SVGS: Memo<Chart, String> = Memo::new(512);
+
 /// Pixels per bar row.
 const ROW: u32 = 30;
 
@@ -384,14 +395,14 @@ impl Chart {
     pub fn bars(title: &str, value_label: &str, unit: Unit, bars: Vec<Bar>) -> Chart {
         let values: Vec<f64> = bars.iter().flat_map(|b| [b.value, b.low, b.high]).collect();
         let medians: Vec<f64> = bars.iter().map(|b| b.value).collect();
-        // Room on the right for the notes after the bars.
         let x = Axis::fit_scaled(
             value_label,
             unit,
             &values,
-            0.45,
+            0.05,
             spans(&medians) > LOG_ABOVE_RATIO,
         );
+        let x = with_room_for_notes(x, &bars);
         let names: Vec<String> = bars.iter().map(|b| b.name.clone()).collect();
         let n = names.len().max(1) as f64;
         let y = Axis {
@@ -412,12 +423,50 @@ impl Chart {
     pub fn size(&self) -> (u32, u32) {
         match &self.marks {
             Marks::Bars(bars) => (WIDTH, 95 + ROW * bars.len().max(1) as u32),
-            Marks::Lines(lines) => (WIDTH, 340 + 8 * lines.len() as u32),
+            // Tall enough for the legend beside the plot.
+            Marks::Lines(lines) => (WIDTH, 360.max(90 + 19 * lines.len() as u32)),
         }
     }
 
-    /// The chart as an SVG document (`<svg …>…</svg>`), its text as `<text>` elements.
-    pub fn svg(&self) -> Result<String, ChartError> {
+    /// The chart as an SVG document (`<svg …>…</svg>`), its text as `<text>` elements;
+    /// drawn once per process for the same chart ([`super::memo`]).
+    pub fn svg(&self) -> Result<Arc<String>, ChartError> {
+        SVGS.get_or(self.fingerprint(), self, || self.draw_svg())
+    }
+
+    /// A hash of everything the chart draws (f64s by their bits).
+    fn fingerprint(&self) -> u64 {
+        let mut h = QuickHasher::default();
+        self.title.hash(&mut h);
+        for a in [&self.x, &self.y] {
+            a.label.hash(&mut h);
+            std::mem::discriminant(&a.unit).hash(&mut h);
+            if let Unit::Names(names) = &a.unit {
+                names.hash(&mut h);
+            }
+            [a.range.0, a.range.1].map(f64::to_bits).hash(&mut h);
+            a.log.hash(&mut h);
+        }
+        match &self.marks {
+            Marks::Bars(bars) => {
+                for b in bars {
+                    (&b.name, b.colour, &b.note).hash(&mut h);
+                    [b.value, b.low, b.high].map(f64::to_bits).hash(&mut h);
+                }
+            }
+            Marks::Lines(lines) => {
+                for l in lines {
+                    (&l.name, l.colour, l.dashed).hash(&mut h);
+                    // The points by where they are: the memo's key keeps them alive, so the
+                    // address names them; other points equal to them only miss.
+                    h.write_usize(Arc::as_ptr(&l.points) as usize);
+                }
+            }
+        }
+        h.finish()
+    }
+
+    fn draw_svg(&self) -> Result<String, ChartError> {
         fonts();
         let mut svg = String::new();
         {
@@ -474,12 +523,27 @@ impl Chart {
             }
             _ => 80,
         };
+        // Lines get their legend to the right of the plot, where it covers no curve.
+        let legend_width = match &self.marks {
+            Marks::Lines(lines) => {
+                let font = ("sans-serif", 14).into_font();
+                lines
+                    .iter()
+                    .filter_map(|l| font.box_size(&l.name).ok())
+                    .map(|(w, _)| w)
+                    .max()
+                    .unwrap_or(0)
+                    + 48
+            }
+            Marks::Bars(_) => 0,
+        };
         let mut chart = ChartBuilder::on(root)
             .caption(
                 &self.title,
                 ("sans-serif", 20).into_font().style(FontStyle::Bold),
             )
             .margin(12)
+            .margin_right(12 + legend_width)
             .x_label_area_size(48)
             .y_label_area_size(y_area)
             .build_cartesian_2d(Coord::of(&self.x), Coord::of(&self.y))
@@ -505,7 +569,11 @@ impl Chart {
         mesh.draw().map_err(err)?;
         match &self.marks {
             Marks::Bars(bars) => self.draw_bars(&mut chart, bars).map_err(err),
-            Marks::Lines(lines) => self.draw_lines(&mut chart, lines).map_err(err),
+            Marks::Lines(lines) => {
+                self.draw_lines(&mut chart, lines).map_err(err)?;
+                let left = (WIDTH - 12 - legend_width) as i32 + 16;
+                self.draw_legend(root, lines, left).map_err(err)
+            }
         }
     }
 
@@ -558,30 +626,75 @@ impl Chart {
             let (r, g, b) = l.colour;
             let style = RGBColor(r, g, b).stroke_width(2);
             let points = l.points.iter().map(|&(x, y)| (x.max(x0), y.max(y0)));
-            let series = if l.dashed {
-                chart.draw_series(DashedLineSeries::new(points, 7, 4, style))?
+            if l.dashed {
+                chart.draw_series(DashedLineSeries::new(points, 7, 4, style))?;
             } else {
-                chart.draw_series(LineSeries::new(points, style))?
-            };
-            let dashed = l.dashed;
-            series.label(l.name.as_str()).legend(move |(x, y)| {
-                let end = if dashed { x + 8 } else { x + 20 };
-                PathElement::new(vec![(x, y), (end, y)], style)
-            });
+                chart.draw_series(LineSeries::new(points, style))?;
+            }
         }
-        let position = match self.x.unit {
-            // Percentile curves rise to the right: the upper left is free.
-            Unit::Percentile => SeriesLabelPosition::UpperLeft,
-            _ => SeriesLabelPosition::UpperRight,
-        };
-        chart
-            .configure_series_labels()
-            .position(position)
-            .label_font(("sans-serif", 14))
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(200, 200, 200))
-            .draw()
+        Ok(())
     }
+
+    /// The lines' legend in the right margin `draw_on` leaves for it, one row per line from
+    /// the top of the plot: a sample of the line (two dashes for a dashed one) and its name.
+    /// Drawn on the whole chart's area: plotters' own legend lives inside the plot.
+    fn draw_legend<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        lines: &[Line],
+        left: i32,
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+        let font = ("sans-serif", 14)
+            .into_font()
+            .color(&RGBColor(30, 30, 30))
+            .pos(Pos::new(HPos::Left, VPos::Center));
+        for (i, l) in lines.iter().enumerate() {
+            let y = 52 + 19 * i as i32;
+            let (r, g, b) = l.colour;
+            let style = RGBColor(r, g, b).stroke_width(2);
+            let dashes: &[(i32, i32)] = if l.dashed {
+                &[(0, 7), (11, 18)]
+            } else {
+                &[(0, 18)]
+            };
+            for &(from, to) in dashes {
+                root.draw(&PathElement::new(
+                    vec![(left + from, y), (left + to, y)],
+                    style,
+                ))?;
+            }
+            root.draw(&Text::new(l.name.clone(), (left + 24, y), font.clone()))?;
+        }
+        Ok(())
+    }
+}
+
+/// `x` stretched so that every bar's note fits after its bar (or whisker) inside the chart:
+/// the axis end moves until each bar's end leaves its note's width ([`text_width`]) free.
+fn with_room_for_notes(mut x: Axis, bars: &[Bar]) -> Axis {
+    let width = |t: &str| text_width(t, 15.0);
+    let names = bars.iter().map(|b| width(&b.name)).max().unwrap_or(40) + 14;
+    // The plot's width: the chart less its margins, the names and the axis.
+    let plot = f64::from(WIDTH.saturating_sub(24 + names + 4)).max(100.0);
+    let (lo, hi) = x.range;
+    let scale = |v: f64| if x.log { v.max(lo).log10() } else { v };
+    let (a, b) = (scale(lo), scale(hi));
+    let mut end = b;
+    for bar in bars {
+        // What fraction of the plot the bar and its whisker may take.
+        let room = (1.0 - f64::from(width(&bar.note) + 14) / plot).max(0.2);
+        end = end.max(a + (scale(bar.high.max(bar.value)) - a) / room);
+    }
+    x.range.1 = if x.log { 10f64.powf(end) } else { end };
+    x
+}
+
+/// A little more than the width of `text` in DejaVu Sans at plotters' font `size` (drawn at
+/// size / 1.24 px): its widest common glyphs (digits, most letters) advance 0.64 em. An
+/// estimate rather than a measure: measuring every note of every chart on every rewrite of a
+/// run's page cost more than drawing the charts that changed.
+fn text_width(text: &str, size: f64) -> u32 {
+    (text.chars().count() as f64 * size / 1.24 * 0.64).ceil() as u32
 }
 
 /// An [`Axis`] as a plotters coordinate: linear or log10 between the axis's ends, and its

@@ -43,18 +43,19 @@ pub fn report(results: &RunResults, facts: Vec<(String, String)>) -> Result<Repo
         .filter_map(|b| bar_chart(b, &columns, &palette))
         .collect();
     let count = results.meta.count.max(1);
+    let what = if count > 1 {
+        format!(
+            "the median of {count} repetitions (<code>--count {count}</code>); the whisker \
+             spans the fastest and the slowest"
+        )
+    } else {
+        "one measured round (<code>--count 1</code>)".to_string()
+    };
     report.push_charts(
         "Time per operation",
         &format!(
-            "<p class=\"note\">Each bar is the median of {count} repetition{} \
-             (<code>--count</code>){}. Axes switch to a log scale when the slowest target \
-             takes more than {}× the fastest.</p>",
-            if count == 1 { "" } else { "s" },
-            if count > 1 {
-                "; the whisker spans the fastest and the slowest repetition"
-            } else {
-                ""
-            },
+            "<p class=\"note\">Each bar is {what}. An axis switches to a log scale when the \
+             slowest target takes more than {}× the fastest.</p>",
             charts::LOG_ABOVE_RATIO
         ),
         bars,
@@ -242,7 +243,7 @@ fn latency_chart(bench: &str, columns: &[&TargetResults], palette: &Palette) -> 
         .iter()
         .filter_map(|t| {
             let m = t.bench(bench)?.median()?;
-            let points = latency::curve(&latency::decode(&m.histogram)?);
+            let points = latency::curve_of(&m.histogram)?;
             let column = t.column();
             Some(Line {
                 colour: palette.colour(&column),
@@ -255,13 +256,18 @@ fn latency_chart(bench: &str, columns: &[&TargetResults], palette: &Palette) -> 
     if lines.is_empty() {
         return None;
     }
+    // A curve rises left to right in both x and latency: its ends are its extremes (the
+    // first positive latency, for a log axis), so no page rewrite walks every point.
     let x_max = lines
         .iter()
-        .flat_map(|l| l.points.iter().map(|p| p.0))
+        .filter_map(|l| l.points.last().map(|p| p.0))
         .fold(1.0, f64::max);
     let ys: Vec<f64> = lines
         .iter()
-        .flat_map(|l| l.points.iter().map(|p| p.1))
+        .flat_map(|l| {
+            let low = l.points.iter().find(|p| p.1 > 0.0).map(|p| p.1);
+            low.into_iter().chain(l.points.last().map(|p| p.1))
+        })
         .collect();
     Some(Chart {
         title: format!("{bench}: latency by percentile"),

@@ -3,9 +3,13 @@
 //! a log scale and the tail gets as much room as the median (Gil Tene's
 //! HistogramLogAnalyzer / `hdrhistogram.github.io/HdrHistogram/plotFiles.html`).
 
+use std::sync::Arc;
+
 use base64::Engine as _;
 use hdrhistogram::serialization::Deserializer;
 use hdrhistogram::Histogram;
+
+use super::memo::{hash_of, Memo};
 
 /// Quantile steps per halving of the distance to 100%, as HdrHistogram's
 /// `outputPercentileDistribution` prints them with 5 ticks.
@@ -21,6 +25,25 @@ pub fn decode(b64: &str) -> Option<Histogram<u64>> {
     let bytes = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
     Deserializer::new()
         .deserialize(&mut std::io::Cursor::new(bytes))
+        .ok()
+}
+
+/// Every curve [`curve_of`] decoded (a default run has 110 histograms).
+pub static CURVES: Memo<String, Vec<(f64, f64)>> = Memo::new(4096);
+
+/// The curve of the histogram `b64` (as `results.json` keeps it), decoded once per process
+/// ([`super::memo`]); `None` when there is none or it does not decode.
+pub fn curve_of(b64: &str) -> Option<Arc<Vec<(f64, f64)>>> {
+    if b64.is_empty() {
+        return None;
+    }
+    // The hash only picks the bucket (the full string is compared), so its length and first
+    // bytes will do: hashing all of a run's histograms on every rewrite would cost more.
+    let head = &b64.as_bytes()[..b64.len().min(96)];
+    CURVES
+        .get_or(hash_of(&(b64.len(), head)), b64, || {
+            decode(b64).map(|h| curve(&h)).ok_or(())
+        })
         .ok()
 }
 

@@ -314,11 +314,13 @@ mod tests {
     #[test]
     fn facts_survive_a_rebuild() {
         let tmp = tempfile::tempdir().unwrap();
-        let mut page = super::super::Page::default();
-        page.facts = vec![
-            ("command".into(), "edgebench kv --ratio \"1:10\" <x>".into()),
-            ("machine".into(), "cpu & more".into()),
-        ];
+        let page = super::super::Page {
+            facts: vec![
+                ("command".into(), "edgebench kv --ratio \"1:10\" <x>".into()),
+                ("machine".into(), "cpu & more".into()),
+            ],
+            ..Default::default()
+        };
         std::fs::write(tmp.path().join(FILE), page.render()).unwrap();
         assert_eq!(recorded_facts(tmp.path()), page.facts);
         assert_eq!(

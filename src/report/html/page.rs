@@ -7,7 +7,8 @@
 //! Anything that adds to the page (a comparison table, a new results kind) does it by pushing
 //! a section; the page knows nothing about where a section's content comes from.
 
-use std::fmt::Write as _;
+use std::io;
+use std::sync::Arc;
 
 /// One part of the page: a heading and its content.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,6 +17,8 @@ pub struct Section {
     pub title: String,
     /// The content: HTML, trusted as it is (build it with [`escape`] and [`markdown`]).
     pub html: String,
+    /// Charts (SVG documents) after the content, in a grid, one `<figure>` each.
+    pub figures: Vec<Arc<String>>,
 }
 
 impl Section {
@@ -24,6 +27,7 @@ impl Section {
         Section {
             title: title.into(),
             html: html.into(),
+            figures: Vec::new(),
         }
     }
 }
@@ -49,40 +53,55 @@ impl Page {
 
     /// The complete HTML document.
     pub fn render(&self) -> String {
-        let mut out =
-            String::with_capacity(4096 + self.sections.iter().map(|s| s.html.len()).sum::<usize>());
+        let mut out = Vec::new();
+        // Writing to a Vec cannot fail, and everything written is UTF-8.
+        let _ = self.write_to(&mut out);
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    /// Writes the document to `out` piece by piece: the charts are shared with the memo of
+    /// drawn charts, and a page gathered into one string first would copy them all again.
+    pub fn write_to(&self, out: &mut impl io::Write) -> io::Result<()> {
         let title = escape(&self.title);
-        // Writing to a String cannot fail.
-        let _ = write!(
+        write!(
             out,
             "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
              <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
              <title>{title}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<header>\n\
              <h1>{title}</h1>\n<p class=\"lede\">{}</p>\n",
             escape(&self.lede)
-        );
+        )?;
         if !self.facts.is_empty() {
-            out.push_str("<dl class=\"facts\">\n");
+            out.write_all(b"<dl class=\"facts\">\n")?;
             for (k, v) in &self.facts {
-                let _ = writeln!(out, "<dt>{}</dt><dd>{}</dd>", escape(k), escape(v));
+                writeln!(out, "<dt>{}</dt><dd>{}</dd>", escape(k), escape(v))?;
             }
-            out.push_str("</dl>\n");
+            out.write_all(b"</dl>\n")?;
         }
-        out.push_str("</header>\n<nav><ul>\n");
+        out.write_all(b"</header>\n<nav><ul>\n")?;
         for (i, s) in self.sections.iter().enumerate() {
-            let _ = writeln!(out, "<li><a href=\"#s{i}\">{}</a></li>", escape(&s.title));
+            writeln!(out, "<li><a href=\"#s{i}\">{}</a></li>", escape(&s.title))?;
         }
-        out.push_str("</ul></nav>\n<main>\n");
+        out.write_all(b"</ul></nav>\n<main>\n")?;
         for (i, s) in self.sections.iter().enumerate() {
-            let _ = write!(
+            write!(
                 out,
-                "<section id=\"s{i}\">\n<h2>{}</h2>\n{}\n</section>\n",
+                "<section id=\"s{i}\">\n<h2>{}</h2>\n{}\n",
                 escape(&s.title),
                 s.html
-            );
+            )?;
+            if !s.figures.is_empty() {
+                out.write_all(b"<div class=\"charts\">\n")?;
+                for svg in &s.figures {
+                    out.write_all(b"<figure>")?;
+                    out.write_all(svg.as_bytes())?;
+                    out.write_all(b"</figure>\n")?;
+                }
+                out.write_all(b"</div>\n")?;
+            }
+            out.write_all(b"</section>\n")?;
         }
-        out.push_str("</main>\n</body>\n</html>\n");
-        out
+        out.write_all(b"</main>\n</body>\n</html>\n")
     }
 }
 
@@ -116,18 +135,6 @@ pub fn markdown(md: &str) -> String {
     format!("<div class=\"md\">{html}</div>")
 }
 
-/// One `<figure>` per chart, in a grid: `svgs` are the charts' SVG documents.
-pub fn figures<'a>(svgs: impl IntoIterator<Item = &'a str>) -> String {
-    let mut out = String::from("<div class=\"charts\">\n");
-    for svg in svgs {
-        out.push_str("<figure>");
-        out.push_str(svg);
-        out.push_str("</figure>\n");
-    }
-    out.push_str("</div>");
-    out
-}
-
 /// The page's style: readable tables, charts two to a row on a wide screen, and print-safe
 /// colours. No web font: the system's sans-serif, which is also what the SVG text names.
 const CSS: &str = "
@@ -151,7 +158,8 @@ th:first-child,td:first-child{text-align:left}
 th{background:#f5f5f7}
 .md{overflow-x:auto}
 .md td{white-space:nowrap}
-td.fastest{font-weight:bold}
+table.glance td{text-align:left}
+td.fastest{font-weight:bold;white-space:nowrap}
 .swatch{display:inline-block;width:.8em;height:.8em;border-radius:2px;margin-right:.4em;vertical-align:-.05em}
 .note{color:#555;font-size:.9rem}
 ";

@@ -2,6 +2,8 @@
 //! latency chart (p50 solid, p99 dashed, one colour per series), shared by the kv and fleet
 //! pages so both read the same way.
 
+use std::sync::Arc;
+
 use super::charts::{Axis, Chart, Line, Marks, Palette, Unit};
 
 /// One series: a run or a target, second by second.
@@ -46,11 +48,12 @@ pub fn charts(title: &str, what: &str, series: &[Series], palette: &Palette) -> 
         colour: palette.colour(&s.name),
         name,
         dashed,
-        points: s
-            .seconds
-            .iter()
-            .filter_map(|p| Some((p.at, pick(p)?)))
-            .collect(),
+        points: Arc::new(
+            s.seconds
+                .iter()
+                .filter_map(|p| Some((p.at, pick(p)?)))
+                .collect(),
+        ),
     };
     let throughput: Vec<Line> = series
         .iter()
@@ -63,8 +66,7 @@ pub fn charts(title: &str, what: &str, series: &[Series], palette: &Palette) -> 
     let mut charts = vec![Chart {
         title: format!("{title}: {what} per second"),
         x: x.clone(),
-        // Headroom for the legend above the lines.
-        y: Axis::fit(&format!("{what} per second"), Unit::Count, &ys, 0.4),
+        y: Axis::fit(&format!("{what} per second"), Unit::Count, &ys, 0.1),
         marks: Marks::Lines(throughput),
     }];
     let latency: Vec<Line> = series
@@ -85,7 +87,7 @@ pub fn charts(title: &str, what: &str, series: &[Series], palette: &Palette) -> 
         charts.push(Chart {
             title: format!("{title}: latency per second (p50 solid, p99 dashed)"),
             x,
-            y: Axis::fit("latency", Unit::Nanos, &ys, 0.4),
+            y: Axis::fit("latency", Unit::Nanos, &ys, 0.1),
             marks: Marks::Lines(latency),
         });
     }
@@ -120,13 +122,13 @@ mod tests {
         let Marks::Lines(t) = &charts[0].marks else {
             panic!()
         };
-        assert_eq!(t[0].points, [(1.0, 1000.0), (2.0, 1200.0)]);
+        assert_eq!(*t[0].points, [(1.0, 1000.0), (2.0, 1200.0)]);
         let Marks::Lines(l) = &charts[1].marks else {
             panic!()
         };
         let names: Vec<(&str, bool)> = l.iter().map(|l| (l.name.as_str(), l.dashed)).collect();
         assert_eq!(names, [("run 1 p50", false), ("run 1 p99", true)]);
-        assert_eq!(l[1].points, [(1.0, 90_000.0)]);
+        assert_eq!(*l[1].points, [(1.0, 90_000.0)]);
         assert!(super::charts("kv", "requests", &[], &Palette::default()).is_empty());
     }
 }
