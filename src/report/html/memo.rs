@@ -16,9 +16,12 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 
+/// Entries by hash: each hash's keys (compared in full) and values.
+type Buckets<K, V> = HashMap<u64, Vec<(K, Arc<V>)>>;
+
 /// A bounded map from keys to shared values, by the key's 64-bit hash.
 pub struct Memo<K, V> {
-    entries: Mutex<Option<HashMap<u64, Vec<(K, Arc<V>)>>>>,
+    entries: Mutex<Option<Buckets<K, V>>>,
     limit: usize,
 }
 
