@@ -420,9 +420,32 @@ pub struct FleetArgs {
     pub out: Option<PathBuf>,
 }
 
+const HTML_EXAMPLES: &str = "\
+Examples:
+  edgebench report html results/20260101-120000-coredata
+      Rebuild that run's report.html.
+  edgebench report html results/*-coredata --png --out compare.html
+      One page comparing the runs (a bar per run and target), and each chart as a PNG.";
+
 /// `edgebench report ...`
 #[derive(Debug, Subcommand)]
 pub enum ReportCommand {
+    /// Build report.html (charts, tables, the run's facts) from a results directory, or one
+    /// page comparing several.
+    #[command(after_help = HTML_EXAMPLES)]
+    Html {
+        /// Results directories: what coredata, kv or fleet wrote, or results/perf after
+        /// `perf create_csv -all`.
+        #[arg(value_name = "DIR", required = true)]
+        dirs: Vec<PathBuf>,
+        /// Also write each chart as a PNG, into charts/ beside the page.
+        #[arg(long)]
+        png: bool,
+        /// The page to write [default: DIR/report.html for one directory,
+        /// results/<timestamp>-report/report.html for several].
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
     /// Read `go test -bench` output and print the markdown table, like benchtomd.awk.
     #[command(after_help = BENCHTOMD_EXAMPLES)]
     Benchtomd {

@@ -306,6 +306,7 @@ impl Level<'_> {
 
 fn write(dir: &Path, results: &RunResults) -> anyhow::Result<()> {
     report::write_files(dir, results)
+        .and_then(|()| report::html::write_coredata(dir, results))
         .with_context(|| format!("cannot write results to {} (use --out DIR)", dir.display()))
 }
 

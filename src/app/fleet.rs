@@ -199,5 +199,6 @@ fn write(dir: &PathBuf, run: &FleetRun) -> anyhow::Result<()> {
         let path = dir.join(name);
         std::fs::write(&path, bytes).with_context(|| format!("cannot write {}", path.display()))?;
     }
+    crate::report::html::write_fleet(dir, run)?;
     Ok(())
 }

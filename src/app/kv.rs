@@ -150,6 +150,7 @@ pub fn run(
     let results = KvResults::new(cfg.clone(), runs);
     let dir = super::shared::fresh_run_dir(Path::new("results"), "kv");
     let files = crate::report::write_all(&dir, &results, &report_kv::exporters())?;
+    crate::report::html::write_kv(&dir, &results)?;
     // memtier's -o and --json-out-file: the same bytes as memtier.txt and results.json.
     if let Some(path) = &cfg.json_out_file {
         crate::report::write_whole_file(path, &files[report_kv::JSON])?;

@@ -72,6 +72,7 @@ pub fn run(
                 crate::perf::apps::write_group_comparison(root, &apps).map_err(csv_error)?
             {
                 let _ = writeln!(out, "   + {}\n\n{md}", path.display());
+                crate::report::html::write_perf(root).map_err(anyhow::Error::from)?;
             }
             return Ok(());
         }

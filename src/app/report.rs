@@ -14,6 +14,7 @@ use crate::report::{self, Format};
 /// Runs a `report` subcommand.
 pub fn main(command: &ReportCommand) -> Result<Ending, Error> {
     match command {
+        ReportCommand::Html { dirs, png, out } => html(dirs, *png, out.as_deref())?,
         ReportCommand::Benchtomd { file } => benchtomd(file.as_deref())?,
         ReportCommand::Compare { old, new } => compare(old, new)?,
     }
@@ -57,5 +58,28 @@ fn compare(old: &Path, new: &Path) -> Result<(), Error> {
     std::io::stdout()
         .write_all(comparison.markdown().as_bytes())
         .context("cannot write to stdout")?;
+    Ok(())
+}
+
+/// `report html`: builds the page of `dirs` (one page comparing them when several), writes
+/// it and, with `png`, every chart as a PNG; prints each file written.
+fn html(dirs: &[std::path::PathBuf], png: bool, out: Option<&Path>) -> anyhow::Result<()> {
+    let report = report::html::load::build(dirs)?;
+    let page = match (out, dirs) {
+        (Some(path), _) => path.to_path_buf(),
+        (None, [dir]) => dir.join(report::html::FILE),
+        (None, _) => {
+            super::shared::fresh_run_dir(Path::new("results"), "report").join(report::html::FILE)
+        }
+    };
+    if let Some(parent) = page.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {} (use --out FILE)", parent.display()))?;
+    }
+    let pngs = report.write(&page, png)?;
+    let mut stdout = std::io::stdout().lock();
+    for path in std::iter::once(&page).chain(&pngs) {
+        writeln!(stdout, "{}", path.display()).context("cannot write to stdout")?;
+    }
     Ok(())
 }

@@ -15,6 +15,7 @@ pub mod compare;
 pub mod csv;
 pub mod fleet;
 pub mod gobench;
+pub mod html;
 pub mod json;
 pub mod kv;
 pub mod markdown;

@@ -579,6 +579,7 @@ fn assert_no_temp_files(dir: &Path) {
     let mut expected: Vec<String> = Format::all()
         .iter()
         .map(|f| f.exporter().file_name().to_string())
+        .chain([edgebench::report::html::FILE.to_string()])
         .collect();
     expected.sort();
     assert_eq!(names, expected, "every results file, and no temporary file");

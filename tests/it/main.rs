@@ -28,6 +28,7 @@ mod perf_results;
 mod perf_run;
 mod real_clients;
 mod report_compare;
+mod report_html;
 mod runner;
 mod service_cli;
 mod workload;
