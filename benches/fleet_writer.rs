@@ -17,10 +17,15 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use edgebench::engine::{Engine, EngineConnection};
+use edgebench::runner::alloc::CountingAlloc;
 use edgebench::store::edgex::redis3::Redis3Store;
 use edgebench::store::edgex::EventStore;
 use edgebench::workload::fleet::schedule::{self, RealPacer};
 use edgebench::workload::fleet::FleetSpec;
+
+/// The binary's allocator, so the engine's figures are the fleet's.
+#[global_allocator]
+static ALLOC: CountingAlloc<mimalloc::MiMalloc> = CountingAlloc::new(mimalloc::MiMalloc);
 
 fn main() {
     let rates: Vec<f64> = std::env::var("FLEET_RATES")
