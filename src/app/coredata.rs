@@ -8,6 +8,7 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 
@@ -77,7 +78,11 @@ pub fn run(cfg: &CoreDataConfig, status: &mut dyn Write) -> anyhow::Result<Outco
         targets: Vec::new(),
     };
     // Fail on an unwritable directory before anything runs.
-    write(&dir, &results)?;
+    let mut out = Output {
+        dir,
+        page_written: None,
+    };
+    out.write(&results)?;
 
     let mut runner = Runner::new(cfg.benchtime, cfg.interrupted.clone());
     let levels = cfg.parallel.clone().unwrap_or_else(|| vec![1]);
@@ -125,7 +130,7 @@ pub fn run(cfg: &CoreDataConfig, status: &mut dyn Write) -> anyhow::Result<Outco
                     t.error = Some(e.to_string());
                 }
                 failed_targets += 1;
-                write(&dir, &results)?;
+                out.write(&results)?;
                 continue;
             }
         };
@@ -142,7 +147,7 @@ pub fn run(cfg: &CoreDataConfig, status: &mut dyn Write) -> anyhow::Result<Outco
                 idx,
                 steps_before: steps,
             };
-            let outcome = level.run(&mut results, &mut runner, &dir, &mut progress, status)?;
+            let outcome = level.run(&mut results, &mut runner, &mut out, &mut progress, status)?;
             steps += steps_of(spec);
             progress.set_position(steps);
             match outcome {
@@ -160,17 +165,17 @@ pub fn run(cfg: &CoreDataConfig, status: &mut dyn Write) -> anyhow::Result<Outco
                     progress.line(status, &format!("edgebench: {msg}"));
                     results.targets[idx].error = Some(msg);
                     failed = true;
-                    write(&dir, &results)?;
+                    out.write(&results)?;
                 }
             }
         }
         failed_targets += usize::from(failed);
     }
     progress.clear(status);
-    write(&dir, &results)?;
+    out.finish(&results)?;
     Ok(Outcome {
         results,
-        dir,
+        dir: out.dir,
         failed_targets,
         interrupted,
     })
@@ -202,7 +207,7 @@ impl Level<'_> {
         &self,
         results: &mut RunResults,
         runner: &mut Runner,
-        dir: &Path,
+        out: &mut Output,
         progress: &mut ProgressLine,
         status: &mut dyn Write,
     ) -> anyhow::Result<Result<(), LevelError>> {
@@ -220,7 +225,7 @@ impl Level<'_> {
             .map(|s| -> &mut dyn CoreData { s.as_mut() })
             .collect();
         results.targets[idx].endpoint = self.target.endpoint();
-        write(dir, results)?;
+        out.write(results)?;
 
         let total = BENCHMARKS
             .iter()
@@ -273,7 +278,7 @@ impl Level<'_> {
                         );
                     }
                     if write_error.is_none() {
-                        write_error = write(dir, results).err();
+                        write_error = out.write(results).err();
                     }
                 }
             },
@@ -304,10 +309,48 @@ impl Level<'_> {
     }
 }
 
-fn write(dir: &Path, results: &RunResults) -> anyhow::Result<()> {
-    report::write_files(dir, results)
-        .and_then(|()| report::html::write_coredata(dir, results))
-        .with_context(|| format!("cannot write results to {} (use --out DIR)", dir.display()))
+/// How often, at most, `report.html` is rewritten while a run goes on. The text files are
+/// rewritten after every benchmark (a run stopped at any point keeps them whole); the page,
+/// which costs 1–3 ms to assemble and write in a real run, at most this often and at the end,
+/// so a default run of ~100 benchmarks in ~4 minutes pays for ~25 pages, not ~120
+/// (docs/PERFORMANCE.md).
+const PAGE_EVERY: Duration = Duration::from_secs(10);
+
+/// A run's results directory and when its page was last written.
+struct Output {
+    dir: PathBuf,
+    page_written: Option<Instant>,
+}
+
+impl Output {
+    /// Rewrites the results files, and `report.html` when [`PAGE_EVERY`] has passed.
+    fn write(&mut self, results: &RunResults) -> anyhow::Result<()> {
+        let due = self
+            .page_written
+            .is_none_or(|at| at.elapsed() >= PAGE_EVERY);
+        self.write_files(results, due)
+    }
+
+    /// Rewrites every results file, `report.html` included: the run's last word.
+    fn finish(&mut self, results: &RunResults) -> anyhow::Result<()> {
+        self.write_files(results, true)
+    }
+
+    fn write_files(&mut self, results: &RunResults, page: bool) -> anyhow::Result<()> {
+        let dir = &self.dir;
+        report::write_files(dir, results)
+            .and_then(|()| match page {
+                true => report::html::write_coredata(dir, results),
+                false => Ok(()),
+            })
+            .with_context(|| {
+                format!("cannot write results to {} (use --out DIR)", dir.display())
+            })?;
+        if page {
+            self.page_written = Some(Instant::now());
+        }
+        Ok(())
+    }
 }
 
 fn meta(workload: &str, cfg: &CoreDataConfig) -> RunMeta {
