@@ -8,7 +8,8 @@
 //! - [`serve`]: the engine served over RESP until Ctrl-C or SIGTERM;
 //! - [`kv`]: memtier_benchmark's key-value load;
 //! - [`perf`]: PadoGrid's perf_test tools;
-//! - [`report`]: `report benchtomd`.
+//! - [`fleet`]: a device fleet, open loop, against each target;
+//! - [`report`]: `report html`, `report compare` and `report benchtomd`.
 //!
 //! [`run`] dispatches a parsed command line. How a command ended is an [`Ending`] and why it
 //! could not run is an [`Error`]; the binary maps both to exit statuses in one place
