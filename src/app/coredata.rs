@@ -87,13 +87,7 @@ pub fn run(cfg: &CoreDataConfig, status: &mut dyn Write) -> anyhow::Result<Outco
     let mut runner = Runner::new(cfg.benchtime, cfg.interrupted.clone());
     let levels = cfg.parallel.clone().unwrap_or_else(|| vec![1]);
     // The bar's steps: every repetition of every benchmark of every column.
-    let steps_of = |spec: &TargetSpec| {
-        let benchmarks = BENCHMARKS
-            .iter()
-            .filter(|b| cfg.filter.matches(&spec.name, b))
-            .count() as u64;
-        benchmarks * u64::from(cfg.count)
-    };
+    let steps_of = |spec: &TargetSpec| benchmarks_of(cfg, spec) as u64 * u64::from(cfg.count);
     let total: u64 = cfg
         .targets
         .iter()
@@ -110,7 +104,7 @@ pub fn run(cfg: &CoreDataConfig, status: &mut dyn Write) -> anyhow::Result<Outco
             interrupted = true;
             break;
         }
-        if !BENCHMARKS.iter().any(|b| cfg.filter.matches(&spec.name, b)) {
+        if benchmarks_of(cfg, spec) == 0 {
             continue;
         }
         // A column per level, so a target that fails shows its error in each.
@@ -227,10 +221,7 @@ impl Level<'_> {
         results.targets[idx].endpoint = self.target.endpoint();
         out.write(results)?;
 
-        let total = BENCHMARKS
-            .iter()
-            .filter(|b| cfg.filter.matches(&spec.name, b))
-            .count();
+        let total = benchmarks_of(cfg, spec);
         let mut done = 0;
         let mut write_error = None;
         let outcome = coredata::run_clients(
@@ -307,6 +298,14 @@ impl Level<'_> {
             })
             .collect()
     }
+}
+
+/// How many of the ten benchmarks `--bench` selects for `spec`'s columns.
+fn benchmarks_of(cfg: &CoreDataConfig, spec: &TargetSpec) -> usize {
+    BENCHMARKS
+        .iter()
+        .filter(|b| cfg.filter.matches(&spec.name, b))
+        .count()
 }
 
 /// How often, at most, `report.html` is rewritten while a run goes on. The text files are

@@ -28,6 +28,7 @@ pub use retention::{PurgeReport, Retention};
 pub use schedule::{Schedule, WriterReport};
 
 use crate::edgex::{self, Event, Reading, ReadingValue, ValueKind};
+use crate::runner::duration_ns;
 use crate::store::edgex::{EventStore, Filter, Page};
 use crate::store::{StoreError, StoreResult};
 
@@ -163,9 +164,9 @@ impl FleetSpec {
     pub fn schedule(&self) -> Schedule {
         Schedule {
             rate: self.events_per_second,
-            duration_ns: ns(self.duration),
-            warmup_ns: ns(self.warmup),
-            late_after_ns: ns(self.late_after),
+            duration_ns: duration_ns(self.duration),
+            warmup_ns: duration_ns(self.warmup),
+            late_after_ns: duration_ns(self.late_after),
         }
     }
 
@@ -404,10 +405,6 @@ fn set_uuid(id: &mut String) {
     id.push_str(uuid::Uuid::new_v4().hyphenated().encode_lower(&mut buf));
 }
 
-fn ns(d: Duration) -> u64 {
-    d.as_nanos().min(u128::from(u64::MAX)) as u64
-}
-
 /// What one fleet run against one target measured.
 #[derive(Debug, Clone)]
 pub struct FleetReport {
@@ -482,51 +479,42 @@ pub fn run(
     let schedule = spec.schedule();
     let origin = Instant::now();
     let counters = Counters::default();
+    let clients = Clients {
+        spec,
+        schedule: &schedule,
+        origin,
+        stop,
+        counters: &counters,
+    };
     let (reports, read_reports, (purges, sizes, backlogs)) = std::thread::scope(|scope| {
         let purging = purger.as_mut().map(|store| {
             let done = &clients_done;
             scope.spawn(move || retention::run_purger(store.as_mut(), &spec.retention, done))
         });
-        let (schedule, counters) = (&schedule, &counters);
+        let clients = &clients;
         let writing: Vec<_> = writers
             .iter_mut()
             .enumerate()
-            .map(|(w, store)| {
-                scope.spawn(move || {
-                    write(
-                        spec,
-                        schedule,
-                        w as u64,
-                        store.as_mut(),
-                        origin,
-                        stop,
-                        counters,
-                    )
-                })
-            })
+            .map(|(w, store)| scope.spawn(move || clients.write(w as u64, store.as_mut())))
             .collect();
         let reading: Vec<_> = readers
             .iter_mut()
             .enumerate()
-            .map(|(r, store)| {
-                scope.spawn(move || {
-                    read(
-                        spec,
-                        schedule,
-                        r as u64,
-                        store.as_mut(),
-                        origin,
-                        stop,
-                        counters,
-                    )
-                })
-            })
+            .map(|(r, store)| scope.spawn(move || clients.read(r as u64, store.as_mut())))
             .collect();
         let done = &clients_done;
         // The checker is idle while the clients run: it measures the store's size.
         let sizer = checker.as_mut();
-        let watching =
-            scope.spawn(move || watch(schedule, origin, done, counters, sizer, on_second));
+        let watching = scope.spawn(move || {
+            watch(
+                clients.schedule,
+                origin,
+                done,
+                clients.counters,
+                sizer,
+                on_second,
+            )
+        });
         let join = |hs: Vec<std::thread::ScopedJoinHandle<'_, WriterReport>>| {
             hs.into_iter()
                 .map(|h| h.join().expect("a fleet client panicked"))
@@ -582,80 +570,80 @@ struct Counters {
     reads: AtomicU64,
 }
 
-/// Writer `w` of the fleet: its share of the schedule, open loop.
-fn write(
-    spec: &FleetSpec,
-    schedule: &Schedule,
-    w: u64,
-    store: &mut dyn EventStore,
+/// What every client thread of a run shares: the fleet, its schedule, the run's start, the
+/// stop flag and the live counters.
+struct Clients<'a> {
+    spec: &'a FleetSpec,
+    schedule: &'a Schedule,
     origin: Instant,
-    stop: &AtomicBool,
-    counters: &Counters,
-) -> WriterReport {
-    let mut pacer = schedule::RealPacer::new(origin);
-    let mut last_origin = 0i64;
-    let cpu = schedule::thread_cpu_ns();
-    // Each event is built ahead of its time, stamped when built (a device reads its sensors,
-    // then posts), and origins of one writer strictly increase.
-    let prepare = |j, event: &mut Event| {
-        last_origin = edgex::now_ns().max(last_origin + 1_000);
-        spec.refill(event, j, last_origin);
-    };
-    let send = |event: &Event| {
-        let result = store.add_event(event);
-        let counter = if result.is_ok() {
-            &counters.sent
-        } else {
-            &counters.failed
-        };
-        counter.fetch_add(1, Ordering::Relaxed);
-        result
-    };
-    let mut report = schedule::write_open_loop(
-        schedule,
-        schedule::Share {
-            first: w,
-            stride: spec.writers,
-        },
-        &mut pacer,
-        stop,
-        spec.blank_event(),
-        prepare,
-        send,
-    );
-    report.cpu_ns = schedule::thread_cpu_ns().saturating_sub(cpu);
-    report
+    stop: &'a AtomicBool,
+    counters: &'a Counters,
 }
 
-/// Reader `r`: [`READ_MIX`] at `read_rate` (open loop) or back to back (closed loop).
-fn read(
-    spec: &FleetSpec,
-    schedule: &Schedule,
-    r: u64,
-    store: &mut dyn EventStore,
-    origin: Instant,
-    stop: &AtomicBool,
-    counters: &Counters,
-) -> WriterReport {
-    let mut pacer = schedule::RealPacer::new(origin);
-    let mut read = |k| {
-        let result = spec.read(store, r, k);
-        if result.is_ok() {
-            counters.reads.fetch_add(1, Ordering::Relaxed);
-        }
-        result
-    };
-    match spec.read_rate {
-        Some(rate) => schedule::write_open_loop(
-            &Schedule { rate, ..*schedule },
-            schedule::Share::ALL,
+impl Clients<'_> {
+    /// Writer `w` of the fleet: its share of the schedule, open loop.
+    fn write(&self, w: u64, store: &mut dyn EventStore) -> WriterReport {
+        let (spec, counters) = (self.spec, self.counters);
+        let mut pacer = schedule::RealPacer::new(self.origin);
+        let mut last_origin = 0i64;
+        let cpu = schedule::thread_cpu_ns();
+        // Each event is built ahead of its time, stamped when built (a device reads its
+        // sensors, then posts), and origins of one writer strictly increase.
+        let prepare = |j, event: &mut Event| {
+            last_origin = edgex::now_ns().max(last_origin + 1_000);
+            spec.refill(event, j, last_origin);
+        };
+        let send = |event: &Event| {
+            let result = store.add_event(event);
+            let counter = if result.is_ok() {
+                &counters.sent
+            } else {
+                &counters.failed
+            };
+            counter.fetch_add(1, Ordering::Relaxed);
+            result
+        };
+        let mut report = schedule::write_open_loop(
+            self.schedule,
+            schedule::Share {
+                first: w,
+                stride: spec.writers,
+            },
             &mut pacer,
-            stop,
-            0,
-            |k, item| *item = k,
-            |&k| read(k),
-        ),
-        None => schedule::run_closed_loop(schedule, &mut pacer, stop, read),
+            self.stop,
+            spec.blank_event(),
+            prepare,
+            send,
+        );
+        report.cpu_ns = schedule::thread_cpu_ns().saturating_sub(cpu);
+        report
+    }
+
+    /// Reader `r`: [`READ_MIX`] at `read_rate` (open loop) or back to back (closed loop).
+    fn read(&self, r: u64, store: &mut dyn EventStore) -> WriterReport {
+        let mut pacer = schedule::RealPacer::new(self.origin);
+        let mut read = |k| {
+            let result = self.spec.read(store, r, k);
+            if result.is_ok() {
+                self.counters.reads.fetch_add(1, Ordering::Relaxed);
+            }
+            result
+        };
+        match self.spec.read_rate {
+            Some(rate) => schedule::write_open_loop(
+                &Schedule {
+                    rate,
+                    ..*self.schedule
+                },
+                schedule::Share::ALL,
+                &mut pacer,
+                self.stop,
+                0,
+                |k, item| *item = k,
+                |&k| read(k),
+            ),
+            None => schedule::run_closed_loop(self.schedule, &mut pacer, self.stop, read),
+        }
     }
 }
 
@@ -682,7 +670,7 @@ fn watch(
         let live = Live {
             elapsed,
             total,
-            due: schedule.due_by(ns(elapsed)),
+            due: schedule.due_by(duration_ns(elapsed)),
             sent: counters.sent.load(Ordering::Relaxed),
             failed: counters.failed.load(Ordering::Relaxed),
             reads: counters.reads.load(Ordering::Relaxed),
@@ -762,7 +750,7 @@ fn verdict(
     }
     if let Some(slo) = spec.slo {
         let p99 = w.corrected.value_at_quantile(0.99);
-        if p99 > ns(slo) {
+        if p99 > duration_ns(slo) {
             let second = first_slow_second(w, slo).unwrap_or(0);
             return behind(format!(
                 "p99 write latency {:.3} ms over the SLO {:.3} ms (from second {second})",
@@ -778,5 +766,5 @@ fn verdict(
 fn first_slow_second(w: &WriterReport, limit: Duration) -> Option<usize> {
     w.per_second
         .iter()
-        .position(|h| !h.is_empty() && h.value_at_quantile(0.99) > ns(limit))
+        .position(|h| !h.is_empty() && h.value_at_quantile(0.99) > duration_ns(limit))
 }

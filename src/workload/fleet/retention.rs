@@ -122,7 +122,7 @@ pub fn run_purger(
                 report.purges += 1;
                 let _ = report
                     .latency
-                    .record(start.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64);
+                    .record(crate::runner::duration_ns(start.elapsed()));
             }
             Err(e) => {
                 report.failed += 1;

@@ -335,7 +335,7 @@ const SPIN_NS: u64 = 100_000;
 
 impl Pacer for RealPacer {
     fn now_ns(&mut self) -> u64 {
-        self.origin.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64
+        crate::runner::duration_ns(self.origin.elapsed())
     }
 
     fn sleep_until(&mut self, at_ns: u64) {
