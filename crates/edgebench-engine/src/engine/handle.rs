@@ -16,6 +16,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use super::client::Client;
 use super::cmd;
 use super::keyspace::Db;
+use super::types::encoding::Limits;
 use crate::resp::reply::Reply;
 
 /// Databases (SELECT 0–15), as in a default redis.conf.
@@ -112,9 +113,13 @@ impl Engine {
     }
 
     fn build(clock: EngineClock) -> Engine {
+        // One set of encoding limits for every database, as CONFIG sets them server-wide.
+        let limits = Arc::new(Limits::default());
         Engine {
             inner: Arc::new(Inner {
-                dbs: (0..DATABASES).map(|_| Db::default()).collect(),
+                dbs: (0..DATABASES)
+                    .map(|_| Db::with_limits(Arc::clone(&limits)))
+                    .collect(),
                 clock,
                 next_client_id: AtomicU64::new(1),
                 stats: Stats::default(),

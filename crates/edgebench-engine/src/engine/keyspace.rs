@@ -18,11 +18,12 @@
 
 use std::collections::{BTreeSet, VecDeque};
 use std::hash::BuildHasher;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use super::error::CmdError;
 use super::notify::BlockedClients;
 pub use super::types::collections::{BytesMap, BytesSet, Hasher, Key};
+use super::types::encoding::{is_redis_integer, string_encoding, Limits, Shape};
 use super::types::{Stream, ZSet};
 
 /// Shards per database. A power of two; more than the cores of a big machine, so two
@@ -58,6 +59,51 @@ impl Value {
             Value::Stream(_) => "stream",
         }
     }
+
+    /// Whether the value is over the compact encoding's limits, where Redis would have
+    /// converted it (see [`super::types::encoding`]). O(1) once past the entry limit; else
+    /// a look at each element, of which a compact value has few.
+    pub fn outgrew(&self, limits: &Limits) -> bool {
+        match self {
+            Value::Hash(h) => {
+                let l = limits.load();
+                h.len() as u64 > l.hash_entries
+                    || h.iter().any(|(f, v)| {
+                        f.len() as u64 > l.hash_value || v.len() as u64 > l.hash_value
+                    })
+            }
+            Value::Set(s) => {
+                let l = limits.load();
+                s.len() as u64 > l.set_entries || s.iter().any(|m| !is_redis_integer(m))
+            }
+            Value::ZSet(z) => {
+                let l = limits.load();
+                if l.zset_is_builtin() {
+                    return z.is_large();
+                }
+                z.len() as u64 > l.zset_entries
+                    || z.iter().any(|(m, _)| m.len() as u64 > l.zset_value)
+            }
+            Value::Str(_) | Value::List(_) | Value::Stream(_) => false,
+        }
+    }
+
+    /// What redis-server 7.0's OBJECT ENCODING reports for this value.
+    pub fn encoding(&self, shape: Shape, limits: &Limits) -> &'static str {
+        let big = shape.has(Shape::GREW) || self.outgrew(limits);
+        match self {
+            Value::Str(s) => string_encoding(s, shape),
+            // 7.0 stores every list as a quicklist (listpack lists came with 7.2).
+            Value::List(_) => "quicklist",
+            Value::Hash(_) if big => "hashtable",
+            Value::Hash(_) => "listpack",
+            Value::Set(_) if big => "hashtable",
+            Value::Set(_) => "intset",
+            Value::ZSet(_) if big => "skiplist",
+            Value::ZSet(_) => "listpack",
+            Value::Stream(_) => "stream",
+        }
+    }
 }
 
 /// A value and its expiry.
@@ -67,14 +113,22 @@ pub struct Entry {
     pub value: Value,
     /// When the key expires, ms since the Unix epoch; `None` = never.
     pub expires_at_ms: Option<u64>,
+    /// What OBJECT ENCODING needs beyond the value (see [`super::types::encoding`]).
+    pub shape: Shape,
 }
 
 impl Entry {
     /// A value that never expires.
     pub fn new(value: Value) -> Entry {
+        Entry::with_expiry(value, None)
+    }
+
+    /// A value with an expiry (ms since the epoch; `None` = never).
+    pub fn with_expiry(value: Value, expires_at_ms: Option<u64>) -> Entry {
         Entry {
             value,
-            expires_at_ms: None,
+            expires_at_ms,
+            shape: Shape::default(),
         }
     }
 
@@ -159,19 +213,32 @@ pub struct Db {
     hasher: foldhash::fast::FixedState,
     /// Clients blocked on keys of this database (BLPOP, XREAD BLOCK...).
     blocked: BlockedClients,
+    /// The encoding limits, shared by the engine's databases (CONFIG sets them).
+    limits: Arc<Limits>,
 }
 
 impl Default for Db {
     fn default() -> Self {
-        Db {
-            shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
-            hasher: foldhash::fast::FixedState::with_seed(0x5eed),
-            blocked: BlockedClients::default(),
-        }
+        Db::with_limits(Arc::default())
     }
 }
 
 impl Db {
+    /// An empty database whose OBJECT ENCODING follows these limits.
+    pub fn with_limits(limits: Arc<Limits>) -> Db {
+        Db {
+            shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
+            hasher: foldhash::fast::FixedState::with_seed(0x5eed),
+            blocked: BlockedClients::default(),
+            limits,
+        }
+    }
+
+    /// The encoding limits this database's values are judged by.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
     /// The shard index of a key.
     pub fn shard_of(&self, key: &[u8]) -> usize {
         (self.hasher.hash_one(key) as usize) & (SHARDS - 1)
@@ -279,7 +346,13 @@ impl<'a> Locked<'a> {
         }
         shard.touch(key);
         db.blocked.written(db, key);
-        shard.map.get_mut(key)
+        let entry = shard.map.get_mut(key)?;
+        // The value as the last command left it: Redis converted it then if it was over
+        // the limits (see `types::encoding`).
+        if !entry.shape.has(Shape::GREW) && entry.value.outgrew(&db.limits) {
+            entry.shape.set(Shape::GREW);
+        }
+        Some(entry)
     }
 
     fn get_mut_untouched(&mut self, key: &[u8]) -> Option<&mut Entry> {
@@ -428,6 +501,49 @@ impl<'a> Locked<'a> {
         self.guards.iter().map(|(_, s)| s.watched.len()).sum()
     }
 
+    /// The encoding memory of `key`, to mark it (string commands that edit in place);
+    /// not a write of its own (the command's write already counted).
+    pub fn shape_mut(&mut self, key: &[u8]) -> Option<&mut Shape> {
+        self.get_mut_untouched(key).map(|e| &mut e.shape)
+    }
+
+    /// OBJECT ENCODING of `key`, as redis-server 7.0 would report it.
+    pub fn encoding_of(&mut self, key: &[u8]) -> Option<&'static str> {
+        let db = self.db;
+        self.get(key).map(|e| e.value.encoding(e.shape, &db.limits))
+    }
+
+    /// Before the encoding limits change: marks every value of the locked shards that is
+    /// over the limits in force until now, which Redis converted already (needs every
+    /// shard locked, so no value is missed).
+    pub fn mark_outgrown(&mut self, old: &Limits) {
+        assert!(self.all, "mark_outgrown needs every shard locked");
+        for (_, shard) in &mut self.guards {
+            for entry in shard.map.values_mut() {
+                if !entry.shape.has(Shape::GREW) && entry.value.outgrew(old) {
+                    entry.shape.set(Shape::GREW);
+                }
+            }
+        }
+    }
+
+    /// SWAPDB: exchanges every key (values, TTLs) of this database with `other`'s; both
+    /// must hold every shard. Watched keys of both count as modified, as in Redis (which
+    /// marks them all dirty too).
+    pub fn swap_with(&mut self, other: &mut Locked<'_>) {
+        assert!(self.all && other.all, "swap_with needs every shard locked");
+        for ((_, a), (_, b)) in self.guards.iter_mut().zip(other.guards.iter_mut()) {
+            std::mem::swap(&mut a.map, &mut b.map);
+            std::mem::swap(&mut a.deadlines, &mut b.deadlines);
+            for shard in [&mut **a, &mut **b] {
+                let watched: Vec<Key> = shard.watched.keys().cloned().collect();
+                for k in watched {
+                    shard.touch(&k);
+                }
+            }
+        }
+    }
+
     // ---- typed access, shared by the command families ----
 
     /// The string at `key`: `Ok(None)` if missing, WRONGTYPE if another type.
@@ -552,10 +668,7 @@ mod tests {
     fn the_deadline_index_follows_ttl_changes() {
         let db = Db::default();
         let key = b"k";
-        let with_ttl = |t| Entry {
-            value: Value::Str(b"v".to_vec()),
-            expires_at_ms: Some(t),
-        };
+        let with_ttl = |t| Entry::with_expiry(Value::Str(b"v".to_vec()), Some(t));
         let mut ks = db.lock([&key[..]], 0);
         for t in 1000..1100 {
             ks.insert(key, with_ttl(t));

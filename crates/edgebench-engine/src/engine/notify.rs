@@ -229,6 +229,11 @@ impl BlockedClients {
         }
     }
 
+    /// The keys clients wait on (SWAPDB signals those that exist after the swap).
+    pub fn waited_keys(&self) -> Vec<Key> {
+        self.state().waiters.keys().cloned().collect()
+    }
+
     /// Whether keys with waiters were written and not served yet.
     pub fn has_ready(&self) -> bool {
         self.pending.load(Ordering::Relaxed)

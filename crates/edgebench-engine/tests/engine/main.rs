@@ -18,6 +18,7 @@ mod hash;
 mod keys;
 mod list;
 mod list_props;
+mod object;
 mod resp_server;
 mod resp_server_blocking;
 mod server;

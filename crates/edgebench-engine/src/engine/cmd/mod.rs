@@ -10,6 +10,7 @@
 pub mod hash;
 pub mod keys;
 pub mod list;
+pub mod object;
 pub mod server;
 pub mod set;
 pub mod stream;
@@ -156,7 +157,7 @@ struct Table {
 fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let families: [&'static [Spec]; 9] = [
+        let families: [&'static [Spec]; 10] = [
             strings::COMMANDS,
             keys::COMMANDS,
             hash::COMMANDS,
@@ -166,6 +167,7 @@ fn table() -> &'static Table {
             stream::COMMANDS,
             server::COMMANDS,
             tx::COMMANDS,
+            object::COMMANDS,
         ];
         let mut specs: Vec<&'static Spec> = Vec::new();
         let mut by_name = HashMap::with_hasher(foldhash::fast::RandomState::default());

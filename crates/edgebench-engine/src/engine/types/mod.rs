@@ -5,6 +5,7 @@
 
 pub mod cfloat;
 pub mod collections;
+pub mod encoding;
 pub mod options;
 pub mod stream;
 pub mod zset;

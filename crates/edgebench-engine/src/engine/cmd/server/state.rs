@@ -14,6 +14,7 @@ use crate::engine::client::LiveClient;
 use crate::engine::cmd::{all_commands, is, parse_i64};
 use crate::engine::error::CmdError;
 use crate::engine::handle::Engine;
+use crate::engine::types::encoding::LimitValues;
 
 /// The engine's server-wide state: CONFIG parameters, command statistics, live clients.
 #[derive(Debug)]
@@ -123,6 +124,9 @@ pub(super) struct Param {
     kind: Kind,
     pub(super) default: &'static str,
     mutable: bool,
+    /// The other name of the same setting (Redis's `hash-max-ziplist-*` aliases): setting
+    /// either sets both.
+    alias_of: Option<&'static str>,
 }
 
 const INT_MAX: i64 = i32::MAX as i64;
@@ -133,8 +137,36 @@ const fn param(name: &'static str, kind: Kind, default: &'static str, mutable: b
         kind,
         default,
         mutable,
+        alias_of: None,
     }
 }
+
+/// A parameter with a second name (both listed, each with its own entry).
+const fn aliased(
+    name: &'static str,
+    other: &'static str,
+    kind: Kind,
+    default: &'static str,
+) -> Param {
+    Param {
+        name,
+        kind,
+        default,
+        mutable: true,
+        alias_of: Some(other),
+    }
+}
+
+/// A size_t parameter of Redis (0..LONG_MAX), as an integer.
+const SIZE: Kind = Kind::Int {
+    min: 0,
+    max: i64::MAX,
+};
+/// A size_t parameter of Redis read as a memory value (`1kb`).
+const SIZE_MEMORY: Kind = Kind::Memory {
+    min: 0,
+    max: i64::MAX as u64,
+};
 
 const fn int(min: i64, max: i64) -> Kind {
     Kind::Int { min, max }
@@ -218,6 +250,73 @@ pub(super) const PARAMS: &[Param] = &[
     param("tcp-keepalive", int(0, INT_MAX), "300", true),
     param("timeout", int(0, INT_MAX), "0", true),
     param("unixsocket", Kind::Str, "", false),
+    // The encoding thresholds (OBJECT ENCODING follows them; see `types::encoding`), with
+    // redis-server 7.0's built-in defaults. Lists and streams store them only: 7.0 lists are
+    // always quicklists, and the stream's node sizes are the stream type's constants.
+    aliased(
+        "hash-max-listpack-entries",
+        "hash-max-ziplist-entries",
+        SIZE,
+        "512",
+    ),
+    aliased(
+        "hash-max-ziplist-entries",
+        "hash-max-listpack-entries",
+        SIZE,
+        "512",
+    ),
+    aliased(
+        "hash-max-listpack-value",
+        "hash-max-ziplist-value",
+        SIZE_MEMORY,
+        "64",
+    ),
+    aliased(
+        "hash-max-ziplist-value",
+        "hash-max-listpack-value",
+        SIZE_MEMORY,
+        "64",
+    ),
+    aliased(
+        "zset-max-listpack-entries",
+        "zset-max-ziplist-entries",
+        SIZE,
+        "128",
+    ),
+    aliased(
+        "zset-max-ziplist-entries",
+        "zset-max-listpack-entries",
+        SIZE,
+        "128",
+    ),
+    aliased(
+        "zset-max-listpack-value",
+        "zset-max-ziplist-value",
+        SIZE_MEMORY,
+        "64",
+    ),
+    aliased(
+        "zset-max-ziplist-value",
+        "zset-max-listpack-value",
+        SIZE_MEMORY,
+        "64",
+    ),
+    aliased(
+        "list-max-listpack-size",
+        "list-max-ziplist-size",
+        int(i32::MIN as i64, INT_MAX),
+        "-2",
+    ),
+    aliased(
+        "list-max-ziplist-size",
+        "list-max-listpack-size",
+        int(i32::MIN as i64, INT_MAX),
+        "-2",
+    ),
+    param("set-max-intset-entries", SIZE, "512", true),
+    param("list-compress-depth", int(0, INT_MAX), "0", true),
+    param("stream-node-max-bytes", SIZE_MEMORY, "4096", true),
+    param("stream-node-max-entries", SIZE, "100", true),
 ];
 
 impl Param {
@@ -393,8 +492,10 @@ impl Engine {
         }
         let mut config = self.server().write();
         for (i, v) in targets.into_iter().zip(values) {
-            config[i] = v;
+            store(&mut config, i, v);
         }
+        drop(config);
+        self.apply_encoding_limits();
         Ok(())
     }
 
@@ -410,8 +511,31 @@ impl Engine {
         let v = PARAMS[i]
             .parse(value.as_bytes())
             .map_err(|e| set_failed(PARAMS[i].name, &e))?;
-        self.server().put(i, v);
+        let mut config = self.server().write();
+        store(&mut config, i, v);
+        drop(config);
+        self.apply_encoding_limits();
         Ok(())
+    }
+
+    /// Hands the encoding thresholds to the keyspace (it reads them as atomics on the write
+    /// path, never this table); values over the old ones are marked converted first. Runs
+    /// with the table unlocked: it locks shards, under which commands read the table.
+    fn apply_encoding_limits(&self) {
+        let config = self.server().read().clone();
+        let n = |name: &str| {
+            Param::find(name.as_bytes())
+                .and_then(|i| config[i].parse::<u64>().ok())
+                .unwrap_or(0)
+        };
+        let new = LimitValues {
+            hash_entries: n("hash-max-listpack-entries"),
+            hash_value: n("hash-max-listpack-value"),
+            zset_entries: n("zset-max-listpack-entries"),
+            zset_value: n("zset-max-listpack-value"),
+            set_entries: n("set-max-intset-entries"),
+        };
+        self.encoding_limits_changed(new);
     }
 
     /// CONFIG `maxclients`: how many connections the server should accept.
@@ -428,6 +552,14 @@ impl Engine {
     pub fn connected_clients(&self) -> u64 {
         self.server().live_clients.load(Ordering::Relaxed)
     }
+}
+
+/// Stores a parameter's value, and its alias's.
+fn store(config: &mut [String], i: usize, v: String) {
+    if let Some(j) = PARAMS[i].alias_of.and_then(|a| Param::find(a.as_bytes())) {
+        config[j] = v.clone();
+    }
+    config[i] = v;
 }
 
 fn set_failed(name: &str, problem: &str) -> CmdError {

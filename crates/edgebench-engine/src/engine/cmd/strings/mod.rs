@@ -27,6 +27,7 @@ use super::{is, parse_i64, spec, Ctx, KeySpec, Spec, ALL_ARGS, ONE_KEY};
 use crate::engine::error::CmdError;
 use crate::engine::keyspace::{Entry, Locked, Value};
 use crate::engine::types::cfloat::LongDouble;
+use crate::engine::types::encoding::Shape;
 pub use crate::engine::types::options::{GetExTtl, SetCondition, SetTtl};
 use crate::resp::reply::Reply;
 
@@ -124,13 +125,7 @@ impl Locked<'_> {
             SetTtl::Keep => current.flatten(),
             SetTtl::At(t) => Some(t),
         };
-        self.insert(
-            key,
-            Entry {
-                value: Value::Str(value),
-                expires_at_ms,
-            },
-        );
+        self.insert(key, Entry::with_expiry(Value::Str(value), expires_at_ms));
         Ok(SetOutcome { written: true, old })
     }
 
@@ -206,7 +201,9 @@ impl Locked<'_> {
             Some(_) => {
                 let s = self.str_mut(key)?;
                 s.extend_from_slice(tail);
-                Ok(s.len())
+                let len = s.len();
+                self.mark_string(key, Shape::RAW);
+                Ok(len)
             }
         }
     }
@@ -240,6 +237,7 @@ impl Locked<'_> {
         }
         let text = sum.to_human().into_bytes();
         self.store_keeping_ttl(key, text.clone());
+        self.mark_string(key, Shape::NOT_INT);
         Ok(text)
     }
 
@@ -280,7 +278,17 @@ impl Locked<'_> {
             s.resize(end, 0);
         }
         s[offset..end].copy_from_slice(value);
-        Ok(s.len())
+        let len = s.len();
+        self.mark_string(key, Shape::RAW);
+        Ok(len)
+    }
+
+    /// Notes how Redis would encode the string just written (OBJECT ENCODING): `bits` of
+    /// [`Shape`], replacing what an earlier command noted.
+    fn mark_string(&mut self, key: &[u8], bits: u8) {
+        if let Some(shape) = self.shape_mut(key) {
+            *shape = Shape::only(bits);
+        }
     }
 
     /// The string at an existing string key, for writing.
@@ -299,8 +307,13 @@ impl Locked<'_> {
         match self.get_mut(key) {
             Some(Entry {
                 value: Value::Str(s),
+                shape,
                 ..
-            }) => *s = bytes,
+            }) => {
+                // A new value: Redis encodes it afresh.
+                *s = bytes;
+                *shape = Shape::default();
+            }
             _ => self.set(key, bytes),
         }
     }
