@@ -14,6 +14,7 @@
 
 mod support;
 
+mod dump;
 mod hash;
 mod keys;
 mod list;

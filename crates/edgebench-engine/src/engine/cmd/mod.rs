@@ -7,6 +7,7 @@
 //! arguments, calls typed operations on [`Locked`](crate::engine::Locked) and returns the
 //! reply; a `CmdError` becomes the error reply with Redis's exact text.
 
+pub mod dump;
 pub mod hash;
 pub mod keys;
 pub mod list;
@@ -157,7 +158,7 @@ struct Table {
 fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let families: [&'static [Spec]; 10] = [
+        let families: [&'static [Spec]; 11] = [
             strings::COMMANDS,
             keys::COMMANDS,
             hash::COMMANDS,
@@ -168,6 +169,7 @@ fn table() -> &'static Table {
             server::COMMANDS,
             tx::COMMANDS,
             object::COMMANDS,
+            dump::COMMANDS,
         ];
         let mut specs: Vec<&'static Spec> = Vec::new();
         let mut by_name = HashMap::with_hasher(foldhash::fast::RandomState::default());

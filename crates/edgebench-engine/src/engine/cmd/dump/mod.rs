@@ -1,0 +1,167 @@
+//! DUMP and RESTORE: a value in Redis 7.0's serialization, so payloads move between the
+//! engine and redis-server both ways.
+//!
+//! A payload is one RDB value ([`rdb`]), then the RDB version as 2 bytes little endian (10,
+//! Redis 7.0's), then the CRC-64 ([`crc64`]) of everything before it, 8 bytes little endian.
+//! RESTORE checks the footer (`ERR DUMP payload version or checksum are wrong`: a version
+//! above 10 or a wrong checksum), then decodes the value, refusing anything malformed with
+//! `ERR Bad data format`; the payload is client input, so decoding allocates no more than a
+//! small multiple of its size and never panics.
+//!
+//! RESTORE's IDLETIME and FREQ are checked as Redis checks them and then ignored: the
+//! engine keeps no access times or frequencies (see `object`).
+
+pub mod crc64;
+pub mod listpack;
+pub mod lzf;
+pub mod rdb;
+mod stream;
+
+use std::borrow::Cow;
+
+use super::{is, parse_i64, spec, Ctx, Spec, ONE_KEY};
+use crate::engine::error::CmdError;
+use crate::engine::keyspace::{Entry, Value};
+use crate::resp::reply::Reply;
+
+/// The commands of this family.
+pub const COMMANDS: &[Spec] = &[
+    spec("dump", 2, ONE_KEY, false, dump),
+    spec("restore", -4, ONE_KEY, true, restore),
+];
+
+/// The RDB version Redis 7.0 writes and the newest it reads.
+pub const RDB_VERSION: u16 = 10;
+
+fn err(text: &'static str) -> CmdError {
+    CmdError::Other(Cow::Borrowed(text))
+}
+
+/// A DUMP payload of `value`, with its footer. `encoding` is OBJECT ENCODING's name for it
+/// (it picks the RDB type), `list_fill` the `list-max-listpack-size` that cuts list nodes.
+pub fn payload(value: &Value, encoding: &str, list_fill: i64) -> Vec<u8> {
+    let mut out = Vec::new();
+    rdb::write_value(value, encoding, list_fill, &mut out);
+    out.extend_from_slice(&RDB_VERSION.to_le_bytes());
+    let crc = crc64::crc64(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
+    out
+}
+
+/// Why a payload was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PayloadError {
+    /// Too short, a newer RDB version, or a wrong checksum.
+    Footer,
+    /// Not a value Redis could have written.
+    BadFormat,
+}
+
+impl From<PayloadError> for CmdError {
+    fn from(e: PayloadError) -> CmdError {
+        match e {
+            PayloadError::Footer => err("ERR DUMP payload version or checksum are wrong"),
+            PayloadError::BadFormat => err("ERR Bad data format"),
+        }
+    }
+}
+
+/// The value a DUMP payload holds.
+pub fn decode(payload: &[u8]) -> Result<Value, PayloadError> {
+    let Some(body_len) = payload.len().checked_sub(10) else {
+        return Err(PayloadError::Footer);
+    };
+    let footer = &payload[body_len..];
+    let version = u16::from_le_bytes([footer[0], footer[1]]);
+    let mut crc = [0u8; 8];
+    crc.copy_from_slice(&footer[2..]);
+    if version > RDB_VERSION || crc64::crc64(&payload[..body_len + 2]) != u64::from_le_bytes(crc) {
+        return Err(PayloadError::Footer);
+    }
+    // As Redis, the value is read from the whole payload: a body cut short may run into
+    // the footer's bytes (and is then checked as whatever they make).
+    rdb::read_value(&mut rdb::Reader::new(payload)).map_err(|_| PayloadError::BadFormat)
+}
+
+fn dump(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
+    let fill = ctx
+        .engine
+        .config_get("list-max-listpack-size")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(-2);
+    let key = args[1];
+    let Some(encoding) = ctx.ks.encoding_of(key) else {
+        return Ok(Reply::Nil);
+    };
+    let Some(entry) = ctx.ks.get(key) else {
+        return Ok(Reply::Nil);
+    };
+    Ok(Reply::Bulk(payload(&entry.value, encoding, fill)))
+}
+
+/// RESTORE's options.
+#[derive(Debug, Default)]
+struct RestoreOptions {
+    replace: bool,
+    absolute_ttl: bool,
+}
+
+fn restore_options(args: &[&[u8]]) -> Result<RestoreOptions, CmdError> {
+    let mut o = RestoreOptions::default();
+    let (mut idle, mut freq) = (false, false);
+    let mut j = 4;
+    while j < args.len() {
+        let more = j + 1 < args.len();
+        if is(args[j], "replace") {
+            o.replace = true;
+        } else if is(args[j], "absttl") {
+            o.absolute_ttl = true;
+        } else if is(args[j], "idletime") && more && !freq {
+            if parse_i64(args[j + 1])? < 0 {
+                return Err(err("ERR Invalid IDLETIME value, must be >= 0"));
+            }
+            idle = true;
+            j += 1;
+        } else if is(args[j], "freq") && more && !idle {
+            if !(0..=255).contains(&parse_i64(args[j + 1])?) {
+                return Err(err("ERR Invalid FREQ value, must be >= 0 and <= 255"));
+            }
+            freq = true;
+            j += 1;
+        } else {
+            return Err(CmdError::Syntax);
+        }
+        j += 1;
+    }
+    Ok(o)
+}
+
+fn restore(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
+    let o = restore_options(args)?;
+    let key = args[1];
+    if !o.replace && ctx.ks.exists(key) {
+        return Err(err("BUSYKEY Target key name already exists."));
+    }
+    let ttl = parse_i64(args[2])?;
+    if ttl < 0 {
+        return Err(err("ERR Invalid TTL value, must be >= 0"));
+    }
+    let value = decode(args[3])?;
+    let now = ctx.ks.now_ms() as i64;
+    let expires_at = match ttl {
+        0 => None,
+        t if o.absolute_ttl => Some(t),
+        t => Some(t.saturating_add(now)),
+    };
+    if o.replace {
+        ctx.ks.remove(key);
+    }
+    if let Some(t) = expires_at {
+        if t <= now {
+            return Ok(Reply::ok());
+        }
+    }
+    let expires = expires_at.map(|t| t as u64);
+    ctx.ks.insert(key, Entry::with_expiry(value, expires));
+    Ok(Reply::ok())
+}
