@@ -24,6 +24,7 @@ mod resp_server;
 mod resp_server_blocking;
 mod server;
 mod set;
+mod sort;
 mod stream;
 mod strings;
 mod tx;

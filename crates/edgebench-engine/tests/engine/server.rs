@@ -437,7 +437,7 @@ fn command_table_matches_redis_command_info() {
             KeySpec::Range { first, last, step } => (first as i64, last as i64, step as i64),
             KeySpec::None | KeySpec::All => (0, 0, 0),
             // Movable keys: Redis's legacy triple describes only part of them.
-            KeySpec::Custom(_) => (theirs.1, theirs.2, theirs.3),
+            KeySpec::Custom(_) | KeySpec::CustomOrAll(_) => (theirs.1, theirs.2, theirs.3),
         };
         let ours = (i64::from(spec.arity), first, last, step);
         // MOVE declares no keys on purpose: it locks its key in two databases itself.

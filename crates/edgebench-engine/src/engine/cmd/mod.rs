@@ -14,6 +14,7 @@ pub mod list;
 pub mod object;
 pub mod server;
 pub mod set;
+pub mod sort;
 pub mod stream;
 pub mod strings;
 pub mod tx;
@@ -52,6 +53,9 @@ pub enum KeySpec {
     /// Computed from the arguments (ZUNIONSTORE's numkeys, XREAD's STREAMS, ...): returns
     /// the key arguments' indices.
     Custom(fn(&[&[u8]]) -> Vec<usize>),
+    /// Like [`KeySpec::Custom`], but `None` means the whole database: for a command whose
+    /// keys come from values (SORT's BY and GET patterns), known only while it runs.
+    CustomOrAll(fn(&[&[u8]]) -> Option<Vec<usize>>),
 }
 
 /// A command-table entry.
@@ -116,6 +120,20 @@ impl Spec {
                 range_positions(args.len(), first, last, step).collect()
             }
             KeySpec::Custom(f) => f(args).into_iter().filter(|&i| i < args.len()).collect(),
+            KeySpec::CustomOrAll(f) => f(args)
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|&i| i < args.len())
+                .collect(),
+        }
+    }
+
+    /// Whether this request locks its whole database.
+    pub fn locks_all(&self, args: &[&[u8]]) -> bool {
+        match self.keys {
+            KeySpec::All => true,
+            KeySpec::CustomOrAll(f) => f(args).is_none(),
+            _ => false,
         }
     }
 }
@@ -158,7 +176,7 @@ struct Table {
 fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let families: [&'static [Spec]; 11] = [
+        let families: [&'static [Spec]; 12] = [
             strings::COMMANDS,
             keys::COMMANDS,
             hash::COMMANDS,
@@ -170,6 +188,7 @@ fn table() -> &'static Table {
             tx::COMMANDS,
             object::COMMANDS,
             dump::COMMANDS,
+            sort::COMMANDS,
         ];
         let mut specs: Vec<&'static Spec> = Vec::new();
         let mut by_name = HashMap::with_hasher(foldhash::fast::RandomState::default());
@@ -290,7 +309,8 @@ pub fn run(engine: &Engine, client: &mut Client, spec: &Spec, args: &[&[u8]]) ->
             range_positions(args.len(), first, last, step).map(|i| args[i]),
             now,
         ),
-        KeySpec::Custom(_) => {
+        KeySpec::CustomOrAll(_) if spec.locks_all(args) => db.lock_all(now),
+        KeySpec::Custom(_) | KeySpec::CustomOrAll(_) => {
             let idx = spec.key_indices(args);
             db.lock(idx.iter().map(|&i| args[i]), now)
         }

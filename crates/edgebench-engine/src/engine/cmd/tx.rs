@@ -169,7 +169,10 @@ fn exec(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
 
     // Lock everything the transaction touches, once.
     let db = engine.db(db_index);
-    let all = specs.iter().any(|s| matches!(s.keys, KeySpec::All));
+    let all = specs.iter().zip(&queue).any(|(s, args)| {
+        let argv: Vec<&[u8]> = args.iter().map(|a| &a[..]).collect();
+        s.locks_all(&argv)
+    });
     let locked = if all {
         db.lock_all(now)
     } else {

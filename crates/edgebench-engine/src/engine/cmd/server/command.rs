@@ -97,7 +97,7 @@ pub fn command_info(spec: &Spec) -> Reply {
         flags.push(status("readonly"));
         categories.push(status("@read"));
     }
-    if matches!(spec.keys, KeySpec::Custom(_)) {
+    if matches!(spec.keys, KeySpec::Custom(_) | KeySpec::CustomOrAll(_)) {
         flags.push(status("movablekeys"));
     }
     let (first, last, step) = match spec.keys {
