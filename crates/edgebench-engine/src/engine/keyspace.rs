@@ -90,7 +90,7 @@ impl Value {
 
     /// What redis-server 7.0's OBJECT ENCODING reports for this value.
     pub fn encoding(&self, shape: Shape, limits: &Limits) -> &'static str {
-        let big = shape.has(Shape::GREW) || self.outgrew(limits);
+        let big = shape.has(Shape::GREW) || (!shape.has(Shape::PINNED) && self.outgrew(limits));
         match self {
             Value::Str(s) => string_encoding(s, shape),
             // 7.0 stores every list as a quicklist (listpack lists came with 7.2).
@@ -349,7 +349,9 @@ impl<'a> Locked<'a> {
         let entry = shard.map.get_mut(key)?;
         // The value as the last command left it: Redis converted it then if it was over
         // the limits (see `types::encoding`).
-        if !entry.shape.has(Shape::GREW) && entry.value.outgrew(&db.limits) {
+        if entry.shape.has(Shape::PINNED) {
+            entry.shape.clear(Shape::PINNED);
+        } else if !entry.shape.has(Shape::GREW) && entry.value.outgrew(&db.limits) {
             entry.shape.set(Shape::GREW);
         }
         Some(entry)
@@ -514,14 +516,23 @@ impl<'a> Locked<'a> {
     }
 
     /// Before the encoding limits change: marks every value of the locked shards that is
-    /// over the limits in force until now, which Redis converted already (needs every
-    /// shard locked, so no value is missed).
+    /// over the limits in force until now, which Redis converted already, and pins the
+    /// other collections compact until their next write (needs every shard locked, so no
+    /// value is missed).
     pub fn mark_outgrown(&mut self, old: &Limits) {
         assert!(self.all, "mark_outgrown needs every shard locked");
         for (_, shard) in &mut self.guards {
             for entry in shard.map.values_mut() {
-                if !entry.shape.has(Shape::GREW) && entry.value.outgrew(old) {
+                let collection =
+                    matches!(entry.value, Value::Hash(_) | Value::Set(_) | Value::ZSet(_));
+                // Converted already, or still compact since an earlier change.
+                if !collection || entry.shape.has(Shape::GREW) || entry.shape.has(Shape::PINNED) {
+                    continue;
+                }
+                if entry.value.outgrew(old) {
                     entry.shape.set(Shape::GREW);
+                } else {
+                    entry.shape.set(Shape::PINNED);
                 }
             }
         }

@@ -220,6 +220,24 @@ fn hash_encoding_across_thresholds() {
         &["HSET", "c3", "abc", "1"],
         &["OBJECT", "ENCODING", "c3"],
         &["CONFIG", "SET", "hash-max-listpack-value", "64"],
+        // Lowering a limit converts nothing until the next write that adds.
+        &["HSET", "pinned", "a", "1", "b", "2", "c", "3"],
+        &["SADD", "pinset", "1", "2", "3"],
+        &[
+            "CONFIG",
+            "SET",
+            "hash-max-listpack-entries",
+            "2",
+            "set-max-intset-entries",
+            "2",
+        ],
+        &["OBJECT", "ENCODING", "pinned"],
+        &["OBJECT", "ENCODING", "pinset"],
+        &["HSET", "pinned", "d", "4"],
+        &["SADD", "pinset", "4"],
+        &["OBJECT", "ENCODING", "pinned"],
+        &["OBJECT", "ENCODING", "pinset"],
+        &["CONFIG", "SET", "set-max-intset-entries", "512"],
         &["CONFIG", "SET", "hash-max-listpack-entries", "0"],
         &["HSET", "zero", "a", "1"],
         &["OBJECT", "ENCODING", "zero"],
@@ -354,5 +372,23 @@ fn encoding_parameters_validate_like_redis() {
             "hash-max-ziplist-entries",
             "6",
         ],
+    ]);
+}
+
+/// A threshold change inside MULTI walks every shard: EXEC must not hold any then.
+#[test]
+fn threshold_change_inside_multi_does_not_deadlock() {
+    let mut d = Diff::new();
+    d.check(&[
+        &["HSET", "h", "a", "1", "b", "2"],
+        &["MULTI"],
+        &["HSET", "h", "c", "3"],
+        &["CONFIG", "SET", "hash-max-listpack-entries", "2"],
+        &["OBJECT", "ENCODING", "h"],
+        &["HSET", "h2", "a", "1"],
+        &["EXEC"],
+        &["OBJECT", "ENCODING", "h2"],
+        &["CONFIG", "SET", "hash-max-listpack-entries", "512"],
+        &["OBJECT", "ENCODING", "h"],
     ]);
 }

@@ -110,7 +110,8 @@ fn unwatch(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
 /// every database): they cannot run under locks taken up front.
 fn changes_db(spec: &Spec, args: &[Vec<u8>]) -> bool {
     match spec.name {
-        "select" | "move" | "swapdb" | "flushall" | "info" => true,
+        // CONFIG SET of an encoding threshold walks every database's shards.
+        "select" | "move" | "swapdb" | "flushall" | "info" | "config" => true,
         "copy" => args.iter().any(|a| a.eq_ignore_ascii_case(b"db")),
         _ => false,
     }

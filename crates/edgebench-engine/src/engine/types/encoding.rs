@@ -11,6 +11,12 @@
 //! length and (hashes, sets) its elements, which are few while the value is small. Lists are
 //! always `quicklist` in 7.0 and streams `stream`: nothing to track.
 //!
+//! When CONFIG changes a limit, every value over the old limits is marked converted, and
+//! every other collection [`Shape::PINNED`] compact until its next write (Redis converts
+//! only when a write checks). After that write the new limits decide; Redis decides at
+//! writes that add (HSET...), not at those that remove (HDEL...), which the engine does not
+//! tell apart: a value over a lowered limit reports the big encoding after any write.
+//!
 //! Strings: `int`, `embstr` and `raw` follow from the bytes (Redis's `tryObjectEncoding`),
 //! except after commands that edit a string in place (APPEND to an existing string,
 //! SETRANGE: always `raw`) or store text never tried as an integer (INCRBYFLOAT: `embstr` or
@@ -29,6 +35,9 @@ impl Shape {
     pub const RAW: u8 = 2;
     /// A string stored as text without trying it as an integer (INCRBYFLOAT's result).
     pub const NOT_INT: u8 = 4;
+    /// The collection was compact when the limits last changed: Redis converts it only at
+    /// its next write, so until then it stays compact whatever the new limits say.
+    pub const PINNED: u8 = 8;
 
     /// Whether flag `bit` is set.
     pub fn has(self, bit: u8) -> bool {
@@ -38,6 +47,11 @@ impl Shape {
     /// Sets flag `bit`.
     pub fn set(&mut self, bit: u8) {
         self.0 |= bit;
+    }
+
+    /// Clears flag `bit`.
+    pub fn clear(&mut self, bit: u8) {
+        self.0 &= !bit;
     }
 
     /// A shape with exactly these flags.
