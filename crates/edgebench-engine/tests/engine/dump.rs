@@ -176,7 +176,15 @@ fn build_all(p: &mut Pair) -> Vec<(&'static str, bool)> {
     p.both(&["XADD", "stream", "3-5", "other", "x"]);
     for i in 1..=150 {
         let id = format!("{}-{}", 1000 + i / 7, i % 7);
-        p.both(&["XADD", "bigstream", &id, "temp", &i.to_string(), "unit", "C"]);
+        p.both(&[
+            "XADD",
+            "bigstream",
+            &id,
+            "temp",
+            &i.to_string(),
+            "unit",
+            "C",
+        ]);
         p.both(&["XADD", "holes", &id, "v", &i.to_string()]);
     }
     p.both(&["XDEL", "holes", "1001-0", "1010-3"]);

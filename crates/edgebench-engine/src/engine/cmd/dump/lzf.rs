@@ -69,15 +69,57 @@ fn slot(h: u32) -> usize {
     ((h >> (24 - HASH_LOG)).wrapping_sub(h.wrapping_mul(5)) & ((1 << HASH_LOG) - 1)) as usize
 }
 
+/// The compressor's hash table: 2^16 slots of input positions (0 = empty, as liblzf stores
+/// offsets from the input's start), and the slots one call filled, so the next call clears
+/// only those instead of 256 KB (DUMP compresses every string over 20 bytes of a value, one
+/// by one).
+struct Table {
+    slots: Vec<u32>,
+    used: Vec<usize>,
+}
+
+impl Table {
+    fn put(&mut self, slot: usize, pos: usize) {
+        if self.slots[slot] == 0 {
+            self.used.push(slot);
+        }
+        self.slots[slot] = pos as u32;
+    }
+
+    fn clear(&mut self) {
+        for s in self.used.drain(..) {
+            self.slots[s] = 0;
+        }
+    }
+}
+
+thread_local! {
+    /// Scratch space of this thread's compressions: empty between calls.
+    static TABLE: std::cell::RefCell<Table> = std::cell::RefCell::new(Table {
+        slots: vec![0; 1 << HASH_LOG],
+        used: Vec::new(),
+    });
+}
+
 /// Compresses `input` into at most `limit` bytes, or `None` if it does not fit (Redis then
-/// stores the string as it is).
+/// stores the string as it is). Inputs over 4 GB are not compressed (positions are 32-bit).
 pub fn compress(input: &[u8], limit: usize) -> Option<Vec<u8>> {
+    if input.len() > u32::MAX as usize {
+        return None;
+    }
+    TABLE.with(|t| {
+        let mut table = t.borrow_mut();
+        let out = compress_with(input, limit, &mut table);
+        table.clear();
+        out
+    })
+}
+
+fn compress_with(input: &[u8], limit: usize, table: &mut Table) -> Option<Vec<u8>> {
     let n = input.len();
     if n == 0 || limit == 0 {
         return None;
     }
-    // Positions + 1 (0 = empty slot), as liblzf stores offsets from the input's start.
-    let mut table = vec![0u32; 1 << HASH_LOG];
     let mut out = vec![0u8; limit + 8];
     let (mut ip, mut op, mut lit) = (0usize, 1usize, 0usize);
     let at = |i: usize| u32::from(input[i]);
@@ -85,8 +127,8 @@ pub fn compress(input: &[u8], limit: usize) -> Option<Vec<u8>> {
     while ip + 2 < n {
         hval = (hval << 8) | at(ip + 2);
         let s = slot(hval);
-        let reference = table[s] as usize;
-        table[s] = ip as u32;
+        let reference = table.slots[s] as usize;
+        table.put(s, ip);
         let found = reference > 0
             && reference < ip
             && ip - reference - 1 < MAX_OFFSET
@@ -141,7 +183,7 @@ pub fn compress(input: &[u8], limit: usize) -> Option<Vec<u8>> {
             hval = (at(ip) << 8) | at(ip + 1);
             for _ in 0..2 {
                 hval = (hval << 8) | at(ip + 2);
-                table[slot(hval)] = ip as u32;
+                table.put(slot(hval), ip);
                 ip += 1;
             }
         } else {
