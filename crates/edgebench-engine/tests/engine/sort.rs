@@ -186,3 +186,16 @@ fn sort_with_patterns_inside_multi() {
         &["EXEC"],
     ]);
 }
+
+#[test]
+fn command_getkeys_names_the_sorted_and_store_keys() {
+    let mut d = Diff::new();
+    d.check(&[
+        &["COMMAND", "GETKEYS", "SORT", "k"],
+        &["COMMAND", "GETKEYS", "SORT", "k", "STORE", "dst"],
+        &[
+            "COMMAND", "GETKEYS", "SORT", "k", "BY", "w_*", "GET", "#", "STORE", "dst",
+        ],
+        &["COMMAND", "GETKEYS", "SORT_RO", "k", "BY", "w_*"],
+    ]);
+}

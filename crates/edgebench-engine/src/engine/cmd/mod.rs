@@ -53,9 +53,10 @@ pub enum KeySpec {
     /// Computed from the arguments (ZUNIONSTORE's numkeys, XREAD's STREAMS, ...): returns
     /// the key arguments' indices.
     Custom(fn(&[&[u8]]) -> Vec<usize>),
-    /// Like [`KeySpec::Custom`], but `None` means the whole database: for a command whose
-    /// keys come from values (SORT's BY and GET patterns), known only while it runs.
-    CustomOrAll(fn(&[&[u8]]) -> Option<Vec<usize>>),
+    /// Like [`KeySpec::Custom`], and `true` with them when the command locks the whole
+    /// database: for a command whose further keys come from values (SORT's BY and GET
+    /// patterns), known only while it runs.
+    CustomOrAll(fn(&[&[u8]]) -> (Vec<usize>, bool)),
 }
 
 /// A command-table entry.
@@ -120,11 +121,7 @@ impl Spec {
                 range_positions(args.len(), first, last, step).collect()
             }
             KeySpec::Custom(f) => f(args).into_iter().filter(|&i| i < args.len()).collect(),
-            KeySpec::CustomOrAll(f) => f(args)
-                .unwrap_or_default()
-                .into_iter()
-                .filter(|&i| i < args.len())
-                .collect(),
+            KeySpec::CustomOrAll(f) => f(args).0.into_iter().filter(|&i| i < args.len()).collect(),
         }
     }
 
@@ -132,7 +129,7 @@ impl Spec {
     pub fn locks_all(&self, args: &[&[u8]]) -> bool {
         match self.keys {
             KeySpec::All => true,
-            KeySpec::CustomOrAll(f) => f(args).is_none(),
+            KeySpec::CustomOrAll(f) => f(args).1,
             _ => false,
         }
     }

@@ -79,24 +79,22 @@ fn parse<'a>(args: &[&'a [u8]], readonly: bool) -> Result<Options<'a>, CmdError>
     Ok(o)
 }
 
-/// The keys a SORT touches: `None` (the whole database) when a BY or GET pattern derives
-/// keys from the values; else the sorted key and the STORE key.
-fn keys_of(args: &[&[u8]], readonly: bool) -> Option<Vec<usize>> {
+/// The keys a SORT names (the sorted key and the STORE key), and whether it locks the whole
+/// database: when a BY or GET pattern derives more keys from the values.
+fn keys_of(args: &[&[u8]], readonly: bool) -> (Vec<usize>, bool) {
     let Ok(o) = parse(args, readonly) else {
-        return Some(vec![1]);
+        return (vec![1], false);
     };
     let pattern = |p: &[u8]| p.contains(&b'*');
-    if o.by.is_some_and(pattern) || o.gets.iter().any(|g| pattern(g)) {
-        return None;
-    }
-    Some(std::iter::once(1).chain(o.store_at).collect())
+    let all = o.by.is_some_and(pattern) || o.gets.iter().any(|g| pattern(g));
+    (std::iter::once(1).chain(o.store_at).collect(), all)
 }
 
-fn sort_keys(args: &[&[u8]]) -> Option<Vec<usize>> {
+fn sort_keys(args: &[&[u8]]) -> (Vec<usize>, bool) {
     keys_of(args, false)
 }
 
-fn sort_ro_keys(args: &[&[u8]]) -> Option<Vec<usize>> {
+fn sort_ro_keys(args: &[&[u8]]) -> (Vec<usize>, bool) {
     keys_of(args, true)
 }
 
