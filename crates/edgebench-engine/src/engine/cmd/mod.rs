@@ -56,8 +56,12 @@ pub enum KeySpec {
     /// Like [`KeySpec::Custom`], and `true` with them when the command locks the whole
     /// database: for a command whose further keys come from values (SORT's BY and GET
     /// patterns), known only while it runs.
-    CustomOrAll(fn(&[&[u8]]) -> (Vec<usize>, bool)),
+    CustomOrAll(fn(&[&[u8]]) -> KeysOrAll),
 }
+
+/// What a [`KeySpec::CustomOrAll`] function returns: the key arguments' indices, and
+/// whether the command locks its whole database.
+pub type KeysOrAll = (Vec<usize>, bool);
 
 /// A command-table entry.
 #[derive(Debug, Clone, Copy)]

@@ -16,7 +16,7 @@
 
 use std::cmp::Ordering;
 
-use super::{is, parse_f64, parse_i64, spec, Ctx, KeySpec, Spec};
+use super::{is, parse_f64, parse_i64, spec, Ctx, KeySpec, KeysOrAll, Spec};
 use crate::engine::error::CmdError;
 use crate::engine::keyspace::{Entry, Locked, Value};
 use crate::resp::reply::Reply;
@@ -81,7 +81,7 @@ fn parse<'a>(args: &[&'a [u8]], readonly: bool) -> Result<Options<'a>, CmdError>
 
 /// The keys a SORT names (the sorted key and the STORE key), and whether it locks the whole
 /// database: when a BY or GET pattern derives more keys from the values.
-fn keys_of(args: &[&[u8]], readonly: bool) -> (Vec<usize>, bool) {
+fn keys_of(args: &[&[u8]], readonly: bool) -> KeysOrAll {
     let Ok(o) = parse(args, readonly) else {
         return (vec![1], false);
     };
@@ -90,11 +90,11 @@ fn keys_of(args: &[&[u8]], readonly: bool) -> (Vec<usize>, bool) {
     (std::iter::once(1).chain(o.store_at).collect(), all)
 }
 
-fn sort_keys(args: &[&[u8]]) -> (Vec<usize>, bool) {
+fn sort_keys(args: &[&[u8]]) -> KeysOrAll {
     keys_of(args, false)
 }
 
-fn sort_ro_keys(args: &[&[u8]]) -> (Vec<usize>, bool) {
+fn sort_ro_keys(args: &[&[u8]]) -> KeysOrAll {
     keys_of(args, true)
 }
 
