@@ -115,6 +115,9 @@ pub struct Entry {
     pub expires_at_ms: Option<u64>,
     /// What OBJECT ENCODING needs beyond the value (see [`super::types::encoding`]).
     pub shape: Shape,
+    /// When a command last read or wrote the key, seconds since the Unix epoch (OBJECT
+    /// IDLETIME; Redis's LRU clock has the same one-second resolution).
+    pub accessed_s: u32,
 }
 
 impl Entry {
@@ -129,6 +132,7 @@ impl Entry {
             value,
             expires_at_ms,
             shape: Shape::default(),
+            accessed_s: 0,
         }
     }
 
@@ -293,6 +297,11 @@ impl Db {
     }
 }
 
+/// A time in ms as the seconds of [`Entry::accessed_s`].
+fn seconds(ms: u64) -> u32 {
+    (ms / 1000) as u32
+}
+
 /// A poisoned shard only means another caller panicked mid-command; the map itself is
 /// still a valid map, so keep serving it.
 fn lock(m: &Mutex<Shard>) -> MutexGuard<'_, Shard> {
@@ -329,8 +338,18 @@ impl<'a> Locked<'a> {
         &mut self.guards[pos].1
     }
 
-    /// The live entry of `key` (an expired one is dropped first).
+    /// The live entry of `key` (an expired one is dropped first); counts as an access.
     pub fn get(&mut self, key: &[u8]) -> Option<&Entry> {
+        let now_s = seconds(self.now_ms);
+        self.get_mut_untouched(key).map(|e| {
+            e.accessed_s = now_s;
+            &*e
+        })
+    }
+
+    /// The live entry of `key` without counting an access (OBJECT looks without touching,
+    /// as in Redis).
+    pub fn peek(&mut self, key: &[u8]) -> Option<&Entry> {
         self.get_mut_untouched(key).map(|e| &*e)
     }
 
@@ -347,6 +366,7 @@ impl<'a> Locked<'a> {
         shard.touch(key);
         db.blocked.written(db, key);
         let entry = shard.map.get_mut(key)?;
+        entry.accessed_s = seconds(now);
         // The value as the last command left it: Redis converted it then if it was over
         // the limits (see `types::encoding`).
         if entry.shape.has(Shape::PINNED) {
@@ -375,8 +395,9 @@ impl<'a> Locked<'a> {
 
     /// Stores `entry` under `key`, replacing any value (and its TTL, unless `entry` has one).
     /// Returns the previous live entry.
-    pub fn insert(&mut self, key: &[u8], entry: Entry) -> Option<Entry> {
+    pub fn insert(&mut self, key: &[u8], mut entry: Entry) -> Option<Entry> {
         let now = self.now_ms;
+        entry.accessed_s = seconds(now);
         let db = self.db;
         let shard = self.shard(key);
         shard.touch(key);
@@ -509,10 +530,18 @@ impl<'a> Locked<'a> {
         self.get_mut_untouched(key).map(|e| &mut e.shape)
     }
 
+    /// Sets when `key` was last accessed (RESTORE ... IDLETIME), seconds since the epoch.
+    pub fn set_accessed(&mut self, key: &[u8], accessed_s: u32) {
+        if let Some(e) = self.get_mut_untouched(key) {
+            e.accessed_s = accessed_s;
+        }
+    }
+
     /// OBJECT ENCODING of `key`, as redis-server 7.0 would report it.
     pub fn encoding_of(&mut self, key: &[u8]) -> Option<&'static str> {
         let db = self.db;
-        self.get(key).map(|e| e.value.encoding(e.shape, &db.limits))
+        self.peek(key)
+            .map(|e| e.value.encoding(e.shape, &db.limits))
     }
 
     /// Before the encoding limits change: marks every value of the locked shards that is

@@ -423,4 +423,13 @@ fn restore_ttl_replace_and_busykey() {
         &[b"RESTORE", b"e", b"99999999999999", &payload, b"ABSTTL"],
     );
     run(&mut p, &[b"PEXPIRETIME", b"e"]);
+    // IDLETIME sets the last access back: both report it (a second may tick between).
+    let args: [&[u8]; 6] = [b"RESTORE", b"idle", b"0", &payload, b"IDLETIME", b"1000"];
+    assert_eq!(p.redis(&args), Value::Okay);
+    assert_eq!(p.engine(&args), Reply::ok());
+    let q: [&[u8]; 3] = [b"OBJECT", b"IDLETIME", b"idle"];
+    let real = p.redis(&q);
+    let ours = p.engine(&q);
+    assert!(matches!(real, Value::Int(1000 | 1001)), "{real:?}");
+    assert!(matches!(ours, Reply::Int(1000 | 1001)), "{ours:?}");
 }

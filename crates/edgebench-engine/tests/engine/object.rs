@@ -392,3 +392,41 @@ fn threshold_change_inside_multi_does_not_deadlock() {
         &["OBJECT", "ENCODING", "h"],
     ]);
 }
+
+/// IDLETIME on a manual clock: seconds since the last command that read or wrote the key;
+/// OBJECT itself does not count, TOUCH and RESTORE ... IDLETIME do.
+#[test]
+fn idletime_follows_accesses() {
+    use edgebench_engine::engine::{Engine, Reply};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+    let clock = Arc::new(AtomicU64::new(1_000_000_000_000));
+    let engine = Engine::with_clock(clock.clone());
+    let mut c = engine.client();
+    let run = |c: &mut edgebench_engine::engine::Client, args: &[&str]| {
+        let argv: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+        engine.execute(c, &argv)
+    };
+    let advance = |ms: u64| clock.fetch_add(ms, Ordering::Relaxed);
+    run(&mut c, &["SET", "k", "v"]);
+    run(&mut c, &["RPUSH", "l", "a"]);
+    advance(5_400);
+    assert_eq!(run(&mut c, &["OBJECT", "IDLETIME", "k"]), Reply::Int(5));
+    assert_eq!(run(&mut c, &["OBJECT", "IDLETIME", "k"]), Reply::Int(5));
+    run(&mut c, &["GET", "k"]);
+    assert_eq!(run(&mut c, &["OBJECT", "IDLETIME", "k"]), Reply::Int(0));
+    advance(3_000);
+    assert_eq!(run(&mut c, &["TOUCH", "l", "missing"]), Reply::Int(1));
+    assert_eq!(run(&mut c, &["OBJECT", "IDLETIME", "l"]), Reply::Int(0));
+    assert_eq!(run(&mut c, &["OBJECT", "IDLETIME", "k"]), Reply::Int(3));
+    run(&mut c, &["RPUSH", "l", "b"]);
+    advance(60_000);
+    assert_eq!(run(&mut c, &["OBJECT", "IDLETIME", "l"]), Reply::Int(60));
+    let Reply::Bulk(payload) = run(&mut c, &["DUMP", "k"]) else {
+        panic!("DUMP k")
+    };
+    let restore: [&[u8]; 6] = [b"RESTORE", b"r", b"0", &payload, b"IDLETIME", b"1000"];
+    assert_eq!(engine.execute(&mut c, &restore), Reply::ok());
+    let idle: [&[u8]; 3] = [b"OBJECT", b"IDLETIME", b"r"];
+    assert_eq!(engine.execute(&mut c, &idle), Reply::Int(1000));
+}

@@ -2,9 +2,11 @@
 //! HELP), MEMORY (USAGE, HELP), TOUCH and SWAPDB, with Redis 7.0's replies.
 //!
 //! OBJECT ENCODING reports what redis-server 7.0 would store the value as (see
-//! [`crate::engine::types::encoding`]). The engine does not track access times or
-//! frequencies (that would cost a store on every read): IDLETIME answers 0 and FREQ a new
-//! key's counter (Redis's `LFU_INIT_VAL`, 5), with Redis's errors for the wrong
+//! [`crate::engine::types::encoding`]). IDLETIME is the seconds since a command last read
+//! or wrote the key (every command that reads a key counts, TYPE and EXISTS too, where
+//! Redis leaves those out; OBJECT itself does not count, as in Redis; TOUCH does). Access
+//! frequencies are not tracked (Redis's LFU counter is a probabilistic logarithm): FREQ
+//! answers a new key's counter (`LFU_INIT_VAL`, 5). Both give Redis's errors for the wrong
 //! `maxmemory-policy`. REFCOUNT answers as Redis does: its shared integer objects (0–9999,
 //! when the policy allows sharing) report `INT_MAX`, every other value 1.
 //!
@@ -144,9 +146,10 @@ fn object(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
         .ok_or_else(|| unknown_subcommand(args))?;
     sub_arity(args, 3, &format!("object|{name}"))?;
     let key = args[2];
-    if !ctx.ks.exists(key) {
+    let now_s = ctx.ks.now_ms() / 1000;
+    let Some(accessed_s) = ctx.ks.peek(key).map(|e| e.accessed_s) else {
         return Ok(Reply::Nil);
-    }
+    };
     match name {
         "encoding" => Ok(ctx
             .ks
@@ -171,7 +174,9 @@ fn object(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
              that when switching between policies at runtime LRU and LFU data will take \
              some time to adjust.",
         )),
-        "idletime" => Ok(Reply::Int(0)),
+        "idletime" => Ok(Reply::Int(
+            now_s.saturating_sub(u64::from(accessed_s)) as i64
+        )),
         _ => {
             let shares = shares_integers(ctx.engine);
             let shared = ctx

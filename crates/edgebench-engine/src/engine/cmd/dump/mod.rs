@@ -8,8 +8,9 @@
 //! `ERR Bad data format`; the payload is client input, so decoding allocates no more than a
 //! small multiple of its size and never panics.
 //!
-//! RESTORE's IDLETIME and FREQ are checked as Redis checks them and then ignored: the
-//! engine keeps no access times or frequencies (see `object`).
+//! RESTORE's IDLETIME sets the key's last access that far back (OBJECT IDLETIME); FREQ is
+//! checked as Redis checks it and then ignored: the engine keeps no access frequencies
+//! (see `object`).
 
 pub mod crc64;
 pub mod listpack;
@@ -104,6 +105,8 @@ fn dump(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
 struct RestoreOptions {
     replace: bool,
     absolute_ttl: bool,
+    /// IDLETIME, seconds.
+    idle_s: Option<i64>,
 }
 
 fn restore_options(args: &[&[u8]]) -> Result<RestoreOptions, CmdError> {
@@ -117,9 +120,11 @@ fn restore_options(args: &[&[u8]]) -> Result<RestoreOptions, CmdError> {
         } else if is(args[j], "absttl") {
             o.absolute_ttl = true;
         } else if is(args[j], "idletime") && more && !freq {
-            if parse_i64(args[j + 1])? < 0 {
+            let v = parse_i64(args[j + 1])?;
+            if v < 0 {
                 return Err(err("ERR Invalid IDLETIME value, must be >= 0"));
             }
+            o.idle_s = Some(v);
             idle = true;
             j += 1;
         } else if is(args[j], "freq") && more && !idle {
@@ -163,6 +168,11 @@ fn restore(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
     }
     let expires = expires_at.map(|t| t as u64);
     ctx.ks.insert(key, Entry::with_expiry(value, expires));
+    if let Some(idle) = o.idle_s {
+        let now_s = (now / 1000) as u64;
+        let at = now_s.saturating_sub(u64::try_from(idle).unwrap_or(0));
+        ctx.ks.set_accessed(key, at as u32);
+    }
     Ok(Reply::ok())
 }
 
