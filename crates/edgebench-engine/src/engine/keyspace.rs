@@ -568,18 +568,27 @@ impl<'a> Locked<'a> {
     }
 
     /// SWAPDB: exchanges every key (values, TTLs) of this database with `other`'s; both
-    /// must hold every shard. Watched keys of both count as modified, as in Redis (which
-    /// marks them all dirty too).
+    /// must hold every shard. A watched key of either that exists in either counts as
+    /// modified, as in Redis.
     pub fn swap_with(&mut self, other: &mut Locked<'_>) {
         assert!(self.all && other.all, "swap_with needs every shard locked");
         for ((_, a), (_, b)) in self.guards.iter_mut().zip(other.guards.iter_mut()) {
             std::mem::swap(&mut a.map, &mut b.map);
             std::mem::swap(&mut a.deadlines, &mut b.deadlines);
-            for shard in [&mut **a, &mut **b] {
-                let watched: Vec<Key> = shard.watched.keys().cloned().collect();
-                for k in watched {
-                    shard.touch(&k);
-                }
+            // A watched key changes only if it exists on either side of the swap.
+            let changed = |this: &Shard, that: &Shard| -> Vec<Key> {
+                this.watched
+                    .keys()
+                    .filter(|k| this.map.contains_key(*k) || that.map.contains_key(*k))
+                    .cloned()
+                    .collect()
+            };
+            let (in_a, in_b) = (changed(a, b), changed(b, a));
+            for k in in_a {
+                a.touch(&k);
+            }
+            for k in in_b {
+                b.touch(&k);
             }
         }
     }

@@ -430,3 +430,22 @@ fn idletime_follows_accesses() {
     let idle: [&[u8]; 3] = [b"OBJECT", b"IDLETIME", b"r"];
     assert_eq!(engine.execute(&mut c, &idle), Reply::Int(1000));
 }
+
+/// SWAPDB aborts the transactions watching keys that exist on either side, only those.
+#[test]
+fn swapdb_touches_watched_keys_that_exist() {
+    let mut d = Diff::in_process_only();
+    d.check(&[
+        &["SET", "here", "1"],
+        &["WATCH", "nowhere"],
+        &["SWAPDB", "0", "1"],
+        &["MULTI"],
+        &["PING"],
+        &["EXEC"],
+        &["WATCH", "here"],
+        &["SWAPDB", "0", "1"],
+        &["MULTI"],
+        &["PING"],
+        &["EXEC"],
+    ]);
+}
