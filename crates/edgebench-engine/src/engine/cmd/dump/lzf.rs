@@ -20,7 +20,9 @@ pub struct Corrupt;
 /// Decompresses `input` into exactly `expected` bytes. The caller bounds `expected` (it is
 /// client input); the output never grows past it.
 pub fn decompress(input: &[u8], expected: usize) -> Result<Vec<u8>, Corrupt> {
-    let mut out: Vec<u8> = Vec::with_capacity(expected);
+    // The declared size is client input: reserve what the input can plausibly produce and
+    // grow only as output really appears.
+    let mut out: Vec<u8> = Vec::with_capacity(expected.min(input.len().saturating_mul(4) + 64));
     let mut i = 0;
     while i < input.len() {
         let ctrl = usize::from(input[i]);
