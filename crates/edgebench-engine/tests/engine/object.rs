@@ -449,3 +449,44 @@ fn swapdb_touches_watched_keys_that_exist() {
         &["EXEC"],
     ]);
 }
+
+/// Encodings after the commands that make or reshape values in other ways.
+#[test]
+fn encodings_after_other_writers() {
+    let mut d = Diff::new();
+    let long = "L".repeat(70);
+    d.check(&[
+        &["SADD", "a", "1", "2", "x"],
+        &["SADD", "b", "2", "3"],
+        &["SINTERSTORE", "i", "a", "b"],
+        &["SUNIONSTORE", "u", "a", "b"],
+        &["SDIFFSTORE", "df", "a", "b"],
+        &["SMOVE", "a", "new", "x"],
+        &["SMOVE", "a", "new2", "1"],
+        &["SREM", "a", "2"],
+        &["COPY", "u", "ucopy"],
+        &["RENAME", "b", "bren"],
+        &["HSET", "h", "f", "1"],
+        &["HINCRBYFLOAT", "h", "f", "0.1"],
+        &["HINCRBY", "h", &long, "1"],
+        &["HSETNX", "h2", "f", &long],
+        &["ZADD", "z", "1", "a"],
+        &["ZINCRBY", "z", "1", &long],
+        &["ZADD", "zn", "INCR", "1", "m"],
+        &["ZPOPMIN", "z"],
+        &["SET", "s", "1"],
+        &["GETSET", "s", "abc"],
+        &["SETNX", "s2", "12"],
+        &["MSET", "m1", "7", "m2", &long],
+        &["DECRBY", "m1", "3"],
+        &["GETEX", "m2", "PERSIST"],
+        &["SET", "kt", "99", "KEEPTTL"],
+        &["SET", "kt", "word", "KEEPTTL"],
+    ]);
+    for k in [
+        "a", "i", "u", "df", "new", "new2", "ucopy", "bren", "h", "h2", "z", "zn", "s", "s2", "m1",
+        "m2", "kt",
+    ] {
+        enc(&mut d, k);
+    }
+}
