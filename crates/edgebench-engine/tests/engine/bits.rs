@@ -547,6 +547,15 @@ fn lcs_matches_redis() {
         &["LCS", "list", "k1", "FOO"],
         &["LCS", "k1"],
     ]);
+    // In RESP3, IDX replies with a map. HELLO's reply carries the client id, which differs.
+    let _ = d.both(&["HELLO", "3"]);
+    d.check(&[
+        &["LCS", "k1", "k2", "IDX", "WITHMATCHLEN"],
+        &["LCS", "k1", "missing", "IDX"],
+        &[
+            "BITFIELD", "k1", "GET", "u8", "0", "OVERFLOW", "FAIL", "INCRBY", "u8", "0", "200",
+        ],
+    ]);
 }
 
 /// LCS refuses a table over 512 MiB with Redis's error (two strings of 12 kB make a
@@ -653,5 +662,54 @@ proptest! {
                 &["BITPOS", "b", "1", &s],
             ]);
         }
+    }
+}
+
+/// Writes keep the key's TTL (BITOP replaces the key, so its TTL goes); a write that
+/// changes nothing does not abort a transaction WATCHing the key, one that does aborts it.
+#[test]
+fn ttls_and_watch_match_redis() {
+    let mut d = Diff::new();
+    d.check(&[
+        &["SET", "k", "\u{1}"],
+        &["EXPIRE", "k", "100"],
+        &["SETBIT", "k", "0", "1"],
+        &["BITFIELD", "k", "SET", "u8", "8", "3"],
+        &["TTL", "k"],
+        &["GET", "k"],
+    ]);
+    let unchanged: &[&[&str]] = &[
+        &["SETBIT", "k", "7", "1"],
+        &["SETBIT", "k", "6", "0"],
+        &["BITFIELD", "k", "SET", "u8", "8", "3"],
+        &[
+            "BITFIELD", "k", "INCRBY", "u8", "8", "0", "GET", "i8", "100",
+        ],
+        &[
+            "BITFIELD", "k", "OVERFLOW", "FAIL", "INCRBY", "u8", "8", "1000",
+        ],
+        &["BITFIELD_RO", "k", "GET", "u8", "0"],
+        &["GETBIT", "k", "3"],
+        &["BITCOUNT", "k"],
+        &["LCS", "k", "k"],
+    ];
+    let changed: &[&[&str]] = &[
+        &["SETBIT", "k", "7", "0"],
+        &["SETBIT", "k", "100", "0"],
+        &["BITFIELD", "k", "SET", "u8", "8", "4"],
+        &["BITFIELD", "k", "SET", "u8", "800", "0"],
+        &["BITFIELD", "fresh", "SET", "u8", "0", "0"],
+        &["BITOP", "OR", "k", "k"],
+    ];
+    for cmd in unchanged.iter().chain(changed) {
+        let key = if cmd[1] == "fresh" { "fresh" } else { "k" };
+        d.check(&[
+            &["WATCH", key],
+            cmd,
+            &["MULTI"],
+            &["PING"],
+            &["EXEC"],
+            &["GET", key],
+        ]);
     }
 }

@@ -336,3 +336,30 @@ fn pfdebug_matches_redis() {
         &["PFDEBUG", "GETREG", "missing"],
     ]);
 }
+
+/// PFADD and PFMERGE keep the key's TTL; a PFADD that raises nothing and a PFCOUNT that
+/// finds a valid cached count do not abort a transaction WATCHing the key, and a PFCOUNT
+/// that caches a new count does, as in Redis.
+#[test]
+fn ttls_and_watch_match_redis() {
+    let mut d = Diff::new();
+    d.check(&[
+        &["PFADD", "h", "a", "b"],
+        &["EXPIRE", "h", "100"],
+        &["PFADD", "h", "c"],
+        &["PFMERGE", "h", "missing"],
+        &["TTL", "h"],
+    ]);
+    let script: &[&[&str]] = &[
+        &["PFADD", "h", "a"],
+        &["PFADD", "h"],
+        &["PFCOUNT", "h"],
+        &["PFCOUNT", "h"],
+        &["PFADD", "h", "zz"],
+        &["PFCOUNT", "h", "missing"],
+        &["PFMERGE", "h"],
+    ];
+    for cmd in script {
+        d.check(&[&["WATCH", "h"], cmd, &["MULTI"], &["PING"], &["EXEC"]]);
+    }
+}

@@ -9,6 +9,7 @@
 //! saturate to the wrong end there, and does here too).
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 
 use super::{parse_bit_offset, Ctx};
 use crate::engine::cmd::{is, parse_i64};
@@ -135,30 +136,64 @@ fn parse_ops(args: &[&[u8]]) -> Result<Vec<FieldOp>, CmdError> {
     Ok(ops)
 }
 
+/// The string as the operations see it: the stored bytes (or none, for a missing key)
+/// under the bytes the operations wrote so far. Running the operations on this view first
+/// tells whether they change anything before the key is opened for writing.
+struct View<'a> {
+    base: &'a [u8],
+    written: BTreeMap<usize, u8>,
+}
+
+impl<'a> View<'a> {
+    fn new(base: &'a [u8]) -> View<'a> {
+        View {
+            base,
+            written: BTreeMap::new(),
+        }
+    }
+
+    /// Byte `i` (zero past the end).
+    fn byte(&self, i: usize) -> u8 {
+        match self.written.get(&i) {
+            Some(&b) => b,
+            None => self.base.get(i).copied().unwrap_or(0),
+        }
+    }
+
+    /// Whether the written bytes differ from the stored ones (a write past the end differs:
+    /// the string grows).
+    fn changes_base(&self) -> bool {
+        self.written
+            .iter()
+            .any(|(&i, &b)| self.base.get(i) != Some(&b))
+    }
+}
+
 /// The unsigned value of the `bits` bits from bit `offset` (bits past the end read as 0).
-fn get_bits(s: &[u8], offset: u64, bits: u32) -> u64 {
+fn get_bits(s: &View<'_>, offset: u64, bits: u32) -> u64 {
     (offset..offset + u64::from(bits)).fold(0u64, |value, bit| {
-        let byte = s.get((bit >> 3) as usize).copied().unwrap_or(0);
+        let byte = s.byte((bit >> 3) as usize);
         (value << 1) | u64::from((byte >> (7 - (bit & 7))) & 1)
     })
 }
 
-/// Writes the low `bits` bits of `value` from bit `offset` (the string is long enough).
-fn put_bits(s: &mut [u8], offset: u64, bits: u32, value: u64) {
+/// Writes the low `bits` bits of `value` from bit `offset`.
+fn put_bits(s: &mut View<'_>, offset: u64, bits: u32, value: u64) {
     for j in 0..u64::from(bits) {
         let bit = offset + j;
-        let mask = 0x80u8 >> (bit & 7);
-        let byte = &mut s[(bit >> 3) as usize];
-        if value & (1u64 << (u64::from(bits) - 1 - j)) != 0 {
-            *byte |= mask;
+        let (i, mask) = ((bit >> 3) as usize, 0x80u8 >> (bit & 7));
+        let byte = s.byte(i);
+        let byte = if value & (1u64 << (u64::from(bits) - 1 - j)) != 0 {
+            byte | mask
         } else {
-            *byte &= !mask;
-        }
+            byte & !mask
+        };
+        s.written.insert(i, byte);
     }
 }
 
 /// A signed field's value: its bits, sign-extended.
-fn get_signed(s: &[u8], offset: u64, bits: u32) -> i64 {
+fn get_signed(s: &View<'_>, offset: u64, bits: u32) -> i64 {
     let raw = get_bits(s, offset, bits);
     if bits < 64 && raw & (1u64 << (bits - 1)) != 0 {
         (raw | (u64::MAX << bits)) as i64
@@ -225,7 +260,7 @@ fn signed_overflow(value: i64, incr: i64, bits: u32, mode: Overflow) -> Option<i
 
 /// Runs one SET or INCRBY on the string: the reply value, or `None` when OVERFLOW FAIL
 /// refused it.
-fn write_field(s: &mut [u8], op: &FieldOp) -> Option<i64> {
+fn write_field(s: &mut View<'_>, op: &FieldOp) -> Option<i64> {
     let FieldOp {
         ty,
         offset,
@@ -274,7 +309,7 @@ fn field_value(action: FieldAction) -> i64 {
 }
 
 /// A GET's value (bits past the end read as zeros).
-fn read_field(s: &[u8], op: &FieldOp) -> i64 {
+fn read_field(s: &View<'_>, op: &FieldOp) -> i64 {
     if op.ty.signed {
         get_signed(s, op.offset, op.ty.bits)
     } else {
@@ -284,25 +319,35 @@ fn read_field(s: &[u8], op: &FieldOp) -> i64 {
 
 impl Locked<'_> {
     /// BITFIELD: runs `ops` in order; each one's reply (`None` for a write OVERFLOW FAIL
-    /// refused). With only GETs the key is only read (a missing key reads as zeros).
+    /// refused). A missing key reads as zeros. The key is written only when a write grows
+    /// the string (or creates the key) or changes a byte, as Redis counts a change.
     pub fn bitfield(&mut self, key: &[u8], ops: &[FieldOp]) -> Result<Vec<Option<i64>>, CmdError> {
         let highest = ops
             .iter()
             .filter(|op| op.action != FieldAction::Get)
             .map(|op| op.offset + u64::from(op.ty.bits) - 1)
             .max();
-        let Some(highest) = highest else {
-            let s = self.get_str(key)?.map_or(&[][..], |s| &s[..]);
-            return Ok(ops.iter().map(|op| Some(read_field(s, op))).collect());
-        };
-        let s = self.bits_for_write(key, highest)?;
-        Ok(ops
+        let base = self.get_str(key)?;
+        let too_short = base.is_none_or(|s| (s.len() as u64) <= highest.unwrap_or(0) >> 3);
+        let mut view = View::new(base.map_or(&[][..], |s| &s[..]));
+        let replies = ops
             .iter()
             .map(|op| match op.action {
-                FieldAction::Get => Some(read_field(s, op)),
-                _ => write_field(s, op),
+                FieldAction::Get => Some(read_field(&view, op)),
+                _ => write_field(&mut view, op),
             })
-            .collect())
+            .collect();
+        let Some(highest) = highest else {
+            return Ok(replies);
+        };
+        if too_short || view.changes_base() {
+            let written = std::mem::take(&mut view.written);
+            let s = self.bits_for_write(key, highest)?;
+            for (i, b) in written {
+                s[i] = b;
+            }
+        }
+        Ok(replies)
     }
 }
 
@@ -336,12 +381,16 @@ mod tests {
 
     #[test]
     fn fields_read_and_write_big_endian_bits() {
-        let mut s = vec![0u8; 2];
+        let mut s = View::new(&[]);
         put_bits(&mut s, 7, 5, 23);
-        assert_eq!(s, [0b0000_0001, 0b0111_0000]);
+        assert_eq!((s.byte(0), s.byte(1)), (0b0000_0001, 0b0111_0000));
         assert_eq!(get_bits(&s, 7, 5), 23);
-        assert_eq!(get_signed(&[0xff], 0, 8), -1);
-        assert_eq!(get_bits(&[0xff], 4, 8), 0xf0);
+        assert!(s.changes_base());
+        assert_eq!(get_signed(&View::new(&[0xff]), 0, 8), -1);
+        assert_eq!(get_bits(&View::new(&[0xff]), 4, 8), 0xf0);
+        let mut same = View::new(&[0x0f]);
+        put_bits(&mut same, 4, 4, 15);
+        assert!(!same.changes_base());
     }
 
     #[test]

@@ -11,9 +11,11 @@
 //! and a few bytes, as SETRANGE does; BITOP's result is as long as its longest input. LCS's
 //! table has its own cap ([`lcs::MAX_TABLE_BYTES`]).
 //!
-//! A write that changes nothing (SETBIT of a bit already so) reads before it writes, so it
-//! does not count as a change to a WATCHed key, as in Redis. BITFIELD with a SET or INCRBY
-//! always counts as a change (Redis does not when the values written equal the old ones).
+//! A write that changes nothing (SETBIT of a bit already so, BITFIELD writing the values
+//! already there, in a string long enough) reads before it writes, so it does not count as
+//! a change to a WATCHed key, as in Redis. One difference: a BITFIELD whose every write is
+//! refused by OVERFLOW FAIL still grows (or creates) the string, and Redis does not count
+//! that as a change while the engine does (its keyspace has no untracked write).
 
 mod bitfield;
 mod lcs;
