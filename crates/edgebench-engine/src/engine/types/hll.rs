@@ -616,6 +616,65 @@ mod tests {
         assert!((480..=520).contains(&sparse_count), "{sparse_count}");
     }
 
+    proptest::proptest! {
+        /// Whatever follows a sparse header, every operation returns (an error or a
+        /// value) without panicking, and a value it accepts stays a HyperLogLog.
+        #[test]
+        fn arbitrary_sparse_bytes_never_panic(
+            body in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64),
+            elements in proptest::collection::vec(proptest::prelude::any::<u32>(), 0..40),
+            raise in proptest::collection::vec((0usize..REGISTERS, 1u8..64), 0..8),
+        ) {
+            let mut s = new_sparse();
+            s.truncate(HEADER_LEN);
+            s.extend_from_slice(&body);
+            let _ = estimate(&s);
+            let _ = merge_into(&mut [0u8; REGISTERS], &s);
+            for e in &elements {
+                if add(&mut s, &e.to_le_bytes()).is_err() {
+                    break;
+                }
+            }
+            for &(index, value) in &raise {
+                if set_register(&mut s, index, value).is_err() {
+                    break;
+                }
+            }
+            proptest::prop_assert!(validate(&s).is_ok());
+            let _ = estimate(&s);
+            let _ = to_dense(&mut s);
+            let _ = decode_sparse(&s);
+        }
+
+        /// The same for a real sparse value with a few bytes changed or cut.
+        #[test]
+        fn damaged_sparse_values_never_panic(
+            damage in proptest::collection::vec((0usize..400, proptest::prelude::any::<u8>()), 1..4),
+            cut in 0usize..400,
+            elements in proptest::collection::vec(proptest::prelude::any::<u32>(), 0..200),
+        ) {
+            let mut s = new_sparse();
+            for i in 0..150u32 {
+                add(&mut s, &i.to_be_bytes()).expect("valid");
+            }
+            for &(at, byte) in &damage {
+                let at = HEADER_LEN + at % (s.len() - HEADER_LEN);
+                s[at] = byte;
+            }
+            s.truncate(HEADER_LEN + cut.max(1));
+            let _ = estimate(&s);
+            for e in &elements {
+                if add(&mut s, &e.to_le_bytes()).is_err() {
+                    break;
+                }
+            }
+            proptest::prop_assert!(validate(&s).is_ok());
+            let _ = estimate(&s);
+            let _ = merge_into(&mut [0u8; REGISTERS], &s);
+            let _ = to_dense(&mut s);
+        }
+    }
+
     /// Corrupt sparse opcodes are an error, not a panic.
     #[test]
     fn corrupt_sparse_values_are_errors() {

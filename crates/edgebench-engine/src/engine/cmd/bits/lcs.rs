@@ -317,6 +317,9 @@ mod tests {
     fn tables_over_the_cap_are_refused() {
         assert!(check_table_size(1 << 20, 1 << 20).is_err());
         assert!(check_table_size(10_000, 10_000).is_ok());
+        // Exactly 2^27 cells of 4 bytes is allowed, one row more is not.
+        assert!(check_table_size(8191, 16383).is_ok());
+        assert!(check_table_size(8192, 16383).is_err());
         assert!(check_table_size(usize::MAX, usize::MAX).is_err());
     }
 }
