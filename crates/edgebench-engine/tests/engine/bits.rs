@@ -713,3 +713,56 @@ fn ttls_and_watch_match_redis() {
         ]);
     }
 }
+
+/// A BITFIELD operation's words: a subcommand, a type, an offset (plain or `#n`) and a
+/// value near the edges of the types.
+fn field_op() -> impl Strategy<Value = Vec<String>> {
+    let ty = prop_oneof![
+        (1u32..=64).prop_map(|n| format!("i{n}")),
+        (1u32..=63).prop_map(|n| format!("u{n}")),
+    ];
+    let offset = prop_oneof![
+        (0u32..80).prop_map(|n| n.to_string()),
+        (0u32..6).prop_map(|n| format!("#{n}")),
+    ];
+    let value = prop_oneof![
+        any::<i64>(),
+        -300i64..300,
+        prop::sample::select(vec![
+            i64::MIN,
+            i64::MAX,
+            i64::MIN + 1,
+            i64::MAX - 1,
+            1 << 62,
+            -(1 << 62),
+            (1 << 31) - 1,
+            -(1 << 31)
+        ]),
+    ];
+    let sub = prop::sample::select(vec!["GET", "SET", "INCRBY", "OVERFLOW"]);
+    let mode = prop::sample::select(vec!["WRAP", "SAT", "FAIL"]);
+    (sub, ty, offset, value, mode).prop_map(|(sub, ty, offset, value, mode)| match sub {
+        "GET" => vec![sub.to_string(), ty, offset],
+        "OVERFLOW" => vec![sub.to_string(), mode.to_string()],
+        _ => vec![sub.to_string(), ty, offset, value.to_string()],
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    /// Random BITFIELD commands (every type, overflow mode and extreme value) reply, and
+    /// leave the string, as redis-server does.
+    #[test]
+    fn random_bitfields_match_redis(
+        commands in prop::collection::vec(prop::collection::vec(field_op(), 1..5), 1..8),
+    ) {
+        let mut d = Diff::new();
+        for ops in commands {
+            let mut args = vec!["BITFIELD".to_string(), "f".to_string()];
+            args.extend(ops.into_iter().flatten());
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            d.check(&[&args, &["GET", "f"]]);
+        }
+    }
+}

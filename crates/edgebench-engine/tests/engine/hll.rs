@@ -363,3 +363,32 @@ fn ttls_and_watch_match_redis() {
         d.check(&[&["WATCH", "h"], cmd, &["MULTI"], &["PING"], &["EXEC"]]);
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 24, ..Default::default() })]
+
+    /// Random PFADDs, PFMERGEs and PFCOUNTs over three keys leave the same bytes and
+    /// counts as on redis-server.
+    #[test]
+    fn random_hll_scripts_match_redis(
+        steps in proptest::collection::vec(
+            (0usize..3, 0usize..3, proptest::collection::vec("[a-z0-9]{0,12}", 0..300), 0u8..4),
+            1..12,
+        ),
+    ) {
+        let keys = ["h0", "h1", "h2"];
+        let mut d = Diff::new();
+        for (k, other, members, action) in steps {
+            let (key, other) = (keys[k], keys[other]);
+            match action {
+                0 | 1 => {
+                    let members: Vec<String> = members;
+                    pfadd(&mut d, key, &members);
+                }
+                2 => d.check(&[&["PFMERGE", key, other]]),
+                _ => d.check(&[&["PFCOUNT", key, other]]),
+            }
+            d.check(&[&["PFCOUNT", key], &["GET", key]]);
+        }
+    }
+}

@@ -42,7 +42,7 @@ impl From<HllError> for CmdError {
 }
 
 /// Whether adding `elements` would raise a register of the (validated) value `s`. A
-/// sparse value is decoded once (it is at most [`hll::SPARSE_MAX_BYTES`]); a corrupt one
+/// sparse value is decoded once (16384 bytes, however many elements); a corrupt one
 /// answers yes, so that the write path reports it.
 fn raises_any(s: &[u8], elements: &[&[u8]]) -> bool {
     let runs = elements.iter().map(|e| hll::register_and_run(e));
