@@ -334,6 +334,8 @@ fn pfdebug_matches_redis() {
         &["PFDEBUG", "FOO", "h"],
         &["PFDEBUG", "FOO", "missing"],
         &["PFDEBUG", "GETREG", "missing"],
+        &["PFSELFTEST"],
+        &["PFSELFTEST", "x"],
     ]);
 }
 

@@ -1,5 +1,6 @@
-//! HyperLogLog commands: PFADD, PFCOUNT (one key, or the union of several), PFMERGE, and
-//! PFDEBUG (GETREG, DECODE, ENCODING, TODENSE), over the representation in
+//! HyperLogLog commands: PFADD, PFCOUNT (one key, or the union of several), PFMERGE,
+//! PFDEBUG (GETREG, DECODE, ENCODING, TODENSE) and PFSELFTEST (a shorter run than Redis's:
+//! see [`hll::self_test`]), over the representation in
 //! [`crate::engine::types::hll`], which is Redis's byte for byte.
 //!
 //! A HyperLogLog is a string value: GET returns its bytes, SET of bytes from redis-server
@@ -33,6 +34,7 @@ pub const COMMANDS: &[Spec] = &[
     spec("pfcount", -2, ALL_ARGS, false, pfcount),
     spec("pfmerge", -2, ALL_ARGS, true, pfmerge),
     spec("pfdebug", 3, SECOND_ARG, true, pfdebug),
+    spec("pfselftest", 1, KeySpec::None, false, pfselftest),
 ];
 
 impl From<HllError> for CmdError {
@@ -197,4 +199,10 @@ fn pfdebug(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
             "ERR Unknown PFDEBUG subcommand '{sub}'"
         ))))
     }
+}
+
+fn pfselftest(_: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
+    hll::self_test(&mut super::set::random_u64)
+        .map_err(|text| CmdError::Other(Cow::Owned(format!("ERR {text}"))))?;
+    Ok(Reply::ok())
 }

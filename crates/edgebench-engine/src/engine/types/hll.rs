@@ -340,6 +340,70 @@ fn tau(mut x: f64) -> f64 {
     }
 }
 
+/// Register round trips PFSELFTEST runs (Redis runs 1000: these are a diagnostic, and a
+/// tenth keeps the command, which holds its thread, well under a second).
+const SELF_TEST_REGISTER_CYCLES: usize = 100;
+
+/// Elements PFSELFTEST adds (Redis adds 10 million; the checkpoints up to one million check
+/// the same things: the sparse encoding is used while small, sparse and dense agree, and
+/// the error stays within six standard errors).
+const SELF_TEST_ELEMENTS: u64 = 1_000_000;
+
+/// PFSELFTEST: checks the dense registers and the estimator, as Redis's self-test does,
+/// with the random numbers `random` gives. The error is Redis's `TESTFAILED ...` text.
+pub fn self_test(random: &mut dyn FnMut() -> u64) -> Result<(), String> {
+    let mut regs = vec![0u8; DENSE_LEN - HEADER_LEN];
+    let mut expected = vec![0u8; REGISTERS];
+    for _ in 0..SELF_TEST_REGISTER_CYCLES {
+        for (i, e) in expected.iter_mut().enumerate() {
+            *e = (random() & 63) as u8;
+            dense::put(&mut regs, i, *e);
+        }
+        for (i, &e) in expected.iter().enumerate() {
+            let got = dense::get(&regs, i);
+            if got != e {
+                return Err(format!(
+                    "TESTFAILED Register {i} should be {e} but is {got}"
+                ));
+            }
+        }
+    }
+    let mut dense = new_sparse();
+    to_dense(&mut dense).map_err(|e| e.to_string())?;
+    let mut sparse = new_sparse();
+    let relative_error = 1.04 / (REGISTERS as f64).sqrt();
+    let seed = random();
+    let mut checkpoint = 1u64;
+    for j in 1..=SELF_TEST_ELEMENTS {
+        let element = (j ^ seed).to_le_bytes();
+        add(&mut dense, &element).map_err(|e| e.to_string())?;
+        add(&mut sparse, &element).map_err(|e| e.to_string())?;
+        if j != checkpoint {
+            continue;
+        }
+        if j < (SPARSE_MAX_BYTES / 2) as u64 && !is_sparse(&sparse) {
+            return Err("TESTFAILED sparse encoding not used".into());
+        }
+        let count = estimate(&dense).map_err(|e| e.to_string())?;
+        if estimate(&sparse) != Ok(count) {
+            return Err("TESTFAILED dense/sparse disagree".into());
+        }
+        let max_error = if j == 10 {
+            1
+        } else {
+            (relative_error * 6.0 * checkpoint as f64).ceil() as u64
+        };
+        let error = checkpoint.abs_diff(count);
+        if error > max_error {
+            return Err(format!(
+                "TESTFAILED Too big error. card:{checkpoint} abserr:{error}"
+            ));
+        }
+        checkpoint *= 10;
+    }
+    Ok(())
+}
+
 /// The two bytes of an XZERO opcode for a run of `len` (1–16384) zero registers.
 fn xzero_bytes(len: usize) -> [u8; 2] {
     let l = len - 1;
