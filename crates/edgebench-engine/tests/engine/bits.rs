@@ -4,6 +4,10 @@
 //! strings.
 
 use crate::support::diff::Diff;
+use edgebench_engine::engine::cmd::bits::{
+    BitOp, FieldAction, FieldOp, FieldType, LcsMatch, LcsOutcome, LcsReply, Overflow, RangeUnit,
+};
+use edgebench_engine::engine::Engine;
 use proptest::prelude::*;
 
 /// A list at `key` on both sides, for WRONGTYPE cases.
@@ -765,4 +769,70 @@ proptest! {
             d.check(&[&args, &["GET", "f"]]);
         }
     }
+}
+
+/// The typed operations behind the commands, without argument parsing.
+#[test]
+fn typed_api_matches_the_commands() {
+    let engine = Engine::new();
+    let db = engine.db(0);
+    let keys = [&b"b"[..], b"c", b"d", b"h", b"x", b"y", b"missing"];
+    let mut ks = db.lock(keys, engine.now_ms());
+    assert_eq!(ks.setbit(b"b", 9, true), Ok(false));
+    assert_eq!(ks.setbit(b"b", 9, true), Ok(true));
+    assert_eq!(ks.getbit(b"b", 9), Ok(true));
+    assert_eq!(ks.get_str(b"b"), Ok(Some(&vec![0x00, 0x40])));
+    assert_eq!(ks.bitcount(b"b", None), Ok(1));
+    assert_eq!(ks.bitcount(b"b", Some((0, 8, RangeUnit::Bit))), Ok(0));
+    assert_eq!(ks.bitpos(b"b", true, 0, None, RangeUnit::Byte), Ok(9));
+    assert_eq!(ks.bitpos(b"b", false, 9, Some(9), RangeUnit::Bit), Ok(-1));
+    assert_eq!(ks.bitop(BitOp::Not, b"c", &[b"b"]), Ok(2));
+    assert_eq!(ks.get_str(b"c"), Ok(Some(&vec![0xff, 0xbf])));
+    assert_eq!(ks.bitop(BitOp::And, b"c", &[b"missing"]), Ok(0));
+    assert_eq!(ks.get_str(b"c"), Ok(None));
+    let op = |action, signed, bits, offset, overflow| FieldOp {
+        action,
+        ty: FieldType { signed, bits },
+        offset,
+        overflow,
+    };
+    let ops = [
+        op(FieldAction::Set(-2), true, 4, 0, Overflow::Wrap),
+        op(FieldAction::IncrBy(20), true, 4, 0, Overflow::Sat),
+        op(FieldAction::IncrBy(20), true, 4, 0, Overflow::Fail),
+        op(FieldAction::Get, false, 8, 0, Overflow::Wrap),
+    ];
+    assert_eq!(
+        ks.bitfield(b"d", &ops),
+        Ok(vec![Some(0), Some(7), None, Some(0x70)])
+    );
+    ks.set(b"x", b"ohmytext".to_vec());
+    ks.set(b"y", b"mynewtext".to_vec());
+    assert_eq!(
+        ks.lcs(b"x", b"y", LcsReply::String),
+        Ok(LcsOutcome::String(b"mytext".to_vec()))
+    );
+    assert_eq!(ks.lcs(b"x", b"y", LcsReply::Len), Ok(LcsOutcome::Len(6)));
+    let idx = LcsReply::Idx {
+        min_len: 3,
+        with_len: false,
+    };
+    let longest = LcsMatch {
+        a: (4, 7),
+        b: (5, 8),
+    };
+    assert_eq!(
+        ks.lcs(b"x", b"y", idx),
+        Ok(LcsOutcome::Idx(vec![longest], 6))
+    );
+    assert_eq!(
+        ks.pfadd(b"x", &[b"a"]).map_err(|e| e.to_string()),
+        Err("WRONGTYPE Key is not a valid HyperLogLog string value.".to_string())
+    );
+    assert!(ks.pfadd(b"d", &[b"a"]).is_err());
+    assert_eq!(ks.pfadd(b"h", &[b"a", b"b", b"c"]), Ok(true));
+    assert_eq!(ks.pfadd(b"h", &[b"a"]), Ok(false));
+    assert_eq!(ks.pfcount(&[b"h"]), Ok(3));
+    assert_eq!(ks.pfmerge(b"missing", &[b"h"]), Ok(()));
+    assert_eq!(ks.pfcount(&[b"h", b"missing"]), Ok(3));
 }

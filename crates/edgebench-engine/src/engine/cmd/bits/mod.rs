@@ -28,8 +28,8 @@ use crate::engine::error::CmdError;
 use crate::engine::keyspace::{Entry, Locked, Value};
 use crate::resp::reply::Reply;
 
-pub use bitfield::{FieldOp, FieldType, Overflow};
-pub use lcs::MAX_TABLE_BYTES;
+pub use bitfield::{FieldAction, FieldOp, FieldType, Overflow};
+pub use lcs::{LcsMatch, LcsOutcome, LcsReply, MAX_TABLE_BYTES};
 
 /// BITOP's keys: the destination and every source.
 const FROM_SECOND: KeySpec = KeySpec::Range {
