@@ -9,7 +9,7 @@
 //! Bounds: a bit offset must be below 2^32 (Redis's check: the offset's byte below
 //! `proto-max-bulk-len`, 512 MB), so SETBIT and BITFIELD grow a string to at most 512 MB
 //! and a few bytes, as SETRANGE does; BITOP's result is as long as its longest input. LCS's
-//! table has its own cap ([`lcs::MAX_TABLE_BYTES`]).
+//! table has its own cap ([`MAX_TABLE_BYTES`]).
 //!
 //! A write that changes nothing (SETBIT of a bit already so, BITFIELD writing the values
 //! already there, in a string long enough) reads before it writes, so it does not count as
@@ -17,8 +17,8 @@
 //! refused by OVERFLOW FAIL still grows (or creates) the string, and Redis does not count
 //! that as a change while the engine does (its keyspace has no untracked write).
 
-mod bitfield;
-mod lcs;
+pub mod bitfield;
+pub mod lcs;
 
 use std::borrow::Cow;
 
@@ -329,7 +329,8 @@ impl Locked<'_> {
     }
 
     /// BITPOS: the first bit equal to `bit` from `start` (default 0) to `end` (default the
-    /// last byte), in `unit`s; see [`first_bit`] for what "not found" gives.
+    /// last byte), in `unit`s. Not found: -1 when looking for a one; for a zero, the bit just
+    /// past the end (the string is taken as padded with zeros), or -1 when `end` was given.
     pub fn bitpos(
         &mut self,
         key: &[u8],
