@@ -7,7 +7,9 @@
 //! arguments, calls typed operations on [`Locked`](crate::engine::Locked) and returns the
 //! reply; a `CmdError` becomes the error reply with Redis's exact text.
 
+pub mod bits;
 pub mod hash;
+pub mod hll;
 pub mod keys;
 pub mod list;
 pub mod server;
@@ -156,8 +158,10 @@ struct Table {
 fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let families: [&'static [Spec]; 9] = [
+        let families: [&'static [Spec]; 11] = [
             strings::COMMANDS,
+            bits::COMMANDS,
+            hll::COMMANDS,
             keys::COMMANDS,
             hash::COMMANDS,
             set::COMMANDS,
