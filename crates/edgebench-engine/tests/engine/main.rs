@@ -1,7 +1,7 @@
 //! The engine's integration tests, in one binary (ripgrep's shape: every integration binary
 //! links the whole dependency tree, and linking is most of CI's time).
 //!
-//! - One module per command family (`hash`, `keys`, `list`, `set`, `stream`, `strings`,
+//! - One module per command family (`geo`, `hash`, `keys`, `list`, `set`, `stream`, `strings`,
 //!   `tx`, `zset`, and `server` for connection and server commands): the engine's typed API,
 //!   and the same commands sent to a real `redis-server`, to the engine in-process and to the
 //!   engine behind the RESP server, whose replies must be equal ([`support::diff`]).
@@ -14,6 +14,7 @@
 
 mod support;
 
+mod geo;
 mod hash;
 mod keys;
 mod list;

@@ -7,6 +7,7 @@
 //! arguments, calls typed operations on [`Locked`](crate::engine::Locked) and returns the
 //! reply; a `CmdError` becomes the error reply with Redis's exact text.
 
+pub mod geo;
 pub mod hash;
 pub mod keys;
 pub mod list;
@@ -156,12 +157,13 @@ struct Table {
 fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let families: [&'static [Spec]; 9] = [
+        let families: [&'static [Spec]; 10] = [
             strings::COMMANDS,
             keys::COMMANDS,
             hash::COMMANDS,
             set::COMMANDS,
             zset::COMMANDS,
+            geo::COMMANDS,
             list::COMMANDS,
             stream::COMMANDS,
             server::COMMANDS,
