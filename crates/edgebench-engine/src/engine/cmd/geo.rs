@@ -46,7 +46,7 @@ pub const COMMANDS: &[Spec] = &[
     spec(
         "georadius",
         -6,
-        KeySpec::Custom(radius_keys),
+        KeySpec::Custom(georadius_keys),
         true,
         georadius_cmd,
     ),
@@ -54,7 +54,7 @@ pub const COMMANDS: &[Spec] = &[
     spec(
         "georadiusbymember",
         -5,
-        KeySpec::Custom(radius_keys),
+        KeySpec::Custom(georadiusbymember_keys),
         true,
         georadiusbymember_cmd,
     ),
@@ -76,14 +76,24 @@ fn err(text: &'static str) -> CmdError {
 const NO_MEMBER: &str = "ERR could not decode requested zset member";
 const BAD_UNIT: &str = "ERR unsupported unit provided. please use M, KM, FT, MI";
 
-/// GEORADIUS's keys: the source, and whatever follows a STORE or STOREDIST (a superset of
-/// the one the parser will take, which is all locking needs).
-fn radius_keys(args: &[&[u8]]) -> Vec<usize> {
+/// GEORADIUS's keys: the source, and the argument after each STORE, then after each
+/// STOREDIST, among the options (from argument 6). Redis's key specs name only the first
+/// STORE and the first STOREDIST; the parser takes the last one given, so locking takes
+/// them all (COMMAND GETKEYS then lists more keys than Redis's for a repeated STORE).
+fn georadius_keys(args: &[&[u8]]) -> Vec<usize> {
+    store_keys(args, 6)
+}
+
+/// GEORADIUSBYMEMBER's keys, as [`georadius_keys`] with options from argument 5.
+fn georadiusbymember_keys(args: &[&[u8]]) -> Vec<usize> {
+    store_keys(args, 5)
+}
+
+fn store_keys(args: &[&[u8]], options: usize) -> Vec<usize> {
     let mut keys = vec![1];
-    for (i, arg) in args.iter().enumerate().skip(2) {
-        if (kw(arg, "store") || kw(arg, "storedist")) && i + 1 < args.len() {
-            keys.push(i + 1);
-        }
+    for word in ["store", "storedist"] {
+        let values = (options..args.len().saturating_sub(1)).filter(|&i| kw(args[i], word));
+        keys.extend(values.map(|i| i + 1));
     }
     keys
 }
