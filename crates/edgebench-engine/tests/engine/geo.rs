@@ -733,6 +733,22 @@ fn typed_api_works_without_argument_parsing() {
         ks.geosearch(b"g", &missing).map_err(|e| e.to_string()),
         Err("ERR could not decode requested zset member".to_string())
     );
+    let negative = GeoQuery {
+        area: ShapeKind::Radius(-1.0),
+        ..query
+    };
+    assert_eq!(
+        ks.geosearch(b"g", &negative).map_err(|e| e.to_string()),
+        Err("ERR radius cannot be negative".to_string())
+    );
+    let nan_box = GeoQuery {
+        area: ShapeKind::Box {
+            width: f64::NAN,
+            height: 1.0,
+        },
+        ..query
+    };
+    assert!(ks.geosearch(b"g", &nan_box).is_err());
     ks.insert(
         b"s",
         edgebench_engine::engine::Entry::new(edgebench_engine::engine::Value::Str(b"x".to_vec())),

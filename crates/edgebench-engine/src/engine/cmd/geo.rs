@@ -333,11 +333,13 @@ impl Locked<'_> {
 
     /// GEOSEARCH: the members in the query's area, in Redis's order. A missing key finds
     /// nothing; a FROMMEMBER that is not in the set is "could not decode requested zset
-    /// member"; FROMLONLAT outside the limits is "invalid longitude,latitude pair".
+    /// member"; FROMLONLAT outside the limits is "invalid longitude,latitude pair"; a
+    /// negative (or NaN) radius, width or height is refused as the commands refuse it.
     pub fn geosearch(&mut self, key: &[u8], q: &GeoQuery<'_>) -> Result<Vec<GeoHit>, CmdError> {
         if let GeoFrom::LonLat(lon, lat) = q.from {
             check_lonlat(lon, lat)?;
         }
+        check_area(q.area)?;
         let Some(z) = self.get_zset(key)? else {
             return Ok(Vec::new());
         };
@@ -383,23 +385,33 @@ fn parse_measure(arg: &[u8], not_number: &'static str) -> Result<f64, CmdError> 
     parse_f64(arg).map_err(|_| err(not_number))
 }
 
+/// Redis's check of a radius or a box (the parser never yields NaN; the typed API might).
+fn check_area(area: ShapeKind) -> Result<(), CmdError> {
+    match area {
+        ShapeKind::Radius(r) if r < 0.0 || r.is_nan() => Err(err("ERR radius cannot be negative")),
+        ShapeKind::Box { width, height }
+            if height < 0.0 || width < 0.0 || (height + width).is_nan() =>
+        {
+            Err(err("ERR height or width cannot be negative"))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// `radius unit` (GEORADIUS, BYRADIUS).
 fn parse_radius(radius: &[u8], unit: &[u8]) -> Result<(ShapeKind, Unit), CmdError> {
-    let r = parse_measure(radius, "ERR need numeric radius")?;
-    if r < 0.0 {
-        return Err(err("ERR radius cannot be negative"));
-    }
-    Ok((ShapeKind::Radius(r), Unit::parse(unit)?))
+    let area = ShapeKind::Radius(parse_measure(radius, "ERR need numeric radius")?);
+    check_area(area)?;
+    Ok((area, Unit::parse(unit)?))
 }
 
 /// `width height unit` (BYBOX).
 fn parse_box(width: &[u8], height: &[u8], unit: &[u8]) -> Result<(ShapeKind, Unit), CmdError> {
     let width = parse_measure(width, "ERR need numeric width")?;
     let height = parse_measure(height, "ERR need numeric height")?;
-    if height < 0.0 || width < 0.0 {
-        return Err(err("ERR height or width cannot be negative"));
-    }
-    Ok((ShapeKind::Box { width, height }, Unit::parse(unit)?))
+    let area = ShapeKind::Box { width, height };
+    check_area(area)?;
+    Ok((area, Unit::parse(unit)?))
 }
 
 fn geoadd_cmd(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {

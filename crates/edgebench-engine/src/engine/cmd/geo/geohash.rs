@@ -272,8 +272,9 @@ fn steps_for_radius(mut range_m: f64, lat: f64) -> u8 {
         return STEP_MAX;
     }
     let mut step: i32 = 1;
-    // At most ~2100 doublings, from the smallest double.
-    while range_m < MERCATOR_MAX {
+    // At most ~2100 doublings, from the smallest double (a negative range, which the
+    // commands refuse, would never get there).
+    while range_m > 0.0 && range_m < MERCATOR_MAX {
         range_m *= 2.0;
         step += 1;
     }
@@ -523,5 +524,7 @@ mod tests {
         assert_eq!(steps_for_radius(1.0, 70.0), 23);
         assert_eq!(steps_for_radius(1.0, -85.0), 22);
         assert_eq!(steps_for_radius(f64::MIN_POSITIVE / 4.0, 0.0), 26);
+        assert_eq!(steps_for_radius(-1.0, 0.0), 1);
+        assert_eq!(steps_for_radius(f64::NAN, 0.0), 1);
     }
 }
