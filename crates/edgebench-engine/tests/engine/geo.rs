@@ -226,6 +226,12 @@ fn search_edges_match_redis() {
         "GEORADIUS t 0 0 500 km COUNT 7",
         "GEORADIUS t 0 0 500 km COUNT 5 DESC",
         "GEORADIUSBYMEMBER t a 500 km COUNT 8 WITHDIST",
+        // Scores ZADD wrote, not GEOADD: found where their bits fall.
+        "ZADD w 0.5 half 3 three 4503599627370495.5 top -5 neg 1e300 big",
+        "GEORADIUS w -180 -85.05112878 100 km WITHDIST WITHHASH WITHCOORD",
+        "GEOSEARCH w FROMMEMBER half BYBOX 20 20 km WITHHASH ASC",
+        "GEOSEARCH w FROMMEMBER top BYRADIUS 1000 km WITHHASH WITHCOORD",
+        "GEORADIUS w 0 0 20000 km WITHHASH COUNT 30 DESC",
         // Missing key: an empty reply, options still parsed.
         "GEOSEARCH nokey FROMMEMBER x BYRADIUS 1 m",
         "GEOSEARCH nokey FROMLONLAT 1 1 BYBOX 1 1 m",
