@@ -649,10 +649,10 @@ fn check_combinations(p: &SearchArgs<'_>, variant: Variant, name: &[u8]) -> Resu
     Ok(())
 }
 
-/// What a search produced: a reply, or points to store (member, score).
-enum Outcome {
+/// What a search produced: a reply, or `(member, score)` points to store at a key.
+enum Outcome<'a> {
     Reply(Reply),
-    Store(Vec<(Vec<u8>, f64)>),
+    Store(&'a [u8], Vec<(Vec<u8>, f64)>),
 }
 
 /// Redis's `georadiusGeneric`.
@@ -666,68 +666,78 @@ fn search_generic(
     } else {
         1
     };
-    let mut p = SearchArgs::default();
     let outcome = {
         let z = ctx.ks.get_zset(args[src])?;
-        let base = match variant {
-            Variant::Coords { .. } => {
-                p.centre = Some(parse_lonlat(args[2], args[3])?);
-                p.area = Some(parse_radius(args[4], args[5])?);
-                6
+        let p = parse_search(args, variant, src, z)?;
+        outcome_of(z, &p)
+    };
+    Ok(match outcome {
+        Outcome::Reply(reply) => reply,
+        Outcome::Store(dst, points) => Reply::Int(store_points(ctx, dst, points)),
+    })
+}
+
+/// Parses a search command's arguments against its source set `z` (`None`: missing).
+fn parse_search<'a>(
+    args: &[&'a [u8]],
+    variant: Variant,
+    src: usize,
+    z: Option<&ZSet>,
+) -> Result<SearchArgs<'a>, CmdError> {
+    let mut p = SearchArgs::default();
+    let base = match variant {
+        Variant::Coords { .. } => {
+            p.centre = Some(parse_lonlat(args[2], args[3])?);
+            p.area = Some(parse_radius(args[4], args[5])?);
+            6
+        }
+        Variant::Member { .. } => {
+            // Without the key Redis checks neither the member nor the radius.
+            if let Some(z) = z {
+                p.centre = Some(member_pos(z, args[2]).ok_or(err(NO_MEMBER))?);
+                p.area = Some(parse_radius(args[3], args[4])?);
             }
-            Variant::Member { .. } => {
-                // Without the key Redis checks neither the member nor the radius.
-                if let Some(z) = z {
-                    p.centre = Some(member_pos(z, args[2]).ok_or(err(NO_MEMBER))?);
-                    p.area = Some(parse_radius(args[3], args[4])?);
-                }
-                5
+            5
+        }
+        Variant::Search { store } => {
+            if store {
+                p.store = Some(args[1]);
             }
-            Variant::Search { store } => {
-                if store {
-                    p.store = Some(args[1]);
-                }
-                src + 1
-            }
-        };
-        parse_options(args, base, variant, z, &mut p)?;
-        check_combinations(&p, variant, args[0])?;
-        match (z, p.centre, p.area) {
-            (Some(z), Some(centre), Some((kind, unit))) => {
-                let shape = Shape {
-                    centre,
-                    to_metres: unit.0,
-                    kind,
-                };
-                let found = search(z, &shape, p.order, p.count.map(|n| (n, p.any)));
-                if p.store.is_some() {
-                    Outcome::Store(
-                        found
-                            .iter()
-                            .map(|f| {
-                                let score = if p.store_dist {
-                                    f.dist / unit.0
-                                } else {
-                                    f.score
-                                };
-                                (f.member.to_vec(), score)
-                            })
-                            .collect(),
-                    )
-                } else {
-                    Outcome::Reply(results_reply(&found, &p, unit))
-                }
-            }
-            // A missing key (its centre or area may be unparsed): nothing found.
-            _ if p.store.is_some() => Outcome::Store(Vec::new()),
-            _ => Outcome::Reply(Reply::Array(Vec::new())),
+            src + 1
         }
     };
-    match (outcome, p.store) {
-        (Outcome::Store(points), Some(dst)) => Ok(Reply::Int(store_points(ctx, dst, points))),
-        (Outcome::Reply(reply), _) => Ok(reply),
-        (Outcome::Store(_), None) => Ok(Reply::Array(Vec::new())),
-    }
+    parse_options(args, base, variant, z, &mut p)?;
+    check_combinations(&p, variant, args[0])?;
+    Ok(p)
+}
+
+/// Runs a parsed search: the reply, or what to store.
+fn outcome_of<'a>(z: Option<&ZSet>, p: &SearchArgs<'a>) -> Outcome<'a> {
+    let (Some(z), Some(centre), Some((kind, unit))) = (z, p.centre, p.area) else {
+        // A missing key (its centre or area may be unparsed): nothing found.
+        return match p.store {
+            Some(dst) => Outcome::Store(dst, Vec::new()),
+            None => Outcome::Reply(Reply::Array(Vec::new())),
+        };
+    };
+    let shape = Shape {
+        centre,
+        to_metres: unit.0,
+        kind,
+    };
+    let found = search(z, &shape, p.order, p.count.map(|n| (n, p.any)));
+    let Some(dst) = p.store else {
+        return Outcome::Reply(results_reply(&found, p, unit));
+    };
+    let stored = found.iter().map(|f| {
+        let score = if p.store_dist {
+            f.dist / unit.0
+        } else {
+            f.score
+        };
+        (f.member.to_vec(), score)
+    });
+    Outcome::Store(dst, stored.collect())
 }
 
 /// Replaces `dst` with a sorted set of `points` (deletes it when there are none); returns
