@@ -1,21 +1,21 @@
 //! Geo sets: GEOADD, GEODIST, GEOHASH, GEOPOS, GEOSEARCH, GEOSEARCHSTORE, GEORADIUS,
 //! GEORADIUS_RO, GEORADIUSBYMEMBER, GEORADIUSBYMEMBER_RO — Redis 7.0's `geo.c`.
 //!
-//! A geo set is a sorted set whose scores are 52-bit geohashes ([`geohash`]): GEOADD is a
+//! A geo set is a sorted set whose scores are 52-bit geohashes (module `geohash`): GEOADD is a
 //! ZADD of encoded points, and every other sorted-set command works on a geo set. A search
 //! visits the cell around its centre and the eight around it (Redis's cover of the search
 //! area), and in each cell the set's members in score order, keeping those inside the
 //! circle or box; unsorted results come out in that order, cell by cell, as Redis's do.
-//! Sorted ones follow Redis's two sorts exactly ([`order`]), ties included.
+//! Sorted ones follow Redis's two sorts exactly (module `order`), ties included.
 //!
 //! The typed operations on [`Locked`] come first, then the `run` functions, which parse as
 //! Redis does — same checks, same order, same error texts. The search commands are one
-//! parser ([`search_generic`]), as in Redis, since their options and their quirks are
+//! parser (`search_generic`), as in Redis, since their options and their quirks are
 //! shared: a GEORADIUSBYMEMBER or a GEOSEARCH FROMMEMBER on a missing key skips the checks
 //! that need the member, and an option's value is checked where the option is read.
 //!
 //! Coordinates in replies are Redis's "human" long doubles (`%.17Lf` with trailing zeros
-//! cut, [`Reply::HumanDouble`]); distances have four decimals ([`geohash::format_distance`]).
+//! cut, [`Reply::HumanDouble`]); distances have four decimals (`format_distance`).
 //! A reply's size is bounded by the set's size, never by a number in the request: COUNT
 //! only ever shortens a result.
 

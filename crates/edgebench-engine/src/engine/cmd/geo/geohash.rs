@@ -251,7 +251,7 @@ pub struct Shape {
     pub kind: ShapeKind,
 }
 
-/// A [`Shape`]'s extent, in its units.
+/// A search area's extent (BYRADIUS or BYBOX), in its units.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ShapeKind {
     /// BYRADIUS.
