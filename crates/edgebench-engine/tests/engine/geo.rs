@@ -473,6 +473,11 @@ fn random_point(rng: &mut Rng, previous: &[(String, String)]) -> (String, String
             let lat = (lat + rng.between(-1.0, 1.0)).clamp(-85.0, 85.0);
             (format!("{lon:.6}"), format!("{lat:.6}"))
         }
+        6 => (
+            // Every digit of a double: the encoder's rounding on arbitrary values.
+            format!("{}", rng.between(-180.0, 180.0)),
+            format!("{}", rng.between(-85.05112878, 85.05112878)),
+        ),
         _ => (
             format!("{:.5}", rng.between(-180.0, 180.0)),
             format!("{:.5}", rng.between(-85.05, 85.05)),
@@ -508,6 +513,11 @@ fn random_search(
         members[rng.below(members.len().max(1) as u64) as usize % members.len().max(1)].clone();
     let (lon, lat) = if rng.below(3) == 0 {
         points[rng.below(points.len() as u64) as usize].clone()
+    } else if rng.below(4) == 0 {
+        (
+            format!("{}", rng.between(-180.0, 180.0)),
+            format!("{}", rng.between(-85.05112878, 85.05112878)),
+        )
     } else {
         (
             format!("{:.4}", rng.between(-180.0, 180.0)),
