@@ -1,7 +1,7 @@
 //! The engine's integration tests, in one binary (ripgrep's shape: every integration binary
 //! links the whole dependency tree, and linking is most of CI's time).
 //!
-//! - One module per command family (`bits`, `hash`, `hll`, `keys`, `list`, `set`, `stream`,
+//! - One module per command family (`bits`, `geo`, `hash`, `hll`, `keys`, `list`, `set`, `stream`,
 //!   `strings`, `tx`, `zset`, and `server` for connection and server commands): the engine's
 //!   typed API, and the same commands sent to a real `redis-server`, to the engine in-process
 //!   and to the engine behind the RESP server, whose replies must be equal
@@ -16,6 +16,7 @@
 mod support;
 
 mod bits;
+mod geo;
 mod hash;
 mod hll;
 mod keys;

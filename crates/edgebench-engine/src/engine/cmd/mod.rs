@@ -8,6 +8,7 @@
 //! reply; a `CmdError` becomes the error reply with Redis's exact text.
 
 pub mod bits;
+pub mod geo;
 pub mod hash;
 pub mod hll;
 pub mod keys;
@@ -158,7 +159,7 @@ struct Table {
 fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let families: [&'static [Spec]; 11] = [
+        let families: &[&'static [Spec]] = &[
             strings::COMMANDS,
             bits::COMMANDS,
             hll::COMMANDS,
@@ -166,6 +167,7 @@ fn table() -> &'static Table {
             hash::COMMANDS,
             set::COMMANDS,
             zset::COMMANDS,
+            geo::COMMANDS,
             list::COMMANDS,
             stream::COMMANDS,
             server::COMMANDS,
