@@ -319,9 +319,12 @@ impl<'a> Locked<'a> {
     /// Removes `key`; returns its live entry.
     pub fn remove(&mut self, key: &[u8]) -> Option<Entry> {
         let now = self.now_ms;
+        let db = self.db;
         let shard = self.shard(key);
         let old = shard.map.remove(key)?;
         shard.touch(key);
+        // A deletion ends XREADGROUP waits on the key (Redis's signalDeletedKeyAsReady).
+        db.blocked.written(db, key);
         shard.retime(key, old.expires_at_ms, None);
         (!old.expired(now)).then_some(old)
     }
