@@ -2,7 +2,11 @@
 //! (idle, seen-time, delivery time) cannot match across two servers: those fields are
 //! masked before comparing ([`masked`]) and checked exactly on a manual clock instead.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
 use crate::support::diff::{elements, Diff};
+use edgebench_engine::engine::{Client, Engine, Reply};
 
 #[test]
 fn xgroup_subcommands_and_errors() {
@@ -788,4 +792,458 @@ fn xautoclaim_cursors_and_deleted_ids() {
             &["XINFO", "CONSUMERS", "s", "g"],
         ],
     );
+}
+
+#[test]
+fn xinfo_stream_counts_nodes_and_ids_as_redis() {
+    let mut d = Diff::new();
+    d.check(&[
+        &["XADD", "e", "1-0", "f", "v"],
+        &["XDEL", "e", "1-0"],
+        &["XINFO", "STREAM", "e"],
+        &["XINFO", "STREAM", "e", "FULL"],
+    ]);
+    // Enough entries for several listpack nodes, then holes and trims.
+    for i in 1..=350u64 {
+        let id = format!("{}-{}", i / 3, i % 3);
+        let v = if i % 7 == 0 {
+            "x".repeat(200)
+        } else {
+            i.to_string()
+        };
+        d.check(&[&["XADD", "s", &id, "field", &v]]);
+    }
+    d.check(&[
+        &["XINFO", "STREAM", "s"],
+        &["XDEL", "s", "0-1", "50-0", "116-2"],
+        &["XINFO", "STREAM", "s"],
+        &["XTRIM", "s", "MAXLEN", "~", "200"],
+        &["XINFO", "STREAM", "s"],
+        &["XTRIM", "s", "MINID", "100-1"],
+        &["XINFO", "STREAM", "s"],
+        &["XINFO", "STREAM", "s", "FULL", "COUNT", "3"],
+        &["XINFO", "STREAM", "s", "full", "count", "-1"],
+        &["XGROUP", "CREATE", "s", "g1", "0"],
+        &["XGROUP", "CREATE", "s", "g0", "$"],
+        &["XINFO", "STREAM", "s"],
+        &["XINFO", "GROUPS", "s"],
+        &["XINFO", "STREAM", "s", "FULL", "COUNT", "2"],
+        &["XINFO", "CONSUMERS", "s", "g1"],
+        &["XINFO", "CONSUMERS", "s", "nogroup"],
+        &["XINFO", "CONSUMERS", "nokey", "g1"],
+        &["XINFO", "CONSUMERS", "s"],
+        &["XINFO", "GROUPS", "nokey"],
+        &["XINFO", "GROUPS", "s", "x"],
+        &["XINFO", "STREAM", "nokey"],
+        &["XINFO", "STREAM", "nokey", "FULL", "COUNT"],
+        &["XINFO", "STREAM", "s", "FULL", "COUNT"],
+        &["XINFO", "STREAM", "s", "FULL", "COUNT", "x"],
+        &["XINFO", "STREAM", "s", "FULL", "LIMIT", "1"],
+        &["XINFO", "STREAM", "s", "PARTIAL"],
+        &["XINFO", "STREAM", "s", "FULL", "COUNT", "1", "x"],
+        &["XINFO", "STREAM"],
+        &["XINFO", "HELP"],
+        &["XINFO", "HELP", "x"],
+        &["XINFO", "FOO", "s"],
+        &["XINFO"],
+        &["SET", "str", "x"],
+        &["XINFO", "STREAM", "str"],
+        &["XINFO", "GROUPS", "str"],
+        &["XINFO", "CONSUMERS", "str", "g"],
+    ]);
+    let _ = d.both(&["HELLO", "3"]);
+    d.check(&[
+        &["XINFO", "STREAM", "s"],
+        &["XINFO", "GROUPS", "s"],
+        &["XINFO", "STREAM", "e", "FULL"],
+    ]);
+}
+
+#[test]
+fn lag_and_entries_read_follow_redis_estimates() {
+    let mut d = Diff::new();
+    five_entries_and_a_group(&mut d);
+    d.check(&[
+        &["XGROUP", "CREATE", "s", "mid", "3-0"],
+        &["XGROUP", "CREATE", "s", "top", "$"],
+        &["XGROUP", "CREATE", "s", "read", "0", "ENTRIESREAD", "2"],
+        &["XGROUP", "CREATE", "s", "ahead", "9-0"],
+        &["XINFO", "GROUPS", "s"],
+        &[
+            "XREADGROUP",
+            "GROUP",
+            "mid",
+            "c",
+            "COUNT",
+            "1",
+            "STREAMS",
+            "s",
+            ">",
+        ],
+        &[
+            "XREADGROUP",
+            "GROUP",
+            "g",
+            "c",
+            "COUNT",
+            "1",
+            "STREAMS",
+            "s",
+            ">",
+        ],
+        &["XINFO", "GROUPS", "s"],
+        &["XDEL", "s", "1-0"],
+        &["XINFO", "GROUPS", "s"],
+        &["XDEL", "s", "3-0"],
+        &["XINFO", "GROUPS", "s"],
+        &["XREADGROUP", "GROUP", "g", "c", "STREAMS", "s", ">"],
+        &["XINFO", "GROUPS", "s"],
+        &["XTRIM", "s", "MAXLEN", "0"],
+        &["XINFO", "GROUPS", "s"],
+        &["XADD", "s", "10-0", "f", "v"],
+        &["XINFO", "GROUPS", "s"],
+        &[
+            "XSETID",
+            "s",
+            "20-0",
+            "ENTRIESADDED",
+            "50",
+            "MAXDELETEDID",
+            "15-0",
+        ],
+        &["XINFO", "GROUPS", "s"],
+        &["XINFO", "STREAM", "s"],
+    ]);
+}
+
+#[test]
+fn xsetid_options_and_errors() {
+    let mut d = Diff::new();
+    d.check(&[
+        &["XSETID", "s", "5-0"],
+        &["XADD", "s", "1-0", "f", "v"],
+        &["XADD", "s", "2-0", "f", "v"],
+        &["XSETID", "s", "1-0"],
+        &["XSETID", "s", "2-0"],
+        &["XSETID", "s", "3"],
+        &["XINFO", "STREAM", "s"],
+        &["XADD", "s", "3-0", "f", "v"],
+        &["XADD", "s", "3-*", "f", "v"],
+        &["XDEL", "s", "3-1"],
+        &["XINFO", "STREAM", "s"],
+        &["XSETID", "s", "3-0", "ENTRIESADDED", "2"],
+        &[
+            "XSETID",
+            "s",
+            "3-0",
+            "ENTRIESADDED",
+            "3",
+            "MAXDELETEDID",
+            "3-0",
+        ],
+        &["XINFO", "STREAM", "s"],
+        &["XSETID", "s", "3-0", "MAXDELETEDID", "4-0"],
+        &["XSETID", "s", "3-0", "MAXDELETEDID", "0-0"],
+        &["XSETID", "s", "3-0", "ENTRIESADDED", "-1"],
+        &["XSETID", "s", "3-0", "ENTRIESADDED", "x"],
+        &["XSETID", "s", "3-0", "ENTRIESADDED"],
+        &["XSETID", "s", "3-0", "MAXDELETEDID", "bad"],
+        &["XSETID", "s", "3-0", "FOO", "1"],
+        &["XSETID", "s", "-"],
+        &["XSETID", "s", "+"],
+        &["XSETID", "s", "bad"],
+        &["XSETID", "nokey", "1-0"],
+        &["XSETID", "nokey", "bad"],
+        &["XSETID", "nokey", "1-0", "FOO"],
+        &["XSETID", "s"],
+        &["SET", "str", "x"],
+        &["XSETID", "str", "1-0"],
+        &["XTRIM", "s", "MAXLEN", "0"],
+        &["XSETID", "s", "0-0", "ENTRIESADDED", "0"],
+        &["XINFO", "STREAM", "s"],
+        &["XADD", "s", "0-*", "f", "v"],
+        &["XLEN", "s"],
+    ]);
+}
+
+#[test]
+fn groups_live_in_the_value_del_rename_and_copy_carry_them() {
+    let mut d = Diff::new();
+    five_entries_and_a_group(&mut d);
+    d.check(&[
+        &[
+            "XREADGROUP",
+            "GROUP",
+            "g",
+            "alice",
+            "COUNT",
+            "2",
+            "STREAMS",
+            "s",
+            ">",
+        ],
+        &["RENAME", "s", "t"],
+        &["XPENDING", "t", "g"],
+        &["XPENDING", "s", "g"],
+        &["XINFO", "GROUPS", "t"],
+        &["COPY", "t", "u"],
+        &["XACK", "u", "g", "1-0"],
+        &["XPENDING", "u", "g"],
+        &["XPENDING", "t", "g"],
+        &["DEL", "t"],
+        &["XADD", "t", "9-0", "f", "v"],
+        &["XINFO", "GROUPS", "t"],
+        &["XREADGROUP", "GROUP", "g", "alice", "STREAMS", "t", ">"],
+        // Trimming and XDEL leave pending ids in place.
+        &["XTRIM", "u", "MAXLEN", "0"],
+        &["XPENDING", "u", "g"],
+        &["XREADGROUP", "GROUP", "g", "alice", "STREAMS", "u", "0"],
+        &["XINFO", "STREAM", "u"],
+        &["TYPE", "u"],
+    ]);
+}
+
+/// The engine alone on a manual clock: the time fields Redis's replies carry, exactly.
+struct Clocked {
+    clock: Arc<AtomicU64>,
+    engine: Engine,
+    client: Client,
+}
+
+impl Clocked {
+    fn new(now_ms: u64) -> Clocked {
+        let clock = Arc::new(AtomicU64::new(now_ms));
+        let engine = Engine::with_clock(clock.clone());
+        let client = engine.client();
+        Clocked {
+            clock,
+            engine,
+            client,
+        }
+    }
+
+    fn advance(&self, ms: u64) {
+        self.clock.fetch_add(ms, Ordering::SeqCst);
+    }
+
+    fn run(&mut self, args: &[&str]) -> Reply {
+        let argv: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+        self.engine.execute(&mut self.client, &argv)
+    }
+}
+
+fn b(s: &str) -> Reply {
+    Reply::Bulk(s.as_bytes().to_vec())
+}
+
+fn arr(items: Vec<Reply>) -> Reply {
+    Reply::Array(items)
+}
+
+fn pending_row(id: &str, consumer: &str, idle: i64, count: i64) -> Reply {
+    arr(vec![
+        b(id),
+        b(consumer),
+        Reply::Int(idle),
+        Reply::Int(count),
+    ])
+}
+
+fn ids(list: &[&str]) -> Reply {
+    arr(list.iter().map(|id| b(id)).collect())
+}
+
+#[test]
+fn idle_times_and_claims_follow_the_engine_clock() {
+    let start = 1_000_000;
+    let mut e = Clocked::new(start);
+    for id in ["1-0", "2-0", "3-0"] {
+        assert_eq!(e.run(&["XADD", "s", id, "f", "v"]), b(id));
+    }
+    assert_eq!(e.run(&["XGROUP", "CREATE", "s", "g", "0"]), Reply::ok());
+    assert!(matches!(
+        e.run(&["XREADGROUP", "GROUP", "g", "alice", "STREAMS", "s", ">"]),
+        Reply::Array(_)
+    ));
+    e.advance(5_000);
+    assert_eq!(
+        e.run(&["XPENDING", "s", "g", "-", "+", "10"]),
+        arr(vec![
+            pending_row("1-0", "alice", 5_000, 1),
+            pending_row("2-0", "alice", 5_000, 1),
+            pending_row("3-0", "alice", 5_000, 1),
+        ])
+    );
+    assert_eq!(
+        e.run(&["XPENDING", "s", "g", "IDLE", "5001", "-", "+", "10"]),
+        arr(vec![])
+    );
+    assert_eq!(
+        e.run(&["XINFO", "CONSUMERS", "s", "g"]),
+        arr(vec![Reply::Map(vec![
+            (b("name"), b("alice")),
+            (b("pending"), Reply::Int(3)),
+            (b("idle"), Reply::Int(5_000)),
+        ])])
+    );
+    // Not idle long enough, then just enough.
+    assert_eq!(
+        e.run(&["XCLAIM", "s", "g", "bob", "5001", "1-0", "JUSTID"]),
+        arr(vec![])
+    );
+    assert_eq!(
+        e.run(&["XCLAIM", "s", "g", "bob", "5000", "1-0", "JUSTID"]),
+        ids(&["1-0"])
+    );
+    e.advance(100);
+    assert_eq!(
+        e.run(&["XCLAIM", "s", "g", "bob", "0", "2-0", "IDLE", "300"]),
+        arr(vec![arr(vec![b("2-0"), arr(vec![b("f"), b("v")])])])
+    );
+    let time = (start + 1_000).to_string();
+    assert_eq!(
+        e.run(&[
+            "XCLAIM",
+            "s",
+            "g",
+            "bob",
+            "0",
+            "3-0",
+            "TIME",
+            &time,
+            "RETRYCOUNT",
+            "9",
+            "JUSTID"
+        ]),
+        ids(&["3-0"])
+    );
+    assert_eq!(
+        e.run(&["XPENDING", "s", "g", "-", "+", "10"]),
+        arr(vec![
+            // JUSTID does not count a delivery.
+            pending_row("1-0", "bob", 100, 1),
+            pending_row("2-0", "bob", 300, 2),
+            pending_row("3-0", "bob", 4_100, 9),
+        ])
+    );
+    // XAUTOCLAIM takes only entries idle for at least min-idle-time.
+    assert_eq!(
+        e.run(&["XAUTOCLAIM", "s", "g", "carol", "200", "0", "JUSTID"]),
+        arr(vec![b("0-0"), ids(&["2-0", "3-0"]), arr(vec![])])
+    );
+    e.advance(50);
+    let seen = |ms: u64| Reply::Int((start + ms) as i64);
+    let full = e.run(&["XINFO", "STREAM", "s", "FULL"]);
+    let Reply::Map(fields) = full else {
+        panic!("XINFO STREAM FULL: {full:?}");
+    };
+    let groups = &fields
+        .iter()
+        .find(|(k, _)| *k == b("groups"))
+        .expect("groups")
+        .1;
+    let Reply::Array(groups) = groups else {
+        panic!("groups: {groups:?}");
+    };
+    let Reply::Map(group) = &groups[0] else {
+        panic!("group: {:?}", groups[0]);
+    };
+    let pel = &group
+        .iter()
+        .find(|(k, _)| *k == b("pending"))
+        .expect("pel")
+        .1;
+    assert_eq!(
+        *pel,
+        arr(vec![
+            arr(vec![b("1-0"), b("bob"), seen(5_000), Reply::Int(1)]),
+            arr(vec![b("2-0"), b("carol"), seen(5_100), Reply::Int(2)]),
+            arr(vec![b("3-0"), b("carol"), seen(5_100), Reply::Int(9)]),
+        ])
+    );
+    let consumers = &group
+        .iter()
+        .find(|(k, _)| *k == b("consumers"))
+        .expect("consumers")
+        .1;
+    let seen_times: Vec<Reply> = match consumers {
+        Reply::Array(cs) => cs
+            .iter()
+            .map(|c| match c {
+                Reply::Map(f) => f[1].1.clone(),
+                other => panic!("consumer: {other:?}"),
+            })
+            .collect(),
+        other => panic!("consumers: {other:?}"),
+    };
+    // alice read at the start; bob last claimed at +5100; carol at +5100.
+    assert_eq!(seen_times, vec![seen(0), seen(5_100), seen(5_100)]);
+    // A history read counts a delivery and restarts the idle time.
+    e.run(&["XREADGROUP", "GROUP", "g", "carol", "STREAMS", "s", "0"]);
+    e.advance(7);
+    assert_eq!(
+        e.run(&["XPENDING", "s", "g", "-", "+", "10", "carol"]),
+        arr(vec![
+            pending_row("2-0", "carol", 7, 3),
+            pending_row("3-0", "carol", 7, 10),
+        ])
+    );
+}
+
+#[test]
+fn huge_counts_allocate_only_what_exists() {
+    let mut e = Clocked::new(1_000);
+    e.run(&["XADD", "s", "1-0", "f", "v"]);
+    e.run(&["XGROUP", "CREATE", "s", "g", "0"]);
+    let huge = i64::MAX.to_string();
+    let max_autoclaim = (i64::MAX / 16).to_string();
+    let read = e.run(&[
+        "XREADGROUP",
+        "GROUP",
+        "g",
+        "c",
+        "COUNT",
+        &huge,
+        "STREAMS",
+        "s",
+        ">",
+    ]);
+    assert_eq!(
+        read,
+        arr(vec![arr(vec![
+            b("s"),
+            arr(vec![arr(vec![b("1-0"), arr(vec![b("f"), b("v")])])])
+        ])])
+    );
+    assert_eq!(
+        e.run(&["XPENDING", "s", "g", "-", "+", &huge]),
+        arr(vec![pending_row("1-0", "c", 0, 1)])
+    );
+    // Redis fails this one allocating COUNT slots up front; the engine needs none.
+    assert_eq!(
+        e.run(&[
+            "XAUTOCLAIM",
+            "s",
+            "g",
+            "c",
+            "0",
+            "0",
+            "COUNT",
+            &max_autoclaim,
+            "JUSTID"
+        ]),
+        arr(vec![b("0-0"), ids(&["1-0"]), arr(vec![])])
+    );
+    assert!(matches!(
+        e.run(&["XINFO", "STREAM", "s", "FULL", "COUNT", &huge]),
+        Reply::Map(_)
+    ));
+    // Many ids: each is looked up, none is stored beyond the reply.
+    let mut many = vec!["XCLAIM", "s", "g", "c", "0"];
+    many.extend(std::iter::repeat_n("1-0", 10_000));
+    many.push("JUSTID");
+    match e.run(&many) {
+        Reply::Array(claimed) => assert_eq!(claimed.len(), 10_000),
+        other => panic!("XCLAIM: {other:?}"),
+    }
 }
