@@ -514,3 +514,7 @@ fn typed_api_on_a_manual_clock() {
 
 /// Consumer groups (XGROUP, XREADGROUP, XACK, XPENDING, XCLAIM, XAUTOCLAIM, XINFO, XSETID).
 mod groups;
+
+/// Consumer groups over the RESP server: consumers on their own connections, XREADGROUP
+/// BLOCK.
+mod served;

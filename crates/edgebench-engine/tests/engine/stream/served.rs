@@ -1,0 +1,244 @@
+//! Consumer groups over the RESP server: two consumers on two connections share a group,
+//! and XREADGROUP BLOCK waits for another connection's XADD (or ends with Redis's error when
+//! the group or the stream goes). Raw RESP with exact reply bytes, the bytes redis-server
+//! 7.0.15 sends for the same sequences; the engine runs on a manual clock so idle times are
+//! exact too.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use edgebench_engine::engine::Engine;
+use edgebench_engine::server::{self, Address, Listener, ServerConfig};
+use tokio::net::TcpStream;
+use tokio::sync::oneshot;
+
+use crate::support::served::{Conn, REPLY_TIMEOUT};
+
+/// The RESP server over loopback TCP, its engine on a manual clock.
+struct ClockedServer {
+    clock: Arc<AtomicU64>,
+    engine: Engine,
+    endpoint: Address,
+    _shutdown: oneshot::Sender<()>,
+}
+
+impl ClockedServer {
+    async fn start(now_ms: u64) -> ClockedServer {
+        let listener = Listener::bind_tcp("127.0.0.1:0").await.expect("bind");
+        let endpoint = listener.endpoint().expect("endpoint");
+        let clock = Arc::new(AtomicU64::new(now_ms));
+        let engine = Engine::with_clock(clock.clone());
+        let (tx, rx) = oneshot::channel::<()>();
+        tokio::spawn(server::run(
+            listener,
+            engine.clone(),
+            ServerConfig::default(),
+            async {
+                let _ = rx.await;
+            },
+        ));
+        ClockedServer {
+            clock,
+            engine,
+            endpoint,
+            _shutdown: tx,
+        }
+    }
+
+    async fn connect(&self) -> Conn {
+        match &self.endpoint {
+            Address::Tcp(addr) => Conn(Box::new(TcpStream::connect(addr).await.expect("connect"))),
+            other => panic!("not TCP: {other:?}"),
+        }
+    }
+
+    fn advance(&self, ms: u64) {
+        self.clock.fetch_add(ms, Ordering::SeqCst);
+    }
+
+    /// Waits until exactly `n` calls are blocked in the engine.
+    async fn until_blocked(&self, n: usize) {
+        let waiting = async {
+            while self.engine.blocked_clients() != n {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+        };
+        tokio::time::timeout(REPLY_TIMEOUT, waiting)
+            .await
+            .unwrap_or_else(|_| panic!("{} blocked, expected {n}", self.engine.blocked_clients()));
+    }
+}
+
+/// XREADGROUP's reply with one entry `id` (`n` = `v`) of stream `jobs`.
+fn one_entry(id: &str, v: &str) -> Vec<u8> {
+    format!(
+        "*1\r\n*2\r\n$4\r\njobs\r\n*1\r\n*2\r\n${}\r\n{id}\r\n*2\r\n$1\r\nn\r\n${}\r\n{v}\r\n",
+        id.len(),
+        v.len()
+    )
+    .into_bytes()
+}
+
+#[tokio::test]
+async fn two_consumers_share_a_group_and_a_blocked_read_is_woken_by_xadd() {
+    let server = ClockedServer::start(1_000_000).await;
+    let mut alice = server.connect().await;
+    let mut bob = server.connect().await;
+    let mut writer = server.connect().await;
+    writer
+        .check(b"XGROUP CREATE jobs g $ MKSTREAM\r\n", b"+OK\r\n")
+        .await;
+    // Both wait; one XADD serves the first to block only, the next serves the other.
+    alice
+        .send(b"XREADGROUP GROUP g alice BLOCK 0 STREAMS jobs >\r\n")
+        .await;
+    server.until_blocked(1).await;
+    bob.send(b"XREADGROUP GROUP g bob BLOCK 0 STREAMS jobs >\r\n")
+        .await;
+    server.until_blocked(2).await;
+    writer
+        .check(b"XADD jobs 1-1 n 1\r\n", b"$3\r\n1-1\r\n")
+        .await;
+    alice.expect(&one_entry("1-1", "1")).await;
+    bob.expect_quiet().await;
+    server.until_blocked(1).await;
+    writer
+        .check(b"XADD jobs 2-1 n 2\r\n", b"$3\r\n2-1\r\n")
+        .await;
+    bob.expect(&one_entry("2-1", "2")).await;
+    server.until_blocked(0).await;
+    // Without blocking: each new entry goes to one consumer.
+    writer
+        .check(
+            b"XADD jobs 3-1 n 3\r\nXADD jobs 4-1 n 4\r\n",
+            b"$3\r\n3-1\r\n$3\r\n4-1\r\n",
+        )
+        .await;
+    alice
+        .check(
+            b"XREADGROUP GROUP g alice COUNT 1 STREAMS jobs >\r\n",
+            &one_entry("3-1", "3"),
+        )
+        .await;
+    bob.check(
+        b"XREADGROUP GROUP g bob STREAMS jobs >\r\n",
+        &one_entry("4-1", "4"),
+    )
+    .await;
+    bob.check(b"XREADGROUP GROUP g bob STREAMS jobs >\r\n", b"*-1\r\n")
+        .await;
+    server.advance(10_000);
+    alice.check(b"XACK jobs g 1-1 1-1\r\n", b":1\r\n").await;
+    writer
+        .check(
+            b"XPENDING jobs g\r\n",
+            b"*4\r\n:3\r\n$3\r\n2-1\r\n$3\r\n4-1\r\n\
+              *2\r\n*2\r\n$5\r\nalice\r\n$1\r\n1\r\n*2\r\n$3\r\nbob\r\n$1\r\n2\r\n",
+        )
+        .await;
+    writer
+        .check(
+            b"XPENDING jobs g - + 10 alice\r\n",
+            b"*1\r\n*4\r\n$3\r\n3-1\r\n$5\r\nalice\r\n:10000\r\n:1\r\n",
+        )
+        .await;
+    writer
+        .check(
+            b"XPENDING jobs g - + 10 bob\r\n",
+            b"*2\r\n*4\r\n$3\r\n2-1\r\n$3\r\nbob\r\n:10000\r\n:1\r\n\
+              *4\r\n$3\r\n4-1\r\n$3\r\nbob\r\n:10000\r\n:1\r\n",
+        )
+        .await;
+    // Bob claims alice's entry once it has been idle long enough.
+    bob.check(b"XCLAIM jobs g bob 10001 3-1 JUSTID\r\n", b"*0\r\n")
+        .await;
+    bob.check(
+        b"XCLAIM jobs g bob 10000 3-1\r\n",
+        b"*1\r\n*2\r\n$3\r\n3-1\r\n*2\r\n$1\r\nn\r\n$1\r\n3\r\n",
+    )
+    .await;
+    server.advance(5);
+    writer
+        .check(
+            b"XPENDING jobs g - + 10\r\n",
+            b"*3\r\n*4\r\n$3\r\n2-1\r\n$3\r\nbob\r\n:10005\r\n:1\r\n\
+              *4\r\n$3\r\n3-1\r\n$3\r\nbob\r\n:5\r\n:2\r\n\
+              *4\r\n$3\r\n4-1\r\n$3\r\nbob\r\n:10005\r\n:1\r\n",
+        )
+        .await;
+    alice
+        .check(
+            b"XREADGROUP GROUP g alice STREAMS jobs 0\r\n",
+            b"*1\r\n*2\r\n$4\r\njobs\r\n*0\r\n",
+        )
+        .await;
+}
+
+#[tokio::test]
+async fn a_blocked_group_read_ends_when_its_group_or_stream_goes() {
+    let server = ClockedServer::start(1_000).await;
+    let mut reader = server.connect().await;
+    let mut writer = server.connect().await;
+    let block = b"XREADGROUP GROUP g c BLOCK 0 STREAMS jobs >\r\n";
+    writer
+        .check(b"XGROUP CREATE jobs g $ MKSTREAM\r\n", b"+OK\r\n")
+        .await;
+    reader.send(block).await;
+    server.until_blocked(1).await;
+    // Writes that bring nothing new leave it waiting.
+    writer
+        .check(b"XGROUP CREATECONSUMER jobs g other\r\n", b":1\r\n")
+        .await;
+    reader.expect_quiet().await;
+    writer.check(b"XGROUP DESTROY jobs g\r\n", b":1\r\n").await;
+    reader
+        .expect(b"-NOGROUP the consumer group this client was blocked on no longer exists\r\n")
+        .await;
+    server.until_blocked(0).await;
+    writer
+        .check(b"XGROUP CREATE jobs g $\r\n", b"+OK\r\n")
+        .await;
+    reader.send(block).await;
+    server.until_blocked(1).await;
+    writer.check(b"DEL jobs\r\n", b":1\r\n").await;
+    reader
+        .expect(b"-UNBLOCKED the stream key no longer exists\r\n")
+        .await;
+    writer
+        .check(b"XGROUP CREATE jobs g $ MKSTREAM\r\n", b"+OK\r\n")
+        .await;
+    reader.send(block).await;
+    server.until_blocked(1).await;
+    writer.check(b"SET jobs x\r\n", b"+OK\r\n").await;
+    reader
+        .expect(b"-UNBLOCKED the stream key no longer exists\r\n")
+        .await;
+    server.until_blocked(0).await;
+    // A timeout: the nil array, and the consumer was not created.
+    writer
+        .check(
+            b"DEL jobs\r\nXGROUP CREATE jobs g $ MKSTREAM\r\n",
+            b":1\r\n+OK\r\n",
+        )
+        .await;
+    reader
+        .check(
+            b"XREADGROUP GROUP g c BLOCK 30 STREAMS jobs >\r\n",
+            b"*-1\r\n",
+        )
+        .await;
+    writer.check(b"XINFO CONSUMERS jobs g\r\n", b"*0\r\n").await;
+    // NOACK: served without a pending entry.
+    reader
+        .send(b"XREADGROUP GROUP g c NOACK BLOCK 0 STREAMS jobs >\r\n")
+        .await;
+    server.until_blocked(1).await;
+    writer
+        .check(b"XADD jobs 5-1 n 5\r\n", b"$3\r\n5-1\r\n")
+        .await;
+    reader.expect(&one_entry("5-1", "5")).await;
+    writer
+        .check(b"XPENDING jobs g\r\n", b"*4\r\n:0\r\n$-1\r\n$-1\r\n*-1\r\n")
+        .await;
+}
