@@ -282,6 +282,12 @@ impl<'a> Locked<'a> {
         shard.map.get_mut(key)
     }
 
+    /// The live entry of `key`, for a write Redis announces to neither WATCH nor blocked
+    /// clients (consumer-group bookkeeping: XREADGROUP's deliveries, XACK, XCLAIM).
+    pub fn get_mut_quiet(&mut self, key: &[u8]) -> Option<&mut Entry> {
+        self.get_mut_untouched(key)
+    }
+
     fn get_mut_untouched(&mut self, key: &[u8]) -> Option<&mut Entry> {
         let now = self.now_ms;
         let shard = self.shard(key);

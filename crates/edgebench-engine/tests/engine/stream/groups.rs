@@ -1247,3 +1247,47 @@ fn huge_counts_allocate_only_what_exists() {
         other => panic!("XCLAIM: {other:?}"),
     }
 }
+
+/// Redis announces group bookkeeping to no WATCH (t_stream.c calls `signalModifiedKey`
+/// only for XADD, XDEL, XTRIM and XGROUP CREATE MKSTREAM): a transaction watching the
+/// stream still runs after another client's XREADGROUP, XACK, XCLAIM, SETID, XSETID, ...
+/// (as redis-server 7.0.15 does for this sequence).
+#[test]
+fn group_bookkeeping_does_not_abort_a_watching_transaction() {
+    let mut e = Clocked::new(1_000);
+    let mut watcher = e.engine.client();
+    let mut watcher_run = |engine: &Engine, args: &[&str]| {
+        let argv: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+        engine.execute(&mut watcher, &argv)
+    };
+    e.run(&["XADD", "jobs", "1-1", "n", "1"]);
+    e.run(&["XADD", "jobs", "2-1", "n", "2"]);
+    e.run(&["XGROUP", "CREATE", "jobs", "g", "0"]);
+    let engine = e.engine.clone();
+    let transaction = |watcher_run: &mut dyn FnMut(&Engine, &[&str]) -> Reply| {
+        watcher_run(&engine, &["MULTI"]);
+        watcher_run(&engine, &["PING"]);
+        watcher_run(&engine, &["EXEC"])
+    };
+    let committed = arr(vec![Reply::Status("PONG".into())]);
+    assert_eq!(watcher_run(&engine, &["WATCH", "jobs"]), Reply::ok());
+    for args in [
+        &["XREADGROUP", "GROUP", "g", "d", "STREAMS", "jobs", ">"][..],
+        &["XREADGROUP", "GROUP", "g", "d", "STREAMS", "jobs", "0"],
+        &["XACK", "jobs", "g", "1-1"],
+        &["XGROUP", "CREATECONSUMER", "jobs", "g", "zz"],
+        &["XCLAIM", "jobs", "g", "zz", "0", "2-1"],
+        &["XAUTOCLAIM", "jobs", "g", "d", "0", "0"],
+        &["XGROUP", "DELCONSUMER", "jobs", "g", "zz"],
+        &["XGROUP", "SETID", "jobs", "g", "0"],
+        &["XSETID", "jobs", "9-9"],
+        &["XGROUP", "CREATE", "jobs", "g2", "0"],
+        &["XGROUP", "DESTROY", "jobs", "g2"],
+    ] {
+        assert!(!e.run(args).is_error(), "{args:?}");
+    }
+    assert_eq!(transaction(&mut watcher_run), committed);
+    assert_eq!(watcher_run(&engine, &["WATCH", "jobs"]), Reply::ok());
+    e.run(&["XDEL", "jobs", "1-1"]);
+    assert_eq!(transaction(&mut watcher_run), Reply::NilArray);
+}

@@ -229,6 +229,27 @@ async fn a_blocked_group_read_ends_when_its_group_or_stream_goes() {
         )
         .await;
     writer.check(b"XINFO CONSUMERS jobs g\r\n", b"*0\r\n").await;
+    // XGROUP SETID wakes nobody (Redis signals no key for it); the next XADD serves
+    // everything after the new last-delivered id.
+    writer
+        .check(
+            b"XADD jobs 1-1 n 1\r\nXGROUP SETID jobs g $\r\n",
+            b"$3\r\n1-1\r\n+OK\r\n",
+        )
+        .await;
+    reader.send(block).await;
+    server.until_blocked(1).await;
+    writer.check(b"XGROUP SETID jobs g 0\r\n", b"+OK\r\n").await;
+    reader.expect_quiet().await;
+    writer
+        .check(b"XADD jobs 2-1 n 2\r\n", b"$3\r\n2-1\r\n")
+        .await;
+    reader
+        .expect(
+            b"*1\r\n*2\r\n$4\r\njobs\r\n*2\r\n*2\r\n$3\r\n1-1\r\n*2\r\n$1\r\nn\r\n$1\r\n1\r\n\
+              *2\r\n$3\r\n2-1\r\n*2\r\n$1\r\nn\r\n$1\r\n2\r\n",
+        )
+        .await;
     // NOACK: served without a pending entry.
     reader
         .send(b"XREADGROUP GROUP g c NOACK BLOCK 0 STREAMS jobs >\r\n")
@@ -239,6 +260,9 @@ async fn a_blocked_group_read_ends_when_its_group_or_stream_goes() {
         .await;
     reader.expect(&one_entry("5-1", "5")).await;
     writer
-        .check(b"XPENDING jobs g\r\n", b"*4\r\n:0\r\n$-1\r\n$-1\r\n*-1\r\n")
+        .check(
+            b"XPENDING jobs g\r\n",
+            b"*4\r\n:2\r\n$3\r\n1-1\r\n$3\r\n2-1\r\n*1\r\n*2\r\n$1\r\nc\r\n$1\r\n2\r\n",
+        )
         .await;
 }

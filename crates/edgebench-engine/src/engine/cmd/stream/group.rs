@@ -13,6 +13,7 @@ use super::{entry_reply, err, parse_id, parse_xread, range_bound, strict_id};
 use crate::engine::cmd::server::{help, sub_arity, unknown_subcommand};
 use crate::engine::cmd::{is, parse_i64, Ctx};
 use crate::engine::error::CmdError;
+use crate::engine::keyspace::{Entry, Value};
 use crate::engine::types::stream::{ConsumerGroup, Fields, Stream, StreamId};
 use crate::resp::reply::Reply;
 
@@ -77,9 +78,25 @@ fn group_of<'a>(
     Ok(ctx.ks.get_stream(key)?.and_then(|s| s.groups.get(group)))
 }
 
-/// The stream at `key` for writing, once a check found it there.
+/// The stream at `key` for a group-state write, once a check found it there. Redis
+/// announces these writes to neither WATCH nor blocked clients (t_stream.c calls no
+/// `signalModifiedKey` for them), so neither does this.
 fn stream_mut<'a>(ctx: &'a mut Ctx<'_, '_>, key: &[u8]) -> Result<&'a mut Stream, CmdError> {
-    ctx.ks.get_stream_mut(key)?.ok_or(CmdError::NoSuchKey)
+    match ctx.ks.get_mut_quiet(key) {
+        Some(Entry {
+            value: Value::Stream(s),
+            ..
+        }) => Ok(s),
+        Some(_) => Err(CmdError::WrongType),
+        None => Err(CmdError::NoSuchKey),
+    }
+}
+
+/// Wakes the clients blocked on `key` without touching it for WATCH: what Redis's
+/// `signalKeyAsReady` does after XGROUP DESTROY, so blocked XREADGROUPs get NOGROUP.
+fn signal_ready(ctx: &Ctx<'_, '_>, key: &[u8]) {
+    let db = ctx.engine.db(ctx.client.db);
+    db.blocked().written(db, key);
 }
 
 // ---- XGROUP ----
@@ -170,8 +187,9 @@ pub(super) fn xgroup(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, Cmd
             if group_of(ctx, key, group)?.is_none() {
                 return Ok(Reply::Int(0));
             }
-            // The write wakes XREADGROUP clients blocked on the group (NOGROUP).
             let removed = stream_mut(ctx, key)?.groups.remove(group).is_some();
+            // XREADGROUP clients blocked on the group get NOGROUP.
+            signal_ready(ctx, key);
             Ok(Reply::Int(i64::from(removed)))
         }
         XgroupSub::CreateConsumer => {
@@ -241,7 +259,12 @@ fn xgroup_create(
     if exists && group_of(ctx, key, group)?.is_some() {
         return Err(err("BUSYGROUP Consumer Group name already exists"));
     }
-    let s = ctx.ks.stream_or_default(key)?;
+    // Only creating the stream (MKSTREAM) is a change WATCH sees.
+    let s = if exists {
+        stream_mut(ctx, key)?
+    } else {
+        ctx.ks.stream_or_default(key)?
+    };
     s.groups
         .insert(group.to_vec(), ConsumerGroup::new(id, entries_read));
     Ok(Reply::ok())
