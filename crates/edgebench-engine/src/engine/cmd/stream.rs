@@ -52,12 +52,18 @@ pub const COMMANDS: &[Spec] = &[
     spec("xinfo", -2, SECOND_ARG, false, info::xinfo),
 ];
 
-/// XGROUP's and XINFO's key: the argument after the subcommand (none for HELP).
-const SECOND_ARG: KeySpec = KeySpec::Range {
-    first: 2,
-    last: 2,
-    step: 1,
-};
+/// XGROUP's and XINFO's key: the argument after the subcommand (none for HELP). Custom
+/// rather than a range because Redis's table gives these containers no key positions
+/// (their subcommands have them).
+const SECOND_ARG: KeySpec = KeySpec::Custom(subcommand_key);
+
+fn subcommand_key(args: &[&[u8]]) -> Vec<usize> {
+    if args.len() > 2 {
+        vec![2]
+    } else {
+        Vec::new()
+    }
+}
 
 /// Entries as XRANGE returns them.
 pub type Entries = Vec<(StreamId, Fields)>;
