@@ -703,5 +703,33 @@ mod tests {
         assert_eq!(xread_keys(&args[..]), Vec::<usize>::new());
         let args: [&[u8]; 8] = [b"XREAD", b"count", b"5", b"STREAMS", b"a", b"b", b"0", b"$"];
         assert_eq!(xread_keys(&args[..]), vec![4, 5]);
+        // XREADGROUP: GROUP's two names are not keys; without GROUP nothing is locked.
+        let args: [&[u8]; 9] = [
+            b"XREADGROUP",
+            b"GROUP",
+            b"streams",
+            b"c",
+            b"NOACK",
+            b"STREAMS",
+            b"a",
+            b"b",
+            b">",
+        ];
+        assert_eq!(xread_keys(&args[..]), Vec::<usize>::new());
+        let args: [&[u8]; 10] = [
+            b"xreadgroup",
+            b"GROUP",
+            b"streams",
+            b"c",
+            b"NOACK",
+            b"STREAMS",
+            b"a",
+            b"b",
+            b">",
+            b">",
+        ];
+        assert_eq!(xread_keys(&args[..]), vec![6, 7]);
+        let args: [&[u8]; 7] = [b"XREADGROUP", b"COUNT", b"1", b"STREAMS", b"a", b">", b"x"];
+        assert_eq!(xread_keys(&args[..]), Vec::<usize>::new());
     }
 }

@@ -266,3 +266,26 @@ async fn a_blocked_group_read_ends_when_its_group_or_stream_goes() {
         )
         .await;
 }
+
+#[tokio::test]
+async fn deleted_entries_above_the_group_do_not_end_a_blocked_read() {
+    let server = ClockedServer::start(1_000).await;
+    let mut reader = server.connect().await;
+    let mut writer = server.connect().await;
+    writer
+        .check(
+            b"XADD jobs 1-1 n 1\r\nXADD jobs 2-1 n 2\r\nXGROUP CREATE jobs g 1-1\r\nXDEL jobs 2-1\r\n",
+            b"$3\r\n1-1\r\n$3\r\n2-1\r\n+OK\r\n:1\r\n",
+        )
+        .await;
+    reader
+        .send(b"XREADGROUP GROUP g c BLOCK 0 STREAMS jobs >\r\n")
+        .await;
+    server.until_blocked(1).await;
+    reader.expect_quiet().await;
+    writer
+        .check(b"XADD jobs 3-1 n 3\r\n", b"$3\r\n3-1\r\n")
+        .await;
+    reader.expect(&one_entry("3-1", "3")).await;
+    server.until_blocked(0).await;
+}

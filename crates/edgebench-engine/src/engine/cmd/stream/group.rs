@@ -409,10 +409,15 @@ pub(super) enum BlockedRead {
     Done(Reply),
 }
 
-/// Serves a blocked `XREADGROUP GROUP g c [COUNT n] [NOACK] STREAMS key >` from `key`: the
-/// stream's last id (not its last live entry, as in Redis) above the group's means new
-/// entries; a missing group or a key no longer holding a stream ends the wait with
-/// Redis's error.
+/// Serves a blocked `XREADGROUP GROUP g c [COUNT n] [NOACK] STREAMS key >` from `key`: a
+/// live entry above the group's last-delivered id is served; a missing group or a key no
+/// longer holding a stream ends the wait with Redis's error.
+///
+/// Redis tests the stream's last id rather than its last live entry, but only when a key
+/// is signalled, which for a stream is XADD (the added entry is live, so both tests agree)
+/// or a deletion. The engine also tries a call right after it blocks and wakes waiters on
+/// other writes to the key; testing live entries keeps those from serving an empty read
+/// where the entries above the group were deleted.
 pub(super) fn serve_blocked(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> BlockedRead {
     let Ok(mut parsed) = parse_xread(args) else {
         return BlockedRead::Waiting;
@@ -427,7 +432,12 @@ pub(super) fn serve_blocked(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> BlockedRea
     };
     let last_delivered = match ctx.ks.get_stream(key) {
         Ok(Some(s)) => match s.groups.get(group) {
-            Some(g) if s.last_id > g.last_delivered => g.last_delivered,
+            Some(g)
+                if s.last_entry_id()
+                    .is_some_and(|last| last > g.last_delivered) =>
+            {
+                g.last_delivered
+            }
             Some(_) => return BlockedRead::Waiting,
             None => {
                 return BlockedRead::Done(Reply::err(
