@@ -1291,3 +1291,128 @@ fn group_bookkeeping_does_not_abort_a_watching_transaction() {
     e.run(&["XDEL", "jobs", "1-1"]);
     assert_eq!(transaction(&mut watcher_run), Reply::NilArray);
 }
+
+/// A small deterministic generator (64-bit LCG, Knuth's MMIX constants), so the random
+/// scripts below are the same on every run.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+}
+
+/// One random group command over stream `s` whose ids run 1-0 .. `top`-0.
+fn random_group_command(r: &mut Lcg, top: &mut u64) -> Vec<String> {
+    let consumers = ["alice", "bob", "carol"];
+    let groups = ["g", "h"];
+    let id = |r: &mut Lcg, top: u64| format!("{}-0", r.below(top + 2));
+    let c = consumers[r.below(3) as usize].to_string();
+    let g = groups[r.below(2) as usize].to_string();
+    let words: Vec<String> = match r.below(16) {
+        0..=2 => {
+            *top += 1 + r.below(2);
+            let mut cmd = vec!["XADD".into(), "s".into()];
+            if r.below(6) == 0 {
+                cmd.extend(["MAXLEN".into(), "~".into(), "20".into()]);
+            }
+            cmd.extend([format!("{top}-0"), "f".into(), top.to_string()]);
+            cmd
+        }
+        3 => vec!["XDEL".into(), "s".into(), id(r, *top), id(r, *top)],
+        4 => {
+            let count = r.below(4).to_string();
+            let from = if r.below(3) == 0 {
+                id(r, *top)
+            } else {
+                ">".into()
+            };
+            let noack = if r.below(5) == 0 { "NOACK" } else { "COUNT" };
+            let mut cmd: Vec<String> = ["XREADGROUP", "GROUP", &g, &c, "COUNT", &count]
+                .map(String::from)
+                .to_vec();
+            if noack == "NOACK" {
+                cmd.push("NOACK".into());
+            }
+            cmd.extend(["STREAMS".into(), "s".into(), from]);
+            cmd
+        }
+        5 => vec!["XACK".into(), "s".into(), g, id(r, *top), id(r, *top)],
+        6 => {
+            let mut cmd = vec![
+                "XCLAIM".into(),
+                "s".into(),
+                g,
+                c,
+                "0".into(),
+                id(r, *top),
+                id(r, *top),
+            ];
+            if r.below(3) == 0 {
+                cmd.push("FORCE".into());
+            }
+            if r.below(2) == 0 {
+                cmd.push("JUSTID".into());
+            }
+            cmd
+        }
+        7 => vec![
+            "XAUTOCLAIM".into(),
+            "s".into(),
+            g,
+            c,
+            "0".into(),
+            id(r, *top),
+            "COUNT".into(),
+            (1 + r.below(4)).to_string(),
+        ],
+        8 => vec!["XGROUP".into(), "SETID".into(), "s".into(), g, id(r, *top)],
+        9 => {
+            if r.below(2) == 0 {
+                vec!["XGROUP".into(), "DESTROY".into(), "s".into(), g]
+            } else {
+                vec!["XGROUP".into(), "CREATE".into(), "s".into(), g, id(r, *top)]
+            }
+        }
+        10 => vec!["XGROUP".into(), "DELCONSUMER".into(), "s".into(), g, c],
+        11 => vec!["XPENDING".into(), "s".into(), g],
+        12 => vec![
+            "XPENDING".into(),
+            "s".into(),
+            g,
+            "-".into(),
+            "+".into(),
+            "5".into(),
+            c,
+        ],
+        13 => vec!["XINFO".into(), "GROUPS".into(), "s".into()],
+        14 => vec!["XTRIM".into(), "s".into(), "MINID".into(), id(r, *top / 2)],
+        _ => vec!["XINFO".into(), "STREAM".into(), "s".into(), "FULL".into()],
+    };
+    words
+}
+
+#[test]
+fn random_group_scripts_match_redis() {
+    for seed in 1..=4u64 {
+        let mut d = Diff::in_process_only();
+        let mut r = Lcg(seed);
+        let mut top = 0;
+        check_masked(
+            &mut d,
+            &[
+                &["XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"],
+                &["XGROUP", "CREATE", "s", "h", "0"],
+            ],
+        );
+        for _ in 0..300 {
+            let words = random_group_command(&mut r, &mut top);
+            let args: Vec<&str> = words.iter().map(String::as_str).collect();
+            check_masked(&mut d, &[&args]);
+        }
+    }
+}
