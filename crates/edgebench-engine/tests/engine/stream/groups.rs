@@ -823,6 +823,7 @@ fn xinfo_stream_counts_nodes_and_ids_as_redis() {
         &["XINFO", "STREAM", "s"],
         &["XINFO", "STREAM", "s", "FULL", "COUNT", "3"],
         &["XINFO", "STREAM", "s", "full", "count", "-1"],
+        &["XINFO", "STREAM", "s", "FULL", "COUNT", "0"],
         &["XGROUP", "CREATE", "s", "g1", "0"],
         &["XGROUP", "CREATE", "s", "g0", "$"],
         &["XINFO", "STREAM", "s"],

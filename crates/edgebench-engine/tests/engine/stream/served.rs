@@ -289,3 +289,32 @@ async fn deleted_entries_above_the_group_do_not_end_a_blocked_read() {
     reader.expect(&one_entry("3-1", "3")).await;
     server.until_blocked(0).await;
 }
+
+#[tokio::test]
+async fn resp3_a_blocked_group_read_on_two_keys_is_served_by_the_written_one() {
+    let server = ClockedServer::start(1_000).await;
+    let mut reader = server.connect().await;
+    let mut writer = server.connect().await;
+    writer
+        .check(
+            b"XGROUP CREATE a g $ MKSTREAM\r\nXGROUP CREATE jobs g $ MKSTREAM\r\n",
+            b"+OK\r\n+OK\r\n",
+        )
+        .await;
+    reader.send(b"HELLO 3\r\n").await;
+    reader.read_through(b"modules\r\n*0\r\n").await;
+    reader
+        .send(b"XREADGROUP GROUP g c COUNT 5 BLOCK 0 STREAMS a jobs > >\r\n")
+        .await;
+    server.until_blocked(1).await;
+    writer
+        .check(b"XADD jobs 3-1 n 3\r\n", b"$3\r\n3-1\r\n")
+        .await;
+    reader
+        .expect(b"%1\r\n$4\r\njobs\r\n*1\r\n*2\r\n$3\r\n3-1\r\n*2\r\n$1\r\nn\r\n$1\r\n3\r\n")
+        .await;
+    server.until_blocked(0).await;
+    reader
+        .check(b"XREADGROUP GROUP g c BLOCK 30 STREAMS a >\r\n", b"_\r\n")
+        .await;
+}
