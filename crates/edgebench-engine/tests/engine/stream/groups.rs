@@ -1417,3 +1417,26 @@ fn random_group_scripts_match_redis() {
         }
     }
 }
+
+#[test]
+fn radix_tree_nodes_with_wide_ids_and_emptied_nodes() {
+    let mut d = Diff::in_process_only();
+    let base: u64 = 1_700_000_000_000;
+    for i in 0..1_200u64 {
+        let id = format!("{}-{}", base + i * 977 + (i % 13) * 65_537, i % 5);
+        d.check(&[&["XADD", "s", &id, "f", "v"]]);
+    }
+    d.check(&[&["XINFO", "STREAM", "s"]]);
+    // Empty the fourth node (entries 300..399) entry by entry, then one entry elsewhere.
+    for i in 300..400u64 {
+        let id = format!("{}-{}", base + i * 977 + (i % 13) * 65_537, i % 5);
+        d.check(&[&["XDEL", "s", &id]]);
+    }
+    d.check(&[
+        &["XINFO", "STREAM", "s"],
+        &["XTRIM", "s", "MAXLEN", "~", "700"],
+        &["XINFO", "STREAM", "s"],
+        &["XADD", "s", "18446744073709551615-0", "f", "v"],
+        &["XINFO", "STREAM", "s"],
+    ]);
+}
