@@ -8,9 +8,14 @@
 //! counters and listpack size, computed with listpack's encoding rules (t_stream.c
 //! `streamAppendItem`, listpack.c); the entries' bytes themselves are not duplicated.
 //!
+//! Beside the entries it keeps what Redis 7.0 counts for consumer groups' lag and XINFO
+//! (`entries_added`, `max_deleted_id`; the first id is derived) and the consumer groups
+//! themselves ([`groups`]), so DEL, RENAME and COPY carry group state with the value.
+//!
 //! Invariants: `entries` holds the live entries; every live entry belongs to the node with
-//! the greatest first id not above its own; `last_id` is at least every id ever added.
-//! Write through the methods only, so the nodes stay in step.
+//! the greatest first id not above its own; `last_id` is at least every live entry's id
+//! (XADD goes above it; XSETID may move it, never below the last live entry). Write
+//! entries through the methods only, so the nodes and counters stay in step.
 
 use std::collections::BTreeMap;
 use std::fmt;
