@@ -318,3 +318,52 @@ async fn resp3_a_blocked_group_read_on_two_keys_is_served_by_the_written_one() {
         .check(b"XREADGROUP GROUP g c BLOCK 30 STREAMS a >\r\n", b"_\r\n")
         .await;
 }
+
+/// A blocked read without COUNT is served at most Redis's 1000 entries at a wake-up, even
+/// when XGROUP SETID moved its group far back meanwhile.
+#[tokio::test]
+async fn a_blocked_group_read_without_count_gets_at_most_1000_entries() {
+    let server = ClockedServer::start(1_000).await;
+    let mut reader = server.connect().await;
+    let mut writer = server.connect().await;
+    let mut adds = Vec::new();
+    let mut added = Vec::new();
+    for i in 1..=1_200u32 {
+        adds.extend(format!("XADD jobs {i}-0 n {i}\r\n").bytes());
+        let id = format!("{i}-0");
+        added.extend(format!("${}\r\n{id}\r\n", id.len()).bytes());
+    }
+    writer.check(&adds, &added).await;
+    writer
+        .check(b"XGROUP CREATE jobs g $\r\n", b"+OK\r\n")
+        .await;
+    reader
+        .send(b"XREADGROUP GROUP g c BLOCK 0 STREAMS jobs >\r\n")
+        .await;
+    server.until_blocked(1).await;
+    writer
+        .check(
+            b"XGROUP SETID jobs g 0\r\nXADD jobs 1201-0 n 1201\r\n",
+            b"+OK\r\n$6\r\n1201-0\r\n",
+        )
+        .await;
+    let mut expected = b"*1\r\n*2\r\n$4\r\njobs\r\n*1000\r\n".to_vec();
+    for i in 1..=1_000u32 {
+        let (id, v) = (format!("{i}-0"), i.to_string());
+        expected.extend(
+            format!(
+                "*2\r\n${}\r\n{id}\r\n*2\r\n$1\r\nn\r\n${}\r\n{v}\r\n",
+                id.len(),
+                v.len()
+            )
+            .bytes(),
+        );
+    }
+    reader.expect(&expected).await;
+    writer
+        .check(
+            b"XPENDING jobs g - + 1\r\n",
+            b"*1\r\n*4\r\n$3\r\n1-0\r\n$1\r\nc\r\n:0\r\n:1\r\n",
+        )
+        .await;
+}
