@@ -367,3 +367,33 @@ async fn a_blocked_group_read_without_count_gets_at_most_1000_entries() {
         )
         .await;
 }
+
+/// An expired stream is a deleted one: blocked XREADGROUPs get Redis's UNBLOCKED error,
+/// whether active expiry or a later access removes the key.
+#[tokio::test]
+async fn a_blocked_group_read_ends_when_its_stream_expires() {
+    let server = ClockedServer::start(1_000).await;
+    let mut reader = server.connect().await;
+    let mut writer = server.connect().await;
+    let unblocked = b"-UNBLOCKED the stream key no longer exists\r\n";
+    for active in [true, false] {
+        writer
+            .check(
+                b"XGROUP CREATE jobs g $ MKSTREAM\r\nPEXPIRE jobs 100\r\n",
+                b"+OK\r\n:1\r\n",
+            )
+            .await;
+        reader
+            .send(b"XREADGROUP GROUP g c BLOCK 0 STREAMS jobs >\r\n")
+            .await;
+        server.until_blocked(1).await;
+        server.advance(101);
+        if active {
+            assert_eq!(server.engine.expire_cycle(), 1);
+        } else {
+            writer.check(b"EXISTS jobs\r\n", b":0\r\n").await;
+        }
+        reader.expect(unblocked).await;
+        server.until_blocked(0).await;
+    }
+}
