@@ -413,7 +413,14 @@ impl<'a> Locked<'a> {
 
     /// Removes every key of the locked shards (FLUSHDB with [`Db::lock_all`]).
     pub fn clear(&mut self) {
+        let db = self.db;
         for (_, shard) in &mut self.guards {
+            // Flushed streams end blocked XREADGROUPs (Redis's signalFlushedDb).
+            for (key, entry) in &shard.map {
+                if matches!(entry.value, Value::Stream(_)) {
+                    db.blocked.written(db, key);
+                }
+            }
             let watched: Vec<Key> = shard.watched.keys().cloned().collect();
             shard.map.clear();
             shard.deadlines.clear();

@@ -397,3 +397,22 @@ async fn a_blocked_group_read_ends_when_its_stream_expires() {
         server.until_blocked(0).await;
     }
 }
+
+#[tokio::test]
+async fn flushdb_ends_blocked_group_reads() {
+    let server = ClockedServer::start(1_000).await;
+    let mut reader = server.connect().await;
+    let mut writer = server.connect().await;
+    writer
+        .check(b"XGROUP CREATE jobs g $ MKSTREAM\r\n", b"+OK\r\n")
+        .await;
+    reader
+        .send(b"XREADGROUP GROUP g c BLOCK 0 STREAMS jobs >\r\n")
+        .await;
+    server.until_blocked(1).await;
+    writer.check(b"FLUSHDB\r\n", b"+OK\r\n").await;
+    reader
+        .expect(b"-UNBLOCKED the stream key no longer exists\r\n")
+        .await;
+    server.until_blocked(0).await;
+}
