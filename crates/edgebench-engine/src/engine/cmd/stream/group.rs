@@ -430,14 +430,11 @@ pub(super) fn serve_blocked(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> BlockedRea
     let (Some((group, consumer)), Some(&key)) = (parsed.group, args.get(parsed.first_key)) else {
         return BlockedRead::Waiting;
     };
-    let last_delivered = match ctx.ks.get_stream(key) {
+    match ctx.ks.get_stream(key) {
         Ok(Some(s)) => match s.groups.get(group) {
             Some(g)
                 if s.last_entry_id()
-                    .is_some_and(|last| last > g.last_delivered) =>
-            {
-                g.last_delivered
-            }
+                    .is_some_and(|last| last > g.last_delivered) => {}
             Some(_) => return BlockedRead::Waiting,
             None => {
                 return BlockedRead::Done(Reply::err(
@@ -448,7 +445,7 @@ pub(super) fn serve_blocked(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> BlockedRea
         Ok(None) | Err(_) => {
             return BlockedRead::Done(Reply::err("UNBLOCKED the stream key no longer exists"))
         }
-    };
+    }
     let now = now(ctx);
     let Ok(s) = stream_mut(ctx, key) else {
         return BlockedRead::Waiting;
@@ -456,7 +453,6 @@ pub(super) fn serve_blocked(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> BlockedRea
     if let Some(g) = s.groups.get_mut(group) {
         g.touch_consumer(consumer, now);
     }
-    debug_assert!(last_delivered < s.last_id);
     let entries = Reply::Array(
         s.read_new(group, consumer, parsed.count, parsed.noack, now)
             .into_iter()
