@@ -1,7 +1,7 @@
 //! Streams: XADD (NOMKSTREAM, MAXLEN/MINID with `=`/`~` and LIMIT), XLEN, XRANGE,
 //! XREVRANGE, XREAD (COUNT, BLOCK, STREAMS, `$`), XDEL, XTRIM here; consumer groups
-//! (XGROUP, XREADGROUP, XACK, XPENDING, XCLAIM, XAUTOCLAIM, XSETID) in [`group`], XINFO in
-//! [`info`].
+//! (XGROUP, XREADGROUP, XACK, XPENDING, XSETID) in [`group`], XCLAIM and XAUTOCLAIM in
+//! [`claim`], XINFO in [`info`].
 //!
 //! The typed operations (`impl Locked`) are the Rust API; the `run` functions parse
 //! arguments as Redis 7.0 does (t_stream.c), errors in Redis's order. Stream ids parse with
@@ -15,6 +15,7 @@
 
 use std::borrow::Cow;
 
+mod claim;
 mod group;
 mod info;
 
@@ -46,8 +47,8 @@ pub const COMMANDS: &[Spec] = &[
     ),
     spec("xack", -4, ONE_KEY, true, group::xack),
     spec("xpending", -3, ONE_KEY, false, group::xpending),
-    spec("xclaim", -6, ONE_KEY, true, group::xclaim),
-    spec("xautoclaim", -6, ONE_KEY, true, group::xautoclaim),
+    spec("xclaim", -6, ONE_KEY, true, claim::xclaim),
+    spec("xautoclaim", -6, ONE_KEY, true, claim::xautoclaim),
     spec("xsetid", -3, ONE_KEY, true, group::xsetid),
     spec("xinfo", -2, SECOND_ARG, false, info::xinfo),
 ];
