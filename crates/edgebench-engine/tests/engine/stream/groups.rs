@@ -1314,7 +1314,7 @@ fn random_group_command(r: &mut Lcg, top: &mut u64) -> Vec<String> {
     let id = |r: &mut Lcg, top: u64| format!("{}-0", r.below(top + 2));
     let c = consumers[r.below(3) as usize].to_string();
     let g = groups[r.below(2) as usize].to_string();
-    let words: Vec<String> = match r.below(16) {
+    let words: Vec<String> = match r.below(20) {
         0..=2 => {
             *top += 1 + r.below(2);
             let mut cmd = vec!["XADD".into(), "s".into()];
@@ -1392,15 +1392,41 @@ fn random_group_command(r: &mut Lcg, top: &mut u64) -> Vec<String> {
         ],
         13 => vec!["XINFO".into(), "GROUPS".into(), "s".into()],
         14 => vec!["XTRIM".into(), "s".into(), "MINID".into(), id(r, *top / 2)],
-        _ => vec!["XINFO".into(), "STREAM".into(), "s".into(), "FULL".into()],
+        15 => vec!["XINFO".into(), "STREAM".into(), "s".into(), "FULL".into()],
+        16 => vec![
+            "XGROUP".into(),
+            "CREATE".into(),
+            "s".into(),
+            g,
+            id(r, *top),
+            "ENTRIESREAD".into(),
+            r.below(*top + 2).to_string(),
+        ],
+        17 => vec![
+            "XCLAIM".into(),
+            "s".into(),
+            g,
+            c,
+            "0".into(),
+            id(r, *top),
+            "LASTID".into(),
+            id(r, *top),
+            "RETRYCOUNT".into(),
+            r.below(3).to_string(),
+        ],
+        18 => vec!["XINFO".into(), "CONSUMERS".into(), "s".into(), g],
+        _ => vec!["XSETID".into(), "s".into(), format!("{top}-0")],
     };
     words
 }
 
 #[test]
 fn random_group_scripts_match_redis() {
-    for seed in 1..=4u64 {
+    for seed in 1..=8u64 {
         let mut d = Diff::in_process_only();
+        if seed % 4 == 0 {
+            let _ = d.both(&["HELLO", "3"]);
+        }
         let mut r = Lcg(seed);
         let mut top = 0;
         check_masked(
