@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use edgebench_engine::engine::cmd::stream::XaddId;
 use edgebench_engine::engine::Engine;
 use edgebench_engine::server::{self, Address, Listener, ServerConfig};
 use tokio::net::TcpStream;
@@ -415,4 +416,147 @@ async fn flushdb_ends_blocked_group_reads() {
         .expect(b"-UNBLOCKED the stream key no longer exists\r\n")
         .await;
     server.until_blocked(0).await;
+}
+
+/// The ids and values of an XREADGROUP reply on one stream (RESP2), in order.
+fn delivered(reply: &redis::Value) -> Vec<(String, String)> {
+    use redis::Value;
+    let text = |v: &Value| match v {
+        Value::BulkString(b) => String::from_utf8_lossy(b).into_owned(),
+        other => panic!("not a bulk string: {other:?}"),
+    };
+    let Value::Array(streams) = reply else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for stream in streams {
+        let Value::Array(pair) = stream else {
+            panic!("stream: {stream:?}")
+        };
+        let Some(Value::Array(entries)) = pair.get(1) else {
+            panic!("entries: {pair:?}")
+        };
+        for entry in entries {
+            let Value::Array(parts) = entry else {
+                panic!("entry: {entry:?}")
+            };
+            let Some(Value::Array(fields)) = parts.get(1) else {
+                panic!("fields: {parts:?}")
+            };
+            out.push((text(&parts[0]), text(&fields[1])));
+        }
+    }
+    out
+}
+
+/// Consumers blocked on one group while producers race them over the server and
+/// in-process: every entry reaches exactly one consumer, and what they ack leaves the PEL.
+#[test]
+fn every_entry_reaches_exactly_one_consumer_of_the_group() {
+    const PRODUCERS: usize = 2;
+    const PER_PRODUCER: usize = 150;
+    const CONSUMERS: usize = 4;
+    let engine = Engine::new();
+    let handle = server::spawn_in_background(
+        server::Bind::Tcp(([127, 0, 0, 1], 0).into()),
+        engine.clone(),
+    )
+    .expect("server");
+    let endpoint = handle.endpoint();
+    let connect = || crate::support::connect(&endpoint, REPLY_TIMEOUT).expect("connect");
+    let mut admin = connect();
+    let _: () = redis::cmd("XGROUP")
+        .arg(&["CREATE", "work", "g", "$", "MKSTREAM"])
+        .query(&mut admin)
+        .expect("XGROUP CREATE");
+    let consumers: Vec<_> = (0..CONSUMERS)
+        .map(|c| {
+            let mut conn = connect();
+            std::thread::spawn(move || {
+                let name = format!("c{c}");
+                let mut got = Vec::new();
+                // Ends at a "stop" entry (one per consumer, added after all the work); the
+                // long BLOCK only keeps a lost entry from hanging the test.
+                loop {
+                    let reply: redis::Value = redis::cmd("XREADGROUP")
+                        .arg(&["GROUP", "g", &name, "COUNT", "1", "BLOCK", "30000"])
+                        .arg(&["STREAMS", "work", ">"])
+                        .query(&mut conn)
+                        .expect("XREADGROUP");
+                    let entries = delivered(&reply);
+                    if entries.is_empty() {
+                        break;
+                    }
+                    for (id, value) in entries {
+                        let acked: i64 = redis::cmd("XACK")
+                            .arg(&["work", "g", &id])
+                            .query(&mut conn)
+                            .expect("XACK");
+                        assert_eq!(acked, 1);
+                        if value == "stop" {
+                            return got;
+                        }
+                        got.push(value);
+                    }
+                }
+                got
+            })
+        })
+        .collect();
+    let producers: Vec<_> = (0..PRODUCERS)
+        .map(|p| {
+            let mut conn = connect();
+            let engine = engine.clone();
+            std::thread::spawn(move || {
+                for i in 0..PER_PRODUCER {
+                    let value = format!("{p}-{i}");
+                    if p == 0 {
+                        let now = engine.now_ms();
+                        let mut db = engine.db(0).lock(std::iter::once(&b"work"[..]), now);
+                        let fields = vec![(b"v".to_vec(), value.into_bytes())];
+                        db.xadd(b"work", XaddId::Auto, fields, false, None)
+                            .expect("xadd");
+                    } else {
+                        let _: String = redis::cmd("XADD")
+                            .arg(&["work", "*", "v", &value])
+                            .query(&mut conn)
+                            .expect("XADD");
+                    }
+                }
+            })
+        })
+        .collect();
+    for producer in producers {
+        producer.join().expect("producer");
+    }
+    for _ in 0..CONSUMERS {
+        let _: String = redis::cmd("XADD")
+            .arg(&["work", "*", "v", "stop"])
+            .query(&mut admin)
+            .expect("XADD stop");
+    }
+    let mut got: Vec<String> = consumers
+        .into_iter()
+        .flat_map(|c| c.join().expect("consumer"))
+        .collect();
+    got.sort();
+    let mut added: Vec<String> = (0..PRODUCERS)
+        .flat_map(|p| (0..PER_PRODUCER).map(move |i| format!("{p}-{i}")))
+        .collect();
+    added.sort();
+    assert_eq!(got, added);
+    let pending: redis::Value = redis::cmd("XPENDING")
+        .arg(&["work", "g"])
+        .query(&mut admin)
+        .expect("XPENDING");
+    assert_eq!(
+        pending,
+        redis::Value::Array(vec![
+            redis::Value::Int(0),
+            redis::Value::Nil,
+            redis::Value::Nil,
+            redis::Value::Nil
+        ])
+    );
+    assert_eq!(engine.blocked_clients(), 0);
 }
