@@ -1466,3 +1466,58 @@ fn radix_tree_nodes_with_wide_ids_and_emptied_nodes() {
         &["XINFO", "STREAM", "s"],
     ]);
 }
+
+#[test]
+fn xautoclaim_gives_up_after_ten_attempts_per_count() {
+    let mut d = Diff::in_process_only();
+    for i in 1..=30 {
+        let id = format!("{i}-0");
+        d.check(&[&["XADD", "s", &id, "f", "v"]]);
+    }
+    check_masked(
+        &mut d,
+        &[
+            &["XGROUP", "CREATE", "s", "g", "0"],
+            &["XREADGROUP", "GROUP", "g", "alice", "STREAMS", "s", ">"],
+            // Nothing is idle for an hour: 2 x 10 attempts walk 20 entries, the cursor is
+            // the 21st.
+            &["XAUTOCLAIM", "s", "g", "bob", "3600000", "0", "COUNT", "2"],
+            &[
+                "XAUTOCLAIM",
+                "s",
+                "g",
+                "bob",
+                "3600000",
+                "21-0",
+                "COUNT",
+                "1",
+            ],
+            &[
+                "XAUTOCLAIM",
+                "s",
+                "g",
+                "bob",
+                "3600000",
+                "(29-0",
+                "COUNT",
+                "1",
+            ],
+            &["XDEL", "s", "3-0", "4-0", "5-0"],
+            &["XAUTOCLAIM", "s", "g", "bob", "3600000", "0", "COUNT", "2"],
+            &["XAUTOCLAIM", "s", "g", "bob", "0", "0", "COUNT", "1"],
+            &[
+                "XAUTOCLAIM",
+                "s",
+                "g",
+                "bob",
+                "0",
+                "2-0",
+                "COUNT",
+                "1",
+                "JUSTID",
+            ],
+            &["XINFO", "CONSUMERS", "s", "g"],
+            &["XPENDING", "s", "g"],
+        ],
+    );
+}
