@@ -23,7 +23,7 @@ pub(super) fn lossy(arg: &[u8]) -> String {
 }
 
 /// `ERR unknown subcommand 'x'. Try CLIENT HELP.` (the command as sent, uppercased).
-pub(super) fn unknown_subcommand(args: &[&[u8]]) -> CmdError {
+pub(crate) fn unknown_subcommand(args: &[&[u8]]) -> CmdError {
     let sub = &args[1][..args[1].len().min(128)];
     err_owned(format!(
         "ERR unknown subcommand '{}'. Try {} HELP.",
@@ -33,7 +33,7 @@ pub(super) fn unknown_subcommand(args: &[&[u8]]) -> CmdError {
 }
 
 /// Redis's subcommand arity check: `n` exactly, `-n` at least.
-pub(super) fn sub_arity(args: &[&[u8]], arity: i32, full_name: &str) -> Result<(), CmdError> {
+pub(crate) fn sub_arity(args: &[&[u8]], arity: i32, full_name: &str) -> Result<(), CmdError> {
     let ok = if arity >= 0 {
         args.len() == arity as usize
     } else {
@@ -47,7 +47,7 @@ pub(super) fn sub_arity(args: &[&[u8]], arity: i32, full_name: &str) -> Result<(
 }
 
 /// A HELP reply in Redis's layout.
-pub(super) fn help(args: &[&[u8]], lines: &[&'static str]) -> Reply {
+pub(crate) fn help(args: &[&[u8]], lines: &[&'static str]) -> Reply {
     let mut out = vec![Reply::Status(
         format!(
             "{} <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
