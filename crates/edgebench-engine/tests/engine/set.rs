@@ -173,6 +173,42 @@ fn set_algebra_matches_redis() {
 }
 
 #[test]
+fn sintercard_matches_redis() {
+    let mut d = Diff::new();
+    d.check(&[
+        &["SADD", "a", "1", "2", "3", "x"],
+        &["SADD", "b", "2", "3", "y"],
+        &["SADD", "c", "3", "z"],
+        &["HSET", "h", "f", "v"],
+        &["SINTERCARD", "2", "a", "b"],
+        &["SINTERCARD", "3", "a", "b", "c"],
+        &["SINTERCARD", "1", "a"],
+        &["SINTERCARD", "2", "a", "a"],
+        &["SINTERCARD", "2", "a", "nokey"],
+        &["SINTERCARD", "2", "a", "b", "LIMIT", "0"],
+        &["SINTERCARD", "2", "a", "b", "LIMIT", "1"],
+        &["SINTERCARD", "2", "a", "b", "limit", "5"],
+        &["SINTERCARD", "2", "a", "b", "LIMIT", "1", "LIMIT", "0"],
+        // numkeys: at least 1 (one message for a non-integer too), no more than given.
+        &["SINTERCARD", "0", "a"],
+        &["SINTERCARD", "-1", "a"],
+        &["SINTERCARD", "x", "a"],
+        &["SINTERCARD", "3", "a", "b"],
+        &["SINTERCARD", "9223372036854775807", "a"],
+        // Options are read before the keys' types.
+        &["SINTERCARD", "2", "a", "h"],
+        &["SINTERCARD", "2", "nokey", "h"],
+        &["SINTERCARD", "2", "a", "h", "LIMIT", "-1"],
+        &["SINTERCARD", "2", "a", "b", "LIMIT", "-1"],
+        &["SINTERCARD", "2", "a", "b", "LIMIT", "x"],
+        &["SINTERCARD", "2", "a", "b", "LIMIT"],
+        &["SINTERCARD", "2", "a", "b", "WITHSCORES"],
+        &["SINTERCARD", "1"],
+        &["SINTERCARD"],
+    ]);
+}
+
+#[test]
 fn smove_matches_redis() {
     let mut d = Diff::new();
     d.check(&[

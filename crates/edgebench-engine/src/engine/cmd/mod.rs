@@ -88,6 +88,21 @@ pub const ALL_ARGS: KeySpec = KeySpec::Range {
     step: 1,
 };
 
+/// The keys of a `numkeys key [key ...]` command (ZUNION, LMPOP, SINTERCARD, ...) whose
+/// count is argument `at`: at most the arguments there are, so a huge or bad count locks
+/// nothing it was not given (the command then reports the error).
+pub fn keys_after_numkeys(args: &[&[u8]], at: usize) -> std::ops::Range<usize> {
+    let first = at + 1;
+    let given = args.len().saturating_sub(first);
+    let n = args
+        .get(at)
+        .and_then(|a| parse_i64(a).ok())
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(0)
+        .min(given);
+    first..first + n
+}
+
 /// A table entry, positionally (the families' tables read best one line per command).
 pub const fn spec(
     name: &'static str,
