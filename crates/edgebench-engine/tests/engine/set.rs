@@ -32,8 +32,14 @@ fn check_unordered(d: &mut Diff, script: &[&[&str]]) {
 }
 
 /// For a random pick: both replies have `len` elements, each one of `allowed`, distinct
-/// when `distinct`.
-fn check_pick(d: &mut Diff, args: &[&str], len: usize, allowed: &[&str], distinct: bool) {
+/// when `distinct` (ZRANDMEMBER's tests use it too).
+pub(crate) fn check_pick(
+    d: &mut Diff,
+    args: &[&str],
+    len: usize,
+    allowed: &[&str],
+    distinct: bool,
+) {
     let (real, ours) = d.both(args);
     for (who, reply) in [("redis-server", &real), ("engine", &ours)] {
         let items = elements(reply);

@@ -689,17 +689,7 @@ fn zrange_generic(
     let resp3 = ctx.client.resp >= 3;
     let mut out = Vec::new();
     ctx.ks.zrange_with(args[1], &range, |member, score| {
-        if !withscores {
-            out.push(Reply::bulk(member));
-        } else if resp3 {
-            out.push(Reply::Array(vec![
-                Reply::bulk(member),
-                Reply::Double(score),
-            ]));
-        } else {
-            out.push(Reply::bulk(member));
-            out.push(Reply::Double(score));
-        }
+        combine::push_scored(&mut out, Reply::bulk(member), score, withscores, resp3);
     })?;
     Ok(Reply::Array(out))
 }

@@ -309,19 +309,28 @@ fn run(ctx: &mut Ctx<'_, '_>, args: &[&[u8]], form: Form) -> Result<Reply, CmdEr
 pub(super) fn pairs_reply(pairs: Pairs, withscores: bool, resp3: bool) -> Reply {
     let mut out = Vec::with_capacity(pairs.len() * if withscores { 2 } else { 1 });
     for (member, score) in pairs {
-        if !withscores {
-            out.push(Reply::Bulk(member));
-        } else if resp3 {
-            out.push(Reply::Array(vec![
-                Reply::Bulk(member),
-                Reply::Double(score),
-            ]));
-        } else {
-            out.push(Reply::Bulk(member));
-            out.push(Reply::Double(score));
-        }
+        push_scored(&mut out, Reply::Bulk(member), score, withscores, resp3);
     }
     Reply::Array(out)
+}
+
+/// Appends one member of a range-like reply (ZRANGE, ZUNION, ZRANDMEMBER): alone, or with
+/// its score flat (RESP2) or as a `[member, score]` pair (RESP3).
+pub(super) fn push_scored(
+    out: &mut Vec<Reply>,
+    member: Reply,
+    score: f64,
+    withscores: bool,
+    resp3: bool,
+) {
+    if !withscores {
+        out.push(member);
+    } else if resp3 {
+        out.push(Reply::Array(vec![member, Reply::Double(score)]));
+    } else {
+        out.push(member);
+        out.push(Reply::Double(score));
+    }
 }
 
 fn form(name: &'static str, op: Combine, store: bool) -> Form {
