@@ -773,6 +773,41 @@ mod tests {
     }
 
     #[test]
+    fn multi_pops_parse_like_lmpop() {
+        let args: [&[u8]; 7] = [b"lmpop", b"2", b"a", b"b", b"RIGHT", b"count", b"3"];
+        let parsed = MultiPop::parse(&args, 1, ["left", "right"]);
+        assert_eq!(
+            parsed,
+            Ok(MultiPop {
+                keys: 2..4,
+                second_end: true,
+                count: 3
+            })
+        );
+        let numkeys = Err(err("ERR numkeys should be greater than 0"));
+        let count = Err(err("ERR count should be greater than 0"));
+        type Case<'a> = (&'a [&'a [u8]], Result<MultiPop, CmdError>);
+        let cases: [Case<'_>; 6] = [
+            (&[b"lmpop", b"0", b"a", b"LEFT"], numkeys.clone()),
+            (&[b"lmpop", b"x", b"a", b"LEFT"], numkeys),
+            (&[b"lmpop", b"2", b"a", b"LEFT"], Err(CmdError::Syntax)),
+            (&[b"lmpop", b"1", b"a", b"UP"], Err(CmdError::Syntax)),
+            (&[b"lmpop", b"1", b"a", b"LEFT", b"COUNT", b"0"], count),
+            (
+                &[b"lmpop", b"1", b"a", b"LEFT", b"COUNT"],
+                Err(CmdError::Syntax),
+            ),
+        ];
+        for (args, want) in cases {
+            assert_eq!(
+                MultiPop::parse(args, 1, ["left", "right"]),
+                want,
+                "{args:?}"
+            );
+        }
+    }
+
+    #[test]
     fn timeouts_parse_like_redis() {
         assert_eq!(parse_timeout_secs(b"0"), Ok(0));
         assert_eq!(parse_timeout_secs(b"1.5"), Ok(1500));

@@ -391,6 +391,20 @@ mod tests {
     }
 
     #[test]
+    fn numkeys_key_specs_stop_at_the_arguments_given() {
+        let args: [&[u8]; 5] = [b"zunion", b"2", b"a", b"b", b"WITHSCORES"];
+        assert_eq!(keys_after_numkeys(&args, 1), 2..4);
+        let huge: [&[u8]; 3] = [b"lmpop", b"9223372036854775807", b"a"];
+        assert_eq!(keys_after_numkeys(&huge, 1), 2..3);
+        for bad in [&b"-1"[..], b"x", b"0"] {
+            let args: [&[u8]; 3] = [b"zunion", bad, b"a"];
+            assert!(keys_after_numkeys(&args, 1).is_empty(), "{bad:?}");
+        }
+        let short: [&[u8]; 2] = [b"blmpop", b"0"];
+        assert!(keys_after_numkeys(&short, 2).is_empty());
+    }
+
+    #[test]
     fn key_specs_pick_the_key_arguments() {
         let spec = Spec {
             name: "mset",
