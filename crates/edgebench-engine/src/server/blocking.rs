@@ -7,9 +7,9 @@
 //! them), it parks the connection instead of replying: it registers a [`BlockedCall`] with
 //! the engine, which wakes and serves it when one of its keys is written (see
 //! [`crate::engine::notify`]). A parked connection runs none of its pipelined requests until
-//! the call is served, times out (`*-1`, or `_` in RESP3: what Redis 7.0 sends for all four
-//! commands once they blocked, and for the list and sorted-set ones added since), the client leaves (the call is forgotten) or the server
-//! shuts down (the connection closes).
+//! the call is served, times out (`*-1`, or `_` in RESP3: what Redis 7.0 sends for every
+//! one of them once it blocked, BRPOPLPUSH included, though its MULTI reply is `$-1`), the
+//! client leaves (the call is forgotten) or the server shuts down (the connection closes).
 //!
 //! XREAD's `$` means "entries added after this call": each `$` is replaced by its stream's
 //! last id before the first run, so the same command run again when the stream grows
