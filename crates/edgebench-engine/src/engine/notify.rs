@@ -1,4 +1,5 @@
-//! Clients blocked on keys (BLPOP, BRPOP, BLMOVE, XREAD BLOCK, XREADGROUP BLOCK), engine side: who waits on
+//! Clients blocked on keys (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, BZPOPMIN, BZPOPMAX,
+//! BZMPOP, XREAD BLOCK, XREADGROUP BLOCK), engine side: who waits on
 //! which key, the signal a write to such a key raises, and serving the waiters.
 //!
 //! The engine has no connections to park, so a transport (the RESP server) does the waiting:
@@ -45,10 +46,12 @@ const _: () = assert!(
 /// What serves a blocked command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BlockKind {
-    /// BLPOP, BRPOP: a list to pop from. An error (the key now holds another type) leaves
-    /// the call waiting, as in Redis.
+    /// BLPOP, BRPOP, BZPOPMIN, BZPOPMAX: a list or sorted set to pop from. An error (the
+    /// key now holds another type) leaves the call waiting, as in Redis.
     Pop,
-    /// BLMOVE: a list to pop from. An error about the destination's type is its reply, as
+    /// BLMPOP, BZMPOP (`timeout numkeys key...`): like `Pop`.
+    MultiPop,
+    /// BLMOVE, BRPOPLPUSH: a list to pop from. An error about the destination's type is its reply, as
     /// in Redis 7.0 (nothing moves).
     Move,
     /// XREAD BLOCK: a stream with entries after the call's id.

@@ -91,6 +91,21 @@ pub const ALL_ARGS: KeySpec = KeySpec::Range {
     step: 1,
 };
 
+/// The keys of a `numkeys key [key ...]` command (ZUNION, LMPOP, SINTERCARD, ...) whose
+/// count is argument `at`: at most the arguments there are, so a huge or bad count locks
+/// nothing it was not given (the command then reports the error).
+pub fn keys_after_numkeys(args: &[&[u8]], at: usize) -> std::ops::Range<usize> {
+    let first = at + 1;
+    let given = args.len().saturating_sub(first);
+    let n = args
+        .get(at)
+        .and_then(|a| parse_i64(a).ok())
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(0)
+        .min(given);
+    first..first + n
+}
+
 /// A table entry, positionally (the families' tables read best one line per command).
 pub const fn spec(
     name: &'static str,
@@ -379,6 +394,20 @@ mod tests {
             unknown_command(&[b"foo"]),
             Reply::err("ERR unknown command 'foo', with args beginning with: ")
         );
+    }
+
+    #[test]
+    fn numkeys_key_specs_stop_at_the_arguments_given() {
+        let args: [&[u8]; 5] = [b"zunion", b"2", b"a", b"b", b"WITHSCORES"];
+        assert_eq!(keys_after_numkeys(&args, 1), 2..4);
+        let huge: [&[u8]; 3] = [b"lmpop", b"9223372036854775807", b"a"];
+        assert_eq!(keys_after_numkeys(&huge, 1), 2..3);
+        for bad in [&b"-1"[..], b"x", b"0"] {
+            let args: [&[u8]; 3] = [b"zunion", bad, b"a"];
+            assert!(keys_after_numkeys(&args, 1).is_empty(), "{bad:?}");
+        }
+        let short: [&[u8]; 2] = [b"blmpop", b"0"];
+        assert!(keys_after_numkeys(&short, 2).is_empty());
     }
 
     #[test]
