@@ -2,7 +2,7 @@
 //! links the whole dependency tree, and linking is most of CI's time).
 //!
 //! - One module per command family (`hash`, `keys`, `list`, `set`, `stream`, `strings`,
-//!   `tx`, `zset`, and `server` for connection and server commands): the engine's typed API,
+//!   `tx`, `zset`, `script` (Lua scripts and functions), and `server` for connection and server commands): the engine's typed API,
 //!   and the same commands sent to a real `redis-server`, to the engine in-process and to the
 //!   engine behind the RESP server, whose replies must be equal ([`support::diff`]).
 //! - `list_props`: list commands against a model, by proptest.
@@ -20,6 +20,7 @@ mod list;
 mod list_props;
 mod resp_server;
 mod resp_server_blocking;
+mod script;
 mod server;
 mod set;
 mod stream;
