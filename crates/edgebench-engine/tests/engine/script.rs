@@ -175,6 +175,31 @@ fn the_script_cache_matches_redis() {
 }
 
 #[test]
+fn shebang_flags_match_redis() {
+    let mut d = Diff::new();
+    d.check(&[
+        &[
+            "EVAL",
+            "#!lua flags=no-writes\nreturn redis.call('set', 'a', '1')",
+            "0",
+        ],
+        &[
+            "EVAL",
+            "#!lua flags=no-writes,allow-oom\nreturn redis.call('get', 'a')",
+            "0",
+        ],
+        &["EVAL", "#!lua flags=bogus\nreturn 1", "0"],
+        &["EVAL", "#!lua", "0"],
+        &["EVAL", "#!js\nreturn 1", "0"],
+        &["EVAL", "#!lua x=1\nreturn 1", "0"],
+        &["EVAL", "#!lua\nreturn redis.call('set', 'a', '2')", "0"],
+        &["EVAL_RO", "#!lua\nreturn 1", "0"],
+        &["EVAL_RO", "#!lua flags=no-writes\nreturn 1", "0"],
+        &["EVAL", "#!lua\nreturn error('x')", "0"],
+    ]);
+}
+
+#[test]
 fn cjson_cmsgpack_and_bit_match_redis() {
     let mut d = Diff::new();
     d.check(&[
@@ -451,6 +476,41 @@ fn a_busy_script_answers_busy_and_script_kill_stops_it() {
 }
 
 #[test]
+fn pcall_cannot_swallow_script_kill() {
+    let served = Served::start();
+    let mut caller = served.connect();
+    let mut other = served.connect();
+    assert_eq!(
+        send(
+            &mut other,
+            &["CONFIG", "SET", "busy-reply-threshold", "100"]
+        ),
+        "ok"
+    );
+    let script = std::thread::spawn(move || {
+        send(
+            &mut caller,
+            &[
+                "EVAL",
+                "while true do pcall(function() while true do end end) end",
+                "0",
+            ],
+        )
+    });
+    assert_eq!(
+        send_until_not(&mut other, &["PING"], "simple-string(\"PONG\")"),
+        BUSY_EVAL
+    );
+    assert_eq!(send(&mut other, &["SCRIPT", "KILL"]), "ok");
+    let reply = script.join().expect("script thread");
+    assert!(
+        reply.starts_with("ERR Script killed by user with SCRIPT KILL... script: "),
+        "{reply}"
+    );
+    assert_eq!(send(&mut other, &["PING"]), "simple-string(\"PONG\")");
+}
+
+#[test]
 fn a_script_that_wrote_is_unkillable() {
     let served = Served::start();
     let mut caller = served.connect();
@@ -553,5 +613,84 @@ fn scripts_run_in_process_and_inside_transactions() {
             &["EVAL", "return redis.pcall('select', 1)", "0"]
         ),
         Reply::err("ERR This Redis command is not allowed from script")
+    );
+}
+
+#[test]
+fn function_dump_payloads_restore_both_ways_with_redis() {
+    let real = crate::support::redis_server::RedisServer::spawn();
+    let mut redis = real.connect();
+    let engine = Engine::new();
+    let mut client = engine.client();
+    // Long enough that redis-server compresses it (LZF) in its payload.
+    let lib = format!(
+        "#!lua name=dumped\n-- {}\nredis.register_function('dumped', function() return 'restored' end)",
+        "padding ".repeat(20)
+    );
+    let loaded: String = redis::cmd("FUNCTION")
+        .arg("LOAD")
+        .arg(&lib)
+        .query(&mut redis)
+        .expect("load");
+    assert_eq!(loaded, "dumped");
+    let theirs: Vec<u8> = redis::cmd("FUNCTION")
+        .arg("DUMP")
+        .query(&mut redis)
+        .expect("dump");
+
+    // redis-server's payload into the engine.
+    let reply = engine.execute(&mut client, &[b"FUNCTION", b"RESTORE", &theirs]);
+    assert_eq!(reply, Reply::ok());
+    assert_eq!(
+        engine.execute(&mut client, &[b"FCALL", b"dumped", b"0"]),
+        Reply::bulk(b"restored")
+    );
+    assert_eq!(
+        engine.execute(&mut client, &[b"FUNCTION", b"RESTORE", &theirs]),
+        Reply::err("ERR Library dumped already exists")
+    );
+    assert_eq!(
+        engine.execute(&mut client, &[b"FUNCTION", b"RESTORE", &theirs, b"REPLACE"]),
+        Reply::ok()
+    );
+
+    // The engine's payload into redis-server.
+    let Reply::Bulk(ours) = engine.execute(&mut client, &[b"FUNCTION", b"DUMP"]) else {
+        panic!("FUNCTION DUMP is not a bulk string");
+    };
+    let flushed: String = redis::cmd("FUNCTION")
+        .arg("FLUSH")
+        .query(&mut redis)
+        .expect("flush");
+    assert_eq!(flushed, "OK");
+    let restored: String = redis::cmd("FUNCTION")
+        .arg("RESTORE")
+        .arg(&ours)
+        .query(&mut redis)
+        .expect("redis-server accepts the engine's payload");
+    assert_eq!(restored, "OK");
+    let called: String = redis::cmd("FCALL")
+        .arg("dumped")
+        .arg(0)
+        .query(&mut redis)
+        .expect("fcall");
+    assert_eq!(called, "restored");
+
+    // A corrupt payload, a bad policy.
+    let mut corrupt = ours.clone();
+    corrupt[3] ^= 1;
+    assert_eq!(
+        engine.execute(&mut client, &[b"FUNCTION", b"RESTORE", &corrupt]),
+        Reply::err("ERR DUMP payload version or checksum are wrong")
+    );
+    assert_eq!(
+        engine.execute(&mut client, &[b"FUNCTION", b"RESTORE", &ours, b"BAD"]),
+        Reply::err(
+            "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE."
+        )
+    );
+    assert_eq!(
+        engine.execute(&mut client, &[b"FUNCTION", b"RESTORE", &ours, b"FLUSH"]),
+        Reply::ok()
     );
 }

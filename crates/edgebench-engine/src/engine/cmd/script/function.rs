@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use mlua::{Function, HookTriggers, Table, Value, VmState};
 
-use super::{kill, run_script, scripting, split_keys, Run, Vm};
+use super::{kill, run_script, scripting, split_keys, Run, Vm, SCRIPT_FLAGS};
 use crate::engine::cmd::keys::glob_match;
 use crate::engine::cmd::server::common::{
     err, err_owned, help, lossy, sub_arity, unknown_subcommand,
@@ -29,14 +29,6 @@ const LOAD_TIMEOUT: Duration = Duration::from_millis(500);
 const RDB_OPCODE_FUNCTION: u8 = 245;
 /// The RDB version Redis 7.0 writes in DUMP payloads.
 const RDB_VERSION: u16 = 10;
-/// The flags `redis.register_function` knows.
-const FLAGS: &[&str] = &[
-    "no-writes",
-    "allow-oom",
-    "allow-stale",
-    "no-cluster",
-    "allow-cross-slot-keys",
-];
 
 /// A registered function.
 struct FunctionDef {
@@ -442,7 +434,7 @@ fn read_flags(list: &Table) -> Result<Vec<&'static str>, String> {
         let known = match v {
             Ok(Value::String(s)) => {
                 let s = lossy(&s.as_bytes());
-                FLAGS.iter().copied().find(|f| *f == s)
+                SCRIPT_FLAGS.iter().copied().find(|f| *f == s)
             }
             _ => None,
         };

@@ -84,9 +84,61 @@ pub(crate) struct Vm {
     /// The prelude's private table (`run`, `compile`, `dispatch`, `resp`...).
     e: Table,
     /// EVAL's cache: sha1 (lowercase hex) → compiled script.
-    scripts: HashMap<String, Function>,
+    scripts: HashMap<String, Cached>,
     /// FUNCTION's libraries.
     pub(crate) libraries: function::Libraries,
+}
+
+/// A compiled EVAL script and what its `#!lua` line said.
+#[derive(Clone)]
+struct Cached {
+    f: Function,
+    /// It had a `#!lua` line (not Redis's compatibility mode).
+    shebang: bool,
+    /// `flags=no-writes`.
+    no_writes: bool,
+}
+
+/// The flags a `#!lua` line or `redis.register_function` may give.
+pub(crate) const SCRIPT_FLAGS: &[&str] = &[
+    "no-writes",
+    "allow-oom",
+    "allow-stale",
+    "no-cluster",
+    "allow-cross-slot-keys",
+];
+
+/// An EVAL script's `#!lua flags=...` line: (its length, whether it is there, no-writes).
+fn shebang(body: &[u8]) -> Result<(usize, bool, bool), CmdError> {
+    if !body.starts_with(b"#!") {
+        return Ok((0, false, false));
+    }
+    let Some(end) = body.iter().position(|&c| c == b'\n') else {
+        return Err(err("ERR Invalid script shebang"));
+    };
+    let line = lossy(&body[..end]);
+    let mut parts = line.split_ascii_whitespace();
+    let engine = parts.next().unwrap_or("");
+    if engine != "#!lua" {
+        return Err(err_owned(format!(
+            "ERR Unexpected engine in script shebang: {engine}"
+        )));
+    }
+    let mut no_writes = false;
+    for part in parts {
+        let Some(flags) = part.strip_prefix("flags=") else {
+            return Err(err_owned(format!("ERR Unknown lua shebang option: {part}")));
+        };
+        for flag in flags.split(',') {
+            if !SCRIPT_FLAGS.contains(&flag) {
+                return Err(err_owned(format!(
+                    "ERR Unexpected flag in script shebang: {flag}"
+                )));
+            }
+            no_writes |= flag == "no-writes";
+        }
+    }
+    Ok((end, true, no_writes))
 }
 
 impl Vm {
@@ -621,29 +673,41 @@ fn eval_generic(
     let Some(vm) = guard.as_mut() else {
         return Err(err("ERR scripting is unavailable"));
     };
-    let f = match vm.scripts.get(&sha) {
-        Some(f) => f.clone(),
+    let cached = match vm.scripts.get(&sha) {
+        Some(c) => c.clone(),
         None if by_sha => return Err(err(NOSCRIPT)),
         None => {
-            let f = compile_script(vm, args[1])?;
-            vm.scripts.insert(sha.clone(), f.clone());
-            f
+            let c = compile_script(vm, args[1])?;
+            vm.scripts.insert(sha.clone(), c.clone());
+            c
         }
     };
+    if read_only && cached.shebang && !cached.no_writes {
+        return Err(err(
+            "ERR Can not execute a script with write flag using *_ro command.",
+        ));
+    }
     let run = Run {
         name: &sha,
         function: false,
-        read_only,
+        read_only: read_only || cached.no_writes,
     };
-    Ok(run_script(ctx, vm, &f, keys, argv, &run))
+    Ok(run_script(ctx, vm, &cached.f, keys, argv, &run))
 }
 
-fn compile_script(vm: &Vm, body: &[u8]) -> Result<Function, CmdError> {
-    vm.compile(body, "@user_script").map_err(|msg| {
+fn compile_script(vm: &Vm, body: &[u8]) -> Result<Cached, CmdError> {
+    let (skip, shebang, no_writes) = shebang(body)?;
+    // The `#!` line is skipped, its line feed kept, so line numbers stay the user's.
+    let f = vm.compile(&body[skip..], "@user_script").map_err(|msg| {
         err_owned(format!(
             "ERR Error compiling script (new function): {}",
             msg.replace(['\r', '\n'], " ")
         ))
+    })?;
+    Ok(Cached {
+        f,
+        shebang,
+        no_writes,
     })
 }
 
