@@ -565,6 +565,11 @@ fn a_busy_function_is_killed_by_function_kill_only() {
         "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
     assert_eq!(busy, busy_function);
     assert_eq!(send(&mut other, &["SCRIPT", "KILL"]), busy_function);
+    let stats = send(&mut other, &["FUNCTION", "STATS"]);
+    assert!(
+        stats.contains("bulk-string('\"name\"'), bulk-string('\"spin\"'), bulk-string('\"command\"'), array([bulk-string('\"FCALL\"'), bulk-string('\"spin\"'), bulk-string('\"0\"')])"),
+        "{stats}"
+    );
     assert_eq!(send(&mut other, &["FUNCTION", "KILL"]), "ok");
     assert_eq!(
         script.join().expect("script thread"),
@@ -693,4 +698,49 @@ fn function_dump_payloads_restore_both_ways_with_redis() {
         engine.execute(&mut client, &[b"FUNCTION", b"RESTORE", &ours, b"FLUSH"]),
         Reply::ok()
     );
+}
+
+#[test]
+fn resp3_conversions_match_redis() {
+    let mut d = Diff::new();
+    // HELLO's own reply names the server; only the protocol switch matters here.
+    let _ = d.both(&["HELLO", "3"]);
+    d.check(&[
+        &["HSET", "h", "f", "v"],
+        &["ZADD", "z", "1.5", "m"],
+        &[
+            "EVAL",
+            "redis.setresp(3); return redis.call('hgetall', 'h')",
+            "0",
+        ],
+        &[
+            "EVAL",
+            "redis.setresp(3); return redis.call('zscore', 'z', 'm')",
+            "0",
+        ],
+        &[
+            "EVAL",
+            "redis.setresp(3); return redis.call('zscore', 'z', 'nosuch')",
+            "0",
+        ],
+        &["EVAL", "redis.setresp(3); return {double = 3.5}", "0"],
+        &["EVAL", "redis.setresp(3); return {map = {a = 1}}", "0"],
+        &["EVAL", "redis.setresp(3); return {set = {a = true}}", "0"],
+        &["EVAL", "redis.setresp(3); return true", "0"],
+        &["EVAL", "redis.setresp(3); return false", "0"],
+        &["EVAL", "return true", "0"],
+        &["EVAL", "return false", "0"],
+        &["EVAL", "return redis.call('hgetall', 'h')", "0"],
+        &["EVAL", "return {double = 3.5}", "0"],
+        &[
+            "EVAL",
+            "redis.setresp(3); local t = redis.call('hgetall', 'h'); return t.map.f",
+            "0",
+        ],
+        &[
+            "EVAL",
+            "redis.setresp(3); return redis.call('zscore', 'z', 'm').double",
+            "0",
+        ],
+    ]);
 }

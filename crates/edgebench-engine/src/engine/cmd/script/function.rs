@@ -10,6 +10,7 @@
 //! Redis's `crc64`) of all that. Strings are written uncompressed; RESTORE reads uncompressed
 //! and LZF-compressed strings, so it accepts redis-server's own DUMP payloads too.
 
+use std::sync::PoisonError;
 use std::time::{Duration, Instant};
 
 use mlua::{Function, HookTriggers, Table, Value, VmState};
@@ -138,7 +139,7 @@ pub(super) fn function(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, C
     let Some(vm) = guard.as_mut() else {
         return Err(err("ERR scripting is unavailable"));
     };
-    match full.0 {
+    let reply = match full.0 {
         "function|load" => load_command(vm, args),
         "function|list" => list(vm, args),
         "function|delete" => match vm.libraries.library(&lossy(args[2])) {
@@ -158,24 +159,57 @@ pub(super) fn function(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, C
         }
         "function|dump" => Ok(Reply::Bulk(dump(&vm.libraries))),
         _ => restore(vm, args),
-    }
+    };
+    let mut status = scripting
+        .functions
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    status.libraries = vm.libraries.libs.len();
+    status.functions = vm.libraries.function_count();
+    reply
+}
+
+/// What FUNCTION STATS reports, kept beside the VM: a running function holds the VM, and
+/// STATS must answer while it runs.
+#[derive(Debug, Default)]
+pub(crate) struct FunctionStatus {
+    libraries: usize,
+    functions: usize,
+    /// The running function: its name, the FCALL that runs it, since when.
+    running: Option<(String, Vec<Vec<u8>>, Instant)>,
 }
 
 fn stats(ctx: &mut Ctx<'_, '_>) -> Result<Reply, CmdError> {
-    // Read without the VM: a running function holds it, and STATS must answer while it runs.
-    let scripting = scripting(ctx.engine);
-    let counts = match scripting.vm.try_lock() {
-        Ok(guard) => guard.as_ref().map_or((0, 0), |vm| {
-            (vm.libraries.libs.len(), vm.libraries.function_count())
-        }),
-        Err(_) => (0, 0),
+    let status = scripting(ctx.engine)
+        .functions
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    let running = match &status.running {
+        None => Reply::Nil,
+        Some((name, command, since)) => Reply::Map(vec![
+            (Reply::bulk(b"name"), Reply::bulk(name.as_bytes())),
+            (
+                Reply::bulk(b"command"),
+                Reply::Array(command.iter().map(|a| Reply::bulk(a)).collect()),
+            ),
+            (
+                Reply::bulk(b"duration_ms"),
+                Reply::Int(since.elapsed().as_millis() as i64),
+            ),
+        ]),
     };
     let lua = Reply::Map(vec![
-        (Reply::bulk(b"libraries_count"), Reply::Int(counts.0 as i64)),
-        (Reply::bulk(b"functions_count"), Reply::Int(counts.1 as i64)),
+        (
+            Reply::bulk(b"libraries_count"),
+            Reply::Int(status.libraries as i64),
+        ),
+        (
+            Reply::bulk(b"functions_count"),
+            Reply::Int(status.functions as i64),
+        ),
     ]);
     Ok(Reply::Map(vec![
-        (Reply::bulk(b"running_script"), Reply::Nil),
+        (Reply::bulk(b"running_script"), running),
         (
             Reply::bulk(b"engines"),
             Reply::Map(vec![(Reply::bulk(b"LUA"), lua)]),
@@ -541,7 +575,18 @@ fn fcall_generic(ctx: &mut Ctx<'_, '_>, args: &[&[u8]], ro: bool) -> Result<Repl
         function: true,
         read_only: ro || no_writes,
     };
-    Ok(run_script(ctx, vm, &callback, keys, argv, &run))
+    let status = &scripting.functions;
+    let command = args.iter().map(|a| a.to_vec()).collect();
+    status
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .running = Some((f.name.clone(), command, Instant::now()));
+    let reply = run_script(ctx, vm, &callback, keys, argv, &run);
+    status
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .running = None;
+    Ok(reply)
 }
 
 // ---- DUMP and RESTORE ----

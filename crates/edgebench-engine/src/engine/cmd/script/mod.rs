@@ -70,6 +70,8 @@ pub struct Scripting {
     pub gate: Arc<Gate>,
     /// The VM, made on first use (most engines never run a script).
     vm: Mutex<Option<Vm>>,
+    /// FUNCTION STATS's figures.
+    functions: Mutex<function::FunctionStatus>,
 }
 
 impl std::fmt::Debug for Scripting {
