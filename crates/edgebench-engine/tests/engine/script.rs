@@ -115,6 +115,26 @@ fn script_errors_have_redis_texts() {
         &["EVAL", "return redis.call('subscribe', 'a')", "0"],
         &["EVAL", "return redis.call('blpop', 'l', 0)", "0"],
         &["EVAL", "return redis.call('eval', 'return 1', 0)", "0"],
+        &[
+            "EVAL",
+            "return redis.call('xread', 'block', 0, 'streams', 'nos', '0')",
+            "0",
+        ],
+        &[
+            "EVAL",
+            "return redis.call('xread', 'block', 'x', 'streams', 'nos', '0')",
+            "0",
+        ],
+        &[
+            "EVAL",
+            "return redis.call('xread', 'count', 1, 'streams', 'block', '0')",
+            "0",
+        ],
+        &[
+            "EVAL",
+            "return redis.call('XREAD', 'BLOCK', 0, 'STREAMS', 'nos', '0')",
+            "0",
+        ],
         &["EVAL_RO", "return redis.call('set', 'a', 0)", "0"],
         &["EVAL_RO", "return redis.call('get', 's')", "0"],
         &["EVAL", "return 1", "-1"],

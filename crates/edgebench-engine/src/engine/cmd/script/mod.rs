@@ -600,6 +600,12 @@ fn redis_call(
     if not_allowed_in_script(spec.name, &argv) {
         return fail("This Redis command is not allowed from script");
     }
+    if matches!(spec.name, "xread" | "xreadgroup") && blocks(&argv) {
+        return fail(&format!(
+            "-ERR {} command is not allowed with BLOCK option from scripts",
+            lossy(argv[0])
+        ));
+    }
     if spec.write {
         if read_only {
             return fail("Write commands are not allowed from read-only scripts.");
@@ -615,6 +621,19 @@ fn redis_call(
         Reply::Error(text) => fail(&format!("-{text}")),
         reply => Ok((convert::reply_to_lua(lua, reply, resp == 3)?, false)),
     }
+}
+
+/// Whether an XREAD / XREADGROUP asks to BLOCK (an option before STREAMS; GROUP's two
+/// arguments are names, not options).
+fn blocks(argv: &[&[u8]]) -> bool {
+    let mut i = 1;
+    while i < argv.len() && !is(argv[i], "streams") {
+        if is(argv[i], "block") {
+            return true;
+        }
+        i += if is(argv[i], "group") { 3 } else { 1 };
+    }
+    false
 }
 
 // ---- EVAL, EVALSHA, EVAL_RO, EVALSHA_RO ----
