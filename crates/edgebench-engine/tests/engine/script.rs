@@ -342,6 +342,7 @@ fn functions_match_redis() {
         &["FUNCTION", "LOAD", "#!lua name=x\nsyntax error here"],
         &["FUNCTION", "LOAD", "#!lua name=x\nredis.register_function('f2', function() end)\nzz = 3"],
         &["FUNCTION", "LOAD", "#!lua name=z\nredis.register_function('z1', function() return KEYS end)"],
+        &["FUNCTION", "LOAD", "#!lua name=inf\nwhile true do end"],
         &["FCALL", "z1", "0"],
         &["FUNCTION", "STATS"],
         &["FUNCTION", "KILL"],
@@ -594,6 +595,29 @@ fn a_busy_function_is_killed_by_function_kill_only() {
     assert_eq!(
         script.join().expect("script thread"),
         "ERR Script killed by user with SCRIPT KILL... script: spin, on @user_function:3."
+    );
+}
+
+#[test]
+fn a_script_cannot_take_unbounded_memory() {
+    let engine = Engine::new();
+    let mut client = engine.client();
+    let reply = engine.execute(
+        &mut client,
+        &[
+            b"EVAL",
+            b"local s = string.rep('x', 1024 * 1024) while true do s = s .. s end",
+            b"0",
+        ],
+    );
+    let Reply::Error(text) = reply else {
+        panic!("{reply:?}")
+    };
+    assert!(text.contains("not enough memory"), "{text}");
+    // The VM still runs scripts afterwards.
+    assert_eq!(
+        engine.execute(&mut client, &[b"EVAL", b"return 1", b"0"]),
+        Reply::Int(1)
     );
 }
 

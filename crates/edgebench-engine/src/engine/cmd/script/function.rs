@@ -335,10 +335,13 @@ fn load(vm: &mut Vm, code: &[u8], replace: bool) -> Result<String, CmdError> {
 fn register(vm: &Vm, chunk: &Function) -> Result<Vec<FunctionDef>, CmdError> {
     let mut found: Vec<FunctionDef> = Vec::new();
     let start = Instant::now();
+    let timed_out = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = std::sync::Arc::clone(&timed_out);
     let _ = vm.lua.set_hook(
         HookTriggers::new().every_nth_instruction(super::HOOK_INSTRUCTIONS),
         move |_, _| {
             if start.elapsed() > LOAD_TIMEOUT {
+                flag.store(true, std::sync::atomic::Ordering::Relaxed);
                 Err(mlua::Error::runtime("FUNCTION LOAD timeout"))
             } else {
                 Ok(VmState::Continue)
@@ -359,8 +362,13 @@ fn register(vm: &Vm, chunk: &Function) -> Result<Vec<FunctionDef>, CmdError> {
         outcome
     });
     vm.lua.remove_hook();
-    let (ok, value) =
-        outcome.map_err(|e| err_owned(format!("ERR Error registering functions: {e}")))?;
+    let failure = |msg: &str| {
+        err_owned(format!("ERR Error registering functions: {msg}").replace(['\r', '\n'], " "))
+    };
+    if timed_out.load(std::sync::atomic::Ordering::Relaxed) {
+        return Err(failure("ERR FUNCTION LOAD timeout"));
+    }
+    let (ok, value) = outcome.map_err(|e| failure(&e.to_string()))?;
     if !ok {
         let msg = match &value {
             Value::Table(t) => match t.raw_get::<Value>("err") {
@@ -369,15 +377,7 @@ fn register(vm: &Vm, chunk: &Function) -> Result<Vec<FunctionDef>, CmdError> {
             },
             _ => String::new(),
         };
-        let msg = if msg.starts_with("ERR user_function") || !msg.contains("FUNCTION LOAD timeout")
-        {
-            msg
-        } else {
-            "ERR FUNCTION LOAD timeout".to_string()
-        };
-        return Err(err_owned(
-            format!("ERR Error registering functions: {msg}").replace(['\r', '\n'], " "),
-        ));
+        return Err(failure(&msg));
     }
     Ok(found)
 }

@@ -63,6 +63,10 @@ pub const HOOK_INSTRUCTIONS: u32 = 10_000;
 
 const PRELUDE: &str = include_str!("prelude.lua");
 
+/// The most memory the Lua VM may hold (scripts, cached scripts, libraries): past it an
+/// allocation fails with Lua's "not enough memory" error, which the script's caller gets.
+pub const LUA_MEMORY_LIMIT: usize = 1 << 30;
+
 /// The engine's scripting state: the gate every command checks, and the VM.
 #[derive(Default)]
 pub struct Scripting {
@@ -191,6 +195,9 @@ impl Vm {
         lua.load(PRELUDE)
             .set_name("=edgebench")
             .call::<()>((e.clone(), native))?;
+        // Scripts are arbitrary code: cap what they can allocate (string.rep('x', 1e10), a
+        // table grown forever) so one cannot take the process's memory.
+        lua.set_memory_limit(LUA_MEMORY_LIMIT)?;
         let globals = lua.globals();
         for name in [
             "debug", "loadfile", "dofile", "print", "setfenv", "getfenv", "newproxy", "module",
@@ -543,7 +550,13 @@ fn killed(name: &str, site: &KillSite) -> Reply {
 /// `<err> script: <name>, on <source>:<line>.`
 fn failure(value: &Value, name: &str) -> Reply {
     let Value::Table(t) = value else {
-        return Reply::Error(format!("ERR Error running script {name}, execution failure").into());
+        // Lua calls no handler for an out-of-memory error: the message comes as it is.
+        let msg = match value {
+            Value::String(s) => lossy(&s.as_bytes()),
+            _ => "execution failure".into(),
+        };
+        let msg: String = msg.chars().take(100).collect();
+        return Reply::Error(format!("ERR Error running script {name}, {msg}").into());
     };
     let field = |k: &str| -> Option<String> {
         match t.raw_get::<Value>(k).ok()? {
