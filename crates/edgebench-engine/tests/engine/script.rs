@@ -788,3 +788,34 @@ fn resp3_conversions_match_redis() {
         ],
     ]);
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Whatever bytes a client sends as a script, a library, a payload or a library's input,
+    /// the engine answers (an error is fine) and keeps running scripts.
+    #[test]
+    fn arbitrary_input_never_panics(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64)) {
+        let engine = Engine::new();
+        let mut client = engine.client();
+        let mut shebang = b"#!lua name=x\n".to_vec();
+        shebang.extend_from_slice(&bytes);
+        let mut restore = bytes.clone();
+        restore.extend_from_slice(&[10, 0, 1, 2, 3, 4, 5, 6, 7, 8]);
+        let requests: [&[&[u8]]; 6] = [
+            &[b"EVAL", &bytes, b"0"],
+            &[b"FUNCTION", b"LOAD", &bytes],
+            &[b"FUNCTION", b"LOAD", &shebang],
+            &[b"FUNCTION", b"RESTORE", &restore],
+            &[b"EVAL", b"return {pcall(cmsgpack.unpack, ARGV[1])}", b"0", &bytes],
+            &[b"EVAL", b"return {pcall(cjson.decode, ARGV[1])}", b"0", &bytes],
+        ];
+        for request in requests {
+            let _ = engine.execute(&mut client, request);
+        }
+        proptest::prop_assert_eq!(
+            engine.execute(&mut client, &[b"EVAL", b"return 7", b"0"]),
+            Reply::Int(7)
+        );
+    }
+}

@@ -254,7 +254,10 @@ fn metadata(code: &[u8]) -> Result<String, CmdError> {
     let engine = &first[2..];
     let mut name: Option<String> = None;
     for part in parts {
-        if part.len() >= 5 && part[..5].eq_ignore_ascii_case("name=") {
+        if part
+            .get(..5)
+            .is_some_and(|p| p.eq_ignore_ascii_case("name="))
+        {
             if name.is_some() {
                 return Err(err(
                     "ERR Invalid metadata value, name argument was given multiple times",
@@ -835,5 +838,8 @@ mod tests {
         );
         assert_eq!(metadata(b"#!lua name=a-b\n").unwrap_err().text(), NAME_RULE);
         assert_eq!(metadata(b"#!lua name=ok\n").unwrap(), "ok");
+        // Multi-byte text where a keyword would be: an error, not a panic.
+        assert!(metadata("#!lua né=x\n".as_bytes()).is_err());
+        assert!(metadata("#!\u{e9}\n".as_bytes()).is_err());
     }
 }

@@ -1,5 +1,5 @@
 //! Lua scripting: EVAL, EVALSHA, EVAL_RO, EVALSHA_RO, SCRIPT, and Redis 7's functions
-//! (FUNCTION, FCALL, FCALL_RO, in [`function`]), on Lua 5.1 as Redis embeds it.
+//! (FUNCTION, FCALL, FCALL_RO, in `function`), on Lua 5.1 as Redis embeds it.
 //!
 //! **One VM, one script at a time.** As in Redis, every script runs in one Lua VM per engine
 //! (behind [`Scripting`]'s mutex), so scripts never run concurrently and the script cache and
