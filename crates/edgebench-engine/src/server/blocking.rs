@@ -1,4 +1,5 @@
-//! Blocking commands over RESP: BLPOP, BRPOP, BLMOVE and XREAD BLOCK wait on the server.
+//! Blocking commands over RESP: BLPOP, BRPOP, BLMOVE, XREAD BLOCK and XREADGROUP BLOCK wait
+//! on the server.
 //!
 //! The engine runs these commands without waiting: when nothing is there it gives Redis's
 //! timeout reply, as Redis does inside MULTI. The server runs them through the engine first;
@@ -27,6 +28,9 @@ use crate::engine::{Client, Engine, Key, Reply};
 /// The blocking command named `name`, if it is one. Every request asks, so most names are
 /// turned away by their length alone.
 pub(crate) fn lookup(name: &[u8]) -> Option<BlockKind> {
+    if name.len() == 10 {
+        return is(name, "xreadgroup").then_some(BlockKind::ReadGroup);
+    }
     if !(5..=6).contains(&name.len()) {
         return None;
     }
@@ -62,7 +66,7 @@ impl Plan {
                 (list::parse_timeout_secs(timeout).ok()?, 1..args.len() - 1)
             }
             BlockKind::Move if args.len() == 6 => (list::parse_timeout_secs(args[5]).ok()?, 1..2),
-            BlockKind::Read => {
+            BlockKind::Read | BlockKind::ReadGroup => {
                 let block = stream::xread_block(args)?;
                 (block.timeout_ms, block.keys)
             }
@@ -124,7 +128,7 @@ impl Plan {
                 let call = match self.kind {
                     BlockKind::Pop => owned(&[args[0], args[i], b"0"]),
                     BlockKind::Move => owned(&[args[0], args[1], args[2], args[3], args[4], b"0"]),
-                    BlockKind::Read => {
+                    BlockKind::Read | BlockKind::ReadGroup => {
                         let mut call = owned(&args[..self.keys.start]);
                         call.push(args[i].to_vec());
                         call.push(args[i + streams].to_vec());
@@ -218,7 +222,8 @@ mod tests {
         assert_eq!(lookup(b"brpop"), Some(BlockKind::Pop));
         assert_eq!(lookup(b"BlMove"), Some(BlockKind::Move));
         assert_eq!(lookup(b"xread"), Some(BlockKind::Read));
-        for other in [&b"get"[..], b"lpop", b"xreadgroup", b"blmpop", b"bzpopmin"] {
+        assert_eq!(lookup(b"XREADGROUP"), Some(BlockKind::ReadGroup));
+        for other in [&b"get"[..], b"lpop", b"xreadgrouP2", b"blmpop", b"bzpopmin"] {
             assert_eq!(lookup(other), None, "{other:?}");
         }
     }

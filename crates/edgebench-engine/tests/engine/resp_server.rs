@@ -198,6 +198,42 @@ async fn a_protocol_error_closes_that_connection_only() {
                 .check(b"ECHO still-here\r\n", b"$10\r\nstill-here\r\n")
                 .await;
         }
+        // Requests too big to be read whole: the server replies and closes while the client
+        // is still writing, so the write fails. Over TCP the close would reset the connection
+        // and could discard the reply before the client reads it (redis-server does the
+        // same), so these run over the Unix socket, where the reply stays readable.
+        if transport == Transport::Unix {
+            let deep = b"*1\r\n".repeat(100_000);
+            let huge_inline = vec![b'A'; 10 << 20];
+            let cases: [(&[u8], &[u8]); 2] = [
+                // Requests are flat: a nested array is refused at its second header.
+                (&deep, b"-ERR Protocol error: expected '$', got '*'\r\n"),
+                (
+                    &huge_inline,
+                    b"-ERR Protocol error: too big inline request\r\n",
+                ),
+            ];
+            for (request, reply) in cases {
+                let mut c = server.connect().await;
+                let _ = c.0.write_all(request).await;
+                assert_eq!(
+                    String::from_utf8_lossy(&c.read_n(reply.len()).await),
+                    String::from_utf8_lossy(reply)
+                );
+                c.expect_closed().await;
+                other
+                    .check(b"ECHO still-here\r\n", b"$10\r\nstill-here\r\n")
+                    .await;
+            }
+        }
+        // A half-sent frame is waited for, not answered, and holds up no one else.
+        let mut half = server.connect().await;
+        half.send(b"*2\r\n$3\r\nGET\r\n$5\r\nab").await;
+        half.expect_quiet().await;
+        other
+            .check(b"ECHO still-here\r\n", b"$10\r\nstill-here\r\n")
+            .await;
+        half.check(b"cde\r\n", b"$-1\r\n").await;
     }
 }
 

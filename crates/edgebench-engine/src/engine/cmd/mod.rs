@@ -7,7 +7,10 @@
 //! arguments, calls typed operations on [`Locked`](crate::engine::Locked) and returns the
 //! reply; a `CmdError` becomes the error reply with Redis's exact text.
 
+pub mod bits;
+pub mod geo;
 pub mod hash;
+pub mod hll;
 pub mod keys;
 pub mod list;
 #[cfg(feature = "scripting")]
@@ -158,12 +161,15 @@ struct Table {
 fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let families = [
+        let families: &[&'static [Spec]] = &[
             strings::COMMANDS,
+            bits::COMMANDS,
+            hll::COMMANDS,
             keys::COMMANDS,
             hash::COMMANDS,
             set::COMMANDS,
             zset::COMMANDS,
+            geo::COMMANDS,
             list::COMMANDS,
             stream::COMMANDS,
             server::COMMANDS,

@@ -64,6 +64,10 @@ pub fn reply_to_lua(lua: &Lua, reply: &Reply, resp3: bool) -> mlua::Result<Value
         Reply::Nil | Reply::NilArray => Value::Boolean(false),
         Reply::Double(d) if resp3 => single(lua, "double", Value::Number(*d))?,
         Reply::Double(d) => Value::String(lua.create_string(format_f64(*d))?),
+        Reply::HumanDouble(text) if resp3 => {
+            single(lua, "double", Value::Number(text.parse().unwrap_or(0.0)))?
+        }
+        Reply::HumanDouble(text) => Value::String(lua.create_string(text)?),
         Reply::Bool(b) if resp3 => Value::Boolean(*b),
         Reply::Bool(b) => Value::Number(f64::from(u8::from(*b))),
         Reply::Array(items) | Reply::Push(items) => array(lua, items.iter(), resp3)?,

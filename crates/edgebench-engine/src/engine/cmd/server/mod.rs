@@ -42,7 +42,9 @@ use client::{client, set_name};
 use command::command;
 pub use command::command_info;
 pub use common::VERSION;
+// Container commands of other families (XGROUP, XINFO) share the subcommand helpers.
 use common::{err, err_owned, lossy};
+pub(crate) use common::{help, sub_arity, unknown_subcommand};
 use config::config;
 use info::info;
 pub use info::{bytes_to_human, set_heap_probe};
