@@ -786,6 +786,11 @@ fn resp3_conversions_match_redis() {
             "redis.setresp(3); return redis.call('zscore', 'z', 'm').double",
             "0",
         ],
+        &["FUNCTION", "LOAD", "#!lua name=r3\nredis.register_function{function_name = 'r3', callback = function() return {map = {k = 'v'}} end, flags = {'no-writes', 'allow-stale'}}"],
+        &["FCALL_RO", "r3", "0"],
+        &["FUNCTION", "LIST", "WITHCODE"],
+        &["FUNCTION", "STATS"],
+        &["SCRIPT", "EXISTS", "a", "b"],
     ]);
 }
 
