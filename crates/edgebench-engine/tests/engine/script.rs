@@ -135,6 +135,16 @@ fn script_errors_have_redis_texts() {
             "return redis.call('XREAD', 'BLOCK', 0, 'STREAMS', 'nos', '0')",
             "0",
         ],
+        &[
+            "EVAL",
+            "return redis.call('XREADGROUP', 'GROUP', 'g', 'c', 'BLOCK', 0, 'STREAMS', 'nos', '>')",
+            "0",
+        ],
+        &[
+            "EVAL",
+            "return redis.call('XREADGROUP', 'GROUP', 'block', 'c', 'STREAMS', 'nos', '>')",
+            "0",
+        ],
         &["EVAL_RO", "return redis.call('set', 'a', 0)", "0"],
         &["EVAL_RO", "return redis.call('get', 's')", "0"],
         &["EVAL", "return 1", "-1"],
