@@ -211,7 +211,7 @@ impl Session {
                 }
             }
         }
-        let reply = self.engine.execute(&mut self.client, args);
+        let reply = execute(&self.engine, &mut self.client, args);
         // After the command: HELLO 3 is itself answered in RESP3.
         self.reply(&reply);
     }
@@ -220,7 +220,7 @@ impl Session {
     /// was there, and the client waits instead of getting it.
     fn dispatch_blocking(&mut self, plan: &Plan, request: &[&[u8]]) {
         let args = plan.args(request);
-        let reply = self.engine.execute(&mut self.client, &args);
+        let reply = execute(&self.engine, &mut self.client, &args);
         if !matches!(reply, Reply::Nil | Reply::NilArray) {
             return self.reply(&reply);
         }
@@ -306,7 +306,7 @@ impl Session {
     /// between them. The reply has Redis's shape: one header, then each command's replies.
     fn exec_with_pubsub(&mut self) {
         let queue = self.client.multi.replace(Vec::new()).unwrap_or_default();
-        let check = self.engine.execute(&mut self.client, &[b"EXEC"]);
+        let check = execute(&self.engine, &mut self.client, &[b"EXEC"]);
         if !matches!(check, Reply::Array(_)) {
             return self.reply(&check);
         }
@@ -330,7 +330,7 @@ impl Session {
             return;
         }
         self.client.multi = Some(stretch);
-        match self.engine.execute(&mut self.client, &[b"EXEC"]) {
+        match execute(&self.engine, &mut self.client, &[b"EXEC"]) {
             Reply::Array(replies) => {
                 for reply in &replies {
                     self.reply(reply);
@@ -339,6 +339,41 @@ impl Session {
             other => self.reply(&other),
         }
     }
+}
+
+/// Runs a command on the engine. A command that may run long on this thread (a script, or
+/// any command while a script runs, which waits for it or for its BUSY state) runs in
+/// `block_in_place`, so the runtime moves this worker's other connections elsewhere: the
+/// client that sends SCRIPT KILL must get a thread while a script holds one.
+fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
+    #[cfg(feature = "scripting")]
+    if may_run_long(engine, args[0]) {
+        let multi_thread = tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+        if multi_thread {
+            return tokio::task::block_in_place(|| engine.execute(client, args));
+        }
+    }
+    engine.execute(client, args)
+}
+
+/// A script command, or any command while a script runs; checked by the first letter
+/// first, so other commands pay one byte comparison and one relaxed load.
+#[cfg(feature = "scripting")]
+fn may_run_long(engine: &Engine, name: &[u8]) -> bool {
+    let scripty = matches!(name.first(), Some(b'e' | b'E' | b'f' | b'F' | b'x' | b'X'))
+        && [
+            "eval",
+            "evalsha",
+            "eval_ro",
+            "evalsha_ro",
+            "fcall",
+            "fcall_ro",
+            "exec",
+        ]
+        .iter()
+        .any(|n| is(name, n));
+    scripty || engine.script_running()
 }
 
 /// `name`, or `name|sub` for a command with subcommands, as Redis names it in errors.

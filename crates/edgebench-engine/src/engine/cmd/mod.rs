@@ -13,6 +13,8 @@ pub mod hash;
 pub mod hll;
 pub mod keys;
 pub mod list;
+#[cfg(feature = "scripting")]
+pub mod script;
 pub mod server;
 pub mod set;
 pub mod stream;
@@ -187,6 +189,8 @@ fn table() -> &'static Table {
             stream::COMMANDS,
             server::COMMANDS,
             tx::COMMANDS,
+            #[cfg(feature = "scripting")]
+            script::COMMANDS,
         ];
         let mut specs: Vec<&'static Spec> = Vec::new();
         let mut by_name = HashMap::with_hasher(foldhash::fast::RandomState::default());
@@ -228,7 +232,7 @@ pub(crate) fn lookup_indexed(name: &[u8]) -> Option<(usize, &'static Spec)> {
     Some((i, table.specs[i]))
 }
 
-fn arity_ok(arity: i32, argc: usize) -> bool {
+pub(crate) fn arity_ok(arity: i32, argc: usize) -> bool {
     if arity >= 0 {
         argc == arity as usize
     } else {
@@ -284,6 +288,17 @@ pub fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
             client.multi_dirty = true;
         }
         return Reply::err(server::NOAUTH);
+    }
+    // While a script runs, wait for it (or get BUSY) here rather than on its locks: one
+    // relaxed load when none runs (see `script::gate`).
+    #[cfg(feature = "scripting")]
+    if !engine.inner().scripting.gate.quiet() {
+        if let Some(busy) = script::wait_for_script(engine, spec, args) {
+            if client.in_multi() {
+                client.multi_dirty = true;
+            }
+            return busy;
+        }
     }
     if client.in_multi() && !tx::runs_inside_multi(spec) {
         if let Some(queue) = client.multi.as_mut() {

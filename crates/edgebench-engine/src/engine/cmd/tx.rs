@@ -107,10 +107,14 @@ fn unwatch(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
 }
 
 /// Queued commands that change database or lock shards beyond their key spec (INFO counts
-/// every database): they cannot run under locks taken up front.
+/// every database, a script locks its whole database after the scripting VM): they cannot
+/// run under locks taken up front.
 fn changes_db(spec: &Spec, args: &[Vec<u8>]) -> bool {
     match spec.name {
         "select" | "move" | "swapdb" | "flushall" | "info" => true,
+        // Scripts take the VM, then lock their whole database: never under EXEC's locks.
+        "eval" | "evalsha" | "eval_ro" | "evalsha_ro" | "fcall" | "fcall_ro" | "script"
+        | "function" => true,
         "copy" => args.iter().any(|a| a.eq_ignore_ascii_case(b"db")),
         _ => false,
     }

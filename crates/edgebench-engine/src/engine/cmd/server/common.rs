@@ -10,15 +10,15 @@ use crate::resp::reply::Reply;
 /// The Redis version the engine reports (HELLO `version`, INFO `redis_version`).
 pub const VERSION: &str = "7.0.15";
 
-pub(super) fn err(text: &'static str) -> CmdError {
+pub(crate) fn err(text: &'static str) -> CmdError {
     CmdError::Other(Cow::Borrowed(text))
 }
 
-pub(super) fn err_owned(text: String) -> CmdError {
+pub(crate) fn err_owned(text: String) -> CmdError {
     CmdError::Other(Cow::Owned(text))
 }
 
-pub(super) fn lossy(arg: &[u8]) -> String {
+pub(crate) fn lossy(arg: &[u8]) -> String {
     String::from_utf8_lossy(arg).into_owned()
 }
 

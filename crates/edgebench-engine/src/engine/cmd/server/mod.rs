@@ -30,7 +30,7 @@ use crate::resp::reply::Reply;
 
 mod client;
 mod command;
-mod common;
+pub(crate) mod common;
 mod config;
 mod info;
 pub(crate) mod state;

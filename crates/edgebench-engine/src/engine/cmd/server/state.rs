@@ -218,6 +218,9 @@ pub(super) const PARAMS: &[Param] = &[
     param("tcp-keepalive", int(0, INT_MAX), "300", true),
     param("timeout", int(0, INT_MAX), "0", true),
     param("unixsocket", Kind::Str, "", false),
+    // How long a script runs before other clients get BUSY (ms; 0 = never). Also read as
+    // `lua-time-limit`, its old name.
+    param("busy-reply-threshold", int(0, i64::MAX), "5000", true),
 ];
 
 impl Param {
@@ -229,8 +232,13 @@ impl Param {
     pub(super) const PROTO_MAX_BULK_LEN: usize = 14;
     pub(super) const REQUIREPASS: usize = 16;
 
-    /// The index of a parameter, any case.
+    /// The index of a parameter, any case (an alias finds its parameter).
     pub(super) fn find(name: &[u8]) -> Option<usize> {
+        let name = if is(name, "lua-time-limit") {
+            b"busy-reply-threshold"
+        } else {
+            name
+        };
         PARAMS.iter().position(|p| is(name, p.name))
     }
 
