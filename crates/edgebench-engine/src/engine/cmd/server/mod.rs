@@ -33,6 +33,7 @@ mod command;
 mod common;
 mod config;
 mod info;
+mod meta;
 pub(crate) mod state;
 #[cfg(test)]
 mod tests;
