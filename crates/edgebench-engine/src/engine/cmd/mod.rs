@@ -189,6 +189,11 @@ pub fn all_commands() -> impl Iterator<Item = &'static Spec> {
     table().specs.iter().copied()
 }
 
+/// The spec at `index` in [`all_commands`].
+pub(crate) fn spec_at(index: usize) -> Option<&'static Spec> {
+    table().specs.get(index).copied()
+}
+
 /// The spec of a command name, any case.
 pub fn lookup(name: &[u8]) -> Option<&'static Spec> {
     lookup_indexed(name).map(|(_, spec)| spec)
@@ -271,7 +276,55 @@ pub fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
         return Reply::queued();
     }
     engine.inner().server.count_call(index);
+    note_command(client, index, args);
     run(engine, client, spec, args)
+}
+
+/// Publishes which command the client runs (CLIENT LIST's `cmd`): one relaxed store, and a
+/// lock only for commands with subcommands (`client|list`), which are rare.
+fn note_command(client: &Client, index: usize, args: &[&[u8]]) {
+    let shared = &client.shared;
+    shared
+        .last_command
+        .store(u32::try_from(index).unwrap_or(u32::MAX), Ordering::Relaxed);
+    if args.len() > 1 && server::has_subcommands(index) {
+        let sub = String::from_utf8_lossy(&args[1][..args[1].len().min(64)]).to_lowercase();
+        *shared
+            .last_subcommand
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(sub);
+    }
+}
+
+/// When to start timing a command: `None` unless the slow log or the latency monitor is on.
+pub(crate) fn command_timer(engine: &Engine) -> Option<std::time::Instant> {
+    engine
+        .inner()
+        .server
+        .slowlog
+        .timing()
+        .then(std::time::Instant::now)
+}
+
+/// What every command that ran leaves behind: a slow log entry or latency sample if it
+/// was slow, a line for the monitors if there are any, and the client's published state.
+pub(crate) fn observe(
+    engine: &Engine,
+    client: &Client,
+    args: &[&[u8]],
+    started: Option<std::time::Instant>,
+    now_ms: u64,
+) {
+    let server = &engine.inner().server;
+    if let Some(started) = started {
+        server.slowlog.record(client, args, started.elapsed());
+    }
+    engine.feed_monitors(client, args);
+    client
+        .shared
+        .last_interaction_ms
+        .store(now_ms, Ordering::Relaxed);
+    client.publish_state();
 }
 
 /// Locks what `spec` declares and runs it.
@@ -291,8 +344,12 @@ pub fn run(engine: &Engine, client: &mut Client, spec: &Spec, args: &[&[u8]]) ->
             db.lock(idx.iter().map(|&i| args[i]), now)
         }
     };
+    let started = command_timer(engine);
     let mut ctx = Ctx { engine, client, ks };
-    (spec.run)(&mut ctx, args).unwrap_or_else(Reply::from)
+    let reply = (spec.run)(&mut ctx, args).unwrap_or_else(Reply::from);
+    drop(ctx);
+    observe(engine, client, args, started, now);
+    reply
 }
 
 // ---- argument parsing shared by the families ----

@@ -34,6 +34,8 @@ mod common;
 mod config;
 mod info;
 mod meta;
+mod registry;
+mod slowlog;
 pub(crate) mod state;
 #[cfg(test)]
 mod tests;
@@ -47,6 +49,7 @@ use common::{err, err_owned, lossy};
 use config::config;
 use info::info;
 pub use info::{bytes_to_human, set_heap_probe};
+pub use registry::{ClientRegistry, MonitorLine, PauseKind};
 pub use state::ServerState;
 
 /// The commands of this family.
@@ -67,6 +70,9 @@ pub const COMMANDS: &[Spec] = &[
     keyless("command", -1, command),
     keyless("config", -2, config),
     keyless("time", 1, time),
+    keyless("slowlog", -2, slowlog::slowlog),
+    keyless("latency", -2, slowlog::latency),
+    keyless("wait", 3, slowlog::wait),
     keyless("quit", -1, quit),
     keyless("reset", 1, reset),
 ];
@@ -154,6 +160,9 @@ fn reset(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
     c.db = 0;
     c.resp = 2;
     c.name = None;
+    c.reply_off = false;
+    c.reply_skip_next = false;
+    c.publish_names();
     c.no_evict = false;
     c.no_touch = false;
     c.authenticated = !requires_auth;
@@ -256,4 +265,19 @@ pub fn hello_reply(client: &Client) -> Reply {
         field("role", Reply::bulk(b"master")),
         field("modules", Reply::Array(Vec::new())),
     ])
+}
+
+/// Whether the command at `index` in the command table has subcommands (CLIENT LIST shows
+/// them as `client|list`): a table built once, so the command path pays an array read.
+pub(crate) fn has_subcommands(index: usize) -> bool {
+    static CONTAINERS: std::sync::OnceLock<Box<[bool]>> = std::sync::OnceLock::new();
+    CONTAINERS
+        .get_or_init(|| {
+            super::all_commands()
+                .map(|s| meta::lookup(s.name.as_bytes()).is_some_and(|m| !m.subcommands.is_empty()))
+                .collect()
+        })
+        .get(index)
+        .copied()
+        .unwrap_or(false)
 }
