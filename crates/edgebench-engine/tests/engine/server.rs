@@ -1024,12 +1024,13 @@ fn values(
     for a in &args[1..] {
         cmd.arg(*a);
     }
-    let theirs: Value = cmd
-        .query(redis)
-        .unwrap_or_else(|e| Value::SimpleString(format!("error {e}")));
+    let error = |e: redis::RedisError| {
+        Value::SimpleString(format!("error {:?} {:?}", e.code(), e.detail()))
+    };
+    let theirs: Value = cmd.query(redis).unwrap_or_else(error);
     let ours = run(engine, client, args).into_redis_value(client.resp);
     let ours = match ours {
-        Value::ServerError(e) => Value::SimpleString(format!("error {e:?}")),
+        Value::ServerError(e) => error(redis::RedisError::from(e)),
         v => v,
     };
     (theirs, ours)
@@ -1307,4 +1308,247 @@ fn command_list_filters_and_errors_match_redis_for_the_engine_table() {
     let all = names(run(&engine, &mut c, &["COMMAND", "LIST"]));
     let top = all.iter().filter(|n| !n.contains('|')).count() as i64;
     assert_eq!(run(&engine, &mut c, &["COMMAND", "COUNT"]), Reply::Int(top));
+}
+
+// ---- CLIENT management, SLOWLOG, LATENCY, WAIT ----
+
+#[test]
+fn client_management_errors_match_redis() {
+    let mut d = Diff::new();
+    d.check(&[
+        &["CLIENT", "KILL"],
+        &["CLIENT", "KILL", "1.2.3.4:5"],
+        &["CLIENT", "KILL", "ADDR"],
+        &["CLIENT", "KILL", "ID", "0"],
+        &["CLIENT", "KILL", "ID", "-3"],
+        &["CLIENT", "KILL", "ID", "x"],
+        &["CLIENT", "KILL", "ID", "999999"],
+        &["CLIENT", "KILL", "ID", "1", "x"],
+        &["CLIENT", "KILL", "foo", "bar"],
+        &["CLIENT", "KILL", "TYPE", "foo"],
+        &["CLIENT", "KILL", "TYPE", "master"],
+        &["CLIENT", "KILL", "USER", "nosuchuser"],
+        &["CLIENT", "KILL", "USER", "default"],
+        &["CLIENT", "KILL", "SKIPME", "maybe"],
+        &["CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"],
+        &["CLIENT", "KILL", "ADDR", "1.2.3.4:5", "LADDR", "x"],
+        &["CLIENT", "PAUSE"],
+        &["CLIENT", "PAUSE", "x"],
+        &["CLIENT", "PAUSE", "-1"],
+        &["CLIENT", "PAUSE", "10", "foo"],
+        &["CLIENT", "PAUSE", "x", "foo"],
+        &["CLIENT", "PAUSE", "1", "WRITE", "x"],
+        &["CLIENT", "PAUSE", "9223372036854775807", "WRITE"],
+        &["CLIENT", "UNPAUSE"],
+        &["CLIENT", "PAUSE", "0"],
+        &["CLIENT", "PAUSE", "0", "write"],
+        &["CLIENT", "UNPAUSE"],
+        &["CLIENT", "UNPAUSE", "x"],
+        &["CLIENT", "UNBLOCK"],
+        &["CLIENT", "UNBLOCK", "x"],
+        &["CLIENT", "UNBLOCK", "1", "foo"],
+        &["CLIENT", "UNBLOCK", "x", "foo"],
+        &["CLIENT", "UNBLOCK", "x", "error"],
+        &["CLIENT", "UNBLOCK", "999999"],
+        &["CLIENT", "UNBLOCK", "999999", "TIMEOUT"],
+        &["CLIENT", "UNBLOCK", "1", "2", "3"],
+        &["CLIENT", "REPLY"],
+        &["CLIENT", "REPLY", "foo"],
+        &["CLIENT", "REPLY", "ON"],
+        &["CLIENT", "GETREDIR"],
+        &["CLIENT", "TRACKINGINFO"],
+        &["CLIENT", "TRACKINGINFO", "x"],
+        &["CLIENT", "CACHING", "yes"],
+        &["CLIENT", "CACHING"],
+        &["CLIENT", "HELP"],
+    ]);
+}
+
+#[test]
+fn slowlog_latency_and_wait_errors_match_redis() {
+    let mut d = Diff::new();
+    d.check(&[
+        &["SLOWLOG"],
+        &["SLOWLOG", "foo"],
+        &["SLOWLOG", "HELP"],
+        &["SLOWLOG", "help", "x"],
+        &["SLOWLOG", "GET", "x"],
+        &["SLOWLOG", "GET", "-2"],
+        &["SLOWLOG", "GET", "1", "2"],
+        &["SLOWLOG", "LEN", "x"],
+        &["SLOWLOG", "RESET", "x"],
+        &["SLOWLOG", "RESET"],
+        &["SLOWLOG", "LEN"],
+        &["SLOWLOG", "GET"],
+        &["SLOWLOG", "GET", "-1"],
+        &["CONFIG", "SET", "slowlog-log-slower-than", "-2"],
+        &["CONFIG", "SET", "slowlog-max-len", "-1"],
+        &["CONFIG", "SET", "latency-monitor-threshold", "-1"],
+        &["CONFIG", "SET", "slowlog-log-slower-than", "x"],
+        &["CONFIG", "GET", "slowlog-log-slower-than"],
+        &["CONFIG", "GET", "slowlog-max-len"],
+        &["CONFIG", "GET", "latency-monitor-threshold"],
+        &["LATENCY"],
+        &["LATENCY", "foo"],
+        &["LATENCY", "HELP"],
+        &["LATENCY", "LATEST"],
+        &["LATENCY", "LATEST", "x"],
+        &["LATENCY", "HISTORY"],
+        &["LATENCY", "HISTORY", "command"],
+        &["LATENCY", "RESET"],
+        &["LATENCY", "RESET", "command", "fast-command"],
+        &["WAIT"],
+        &["WAIT", "0", "0"],
+        &["WAIT", "x", "0"],
+        &["WAIT", "0", "-1"],
+        &["WAIT", "0", "x"],
+        &["WAIT", "-1", "10"],
+    ]);
+}
+
+/// With `slowlog-log-slower-than 0` every command is logged: the same entries as Redis (ids,
+/// arguments with Redis's caps, client names), apart from times, durations and addresses.
+#[test]
+fn slowlog_with_threshold_zero_logs_what_redis_logs() {
+    let server = RedisServer::spawn();
+    let mut redis = server.connect();
+    let engine = Engine::new();
+    let mut c = engine.client();
+    let long = "x".repeat(200);
+    let mut many: Vec<&str> = vec!["RPUSH", "list"];
+    many.extend(std::iter::repeat_n("e", 40));
+    let script: Vec<Vec<&str>> = vec![
+        vec!["CONFIG", "SET", "slowlog-log-slower-than", "0"],
+        vec!["SLOWLOG", "RESET"],
+        vec!["SET", "k", "v"],
+        vec!["CLIENT", "SETNAME", "tester"],
+        vec!["GET", "k"],
+        vec!["SET", "big", &long],
+        many,
+        vec!["NOSUCHCOMMAND"],
+        vec!["GET"],
+        vec!["MULTI"],
+        vec!["INCR", "n"],
+        vec!["EXEC"],
+        vec!["SLOWLOG", "LEN"],
+    ];
+    for args in &script {
+        let (theirs, ours) = values(&mut redis, &engine, &mut c, args);
+        assert_eq!(ours, theirs, "{args:?}");
+    }
+    let (theirs, ours) = values(&mut redis, &engine, &mut c, &["SLOWLOG", "GET", "-1"]);
+    let facts = |v: Value| -> Vec<(Value, Value, Value)> {
+        let Value::Array(entries) = v else {
+            panic!("{v:?}")
+        };
+        entries
+            .into_iter()
+            .map(|e| {
+                let Value::Array(f) = e else { panic!("{e:?}") };
+                assert_eq!(f.len(), 6);
+                assert!(matches!(f[1], Value::Int(t) if t > 1_600_000_000));
+                assert!(matches!(f[2], Value::Int(us) if us >= 0));
+                (f[0].clone(), f[3].clone(), f[5].clone())
+            })
+            .collect()
+    };
+    let (theirs, ours) = (facts(theirs), facts(ours));
+    assert!(ours.len() >= 9, "{ours:?}");
+    assert_eq!(ours, theirs);
+    // The cap: the slow log keeps at most slowlog-max-len entries, newest first.
+    for args in [
+        &["CONFIG", "SET", "slowlog-max-len", "2"][..],
+        &["PING"],
+        &["SLOWLOG", "LEN"],
+    ] {
+        let (theirs, ours) = values(&mut redis, &engine, &mut c, args);
+        assert_eq!(ours, theirs, "{args:?}");
+    }
+}
+
+/// The latency monitor records commands slower than its threshold, in Redis's shape.
+#[test]
+fn latency_records_slow_commands_once_enabled() {
+    let engine = Engine::new();
+    let mut c = engine.client();
+    assert_eq!(
+        run(&engine, &mut c, &["LATENCY", "LATEST"]),
+        Reply::Array(Vec::new())
+    );
+    run(
+        &engine,
+        &mut c,
+        &["CONFIG", "SET", "latency-monitor-threshold", "1"],
+    );
+    // A command that certainly takes over 1 ms: a large SORT.
+    let values: Vec<String> = (0..50_000).map(|i| i.to_string()).collect();
+    let mut args = vec!["RPUSH", "l"];
+    args.extend(values.iter().map(String::as_str));
+    run(&engine, &mut c, &args);
+    for _ in 0..20 {
+        run(&engine, &mut c, &["SORT", "l"]);
+    }
+    let Reply::Array(latest) = run(&engine, &mut c, &["LATENCY", "LATEST"]) else {
+        panic!()
+    };
+    assert!(!latest.is_empty(), "no event recorded");
+    let Reply::Array(event) = &latest[0] else {
+        panic!("{latest:?}")
+    };
+    assert_eq!(event.len(), 4);
+    let name = text(event[0].clone());
+    let Reply::Array(history) = run(&engine, &mut c, &["LATENCY", "HISTORY", &name]) else {
+        panic!()
+    };
+    assert!(!history.is_empty());
+    assert_eq!(
+        run(&engine, &mut c, &["LATENCY", "RESET", &name, "nosuch"]),
+        Reply::Int(1)
+    );
+}
+
+/// CLIENT LIST shows every client of the engine, in-process ones too, with what each
+/// published after its last command; KILL marks the named client.
+#[test]
+fn client_list_and_kill_see_every_engine_client() {
+    let engine = Engine::new();
+    let mut a = engine.client();
+    let mut b = engine.client();
+    run(&engine, &mut a, &["CLIENT", "SETNAME", "alpha"]);
+    run(&engine, &mut a, &["SELECT", "5"]);
+    run(&engine, &mut a, &["MULTI"]);
+    run(&engine, &mut a, &["INCR", "x"]);
+    let list = text(run(&engine, &mut b, &["CLIENT", "LIST"]));
+    let lines: Vec<&str> = list.lines().collect();
+    assert_eq!(lines.len(), 2, "{list}");
+    let fields = client_fields(lines[0]);
+    let get = |k: &str| fields.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+    assert_eq!(get("id"), Some(a.id.to_string().as_str()));
+    assert_eq!(get("name"), Some("alpha"));
+    assert_eq!(get("db"), Some("5"));
+    assert_eq!(get("multi"), Some("1"));
+    assert_eq!(get("flags"), Some("x"));
+    assert_eq!(get("cmd"), Some("multi"));
+    assert_eq!(get("fd"), Some("-1"));
+    assert!(lines[1].contains("cmd=client|list"));
+    let id = a.id.to_string();
+    assert_eq!(
+        run(&engine, &mut b, &["CLIENT", "KILL", "ID", &id]),
+        Reply::Int(1)
+    );
+    assert!(a.shared.killed());
+    assert_eq!(
+        text(run(&engine, &mut b, &["CLIENT", "LIST"]))
+            .lines()
+            .count(),
+        1
+    );
+    drop(a);
+    let c = engine.client();
+    let list = text(run(
+        &engine,
+        &mut b,
+        &["CLIENT", "LIST", "ID", &c.id.to_string()],
+    ));
+    assert!(list.contains("cmd=NULL"), "{list}");
 }

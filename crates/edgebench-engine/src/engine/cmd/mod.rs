@@ -273,6 +273,7 @@ pub fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
         if let Some(queue) = client.multi.as_mut() {
             queue.push(args.iter().map(|a| a.to_vec()).collect());
         }
+        client.publish_state();
         return Reply::queued();
     }
     engine.inner().server.count_call(index);

@@ -106,6 +106,21 @@ pub(crate) fn lookup(name: &[u8]) -> Option<&'static CommandMeta> {
     table().get(&name)
 }
 
+/// The metadata of the command a request runs, as Redis's `lookupCommand` finds it: the
+/// subcommand's (`config|set`) for a command with subcommands, whose flags are its own.
+pub(crate) fn lookup_request(args: &[&[u8]]) -> Option<&'static CommandMeta> {
+    let base = lookup(args.first()?)?;
+    match args.get(1) {
+        Some(sub) if !base.subcommands.is_empty() => {
+            let mut full = base.name.clone().into_bytes();
+            full.push(b'|');
+            full.extend_from_slice(sub);
+            lookup(&full).or(Some(base))
+        }
+        _ => Some(base),
+    }
+}
+
 fn build() -> HashMap<String, CommandMeta> {
     let mut out = HashMap::new();
     let infos = match decode(INFO_RESP) {

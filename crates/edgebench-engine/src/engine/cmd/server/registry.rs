@@ -38,17 +38,22 @@ impl ClientRegistry {
         lock(&self.clients).remove(&id);
     }
 
-    /// Every live client, in id order.
+    /// Every live client, in id order; a client killed and not yet gone is left out, as
+    /// Redis frees it at once.
     pub(crate) fn all(&self) -> Vec<Arc<ClientShared>> {
         lock(&self.clients)
             .values()
             .filter_map(Weak::upgrade)
+            .filter(|c| !c.killed())
             .collect()
     }
 
     /// The live client with this id.
     pub(crate) fn get(&self, id: u64) -> Option<Arc<ClientShared>> {
-        lock(&self.clients).get(&id).and_then(Weak::upgrade)
+        lock(&self.clients)
+            .get(&id)
+            .and_then(Weak::upgrade)
+            .filter(|c| !c.killed())
     }
 }
 
@@ -196,7 +201,7 @@ impl crate::engine::handle::Engine {
         if !monitors.active() || args.is_empty() {
             return;
         }
-        let hidden = meta::lookup(args[0])
+        let hidden = meta::lookup_request(args)
             .is_some_and(|m| m.has_flag("admin") || m.has_flag("skip_monitor"));
         if hidden {
             return;

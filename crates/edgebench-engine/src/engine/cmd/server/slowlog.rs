@@ -143,7 +143,7 @@ impl SlowLog {
         if !slow && !late {
             return;
         }
-        let Some(m) = args.first().and_then(|n| meta::lookup(n)) else {
+        let Some(m) = meta::lookup_request(args) else {
             return;
         };
         if slow && !m.has_flag("skip_slowlog") {
