@@ -62,6 +62,16 @@ pub const COMMANDS: &[Spec] = &[
     keyless("publish", 3, publish_in_process),
     // SPUBLISH's shard channel is its key in Redis's command table (it picks the slot).
     super::spec("spublish", 3, super::ONE_KEY, false, publish_in_process),
+    // Run by the RESP server, which can push messages to a connection; in-process they
+    // answer as a server with no subscribers (PUBSUB) or say they need a connection.
+    keyless("subscribe", -2, needs_connection),
+    keyless("psubscribe", -2, needs_connection),
+    super::spec("ssubscribe", -2, super::ALL_ARGS, false, needs_connection),
+    keyless("unsubscribe", -1, needs_connection),
+    keyless("punsubscribe", -1, needs_connection),
+    super::spec("sunsubscribe", -1, super::ALL_ARGS, false, needs_connection),
+    keyless("monitor", 1, needs_connection),
+    keyless("pubsub", -2, pubsub_in_process),
     keyless("select", 2, select),
     keyless("hello", -1, hello),
     keyless("auth", -2, auth),
@@ -112,6 +122,59 @@ fn ping(_: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
 fn publish_in_process(_: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
     Ok(Reply::Int(0))
 }
+
+fn needs_connection(_: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
+    Err(err_owned(format!(
+        "ERR {} needs a connection to the RESP server: an in-process client cannot receive \
+         pushed messages",
+        lossy(args[0]).to_uppercase()
+    )))
+}
+
+/// PUBSUB in-process: no channel has subscribers (the RESP server answers it from its
+/// broker before the engine sees it).
+fn pubsub_in_process(_: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
+    let sub = args[1];
+    let counts = || {
+        Reply::Array(
+            args[2..]
+                .iter()
+                .flat_map(|name| [Reply::bulk(name), Reply::Int(0)])
+                .collect(),
+        )
+    };
+    if is(sub, "channels") || is(sub, "shardchannels") {
+        if args.len() > 3 {
+            return Err(common::sub_syntax(args));
+        }
+        Ok(Reply::Array(Vec::new()))
+    } else if is(sub, "numsub") || is(sub, "shardnumsub") {
+        Ok(counts())
+    } else if is(sub, "numpat") {
+        common::sub_arity(args, 2, "pubsub|numpat")?;
+        Ok(Reply::Int(0))
+    } else if is(sub, "help") {
+        common::sub_arity(args, 2, "pubsub|help")?;
+        Ok(common::help(args, PUBSUB_HELP))
+    } else {
+        Err(common::unknown_subcommand(args))
+    }
+}
+
+/// PUBSUB HELP, as Redis 7.0 prints it.
+const PUBSUB_HELP: &[&str] = &[
+    "CHANNELS [<pattern>]",
+    "    Return the currently active channels matching a <pattern> (default: '*').",
+    "NUMPAT",
+    "    Return number of subscriptions to patterns.",
+    "NUMSUB [<channel> ...]",
+    "    Return the number of subscribers for the specified channels, excluding",
+    "    pattern subscriptions(default: no channels).",
+    "SHARDCHANNELS [<pattern>]",
+    "    Return the currently active shard level channels matching a <pattern> (default: '*').",
+    "SHARDNUMSUB [<shardchannel> ...]",
+    "    Return the number of subscribers for the specified shard level channel(s)",
+];
 
 fn echo(_: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
     Ok(Reply::bulk(args[1]))
