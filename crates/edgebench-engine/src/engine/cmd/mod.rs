@@ -20,10 +20,11 @@ pub mod zset;
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::OnceLock;
+use std::time::SystemTime;
 
 use super::client::Client;
 use super::error::CmdError;
-use super::handle::Engine;
+use super::handle::{Engine, EngineClock};
 use super::keyspace::Locked;
 use crate::resp::reply::Reply;
 
@@ -297,14 +298,11 @@ fn note_command(client: &Client, index: usize, args: &[&[u8]]) {
     }
 }
 
-/// When to start timing a command: `None` unless the slow log or the latency monitor is on.
-pub(crate) fn command_timer(engine: &Engine) -> Option<std::time::Instant> {
-    engine
-        .inner()
-        .server
-        .slowlog
-        .timing()
-        .then(std::time::Instant::now)
+/// When a command starts, for the slow log: `None` unless the slow log or the latency
+/// monitor is on. Wall-clock time, as Redis's `ustime()`: a clock step makes one duration
+/// wrong (a backwards step reads as 0), never the log's order.
+pub(crate) fn command_timer(engine: &Engine) -> Option<SystemTime> {
+    engine.inner().server.slowlog.timing().then(SystemTime::now)
 }
 
 /// What every command that ran leaves behind: a slow log entry or latency sample if it
@@ -313,12 +311,15 @@ pub(crate) fn observe(
     engine: &Engine,
     client: &Client,
     args: &[&[u8]],
-    started: Option<std::time::Instant>,
+    started: Option<SystemTime>,
     now_ms: u64,
 ) {
     let server = &engine.inner().server;
     if let Some(started) = started {
-        server.slowlog.record(client, args, started.elapsed());
+        let took = SystemTime::now()
+            .duration_since(started)
+            .unwrap_or_default();
+        server.slowlog.record(client, args, took);
     }
     engine.feed_monitors(client, args);
     client
@@ -331,7 +332,15 @@ pub(crate) fn observe(
 /// Locks what `spec` declares and runs it.
 pub fn run(engine: &Engine, client: &mut Client, spec: &Spec, args: &[&[u8]]) -> Reply {
     let db = engine.db(client.db);
-    let now = engine.now_ms();
+    // One clock read serves both the slow log's start and, on the system clock, the
+    // command's time (Redis also times commands with the wall clock).
+    let started = command_timer(engine);
+    let now = match (started, &engine.inner().clock) {
+        (Some(t), EngineClock::System) => t
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64),
+        _ => engine.now_ms(),
+    };
     let ks = match spec.keys {
         KeySpec::All => db.lock_all(now),
         KeySpec::None => db.lock_indices(&[], now),
@@ -345,7 +354,6 @@ pub fn run(engine: &Engine, client: &mut Client, spec: &Spec, args: &[&[u8]]) ->
             db.lock(idx.iter().map(|&i| args[i]), now)
         }
     };
-    let started = command_timer(engine);
     let mut ctx = Ctx { engine, client, ks };
     let reply = (spec.run)(&mut ctx, args).unwrap_or_else(Reply::from);
     drop(ctx);
