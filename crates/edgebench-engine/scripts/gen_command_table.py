@@ -114,7 +114,8 @@ def own_docs(name, doc, summaries):
         elif key == b"history":
             v = (v[0], [(e[0], [e[1][0], bulk(b"Changed in %s." % e[1][0][1])]) for e in v[1]])
         elif key == b"subcommands":
-            v = (v[0], [(sk, own_docs(sk[1].decode(), sv, summaries)) for sk, sv in v[1]])
+            subs = sorted(v[1], key=lambda kv: kv[0][1])
+            v = (v[0], [(sk, own_docs(sk[1].decode(), sv, summaries)) for sk, sv in subs])
         out.append((k, v))
     return (t, out)
 
@@ -128,6 +129,10 @@ def main():
     version = c.call("INFO", "server")[1]
     assert b"redis_version:7.0.15" in version, "needs redis-server 7.0.15"
     infos = sorted(c.call("COMMAND", "INFO")[1], key=lambda r: r[1][0][1])
+    # Redis lists subcommands in its hash table's order; sorted, the files are reproducible.
+    for record in infos:
+        t, subs = record[1][9]
+        record[1][9] = (t, sorted(subs, key=lambda r: r[1][0][1]))
     docs = sorted(c.call("COMMAND", "DOCS")[1], key=lambda kv: kv[0][1])
     docs = [(k, own_docs(k[1].decode(), v, summaries)) for k, v in docs]
     os.makedirs(outdir, exist_ok=True)
