@@ -315,10 +315,7 @@ pub(crate) fn observe(
     now_ms: u64,
 ) {
     let server = &engine.inner().server;
-    if let Some(started) = started {
-        let took = SystemTime::now()
-            .duration_since(started)
-            .unwrap_or_default();
+    if let Some(took) = started.and_then(|t| server.slowlog.duration_if_slow(t)) {
         server.slowlog.record(client, args, took);
     }
     engine.feed_monitors(client, args);

@@ -38,6 +38,31 @@ fn unix_secs() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
+/// The wall clock at the kernel tick's resolution, and that resolution: a few ns to read
+/// where a precise read costs tens in a VM. `None` where the system has no coarse clock.
+fn coarse_wall_clock() -> Option<(Duration, Duration)> {
+    static TICK: std::sync::OnceLock<Option<Duration>> = std::sync::OnceLock::new();
+    let tick = (*TICK.get_or_init(|| {
+        let mut res = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `res` is a valid, writable timespec.
+        let ok = unsafe { libc::clock_getres(libc::CLOCK_REALTIME_COARSE, &mut res) } == 0;
+        ok.then(|| Duration::new(res.tv_sec as u64, res.tv_nsec as u32))
+    }))?;
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `now` is a valid, writable timespec.
+    if unsafe { libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut now) } != 0 {
+        return None;
+    }
+    let now = Duration::new(u64::try_from(now.tv_sec).ok()?, now.tv_nsec as u32);
+    Some((now, tick))
+}
+
 /// One slow log entry.
 #[derive(Debug)]
 struct Entry {
@@ -131,6 +156,35 @@ impl SlowLog {
     pub(crate) fn timing(&self) -> bool {
         self.slower_than_us.load(Ordering::Relaxed) >= 0
             || self.latency_threshold_ms.load(Ordering::Relaxed) > 0
+    }
+
+    /// How long a command that started at `started` took, when that could pass a threshold:
+    /// `None` for the common command, known to be fast from the coarse clock alone.
+    pub(crate) fn duration_if_slow(&self, started: SystemTime) -> Option<Duration> {
+        let slowlog_us = self.slower_than_us.load(Ordering::Relaxed);
+        let latency_us = self
+            .latency_threshold_ms
+            .load(Ordering::Relaxed)
+            .saturating_mul(1000);
+        let threshold_us = match (u64::try_from(slowlog_us).ok(), latency_us) {
+            (Some(s), 0) => s,
+            (Some(s), l) => s.min(l),
+            (None, 0) => return None,
+            (None, l) => l,
+        };
+        let threshold = Duration::from_micros(threshold_us);
+        if let Some((coarse, tick)) = coarse_wall_clock() {
+            let since_epoch = started.duration_since(UNIX_EPOCH).unwrap_or_default();
+            // The coarse clock lags the precise one by at most a tick.
+            if coarse.saturating_sub(since_epoch) + tick < threshold {
+                return None;
+            }
+        }
+        Some(
+            SystemTime::now()
+                .duration_since(started)
+                .unwrap_or_default(),
+        )
     }
 
     /// Records a command that took `took`, if it passes a threshold.
@@ -347,6 +401,23 @@ mod tests {
             capped_argv(&[b"GET", b"k"]),
             vec![b"GET".to_vec(), b"k".to_vec()]
         );
+    }
+
+    #[test]
+    fn only_commands_that_may_be_slow_are_timed_precisely() {
+        let log = SlowLog::default();
+        // Default threshold 10 ms: a command that just started is known fast.
+        assert_eq!(log.duration_if_slow(SystemTime::now()), None);
+        let long_ago = SystemTime::now() - Duration::from_secs(1);
+        assert!(log
+            .duration_if_slow(long_ago)
+            .is_some_and(|d| d >= Duration::from_secs(1)));
+        log.configure(0, 128, 0);
+        assert!(log.duration_if_slow(SystemTime::now()).is_some());
+        log.configure(-1, 128, 0);
+        assert_eq!(log.duration_if_slow(long_ago), None);
+        log.configure(-1, 128, 100);
+        assert!(log.duration_if_slow(long_ago).is_some());
     }
 
     #[test]
