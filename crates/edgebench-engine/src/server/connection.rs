@@ -135,7 +135,7 @@ pub(crate) struct Session {
     /// CLIENT REPLY SKIP ran: the next command's reply is dropped.
     skip_reply: bool,
     /// MONITOR: every command's line arrives here.
-    monitor: Option<tokio::sync::mpsc::UnboundedReceiver<MonitorLine>>,
+    monitor: Option<tokio::sync::mpsc::Receiver<MonitorLine>>,
 }
 
 impl Session {
@@ -397,9 +397,10 @@ impl Session {
     }
 }
 
-/// The next monitor line, if this connection is a monitor; never resolves otherwise.
+/// The next monitor line if this connection is a monitor (`None`: it was cut off); never
+/// resolves otherwise.
 async fn recv_monitor(
-    monitor: &mut Option<tokio::sync::mpsc::UnboundedReceiver<MonitorLine>>,
+    monitor: &mut Option<tokio::sync::mpsc::Receiver<MonitorLine>>,
 ) -> Option<MonitorLine> {
     match monitor {
         Some(rx) => rx.recv().await,
@@ -495,7 +496,10 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                         return Ok(());
                     }
                 }
-                Some(line) = recv_monitor(&mut self.session.monitor) => {
+                line = recv_monitor(&mut self.session.monitor) => {
+                    // A closed queue: the monitor fell too far behind; Redis drops a
+                    // client over its output limit without a word.
+                    let Some(line) = line else { return Ok(()) };
                     self.session.output.extend_from_slice(&line);
                     while self.session.output.len() < MESSAGE_BATCH {
                         let Some(Ok(line)) = self.session.monitor.as_mut().map(|m| m.try_recv()) else {
@@ -536,7 +540,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                         return Ok(true);
                     }
                 }
-                Some(line) = recv_monitor(&mut self.session.monitor) => {
+                line = recv_monitor(&mut self.session.monitor) => {
+                    let Some(line) = line else { return Ok(true) };
                     self.session.output.extend_from_slice(&line);
                     self.flush().await?;
                 }

@@ -1,8 +1,10 @@
 //! Connection and server commands: what real clients send on connect and while running.
 //!
-//! PING, ECHO, SELECT, HELLO, AUTH, CLIENT, INFO, COMMAND, CONFIG, TIME, QUIT and RESET,
-//! with Redis 7.0's replies and error texts (plus CLIENT SETINFO and CLIENT NO-TOUCH from 7.2,
-//! which client libraries send on connect).
+//! PING, ECHO, SELECT, HELLO, AUTH, CLIENT, INFO, COMMAND, CONFIG, TIME, QUIT, RESET,
+//! SLOWLOG, LATENCY and WAIT, with Redis 7.0's replies and error texts (plus CLIENT SETINFO
+//! and CLIENT NO-TOUCH from 7.2, which client libraries send on connect). SUBSCRIBE and its
+//! kin, PUBSUB and MONITOR are in the table so COMMAND describes them; the RESP server runs
+//! them before the engine sees them.
 //!
 //! The engine reports itself as `redis` version [`VERSION`] (HELLO's `version`, INFO's
 //! `redis_version`): the Redis release whose replies the differential tests pin, so clients
@@ -18,7 +20,9 @@
 //! This file holds the command table, the helpers every group shares, PING, ECHO, SELECT,
 //! TIME, QUIT, RESET, AUTH and HELLO; each larger group has its own file: `state` (the
 //! server-wide state, the CONFIG parameters and the engine's configuration API), `client`
-//! (CLIENT), `config` (CONFIG), `command` (COMMAND) and `info` (INFO).
+//! (CLIENT), `config` (CONFIG), `command` (COMMAND), `meta` (the metadata table COMMAND
+//! reports), `registry` (live clients, CLIENT PAUSE, MONITOR), `slowlog` (SLOWLOG,
+//! LATENCY, WAIT) and `info` (INFO).
 
 use std::time::{SystemTime, UNIX_EPOCH};
 

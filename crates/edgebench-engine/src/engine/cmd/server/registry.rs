@@ -158,12 +158,17 @@ fn may_write(client: &Client, args: &[&[u8]]) -> bool {
 /// A line for the monitors, shared by all of them.
 pub type MonitorLine = Arc<[u8]>;
 
+/// Lines a monitor may leave unread before it is cut off (its queue closes and the server
+/// drops the connection), so a monitor that stops reading cannot grow the engine's memory
+/// without bound.
+pub const MONITOR_BACKLOG: usize = 1 << 16;
+
 /// The clients in MONITOR mode: each gets every command's line through its own queue.
 #[derive(Debug, Default)]
 pub struct Monitors {
     /// How many monitors there are: the one load every command makes.
     count: AtomicUsize,
-    senders: Mutex<Vec<mpsc::UnboundedSender<MonitorLine>>>,
+    senders: Mutex<Vec<mpsc::Sender<MonitorLine>>>,
 }
 
 impl Monitors {
@@ -171,26 +176,28 @@ impl Monitors {
         self.count.load(Ordering::Relaxed) > 0
     }
 
-    fn add(&self) -> mpsc::UnboundedReceiver<MonitorLine> {
-        let (tx, rx) = mpsc::unbounded_channel();
+    fn add(&self) -> mpsc::Receiver<MonitorLine> {
+        let (tx, rx) = mpsc::channel(MONITOR_BACKLOG);
         let mut senders = lock(&self.senders);
         senders.push(tx);
         self.count.store(senders.len(), Ordering::Relaxed);
         rx
     }
 
-    /// Sends a line to every monitor; monitors that left are dropped.
+    /// Sends a line to every monitor; monitors that left or fell [`MONITOR_BACKLOG`] lines
+    /// behind are dropped.
     fn feed(&self, line: MonitorLine) {
         let mut senders = lock(&self.senders);
-        senders.retain(|tx| tx.send(Arc::clone(&line)).is_ok());
+        senders.retain(|tx| tx.try_send(Arc::clone(&line)).is_ok());
         self.count.store(senders.len(), Ordering::Relaxed);
     }
 }
 
 impl crate::engine::handle::Engine {
     /// MONITOR: from now on, every command any client runs arrives on the returned queue as
-    /// redis-server writes it to monitors (a status line). Dropping the queue ends it.
-    pub fn monitor(&self) -> mpsc::UnboundedReceiver<MonitorLine> {
+    /// redis-server writes it to monitors (a status line). Dropping the queue ends it; the
+    /// queue closes when the monitor falls [`MONITOR_BACKLOG`] lines behind.
+    pub fn monitor(&self) -> mpsc::Receiver<MonitorLine> {
         self.server().monitors.add()
     }
 
@@ -275,6 +282,29 @@ mod tests {
         c.addr = Some("/tmp/r.sock:0".into());
         let line = monitor_line(&c, &[b"PING"], at);
         assert!(line.starts_with(b"+1700000000.000042 [3 unix:/tmp/r.sock] \"PING\""));
+    }
+
+    #[test]
+    fn a_monitor_that_falls_behind_is_cut_off() {
+        let engine = crate::engine::handle::Engine::new();
+        let client = engine.client();
+        let mut rx = engine.monitor();
+        for _ in 0..MONITOR_BACKLOG {
+            engine.feed_monitors(&client, &[b"GET", b"k"]);
+        }
+        assert!(engine.server().monitors.active());
+        engine.feed_monitors(&client, &[b"GET", b"k"]);
+        assert!(
+            !engine.server().monitors.active(),
+            "the full queue was dropped"
+        );
+        let mut lines = 0;
+        while let Ok(line) = rx.try_recv() {
+            assert!(line.ends_with(b"\"GET\" \"k\"\r\n"));
+            lines += 1;
+        }
+        assert_eq!(lines, MONITOR_BACKLOG);
+        assert!(rx.is_closed());
     }
 
     #[test]
