@@ -41,19 +41,19 @@ impl ClientRegistry {
     /// Every live client, in id order; a client killed and not yet gone is left out, as
     /// Redis frees it at once.
     pub(crate) fn all(&self) -> Vec<Arc<ClientShared>> {
-        lock(&self.clients)
+        // Filtered after the lock is released: dropping the last handle of a client removes
+        // it from the registry, which takes the lock.
+        let live: Vec<Arc<ClientShared>> = lock(&self.clients)
             .values()
             .filter_map(Weak::upgrade)
-            .filter(|c| !c.killed())
-            .collect()
+            .collect();
+        live.into_iter().filter(|c| !c.killed()).collect()
     }
 
     /// The live client with this id.
     pub(crate) fn get(&self, id: u64) -> Option<Arc<ClientShared>> {
-        lock(&self.clients)
-            .get(&id)
-            .and_then(Weak::upgrade)
-            .filter(|c| !c.killed())
+        let client = lock(&self.clients).get(&id).and_then(Weak::upgrade);
+        client.filter(|c| !c.killed())
     }
 }
 
