@@ -25,10 +25,11 @@ pub mod zset;
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::OnceLock;
+use std::time::SystemTime;
 
 use super::client::Client;
 use super::error::CmdError;
-use super::handle::Engine;
+use super::handle::{Engine, EngineClock};
 use super::keyspace::Locked;
 use crate::resp::reply::Reply;
 
@@ -214,6 +215,11 @@ pub fn all_commands() -> impl Iterator<Item = &'static Spec> {
     table().specs.iter().copied()
 }
 
+/// The spec at `index` in [`all_commands`].
+pub(crate) fn spec_at(index: usize) -> Option<&'static Spec> {
+    table().specs.get(index).copied()
+}
+
 /// The spec of a command name, any case.
 pub fn lookup(name: &[u8]) -> Option<&'static Spec> {
     lookup_indexed(name).map(|(_, spec)| spec)
@@ -304,16 +310,70 @@ pub fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
         if let Some(queue) = client.multi.as_mut() {
             queue.push(args.iter().map(|a| a.to_vec()).collect());
         }
+        client.publish_state();
         return Reply::queued();
     }
     engine.inner().server.count_call(index);
+    note_command(client, index, args);
     run(engine, client, spec, args)
+}
+
+/// Publishes which command the client runs (CLIENT LIST's `cmd`): one relaxed store, and a
+/// lock only for commands with subcommands (`client|list`), which are rare.
+fn note_command(client: &Client, index: usize, args: &[&[u8]]) {
+    let shared = &client.shared;
+    shared
+        .last_command
+        .store(u32::try_from(index).unwrap_or(u32::MAX), Ordering::Relaxed);
+    if args.len() > 1 && server::has_subcommands(index) {
+        let sub = String::from_utf8_lossy(&args[1][..args[1].len().min(64)]).to_lowercase();
+        *shared
+            .last_subcommand
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(sub);
+    }
+}
+
+/// When a command starts, for the slow log: `None` unless the slow log or the latency
+/// monitor is on. Wall-clock time, as Redis's `ustime()`: a clock step makes one duration
+/// wrong (a backwards step reads as 0), never the log's order.
+pub(crate) fn command_timer(engine: &Engine) -> Option<SystemTime> {
+    engine.inner().server.slowlog.timing().then(SystemTime::now)
+}
+
+/// What every command that ran leaves behind: a slow log entry or latency sample if it
+/// was slow, a line for the monitors if there are any, and the client's published state.
+pub(crate) fn observe(
+    engine: &Engine,
+    client: &Client,
+    args: &[&[u8]],
+    started: Option<SystemTime>,
+    now_ms: u64,
+) {
+    let server = &engine.inner().server;
+    if let Some(took) = started.and_then(|t| server.slowlog.duration_if_slow(t)) {
+        server.slowlog.record(client, args, took);
+    }
+    engine.feed_monitors(client, args);
+    client
+        .shared
+        .last_interaction_ms
+        .store(now_ms, Ordering::Relaxed);
+    client.publish_state();
 }
 
 /// Locks what `spec` declares and runs it.
 pub fn run(engine: &Engine, client: &mut Client, spec: &Spec, args: &[&[u8]]) -> Reply {
     let db = engine.db(client.db);
-    let now = engine.now_ms();
+    // One clock read serves both the slow log's start and, on the system clock, the
+    // command's time (Redis also times commands with the wall clock).
+    let started = command_timer(engine);
+    let now = match (started, &engine.inner().clock) {
+        (Some(t), EngineClock::System) => t
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64),
+        _ => engine.now_ms(),
+    };
     let ks = match spec.keys {
         KeySpec::All => db.lock_all(now),
         KeySpec::None => db.lock_indices(&[], now),
@@ -328,7 +388,10 @@ pub fn run(engine: &Engine, client: &mut Client, spec: &Spec, args: &[&[u8]]) ->
         }
     };
     let mut ctx = Ctx { engine, client, ks };
-    (spec.run)(&mut ctx, args).unwrap_or_else(Reply::from)
+    let reply = (spec.run)(&mut ctx, args).unwrap_or_else(Reply::from);
+    drop(ctx);
+    observe(engine, client, args, started, now);
+    reply
 }
 
 // ---- argument parsing shared by the families ----

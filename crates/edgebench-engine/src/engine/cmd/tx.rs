@@ -210,7 +210,9 @@ fn exec(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
     let mut replies = Vec::with_capacity(queue.len());
     for (spec, args) in specs.iter().zip(&queue) {
         let argv: Vec<&[u8]> = args.iter().map(|a| &a[..]).collect();
+        let started = super::command_timer(engine);
         replies.push((spec.run)(&mut inner, &argv).unwrap_or_else(Reply::from));
+        super::observe(engine, inner.client, &argv, started, now);
     }
     Ok(Reply::Array(replies))
 }

@@ -9,6 +9,8 @@ use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::common::{err_owned, lossy};
+use super::registry::{ClientRegistry, Monitors, Pause};
+use super::slowlog::SlowLog;
 use crate::engine::client::Client;
 use crate::engine::client::LiveClient;
 use crate::engine::cmd::{all_commands, is, parse_i64};
@@ -25,6 +27,14 @@ pub struct ServerState {
     pub(super) peak_memory: AtomicU64,
     pub(super) run_id: String,
     pub(super) started_unix_s: u64,
+    /// Live clients (CLIENT LIST, KILL, UNBLOCK).
+    pub(crate) registry: Arc<ClientRegistry>,
+    /// CLIENT PAUSE.
+    pub(crate) pause: Pause,
+    /// MONITOR.
+    pub(crate) monitors: Monitors,
+    /// SLOWLOG and LATENCY.
+    pub(crate) slowlog: SlowLog,
 }
 
 impl Default for ServerState {
@@ -39,6 +49,10 @@ impl Default for ServerState {
                 .duration_since(UNIX_EPOCH)
                 .map(|d| d.as_secs())
                 .unwrap_or(0),
+            registry: Arc::default(),
+            pause: Pause::default(),
+            monitors: Monitors::default(),
+            slowlog: SlowLog::default(),
         }
     }
 }
@@ -49,7 +63,26 @@ impl ServerState {
         let mut client = Client::new(id);
         client.authenticated = !self.requires_auth();
         client.live = LiveClient::counted_in(&self.live_clients);
+        self.registry.add(&client.shared);
         client
+    }
+
+    /// Mirrors the parameters the command path reads into atomics (after a change).
+    fn sync_cached(&self) {
+        let (slower_than, max_len, latency) = {
+            let values = self.read();
+            let value = |name: &str| Param::find(name.as_bytes()).map(|i| values[i].clone());
+            (
+                value("slowlog-log-slower-than").and_then(|v| v.parse().ok()),
+                value("slowlog-max-len").and_then(|v| v.parse().ok()),
+                value("latency-monitor-threshold").and_then(|v| v.parse().ok()),
+            )
+        };
+        self.slowlog.configure(
+            slower_than.unwrap_or(10_000),
+            max_len.unwrap_or(128),
+            latency.unwrap_or(0),
+        );
     }
 
     /// Counts one call of the command at `index` in [`all_commands`] (INFO commandstats).
@@ -215,6 +248,10 @@ pub(super) const PARAMS: &[Param] = &[
     param("protected-mode", Kind::Bool, "yes", true),
     param("requirepass", Kind::Str, "", true),
     param("save", Kind::Save, "", true),
+    // SLOWLOG and LATENCY (after `save` so the index constants above stay put).
+    param("slowlog-log-slower-than", int(-1, i64::MAX), "10000", true),
+    param("slowlog-max-len", int(0, i64::MAX), "128", true),
+    param("latency-monitor-threshold", int(0, i64::MAX), "0", true),
     param("tcp-keepalive", int(0, INT_MAX), "300", true),
     param("timeout", int(0, INT_MAX), "0", true),
     param("unixsocket", Kind::Str, "", false),
@@ -399,10 +436,13 @@ impl Engine {
                 .map_err(|e| set_failed(PARAMS[i].name, &e))?;
             values.push(v);
         }
-        let mut config = self.server().write();
-        for (i, v) in targets.into_iter().zip(values) {
-            config[i] = v;
+        {
+            let mut config = self.server().write();
+            for (i, v) in targets.into_iter().zip(values) {
+                config[i] = v;
+            }
         }
+        self.server().sync_cached();
         Ok(())
     }
 
@@ -419,6 +459,7 @@ impl Engine {
             .parse(value.as_bytes())
             .map_err(|e| set_failed(PARAMS[i].name, &e))?;
         self.server().put(i, v);
+        self.server().sync_cached();
         Ok(())
     }
 
