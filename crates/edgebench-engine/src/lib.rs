@@ -43,6 +43,8 @@
 //!   `redis::aio::ConnectionLike`, so redis-rs code runs in-process unchanged, and
 //!   [`Reply::into_redis_value`].
 //! - `server` (default): the [`server`] module, with tokio's runtime and sockets.
+//! - `scripting` (default): Lua scripting and Redis 7 functions (EVAL, SCRIPT, FUNCTION,
+//!   FCALL) on Lua 5.1 built from source (`mlua`); see `engine::cmd::script`.
 //!
 //! Without default features the crate is the engine and the codec alone: no redis-rs and no
 //! tokio runtime or sockets. tokio's `sync` feature stays, for one type: the engine wakes

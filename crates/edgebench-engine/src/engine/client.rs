@@ -8,9 +8,11 @@
 //! creation until it is dropped: the server drops a connection's client when the connection
 //! closes.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 use std::time::Instant;
+
+use tokio::sync::Notify;
 
 use super::keyspace::Key;
 
@@ -51,6 +53,13 @@ pub struct Client {
     pub no_touch: bool,
     /// When the client was created (CLIENT LIST's `age`).
     pub created: Instant,
+    /// CLIENT REPLY OFF: the server sends no replies until CLIENT REPLY ON.
+    pub reply_off: bool,
+    /// CLIENT REPLY SKIP: the server sends no reply to the next command.
+    pub reply_skip_next: bool,
+    /// What other clients see of this one (CLIENT LIST, KILL, UNBLOCK), shared with the
+    /// engine's registry of live clients.
+    pub shared: Arc<ClientShared>,
     /// Counts this client in INFO's `connected_clients` while it lives.
     pub(crate) live: LiveClient,
 }
@@ -74,6 +83,9 @@ impl Client {
             no_evict: false,
             no_touch: false,
             created: Instant::now(),
+            reply_off: false,
+            reply_skip_next: false,
+            shared: Arc::new(ClientShared::new(id)),
             live: LiveClient::default(),
         }
     }
@@ -81,6 +93,219 @@ impl Client {
     /// Whether a MULTI is open.
     pub fn in_multi(&self) -> bool {
         self.multi.is_some()
+    }
+
+    /// Sets the peer and local addresses (the server, on accept), for CLIENT LIST here and
+    /// in other clients' views.
+    pub fn set_addresses(&mut self, addr: String, laddr: String) {
+        let _ = self.shared.addr.set(addr.clone());
+        let _ = self.shared.laddr.set(laddr.clone());
+        self.addr = Some(addr);
+        self.laddr = Some(laddr);
+    }
+
+    /// Copies the state other clients may ask about into [`Client::shared`]: called after
+    /// each command, a handful of relaxed stores on a cache line this client owns.
+    pub(crate) fn publish_state(&self) {
+        let s = &*self.shared;
+        s.db.store(self.db as u32, Ordering::Relaxed);
+        s.resp.store(self.resp, Ordering::Relaxed);
+        let multi = self.multi.as_ref().map_or(-1, |q| q.len() as i64);
+        s.multi.store(multi, Ordering::Relaxed);
+        let mut flags = 0;
+        if self.closing {
+            flags |= FLAG_CLOSING;
+        }
+        if self.no_evict {
+            flags |= FLAG_NO_EVICT;
+        }
+        if self.no_touch {
+            flags |= FLAG_NO_TOUCH;
+        }
+        s.flags.store(flags, Ordering::Relaxed);
+    }
+
+    /// Publishes the name and library attributes (after SETNAME, HELLO SETNAME, SETINFO,
+    /// RESET: rare, so a lock is fine).
+    pub(crate) fn publish_names(&self) {
+        let mut names = self
+            .shared
+            .names
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        names.name.clone_from(&self.name);
+        names.lib_name.clone_from(&self.lib_name);
+        names.lib_ver.clone_from(&self.lib_ver);
+    }
+}
+
+/// [`ClientShared::flags`] bits the client publishes.
+pub(crate) const FLAG_CLOSING: u8 = 1;
+pub(crate) const FLAG_NO_EVICT: u8 = 2;
+pub(crate) const FLAG_NO_TOUCH: u8 = 4;
+
+/// A client's name and library attributes, as others see them.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Names {
+    pub(crate) name: Option<Vec<u8>>,
+    pub(crate) lib_name: Option<Vec<u8>>,
+    pub(crate) lib_ver: Option<Vec<u8>>,
+}
+
+/// How CLIENT UNBLOCK asks a blocked client to stop waiting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnblockRequest {
+    /// Reply as if the timeout passed.
+    Timeout,
+    /// Reply with `-UNBLOCKED client unblocked via CLIENT UNBLOCK`.
+    Error,
+}
+
+/// What other clients see of one client, and what they can ask of it: the engine's registry
+/// of live clients holds these (weakly), CLIENT LIST reads them, CLIENT KILL and UNBLOCK set
+/// requests and wake the client's connection.
+///
+/// Written by the client's own thread after each command with relaxed stores (no lock on
+/// the command path); read by CLIENT LIST as a snapshot that may be a command behind.
+#[derive(Debug)]
+pub struct ClientShared {
+    /// CLIENT ID.
+    pub id: u64,
+    pub(crate) created: Instant,
+    pub(crate) addr: OnceLock<String>,
+    pub(crate) laddr: OnceLock<String>,
+    /// The socket's descriptor, -1 when unknown (in-process clients).
+    pub(crate) fd: AtomicI64,
+    pub(crate) names: Mutex<Names>,
+    pub(crate) db: AtomicU32,
+    pub(crate) resp: AtomicU8,
+    pub(crate) multi: AtomicI64,
+    pub(crate) flags: AtomicU8,
+    /// The last command's index in the command table (`u32::MAX`: none yet).
+    pub(crate) last_command: AtomicU32,
+    /// The last command's subcommand name, for containers (`client|list`); rare.
+    pub(crate) last_subcommand: Mutex<Option<String>>,
+    /// The engine's clock (ms) at the last command.
+    pub(crate) last_interaction_ms: AtomicU64,
+    /// Pub/sub subscriptions (channels, patterns, shard channels), set by the server.
+    pub(crate) subscriptions: [AtomicU32; 3],
+    /// Set by the server while the client waits in a blocking command.
+    pub(crate) blocked: AtomicBool,
+    /// Set by the server while the client is a MONITOR.
+    pub(crate) monitor: AtomicBool,
+    killed: AtomicBool,
+    unblock: Mutex<Option<UnblockRequest>>,
+    wake: Notify,
+    /// Removes this client from the engine's registry when it goes.
+    registry: OnceLock<Weak<crate::engine::cmd::server::ClientRegistry>>,
+}
+
+impl ClientShared {
+    pub(crate) fn new(id: u64) -> ClientShared {
+        ClientShared {
+            id,
+            created: Instant::now(),
+            addr: OnceLock::new(),
+            laddr: OnceLock::new(),
+            fd: AtomicI64::new(-1),
+            names: Mutex::new(Names::default()),
+            db: AtomicU32::new(0),
+            resp: AtomicU8::new(2),
+            multi: AtomicI64::new(-1),
+            flags: AtomicU8::new(0),
+            last_command: AtomicU32::new(u32::MAX),
+            last_subcommand: Mutex::new(None),
+            last_interaction_ms: AtomicU64::new(0),
+            subscriptions: Default::default(),
+            blocked: AtomicBool::new(false),
+            monitor: AtomicBool::new(false),
+            killed: AtomicBool::new(false),
+            unblock: Mutex::new(None),
+            wake: Notify::new(),
+            registry: OnceLock::new(),
+        }
+    }
+
+    pub(crate) fn bind_registry(&self, registry: Weak<crate::engine::cmd::server::ClientRegistry>) {
+        let _ = self.registry.set(registry);
+    }
+
+    /// The socket's descriptor, for CLIENT LIST's `fd` (the server sets it).
+    pub fn set_fd(&self, fd: i64) {
+        self.fd.store(fd, Ordering::Relaxed);
+    }
+
+    /// Counts of channel, pattern and shard-channel subscriptions (the server sets them).
+    pub fn set_subscriptions(&self, channels: usize, patterns: usize, shard: usize) {
+        for (slot, n) in self.subscriptions.iter().zip([channels, patterns, shard]) {
+            slot.store(u32::try_from(n).unwrap_or(u32::MAX), Ordering::Relaxed);
+        }
+    }
+
+    /// Whether the client waits in a blocking command (the server sets it).
+    pub fn set_blocked(&self, blocked: bool) {
+        self.blocked.store(blocked, Ordering::Relaxed);
+        if !blocked {
+            *self.unblock.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        }
+    }
+
+    /// Whether the client is a MONITOR (the server sets it).
+    pub fn set_monitor(&self, monitor: bool) {
+        self.monitor.store(monitor, Ordering::Relaxed);
+    }
+
+    /// CLIENT KILL: asks the client's connection to close.
+    pub(crate) fn kill(&self) {
+        self.killed.store(true, Ordering::Release);
+        self.wake.notify_one();
+    }
+
+    /// Whether CLIENT KILL named this client.
+    pub fn killed(&self) -> bool {
+        self.killed.load(Ordering::Acquire)
+    }
+
+    /// CLIENT UNBLOCK: asks a blocked client to stop waiting; false if it is not blocked.
+    pub(crate) fn request_unblock(&self, how: UnblockRequest) -> bool {
+        if !self.blocked.load(Ordering::Relaxed) {
+            return false;
+        }
+        *self.unblock.lock().unwrap_or_else(PoisonError::into_inner) = Some(how);
+        self.wake.notify_one();
+        true
+    }
+
+    /// The pending CLIENT UNBLOCK request, taken.
+    pub fn take_unblock(&self) -> Option<UnblockRequest> {
+        self.unblock
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+
+    /// Resolves when another client kills or unblocks this one (check [`ClientShared::killed`]
+    /// and [`ClientShared::take_unblock`]); a request made before the call is not lost.
+    pub async fn woken(&self) {
+        self.wake.notified().await;
+    }
+
+    /// The peer address (`""` for an in-process client).
+    pub fn addr(&self) -> &str {
+        self.addr.get().map_or("", String::as_str)
+    }
+
+    /// The local address (`""` for an in-process client).
+    pub fn laddr(&self) -> &str {
+        self.laddr.get().map_or("", String::as_str)
+    }
+}
+
+impl Drop for ClientShared {
+    fn drop(&mut self) {
+        if let Some(registry) = self.registry.get().and_then(Weak::upgrade) {
+            registry.remove(self.id);
+        }
     }
 }
 

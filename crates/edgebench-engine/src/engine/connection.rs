@@ -182,6 +182,9 @@ impl Reply {
             ),
             Reply::Double(d) if resp3 => V::Double(d),
             Reply::Double(d) => V::BulkString(crate::resp::format_f64(d).into_bytes()),
+            // RESP3's double, as redis-rs parses the text.
+            Reply::HumanDouble(text) if resp3 => V::Double(text.parse().unwrap_or(f64::NAN)),
+            Reply::HumanDouble(text) => V::BulkString(text.into_bytes()),
             Reply::Map(pairs) if resp3 => V::Map(
                 pairs
                     .into_iter()

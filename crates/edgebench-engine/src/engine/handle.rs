@@ -65,6 +65,9 @@ pub(crate) struct Inner {
     pub(crate) started: std::time::Instant,
     /// CONFIG parameters, command statistics, live clients (see `cmd::server`).
     pub(crate) server: cmd::server::state::ServerState,
+    /// The Lua VM, script cache, function libraries and busy-script gate.
+    #[cfg(feature = "scripting")]
+    pub(crate) scripting: cmd::script::Scripting,
     stop: AtomicBool,
 }
 
@@ -125,6 +128,8 @@ impl Engine {
                 stats: Stats::default(),
                 started: std::time::Instant::now(),
                 server: cmd::server::state::ServerState::default(),
+                #[cfg(feature = "scripting")]
+                scripting: cmd::script::Scripting::default(),
                 stop: AtomicBool::new(false),
             }),
         }

@@ -184,8 +184,9 @@ impl Shard {
         }
     }
 
-    /// Removes keys whose deadline has passed; returns how many.
-    fn expire_due(&mut self, now_ms: u64) -> usize {
+    /// Removes keys whose deadline has passed, telling `gone` each one (for clients blocked
+    /// on it: an expired stream ends blocked XREADGROUPs, as in Redis); returns how many.
+    fn expire_due(&mut self, now_ms: u64, gone: &dyn Fn(&[u8])) -> usize {
         let mut removed = 0;
         while let Some((deadline, _)) = self.deadlines.first() {
             if *deadline > now_ms {
@@ -201,6 +202,7 @@ impl Shard {
             {
                 self.map.remove(&key);
                 self.touch(&key);
+                gone(&key);
                 removed += 1;
             }
         }
@@ -293,7 +295,11 @@ impl Db {
 
     /// Active expiry: removes every key whose deadline passed, shard by shard.
     pub fn expire_due(&self, now_ms: u64) -> usize {
-        self.shards.iter().map(|s| lock(s).expire_due(now_ms)).sum()
+        let gone = |key: &[u8]| self.blocked.written(self, key);
+        self.shards
+            .iter()
+            .map(|s| lock(s).expire_due(now_ms, &gone))
+            .sum()
     }
 }
 
@@ -361,6 +367,7 @@ impl<'a> Locked<'a> {
         if shard.map.get(key)?.expired(now) {
             shard.map.remove(key);
             shard.touch(key);
+            db.blocked.written(db, key);
             return None;
         }
         shard.touch(key);
@@ -377,12 +384,20 @@ impl<'a> Locked<'a> {
         Some(entry)
     }
 
+    /// The live entry of `key`, for a write Redis announces to neither WATCH nor blocked
+    /// clients (consumer-group bookkeeping: XREADGROUP's deliveries, XACK, XCLAIM).
+    pub fn get_mut_quiet(&mut self, key: &[u8]) -> Option<&mut Entry> {
+        self.get_mut_untouched(key)
+    }
+
     fn get_mut_untouched(&mut self, key: &[u8]) -> Option<&mut Entry> {
         let now = self.now_ms;
+        let db = self.db;
         let shard = self.shard(key);
         if shard.map.get(key)?.expired(now) {
             shard.map.remove(key);
             shard.touch(key);
+            db.blocked.written(db, key);
             return None;
         }
         shard.map.get_mut(key)
@@ -415,9 +430,12 @@ impl<'a> Locked<'a> {
     /// Removes `key`; returns its live entry.
     pub fn remove(&mut self, key: &[u8]) -> Option<Entry> {
         let now = self.now_ms;
+        let db = self.db;
         let shard = self.shard(key);
         let old = shard.map.remove(key)?;
         shard.touch(key);
+        // A deletion ends XREADGROUP waits on the key (Redis's signalDeletedKeyAsReady).
+        db.blocked.written(db, key);
         shard.retime(key, old.expires_at_ms, None);
         (!old.expired(now)).then_some(old)
     }
@@ -436,9 +454,11 @@ impl<'a> Locked<'a> {
     /// order. Expired keys are skipped (and dropped).
     pub fn keys(&mut self) -> Vec<Key> {
         let now = self.now_ms;
+        let db = self.db;
+        let gone = |key: &[u8]| db.blocked.written(db, key);
         let mut out = Vec::new();
         for (_, shard) in &mut self.guards {
-            shard.expire_due(now);
+            shard.expire_due(now, &gone);
             out.extend(shard.map.keys().cloned());
         }
         out
@@ -450,8 +470,9 @@ impl<'a> Locked<'a> {
     pub fn for_each_key_in_shard(&mut self, index: usize, mut f: impl FnMut(&Key)) {
         assert!(self.all, "for_each_key_in_shard needs every shard locked");
         let now = self.now_ms;
+        let db = self.db;
         let shard = &mut self.guards[index].1;
-        shard.expire_due(now);
+        shard.expire_due(now, &|key: &[u8]| db.blocked.written(db, key));
         for key in shard.map.keys() {
             f(key);
         }
@@ -461,18 +482,21 @@ impl<'a> Locked<'a> {
     pub fn shard_len(&mut self, index: usize) -> usize {
         assert!(self.all, "shard_len needs every shard locked");
         let now = self.now_ms;
+        let db = self.db;
         let shard = &mut self.guards[index].1;
-        shard.expire_due(now);
+        shard.expire_due(now, &|key: &[u8]| db.blocked.written(db, key));
         shard.map.len()
     }
 
     /// How many live keys the locked shards hold.
     pub fn len(&mut self) -> usize {
         let now = self.now_ms;
+        let db = self.db;
+        let gone = |key: &[u8]| db.blocked.written(db, key);
         self.guards
             .iter_mut()
             .map(|(_, s)| {
-                s.expire_due(now);
+                s.expire_due(now, &gone);
                 s.map.len()
             })
             .sum()
@@ -485,7 +509,14 @@ impl<'a> Locked<'a> {
 
     /// Removes every key of the locked shards (FLUSHDB with [`Db::lock_all`]).
     pub fn clear(&mut self) {
+        let db = self.db;
         for (_, shard) in &mut self.guards {
+            // Flushed streams end blocked XREADGROUPs (Redis's signalFlushedDb).
+            for (key, entry) in &shard.map {
+                if matches!(entry.value, Value::Stream(_)) {
+                    db.blocked.written(db, key);
+                }
+            }
             let watched: Vec<Key> = shard.watched.keys().cloned().collect();
             shard.map.clear();
             shard.deadlines.clear();

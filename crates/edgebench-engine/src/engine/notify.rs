@@ -1,4 +1,5 @@
-//! Clients blocked on keys (BLPOP, BRPOP, BLMOVE, XREAD BLOCK), engine side: who waits on
+//! Clients blocked on keys (BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, BZPOPMIN, BZPOPMAX,
+//! BZMPOP, XREAD BLOCK, XREADGROUP BLOCK), engine side: who waits on
 //! which key, the signal a write to such a key raises, and serving the waiters.
 //!
 //! The engine has no connections to park, so a transport (the RESP server) does the waiting:
@@ -45,14 +46,19 @@ const _: () = assert!(
 /// What serves a blocked command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BlockKind {
-    /// BLPOP, BRPOP: a list to pop from. An error (the key now holds another type) leaves
-    /// the call waiting, as in Redis.
+    /// BLPOP, BRPOP, BZPOPMIN, BZPOPMAX: a list or sorted set to pop from. An error (the
+    /// key now holds another type) leaves the call waiting, as in Redis.
     Pop,
-    /// BLMOVE: a list to pop from. An error about the destination's type is its reply, as
+    /// BLMPOP, BZMPOP (`timeout numkeys key...`): like `Pop`.
+    MultiPop,
+    /// BLMOVE, BRPOPLPUSH: a list to pop from. An error about the destination's type is its reply, as
     /// in Redis 7.0 (nothing moves).
     Move,
     /// XREAD BLOCK: a stream with entries after the call's id.
     Read,
+    /// XREADGROUP BLOCK: a stream with entries after its group's last-delivered id. A
+    /// deleted group or stream ends the wait with an error, as in Redis.
+    ReadGroup,
 }
 
 #[derive(Debug)]
@@ -345,7 +351,7 @@ impl Engine {
         let mut list_empty = false;
         let mut is_list = None;
         for call in &waiters {
-            let list = call.kind != BlockKind::Read;
+            let list = matches!(call.kind, BlockKind::Pop | BlockKind::Move);
             if list && list_empty {
                 continue;
             }
@@ -379,10 +385,16 @@ impl Engine {
         let mut client = Client::new(call.client_id);
         client.db = call.db;
         client.resp = call.resp;
-        let reply = cmd::run(self, &mut client, spec, &args);
+        let reply = match call.kind {
+            BlockKind::ReadGroup => cmd::stream::serve_blocked_readgroup(self, &mut client, &args)
+                .unwrap_or(Reply::NilArray),
+            _ => cmd::run(self, &mut client, spec, &args),
+        };
         match reply {
             Reply::Nil | Reply::NilArray => Attempt::Nothing,
-            Reply::Error(_) if call.kind != BlockKind::Move => Attempt::Skipped,
+            Reply::Error(_) if !matches!(call.kind, BlockKind::Move | BlockKind::ReadGroup) => {
+                Attempt::Skipped
+            }
             reply => {
                 *outcome = Outcome::Served(reply);
                 drop(outcome);

@@ -24,6 +24,8 @@ pub fn encode(reply: &Reply, protocol: Protocol, out: &mut Vec<u8>) {
         Reply::Array(items) => write_aggregate(out, b'*', items, protocol),
         Reply::Double(d) if resp3 => write_line(out, b',', format_f64(*d).as_bytes()),
         Reply::Double(d) => write_bulk(out, format_f64(*d).as_bytes()),
+        Reply::HumanDouble(text) if resp3 => write_line(out, b',', text.as_bytes()),
+        Reply::HumanDouble(text) => write_bulk(out, text.as_bytes()),
         Reply::Map(pairs) => {
             let (kind, len) = if resp3 {
                 (b'%', pairs.len())
@@ -168,6 +170,13 @@ mod tests {
         assert_eq!(
             both(Reply::Double(f64::NEG_INFINITY)),
             ("$4\r\n-inf\r\n".into(), ",-inf\r\n".into())
+        );
+        assert_eq!(
+            both(Reply::HumanDouble("13.36138933897018433".into())),
+            (
+                "$20\r\n13.36138933897018433\r\n".into(),
+                ",13.36138933897018433\r\n".into()
+            )
         );
         assert_eq!(both(Reply::Bool(true)), (":1\r\n".into(), "#t\r\n".into()));
         assert_eq!(both(Reply::Bool(false)), (":0\r\n".into(), "#f\r\n".into()));

@@ -26,6 +26,10 @@ pub enum Reply {
     Array(Vec<Reply>),
     /// RESP3 double (`,`); a bulk string in RESP2.
     Double(f64),
+    /// A double written with this exact text, as a RESP3 double (`,`) or a RESP2 bulk
+    /// string: Redis's "human" long doubles (`%.17Lf`, trailing zeros cut; GEOPOS), which
+    /// the `%.17g` of [`Reply::Double`] would print differently.
+    HumanDouble(String),
     /// RESP3 map (`%`); a flat array in RESP2.
     Map(Vec<(Reply, Reply)>),
     /// RESP3 set (`~`); an array in RESP2.

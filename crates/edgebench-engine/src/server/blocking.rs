@@ -1,4 +1,5 @@
-//! Blocking commands over RESP: BLPOP, BRPOP, BLMOVE and XREAD BLOCK wait on the server.
+//! Blocking commands over RESP: BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP, BZPOPMIN,
+//! BZPOPMAX, BZMPOP, XREAD BLOCK and XREADGROUP BLOCK wait on the server.
 //!
 //! The engine runs these commands without waiting: when nothing is there it gives Redis's
 //! timeout reply, as Redis does inside MULTI. The server runs them through the engine first;
@@ -6,9 +7,9 @@
 //! them), it parks the connection instead of replying: it registers a [`BlockedCall`] with
 //! the engine, which wakes and serves it when one of its keys is written (see
 //! [`crate::engine::notify`]). A parked connection runs none of its pipelined requests until
-//! the call is served, times out (`*-1`, or `_` in RESP3: what Redis 7.0 sends for all four
-//! commands once they blocked), the client leaves (the call is forgotten) or the server
-//! shuts down (the connection closes).
+//! the call is served, times out (`*-1`, or `_` in RESP3: what Redis 7.0 sends for every
+//! one of them once it blocked, BRPOPLPUSH included, though its MULTI reply is `$-1`), the
+//! client leaves (the call is forgotten) or the server shuts down (the connection closes).
 //!
 //! XREAD's `$` means "entries added after this call": each `$` is replaced by its stream's
 //! last id before the first run, so the same command run again when the stream grows
@@ -20,22 +21,26 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::engine::cmd::{is, list, stream};
+use crate::engine::cmd::{is, keys_after_numkeys, list, stream};
 use crate::engine::notify::{BlockKind, BlockedCall};
 use crate::engine::{Client, Engine, Key, Reply};
 
 /// The blocking command named `name`, if it is one. Every request asks, so most names are
 /// turned away by their length alone.
 pub(crate) fn lookup(name: &[u8]) -> Option<BlockKind> {
-    if !(5..=6).contains(&name.len()) {
+    if !(5..=10).contains(&name.len()) {
         return None;
     }
-    if is(name, "blpop") || is(name, "brpop") {
+    if is(name, "blpop") || is(name, "brpop") || is(name, "bzpopmin") || is(name, "bzpopmax") {
         Some(BlockKind::Pop)
-    } else if is(name, "blmove") {
+    } else if is(name, "blmpop") || is(name, "bzmpop") {
+        Some(BlockKind::MultiPop)
+    } else if is(name, "blmove") || is(name, "brpoplpush") {
         Some(BlockKind::Move)
     } else if is(name, "xread") {
         Some(BlockKind::Read)
+    } else if is(name, "xreadgroup") {
+        Some(BlockKind::ReadGroup)
     } else {
         None
     }
@@ -61,8 +66,17 @@ impl Plan {
                 let (timeout, _) = args.split_last()?;
                 (list::parse_timeout_secs(timeout).ok()?, 1..args.len() - 1)
             }
-            BlockKind::Move if args.len() == 6 => (list::parse_timeout_secs(args[5]).ok()?, 1..2),
-            BlockKind::Read => {
+            // BLMOVE src dst from to timeout, BRPOPLPUSH src dst timeout.
+            BlockKind::Move if args.len() == 6 || args.len() == 4 => {
+                let (timeout, _) = args.split_last()?;
+                (list::parse_timeout_secs(timeout).ok()?, 1..2)
+            }
+            // Invalid arguments after the keys are the engine's to report.
+            BlockKind::MultiPop if args.len() >= 3 => (
+                list::parse_timeout_secs(args[1]).ok()?,
+                keys_after_numkeys(args, 2),
+            ),
+            BlockKind::Read | BlockKind::ReadGroup => {
                 let block = stream::xread_block(args)?;
                 (block.timeout_ms, block.keys)
             }
@@ -123,8 +137,18 @@ impl Plan {
                 let key: Key = args[i].into();
                 let call = match self.kind {
                     BlockKind::Pop => owned(&[args[0], args[i], b"0"]),
-                    BlockKind::Move => owned(&[args[0], args[1], args[2], args[3], args[4], b"0"]),
-                    BlockKind::Read => {
+                    BlockKind::Move => {
+                        let mut call = owned(&args[..args.len() - 1]);
+                        call.push(b"0".to_vec());
+                        call
+                    }
+                    // `name 0 1 key <end> [COUNT n]`: the same command on one key.
+                    BlockKind::MultiPop => {
+                        let mut call = owned(&[args[0], b"0", b"1", args[i]]);
+                        call.extend(owned(&args[self.keys.end..]));
+                        call
+                    }
+                    BlockKind::Read | BlockKind::ReadGroup => {
                         let mut call = owned(&args[..self.keys.start]);
                         call.push(args[i].to_vec());
                         call.push(args[i + streams].to_vec());
@@ -218,7 +242,20 @@ mod tests {
         assert_eq!(lookup(b"brpop"), Some(BlockKind::Pop));
         assert_eq!(lookup(b"BlMove"), Some(BlockKind::Move));
         assert_eq!(lookup(b"xread"), Some(BlockKind::Read));
-        for other in [&b"get"[..], b"lpop", b"xreadgroup", b"blmpop", b"bzpopmin"] {
+        assert_eq!(lookup(b"XREADGROUP"), Some(BlockKind::ReadGroup));
+        assert_eq!(lookup(b"BZPOPMIN"), Some(BlockKind::Pop));
+        assert_eq!(lookup(b"bzpopmax"), Some(BlockKind::Pop));
+        assert_eq!(lookup(b"brpoplpush"), Some(BlockKind::Move));
+        assert_eq!(lookup(b"BLMPOP"), Some(BlockKind::MultiPop));
+        assert_eq!(lookup(b"bzmpop"), Some(BlockKind::MultiPop));
+        for other in [
+            &b"get"[..],
+            b"lpop",
+            b"zpopmin",
+            b"lmpop",
+            b"rpoplpush",
+            b"xreadgrouP2",
+        ] {
             assert_eq!(lookup(other), None, "{other:?}");
         }
     }
@@ -242,5 +279,15 @@ mod tests {
         let plan = Plan::new(&engine, 0, BlockKind::Read, &args).expect("a plan");
         assert_eq!(plan.deadline(), None);
         assert_eq!(plan.args(&args)[5], b"0-0");
+        // BLMPOP: the keys counted after the timeout; huge counts stop at the arguments.
+        let args: [&[u8]; 7] = [b"BLMPOP", b"2", b"2", b"a", b"b", b"LEFT", b"COUNT"];
+        let plan = Plan::new(&engine, 0, BlockKind::MultiPop, &args).expect("a plan");
+        assert_eq!((plan.timeout_ms, plan.keys.clone()), (2000, 3..5));
+        let args: [&[u8]; 5] = [b"BZMPOP", b"0", b"99999999999", b"a", b"MIN"];
+        let plan = Plan::new(&engine, 0, BlockKind::MultiPop, &args).expect("a plan");
+        assert_eq!(plan.keys, 3..5);
+        let args: [&[u8]; 4] = [b"BRPOPLPUSH", b"a", b"b", b"0.5"];
+        let plan = Plan::new(&engine, 0, BlockKind::Move, &args).expect("a plan");
+        assert_eq!((plan.timeout_ms, plan.keys.clone()), (500, 1..2));
     }
 }

@@ -25,6 +25,8 @@ use tokio::sync::broadcast;
 
 use super::blocking::{self, Parked, Plan};
 use super::pubsub::{pubsub_command, Broker, Kind, Subscriptions};
+use crate::engine::client::UnblockRequest;
+use crate::engine::cmd::server::MonitorLine;
 use crate::engine::cmd::{is, lookup};
 use crate::engine::{Client, Engine, Reply};
 use crate::resp::encode::write_len;
@@ -128,6 +130,12 @@ pub(crate) struct Session {
     output: Vec<u8>,
     /// The blocked command this connection waits on before it runs anything else.
     blocked: Option<Parked>,
+    /// Set while CLIENT PAUSE holds back the next request: when to look again.
+    paused_until: Option<std::time::Instant>,
+    /// CLIENT REPLY SKIP ran: the next command's reply is dropped.
+    skip_reply: bool,
+    /// MONITOR: every command's line arrives here.
+    monitor: Option<tokio::sync::mpsc::Receiver<MonitorLine>>,
 }
 
 impl Session {
@@ -140,8 +148,7 @@ impl Session {
         laddr: String,
     ) -> Session {
         let mut client = engine.client();
-        client.addr = Some(addr);
-        client.laddr = Some(laddr);
+        client.set_addresses(addr, laddr);
         let subscriptions = Subscriptions::new(Arc::clone(broker), client.id);
         Session {
             engine,
@@ -149,7 +156,15 @@ impl Session {
             subscriptions,
             output: Vec::with_capacity(READ_CHUNK),
             blocked: None,
+            paused_until: None,
+            skip_reply: false,
+            monitor: None,
         }
+    }
+
+    /// The socket's descriptor, for CLIENT LIST's `fd`.
+    pub(crate) fn set_fd(&self, fd: i64) {
+        self.client.shared.set_fd(fd);
     }
 
     fn protocol(&self) -> Protocol {
@@ -175,8 +190,36 @@ impl Session {
         }
     }
 
-    /// Runs one command and appends its reply (or replies: SUBSCRIBE a b confirms twice).
+    /// Runs one command and appends its reply, unless CLIENT REPLY withholds it: OFF drops
+    /// every reply from the OFF command on, SKIP drops its own and the next command's.
     pub(crate) fn dispatch(&mut self, args: &[&[u8]]) {
+        let start = self.output.len();
+        let skip_this = std::mem::take(&mut self.skip_reply);
+        self.dispatch_command(args);
+        if self.client.reply_skip_next {
+            self.client.reply_skip_next = false;
+            self.skip_reply = true;
+            self.output.truncate(start);
+        } else if skip_this || self.client.reply_off {
+            self.output.truncate(start);
+        }
+    }
+
+    /// MONITOR: from now on this connection receives every command's line. Arity and
+    /// MULTI were checked; a second MONITOR is ignored, as in Redis.
+    fn start_monitor(&mut self) {
+        if self.monitor.is_none() {
+            self.monitor = Some(self.engine.monitor());
+            self.client.shared.set_monitor(true);
+            self.reply(&Reply::ok());
+        }
+    }
+
+    /// Runs one command and appends its reply (or replies: SUBSCRIBE a b confirms twice).
+    fn dispatch_command(&mut self, args: &[&[u8]]) {
+        if is(args[0], "monitor") && args.len() == 1 && !self.client.in_multi() {
+            return self.start_monitor();
+        }
         if let Some((command, name, arity)) = PubSubCommand::lookup(args[0]) {
             return self.pubsub(command, name, arity, args);
         }
@@ -203,6 +246,7 @@ impl Session {
         }
         if is(args[0], "reset") && args.len() == 1 {
             self.subscriptions.clear();
+            self.publish_subscriptions();
         }
         if let Some(kind) = blocking::lookup(args[0]) {
             if !self.client.in_multi() {
@@ -211,7 +255,7 @@ impl Session {
                 }
             }
         }
-        let reply = self.engine.execute(&mut self.client, args);
+        let reply = execute(&self.engine, &mut self.client, args);
         // After the command: HELLO 3 is itself answered in RESP3.
         self.reply(&reply);
     }
@@ -220,13 +264,16 @@ impl Session {
     /// was there, and the client waits instead of getting it.
     fn dispatch_blocking(&mut self, plan: &Plan, request: &[&[u8]]) {
         let args = plan.args(request);
-        let reply = self.engine.execute(&mut self.client, &args);
+        let reply = execute(&self.engine, &mut self.client, &args);
         if !matches!(reply, Reply::Nil | Reply::NilArray) {
             return self.reply(&reply);
         }
         let call = plan.call(&self.client, &args);
         match Parked::new(&self.engine, call, plan.deadline()) {
-            Ok(parked) => self.blocked = Some(parked),
+            Ok(parked) => {
+                self.client.shared.set_blocked(true);
+                self.blocked = Some(parked);
+            }
             Err(reply) => self.reply(&reply),
         }
     }
@@ -280,18 +327,19 @@ impl Session {
     }
 
     fn run_pubsub(&mut self, command: PubSubCommand, args: &[&[u8]]) {
+        self.engine.feed_monitors(&self.client, args);
         let protocol = self.protocol();
         let broker = self.subscriptions.broker();
         let reply = match command {
             PubSubCommand::Subscribe(kind) => {
                 self.subscriptions
                     .subscribe(kind, &args[1..], protocol, &mut self.output);
-                return;
+                return self.publish_subscriptions();
             }
             PubSubCommand::Unsubscribe(kind) => {
                 self.subscriptions
                     .unsubscribe(kind, &args[1..], protocol, &mut self.output);
-                return;
+                return self.publish_subscriptions();
             }
             PubSubCommand::Publish => Reply::Int(broker.publish(args[1], args[2]) as i64),
             PubSubCommand::SPublish => Reply::Int(broker.spublish(args[1], args[2]) as i64),
@@ -300,13 +348,21 @@ impl Session {
         self.reply(&reply);
     }
 
+    /// Publishes the subscription counts for CLIENT LIST.
+    fn publish_subscriptions(&self) {
+        let (channels, patterns, shard) = self.subscriptions.counts();
+        self.client
+            .shared
+            .set_subscriptions(channels, patterns, shard);
+    }
+
     /// EXEC of a transaction that queued pub/sub commands, which the engine cannot run: the
     /// engine checks WATCH with an empty transaction first, then runs each stretch of engine
     /// commands as a transaction of its own, and the server runs the pub/sub commands
     /// between them. The reply has Redis's shape: one header, then each command's replies.
     fn exec_with_pubsub(&mut self) {
         let queue = self.client.multi.replace(Vec::new()).unwrap_or_default();
-        let check = self.engine.execute(&mut self.client, &[b"EXEC"]);
+        let check = execute(&self.engine, &mut self.client, &[b"EXEC"]);
         if !matches!(check, Reply::Array(_)) {
             return self.reply(&check);
         }
@@ -330,7 +386,7 @@ impl Session {
             return;
         }
         self.client.multi = Some(stretch);
-        match self.engine.execute(&mut self.client, &[b"EXEC"]) {
+        match execute(&self.engine, &mut self.client, &[b"EXEC"]) {
             Reply::Array(replies) => {
                 for reply in &replies {
                     self.reply(reply);
@@ -338,6 +394,52 @@ impl Session {
             }
             other => self.reply(&other),
         }
+    }
+}
+
+/// Runs a command on the engine. A command that may run long on this thread (a script, or
+/// any command while a script runs, which waits for it or for its BUSY state) runs in
+/// `block_in_place`, so the runtime moves this worker's other connections elsewhere: the
+/// client that sends SCRIPT KILL must get a thread while a script holds one.
+fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
+    #[cfg(feature = "scripting")]
+    if may_run_long(engine, args[0]) {
+        let multi_thread = tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+        if multi_thread {
+            return tokio::task::block_in_place(|| engine.execute(client, args));
+        }
+    }
+    engine.execute(client, args)
+}
+
+/// A script command, or any command while a script runs; checked by the first letter
+/// first, so other commands pay one byte comparison and one relaxed load.
+#[cfg(feature = "scripting")]
+fn may_run_long(engine: &Engine, name: &[u8]) -> bool {
+    let scripty = matches!(name.first(), Some(b'e' | b'E' | b'f' | b'F' | b'x' | b'X'))
+        && [
+            "eval",
+            "evalsha",
+            "eval_ro",
+            "evalsha_ro",
+            "fcall",
+            "fcall_ro",
+            "exec",
+        ]
+        .iter()
+        .any(|n| is(name, n));
+    scripty || engine.script_running()
+}
+
+/// The next monitor line if this connection is a monitor (`None`: it was cut off); never
+/// resolves otherwise.
+async fn recv_monitor(
+    monitor: &mut Option<tokio::sync::mpsc::Receiver<MonitorLine>>,
+) -> Option<MonitorLine> {
+    match monitor {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
     }
 }
 
@@ -382,13 +484,25 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                 let _ = self.stream.shutdown().await;
                 return Ok(());
             }
+            if self.session.client.shared.killed() {
+                // CLIENT KILL: Redis closes the connection without a word.
+                return Ok(());
+            }
             if let Some(parked) = self.session.blocked.take() {
-                if self.wait_unblocked(parked, &mut shutdown).await? {
+                let close = self.wait_unblocked(parked, &mut shutdown).await?;
+                self.session.client.shared.set_blocked(false);
+                if close {
                     self.flush().await?;
                     let _ = self.stream.shutdown().await;
                     return Ok(());
                 }
                 // Answered: run what the client pipelined behind the blocking command.
+                continue;
+            }
+            if let Some(until) = self.session.paused_until.take() {
+                if self.wait_unpaused(until, &mut shutdown).await? {
+                    return Ok(());
+                }
                 continue;
             }
             if self.input.is_empty() && self.input.capacity() > MAX_IDLE_BUFFER {
@@ -417,7 +531,56 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                         return Ok(());
                     }
                 }
+                line = recv_monitor(&mut self.session.monitor) => {
+                    // A closed queue: the monitor fell too far behind; Redis drops a
+                    // client over its output limit without a word.
+                    let Some(line) = line else { return Ok(()) };
+                    self.session.output.extend_from_slice(&line);
+                    while self.session.output.len() < MESSAGE_BATCH {
+                        let Some(Ok(line)) = self.session.monitor.as_mut().map(|m| m.try_recv()) else {
+                            break;
+                        };
+                        self.session.output.extend_from_slice(&line);
+                    }
+                }
+                () = self.session.client.shared.woken() => {
+                    if self.session.client.shared.killed() {
+                        return Ok(());
+                    }
+                }
                 _ = shutdown.recv() => return Ok(()),
+            }
+        }
+    }
+
+    /// Waits while CLIENT PAUSE holds back the next request: until the pause ends or is
+    /// lifted (false: run the batch again, which checks again), or the client is killed,
+    /// leaves or the server shuts down (true: close). Monitor lines are written meanwhile.
+    async fn wait_unpaused(
+        &mut self,
+        until: std::time::Instant,
+        shutdown: &mut broadcast::Receiver<()>,
+    ) -> io::Result<bool> {
+        let engine = self.session.engine.clone();
+        let lifted = engine.pause_lifted();
+        tokio::pin!(lifted);
+        let sleep = tokio::time::sleep_until(until.into());
+        tokio::pin!(sleep);
+        loop {
+            tokio::select! {
+                () = &mut lifted => return Ok(false),
+                () = &mut sleep => return Ok(false),
+                () = self.session.client.shared.woken() => {
+                    if self.session.client.shared.killed() {
+                        return Ok(true);
+                    }
+                }
+                line = recv_monitor(&mut self.session.monitor) => {
+                    let Some(line) = line else { return Ok(true) };
+                    self.session.output.extend_from_slice(&line);
+                    self.flush().await?;
+                }
+                _ = shutdown.recv() => return Ok(true),
             }
         }
     }
@@ -462,6 +625,22 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                         return Ok(false);
                     }
                 }
+                () = self.session.client.shared.woken() => {
+                    if self.session.client.shared.killed() {
+                        return Ok(true);
+                    }
+                    if let Some(how) = self.session.client.shared.take_unblock() {
+                        // A reply served at this very moment wins over the request.
+                        let reply = parked.unblock().unwrap_or(match how {
+                            UnblockRequest::Timeout => Reply::NilArray,
+                            UnblockRequest::Error => {
+                                Reply::err("UNBLOCKED client unblocked via CLIENT UNBLOCK")
+                            }
+                        });
+                        self.session.reply(&reply);
+                        return Ok(false);
+                    }
+                }
                 () = &mut timeout => {
                     // Redis 7.0 answers a timed-out BLPOP, BRPOP, BLMOVE and XREAD alike.
                     let reply = parked.unblock().unwrap_or(Reply::NilArray);
@@ -501,8 +680,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             let authenticated = self.session.client.authenticated;
             match self.parser.parse(&self.input[consumed..], authenticated) {
                 Ok(Some(request)) => {
-                    consumed += request.consumed();
                     if request.is_empty() {
+                        consumed += request.consumed();
                         continue;
                     }
                     let mut stack: [&[u8]; STACK_ARGS] = [&[]; STACK_ARGS];
@@ -516,6 +695,13 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                         heap = request.args().collect();
                         &heap
                     };
+                    // CLIENT PAUSE: the request stays in the buffer until the pause ends.
+                    let paused = self.session.engine.paused_until(&self.session.client, args);
+                    if paused.is_some() {
+                        self.session.paused_until = paused;
+                        break;
+                    }
+                    consumed += request.consumed();
                     self.session.dispatch(args);
                     self.session.serve_blocked();
                     if self.session.client.closing {

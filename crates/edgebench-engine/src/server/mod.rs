@@ -187,6 +187,17 @@ enum Stream {
     Unix(UnixStream),
 }
 
+impl Stream {
+    /// The socket's descriptor (CLIENT LIST's `fd`).
+    fn raw_fd(&self) -> i64 {
+        use std::os::fd::AsRawFd;
+        match self {
+            Stream::Tcp(s) => i64::from(s.as_raw_fd()),
+            Stream::Unix(s) => i64::from(s.as_raw_fd()),
+        }
+    }
+}
+
 /// What every connection of one server shares.
 pub(crate) struct Shared {
     pub(crate) broker: Arc<Broker>,
@@ -279,6 +290,7 @@ impl Server {
                 match permit {
                     Ok(_permit) => {
                         let session = Session::new(engine, &shared.broker, addr, laddr);
+                        session.set_fd(stream.raw_fd());
                         let max_bulk_len = shared.config.proto_max_bulk_len;
                         // A connection's I/O error ends that connection; nothing to report.
                         let _ = match stream {

@@ -342,6 +342,15 @@ impl Subscriptions {
         self.channels.len() + self.patterns.len() + self.shard_channels.len() > 0
     }
 
+    /// Channels, patterns and shard channels subscribed to (CLIENT LIST's sub, psub, ssub).
+    pub fn counts(&self) -> (usize, usize, usize) {
+        (
+            self.channels.len(),
+            self.patterns.len(),
+            self.shard_channels.len(),
+        )
+    }
+
     /// The count Redis puts in a confirmation: channels and patterns together, shard
     /// channels on their own.
     fn count(&self, kind: Kind) -> usize {

@@ -295,6 +295,78 @@ fn lmove_and_rpoplpush() {
 }
 
 #[test]
+fn lmpop_matches_redis() {
+    let mut d = Diff::new();
+    d.check(&[
+        &["RPUSH", "l1", "a", "b", "c", "d"],
+        &["RPUSH", "l2", "x"],
+        &["SET", "str", "v"],
+        &["LMPOP", "1", "l1", "LEFT"],
+        &["LMPOP", "1", "l1", "right", "COUNT", "2"],
+        &["LMPOP", "2", "nokey", "l2", "LEFT", "COUNT", "10"],
+        &["EXISTS", "l2"],
+        &["LMPOP", "2", "nokey", "l2", "LEFT"],
+        &["LMPOP", "1", "l1", "LEFT", "COUNT", "9223372036854775807"],
+        &["RPUSH", "l1", "a", "b"],
+        // The first existing key decides, even of the wrong type.
+        &["LMPOP", "2", "str", "l1", "LEFT"],
+        &["LMPOP", "2", "l1", "str", "RIGHT"],
+        // Arguments, in Redis's order.
+        &["LMPOP", "0", "l1", "LEFT"],
+        &["LMPOP", "-1", "l1", "LEFT"],
+        &["LMPOP", "x", "l1", "LEFT"],
+        &["LMPOP", "2", "l1", "LEFT"],
+        &["LMPOP", "9223372036854775807", "l1", "LEFT"],
+        &["LMPOP", "1", "l1", "MIN"],
+        &["LMPOP", "1", "l1", "LEFT", "COUNT", "0"],
+        &["LMPOP", "1", "l1", "LEFT", "COUNT", "-1"],
+        &["LMPOP", "1", "l1", "LEFT", "COUNT", "x"],
+        &["LMPOP", "1", "l1", "LEFT", "COUNT"],
+        &["LMPOP", "1", "l1", "LEFT", "COUNT", "1", "COUNT", "1"],
+        &["LMPOP", "1", "l1", "LEFT", "junk"],
+        &["LMPOP", "1", "l1"],
+        &["LMPOP", "1"],
+        // BLMPOP with data there, or nothing (the timeout reply at once, in-process).
+        &["BLMPOP", "0", "1", "l1", "RIGHT", "COUNT", "5"],
+        &["BLMPOP", "0.01", "2", "nokey", "l1", "LEFT"],
+        &["BLMPOP", "-1", "1", "l1", "LEFT"],
+        &["BLMPOP", "x", "1", "l1", "LEFT"],
+        &["BLMPOP", "x", "0", "l1", "LEFT"],
+        &["BLMPOP", "x", "1", "l1", "UP"],
+        &["BLMPOP", "0", "1", "str", "LEFT"],
+        &["BLMPOP", "0", "1", "l1"],
+        &["BLMPOP", "0", "1"],
+    ]);
+}
+
+#[test]
+fn brpoplpush_matches_redis() {
+    let mut d = Diff::new();
+    d.check(&[
+        &["RPUSH", "src", "a", "b", "c"],
+        &["SET", "str", "v"],
+        &["BRPOPLPUSH", "src", "dst", "0"],
+        &["BRPOPLPUSH", "src", "src", "0"],
+        &["LRANGE", "src", "0", "-1"],
+        &["LRANGE", "dst", "0", "-1"],
+        &["BRPOPLPUSH", "nokey", "dst", "0.01"],
+        // The timeout first, then the source's type, then the destination's.
+        &["BRPOPLPUSH", "src", "dst", "-1"],
+        &["BRPOPLPUSH", "str", "dst", "x"],
+        &["BRPOPLPUSH", "str", "dst", "0"],
+        &["BRPOPLPUSH", "src", "str", "0"],
+        &["BRPOPLPUSH", "nokey", "str", "0.01"],
+        &["LRANGE", "src", "0", "-1"],
+        &["BRPOPLPUSH", "src", "dst"],
+        &["MULTI"],
+        // Inside MULTI even a timeout of 0 replies at once.
+        &["BRPOPLPUSH", "nokey", "dst", "0"],
+        &["BLMPOP", "0", "1", "nokey", "LEFT"],
+        &["EXEC"],
+    ]);
+}
+
+#[test]
 fn blocking_commands_when_an_element_is_there() {
     let mut d = Diff::new();
     d.check(&[

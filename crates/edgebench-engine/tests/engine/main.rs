@@ -1,10 +1,11 @@
 //! The engine's integration tests, in one binary (ripgrep's shape: every integration binary
 //! links the whole dependency tree, and linking is most of CI's time).
 //!
-//! - One module per command family (`hash`, `keys`, `list`, `set`, `stream`, `strings`,
-//!   `tx`, `zset`, and `server` for connection and server commands): the engine's typed API,
-//!   and the same commands sent to a real `redis-server`, to the engine in-process and to the
-//!   engine behind the RESP server, whose replies must be equal ([`support::diff`]).
+//! - One module per command family (`bits`, `geo`, `hash`, `hll`, `keys`, `list`, `script`
+//!   (Lua scripts and functions), `set`, `stream`, `strings`, `tx`, `zset`, and `server` for
+//!   connection and server commands): the engine's typed API, and the same commands sent to a
+//!   real `redis-server`, to the engine in-process and to the engine behind the RESP server,
+//!   whose replies must be equal ([`support::diff`]).
 //! - `list_props`: list commands against a model, by proptest.
 //! - `resp_server` and `resp_server_blocking`: the RESP server on the wire, exact reply bytes.
 //!
@@ -14,14 +15,18 @@
 
 mod support;
 
+mod bits;
 mod dump;
+mod geo;
 mod hash;
+mod hll;
 mod keys;
 mod list;
 mod list_props;
 mod object;
 mod resp_server;
 mod resp_server_blocking;
+mod script;
 mod server;
 mod set;
 mod sort;

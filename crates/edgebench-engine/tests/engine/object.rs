@@ -482,6 +482,12 @@ fn encodings_after_other_writers() {
         &["GETEX", "m2", "PERSIST"],
         &["SET", "kt", "99", "KEEPTTL"],
         &["SET", "kt", "word", "KEEPTTL"],
+        &["SETBIT", "bits", "7", "1"],
+        &["SET", "bits2", "1"],
+        &["SETBIT", "bits2", "0", "0"],
+        &["BITOP", "OR", "bitop", "bits", "bits2"],
+        &["SET", "bf", "5"],
+        &["BITFIELD", "bf", "GET", "u4", "0"],
     ]);
     for k in [
         "a", "i", "u", "df", "new", "new2", "ucopy", "bren", "h", "h2", "z", "zn", "s", "s2", "m1",

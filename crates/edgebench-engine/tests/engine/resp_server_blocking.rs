@@ -1,4 +1,5 @@
-//! Blocking commands over the RESP server: BLPOP, BRPOP, BLMOVE and XREAD BLOCK wait until
+//! Blocking commands over the RESP server: BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP,
+//! BZPOPMIN, BZPOPMAX, BZMPOP and XREAD BLOCK wait until
 //! another client writes their key, time out, or end with their connection.
 //!
 //! The server runs inside each test on `127.0.0.1:0` (or a socket in a temp dir), spoken to in
@@ -177,6 +178,138 @@ async fn xread_block_dollar_gets_only_entries_added_after_it() {
     let entry = b"*1\r\n*2\r\n$1\r\ns\r\n*1\r\n*2\r\n$3\r\n3-1\r\n*2\r\n$1\r\ng\r\n$1\r\nx\r\n";
     reader.expect(entry).await;
     second.expect(entry).await;
+    server.until_blocked(0).await;
+}
+
+#[tokio::test]
+async fn bzpopmin_is_served_by_a_later_zadd_from_another_client() {
+    let server = TestServer::tcp().await;
+    let mut waiter = server.connect().await;
+    let mut writer = server.connect().await;
+    waiter.send(b"BZPOPMIN z1 z2 0\r\n").await;
+    server.until_blocked(1).await;
+    waiter.expect_quiet().await;
+    writer
+        .check(b"ZADD z2 1.5 m 2 n\r\nZCARD z2\r\n", b":2\r\n:1\r\n")
+        .await;
+    waiter
+        .expect(b"*3\r\n$2\r\nz2\r\n$1\r\nm\r\n$3\r\n1.5\r\n")
+        .await;
+    server.until_blocked(0).await;
+    // With a member there, BZPOPMAX answers at once.
+    waiter
+        .check(
+            b"BZPOPMAX z2 0\r\n",
+            b"*3\r\n$2\r\nz2\r\n$1\r\nn\r\n$1\r\n2\r\n",
+        )
+        .await;
+    // A key turned into a list does not serve a sorted-set pop; a sorted set later does.
+    waiter.send(b"BZPOPMIN w 0\r\n").await;
+    server.until_blocked(1).await;
+    writer.check(b"LPUSH w v\r\n", b":1\r\n").await;
+    waiter.expect_quiet().await;
+    writer
+        .check(b"DEL w\r\nZADD w 1 q\r\n", b":1\r\n:1\r\n")
+        .await;
+    waiter
+        .expect(b"*3\r\n$1\r\nw\r\n$1\r\nq\r\n$1\r\n1\r\n")
+        .await;
+    server.until_blocked(0).await;
+}
+
+#[tokio::test]
+async fn blmpop_and_bzmpop_are_served_with_their_count() {
+    let server = TestServer::tcp().await;
+    let mut waiter = server.connect().await;
+    let mut writer = server.connect().await;
+    waiter.send(b"BLMPOP 0 2 l1 l2 RIGHT COUNT 2\r\n").await;
+    server.until_blocked(1).await;
+    writer
+        .check(
+            b"RPUSH l2 a b c\r\nLRANGE l2 0 -1\r\n",
+            b":3\r\n*1\r\n$1\r\na\r\n",
+        )
+        .await;
+    waiter
+        .expect(b"*2\r\n$2\r\nl2\r\n*2\r\n$1\r\nc\r\n$1\r\nb\r\n")
+        .await;
+    waiter.send(b"BZMPOP 0 1 zz MAX COUNT 5\r\n").await;
+    server.until_blocked(1).await;
+    writer
+        .check(b"ZADD zz 1 a 2 b\r\nEXISTS zz\r\n", b":2\r\n:0\r\n")
+        .await;
+    waiter
+        .expect(b"*2\r\n$2\r\nzz\r\n*2\r\n*2\r\n$1\r\nb\r\n$1\r\n2\r\n*2\r\n$1\r\na\r\n$1\r\n1\r\n")
+        .await;
+    server.until_blocked(0).await;
+}
+
+#[tokio::test]
+async fn brpoplpush_is_served_and_moves_the_element() {
+    let server = TestServer::tcp().await;
+    let mut waiter = server.connect().await;
+    let mut writer = server.connect().await;
+    waiter.send(b"BRPOPLPUSH src dst 0\r\n").await;
+    server.until_blocked(1).await;
+    writer
+        .check(
+            b"RPUSH src x y\r\nLRANGE dst 0 -1\r\n",
+            b":2\r\n*1\r\n$1\r\ny\r\n",
+        )
+        .await;
+    waiter.expect(b"$1\r\ny\r\n").await;
+    server.until_blocked(0).await;
+}
+
+#[tokio::test]
+async fn the_new_blocking_commands_time_out_with_a_nil_and_check_their_timeout() {
+    let server = TestServer::tcp().await;
+    let mut conn = server.connect().await;
+    conn.check(
+        b"BZPOPMIN k 0.05\r\nBLMPOP 0.05 1 k LEFT\r\nBZMPOP 0.05 1 k MIN\r\n\
+          BRPOPLPUSH k d 0.05\r\nBZPOPMAX k 0.05\r\n",
+        b"*-1\r\n*-1\r\n*-1\r\n*-1\r\n*-1\r\n",
+    )
+    .await;
+    conn.check(
+        b"BZPOPMIN k -1\r\nBLMPOP x 1 k LEFT\r\nBRPOPLPUSH k d nan\r\nBZMPOP 0 0 k MIN\r\n",
+        b"-ERR timeout is negative\r\n\
+          -ERR timeout is not a float or out of range\r\n\
+          -ERR timeout is not a float or out of range\r\n\
+          -ERR numkeys should be greater than 0\r\n",
+    )
+    .await;
+    conn.check(b"HELLO 3\r\n", b"%").await;
+    let mut hello = vec![0u8; 4096];
+    let _ = tokio::time::timeout(QUIET, conn.0.read(&mut hello)).await;
+    conn.check(
+        b"BZPOPMIN k 0.05\r\nBLMPOP 0.05 1 k LEFT\r\nBRPOPLPUSH k d 0.05\r\nBZMPOP 0.05 1 k MIN\r\n",
+        b"_\r\n_\r\n_\r\n_\r\n",
+    )
+    .await;
+    assert_eq!(server.engine.blocked_clients(), 0);
+}
+
+#[tokio::test]
+async fn resp3_clients_are_served_doubles() {
+    let server = TestServer::tcp().await;
+    let mut waiter = server.connect().await;
+    let mut writer = server.connect().await;
+    waiter.check(b"HELLO 3\r\n", b"%").await;
+    let mut hello = vec![0u8; 4096];
+    let _ = tokio::time::timeout(QUIET, waiter.0.read(&mut hello)).await;
+    waiter.send(b"BZPOPMIN z9 0\r\n").await;
+    server.until_blocked(1).await;
+    writer.check(b"ZADD z9 2.5 m\r\n", b":1\r\n").await;
+    waiter
+        .expect(b"*3\r\n$2\r\nz9\r\n$1\r\nm\r\n,2.5\r\n")
+        .await;
+    waiter.send(b"BZMPOP 0 1 z9 MIN\r\n").await;
+    server.until_blocked(1).await;
+    writer.check(b"ZADD z9 2.5 m\r\n", b":1\r\n").await;
+    waiter
+        .expect(b"*2\r\n$2\r\nz9\r\n*1\r\n*2\r\n$1\r\nm\r\n,2.5\r\n")
+        .await;
     server.until_blocked(0).await;
 }
 

@@ -903,16 +903,20 @@ fn command_reports_the_engine_table() {
         panic!()
     };
     let keys: Vec<String> = fields.iter().map(|(k, _)| text(k.clone())).collect();
-    assert_eq!(keys, ["summary", "since", "group"]);
+    assert_eq!(
+        keys,
+        ["summary", "since", "group", "complexity", "arguments"]
+    );
     let Reply::Map(all_docs) = run(&engine, &mut c, &["COMMAND", "DOCS"]) else {
         panic!()
     };
     assert_eq!(all_docs.len() as i64, count);
 
+    // LIST names subcommands too (`config|get`).
     let Reply::Array(names) = run(&engine, &mut c, &["COMMAND", "LIST"]) else {
         panic!()
     };
-    assert_eq!(names.len() as i64, count);
+    assert!(names.len() as i64 > count);
     let Reply::Array(names) = run(
         &engine,
         &mut c,
@@ -920,7 +924,8 @@ fn command_reports_the_engine_table() {
     ) else {
         panic!()
     };
-    assert_eq!(names, [Reply::bulk(b"config")]);
+    assert!(names.contains(&Reply::bulk(b"config")), "{names:?}");
+    assert!(names.contains(&Reply::bulk(b"client|caching")), "{names:?}");
 }
 
 #[test]
@@ -1004,4 +1009,546 @@ fn info_inside_exec_does_not_deadlock() {
         matches!(reply, Reply::Array(ref r) if r.len() == 2),
         "{reply:?}"
     );
+}
+
+// ---- COMMAND from the metadata table ----
+
+/// (redis-server's reply, the engine's reply) as `redis::Value`s, both in RESP `resp`.
+fn values(
+    redis: &mut redis::Connection,
+    engine: &Engine,
+    client: &mut Client,
+    args: &[&str],
+) -> (Value, Value) {
+    let mut cmd = redis::cmd(args[0]);
+    for a in &args[1..] {
+        cmd.arg(*a);
+    }
+    let error = |e: redis::RedisError| {
+        Value::SimpleString(format!("error {:?} {:?}", e.code(), e.detail()))
+    };
+    let theirs: Value = cmd.query(redis).unwrap_or_else(error);
+    let ours = run(engine, client, args).into_redis_value(client.resp);
+    let ours = match ours {
+        Value::ServerError(e) => error(redis::RedisError::from(e)),
+        v => v,
+    };
+    (theirs, ours)
+}
+
+/// COMMAND INFO of every dispatched command and of every subcommand of a dispatched
+/// container equals redis-server's, field for field, in RESP2 and RESP3.
+#[test]
+fn command_info_equals_redis_for_every_dispatched_command() {
+    let server = RedisServer::spawn();
+    let mut redis = server.connect();
+    let engine = Engine::new();
+    for resp in ["2", "3"] {
+        let mut c = engine.client();
+        let _: Value = redis::cmd("HELLO")
+            .arg(resp)
+            .query(&mut redis)
+            .expect("HELLO");
+        run(&engine, &mut c, &["HELLO", resp]);
+        let mut names: Vec<String> = cmd::all_commands().map(|s| s.name.to_string()).collect();
+        let Reply::Array(listed) = run(&engine, &mut c, &["COMMAND", "LIST"]) else {
+            panic!("COMMAND LIST")
+        };
+        names.extend(listed.into_iter().map(text).filter(|n| n.contains('|')));
+        assert!(names.iter().any(|n| n == "client|list"), "{names:?}");
+        for name in &names {
+            let (theirs, ours) = values(&mut redis, &engine, &mut c, &["COMMAND", "INFO", name]);
+            assert_eq!(
+                subcommands_sorted(ours),
+                subcommands_sorted(theirs),
+                "COMMAND INFO {name} (RESP{resp})"
+            );
+        }
+    }
+}
+
+/// A COMMAND INFO reply with each record's subcommands sorted: Redis lists them in its hash
+/// table's order, which changes from one server to the next.
+fn subcommands_sorted(reply: Value) -> Value {
+    let Value::Array(records) = reply else {
+        return reply;
+    };
+    let records = records
+        .into_iter()
+        .map(|record| match record {
+            Value::Array(mut fields) if fields.len() == 10 => {
+                if let Value::Array(subs) | Value::Set(subs) = &mut fields[9] {
+                    subs.sort_by_key(|s| format!("{s:?}"));
+                }
+                Value::Array(fields)
+            }
+            other => other,
+        })
+        .collect();
+    Value::Array(records)
+}
+
+/// Replaces the texts the engine writes itself (summaries, complexity, history notes) so the
+/// rest of a COMMAND DOCS record can be compared with redis-server's.
+fn without_prose(v: Value) -> Value {
+    match v {
+        Value::Map(pairs) => Value::Map(
+            pairs
+                .into_iter()
+                .map(|(k, v)| {
+                    let key = match &k {
+                        Value::BulkString(b) => String::from_utf8_lossy(b).into_owned(),
+                        _ => String::new(),
+                    };
+                    let v = match key.as_str() {
+                        "summary" | "complexity" => Value::Nil,
+                        "history" => match v {
+                            Value::Set(entries) | Value::Array(entries) => Value::Array(
+                                entries
+                                    .into_iter()
+                                    .map(|e| match e {
+                                        Value::Array(mut e) => {
+                                            e.truncate(1);
+                                            Value::Array(e)
+                                        }
+                                        e => e,
+                                    })
+                                    .collect(),
+                            ),
+                            v => v,
+                        },
+                        // Redis lists subcommands in its hash table's order.
+                        "subcommands" => match without_prose(v) {
+                            Value::Map(mut subs) => {
+                                subs.sort_by_key(|(k, _)| format!("{k:?}"));
+                                Value::Map(subs)
+                            }
+                            v => v,
+                        },
+                        _ => without_prose(v),
+                    };
+                    (k, v)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(without_prose).collect()),
+        v => v,
+    }
+}
+
+/// COMMAND DOCS: Redis's structure and facts for every dispatched command (since, group,
+/// arguments, flags, history versions), with summaries and complexity of the engine's own.
+#[test]
+fn command_docs_match_redis_apart_from_the_prose() {
+    let server = RedisServer::spawn();
+    let mut redis = server.connect();
+    let engine = Engine::new();
+    let mut c = engine.client();
+    let _: Value = redis::cmd("HELLO")
+        .arg("3")
+        .query(&mut redis)
+        .expect("HELLO");
+    run(&engine, &mut c, &["HELLO", "3"]);
+    for spec in cmd::all_commands() {
+        let (theirs, ours) = values(&mut redis, &engine, &mut c, &["COMMAND", "DOCS", spec.name]);
+        let ours_text = format!("{ours:?}");
+        assert!(ours_text.contains("summary"), "{}: {ours_text}", spec.name);
+        assert_eq!(
+            without_prose(ours),
+            without_prose(theirs),
+            "COMMAND DOCS {}",
+            spec.name
+        );
+    }
+    let (theirs, ours) = values(
+        &mut redis,
+        &engine,
+        &mut c,
+        &["COMMAND", "DOCS", "client|list", "nosuch", "get|x", "GET"],
+    );
+    assert_eq!(without_prose(ours), without_prose(theirs));
+}
+
+/// COMMAND GETKEYS and GETKEYSANDFLAGS find the keys redis-server finds, for key specs of
+/// every shape (index, keyword, range, keynum, limits) and the commands whose flags vary.
+#[test]
+fn command_getkeys_follows_the_key_specs() {
+    let mut d = Diff::new();
+    let samples: &[&[&str]] = &[
+        &["get", "a"],
+        &["set", "a", "b"],
+        &["set", "a", "b", "GET"],
+        &["set", "a", "b", "EX", "10"],
+        &["mset", "a", "1", "b", "2"],
+        &["msetnx", "a", "1", "b", "2"],
+        &["mget", "a", "b", "c"],
+        &["del", "a", "b"],
+        &["copy", "a", "b", "DB", "1"],
+        &["bitfield", "k", "GET", "u8", "0"],
+        &["bitfield", "k", "SET", "u8", "0", "1"],
+        &["bitfield", "k", "bogus"],
+        &["bitfield_ro", "k", "GET", "u8", "0"],
+        &["bitop", "AND", "d", "a", "b"],
+        &["lmpop", "2", "a", "b", "LEFT"],
+        &["lmpop", "0", "a", "LEFT"],
+        &["lmpop", "5", "a", "LEFT"],
+        &["lmpop", "x", "a", "LEFT"],
+        &["blmpop", "0", "2", "a", "b", "LEFT"],
+        &["zmpop", "1", "z", "MIN"],
+        &["zunionstore", "d", "2", "a", "b", "WEIGHTS", "1", "2"],
+        &["zunionstore", "d", "3", "a", "b"],
+        &["zunion", "2", "a", "b"],
+        &["zinter", "-1", "a"],
+        &["zdiff", "1", "a", "WITHSCORES"],
+        &["zrangestore", "d", "s", "0", "-1"],
+        &["sintercard", "2", "a", "b", "LIMIT", "1"],
+        &["xread", "COUNT", "1", "STREAMS", "a", "b", "0", "0"],
+        &["xread", "STREAMS", "a", "b", "0"],
+        &["xreadgroup", "GROUP", "g", "c", "STREAMS", "a", "0"],
+        &["sort", "a", "STORE", "d"],
+        &["sort_ro", "a", "BY", "x"],
+        &["eval", "return 1", "2", "a", "b", "c"],
+        &["eval", "return 1", "0"],
+        &["eval", "return 1", "3", "a"],
+        &["evalsha", "abc", "1", "a"],
+        &["fcall", "f", "1", "a"],
+        &["migrate", "h", "1", "k", "0", "5"],
+        &[
+            "migrate", "h", "1", "", "0", "5", "COPY", "AUTH", "p", "KEYS", "a", "b",
+        ],
+        &["georadius", "g", "0", "0", "1", "km", "STORE", "d"],
+        &["georadius", "g", "0", "0", "1", "km", "STOREDIST", "d"],
+        &[
+            "geosearchstore",
+            "d",
+            "s",
+            "FROMLONLAT",
+            "0",
+            "0",
+            "BYRADIUS",
+            "1",
+            "km",
+        ],
+        &["memory", "usage", "k"],
+        &["object", "encoding", "k"],
+        &["xinfo", "stream", "s"],
+        &["xgroup", "create", "s", "g", "$"],
+        &["pfmerge", "d", "a", "b"],
+        &["rename", "a", "b"],
+        &["smove", "a", "b", "m"],
+        &["lmove", "a", "b", "LEFT", "RIGHT"],
+        &["blpop", "a", "b", "0"],
+        &["xadd", "s", "*", "f", "v"],
+        &["watch", "a", "b"],
+        &["hset", "h", "f", "v"],
+        &["keys", "*"],
+        &["dbsize", "x"],
+        &["client", "list"],
+        &["client", "nosuch"],
+        &["ping", "x"],
+    ];
+    for sample in samples {
+        let top = cmd::lookup(sample[0].as_bytes()).is_some();
+        for sub in ["GETKEYS", "GETKEYSANDFLAGS"] {
+            let mut args = vec!["COMMAND", sub];
+            args.extend_from_slice(sample);
+            let (real, ours) = d.both(&args);
+            if top {
+                assert_eq!(ours, real, "{args:?}");
+            } else {
+                assert!(
+                    ours.contains("Invalid command specified"),
+                    "{args:?}: {ours}"
+                );
+            }
+        }
+    }
+}
+
+/// COMMAND LIST's filters, COUNT, HELP and the arity errors of the new subcommands.
+#[test]
+fn command_list_filters_and_errors_match_redis_for_the_engine_table() {
+    let mut d = Diff::new();
+    d.check(&[
+        &["COMMAND", "HELP"],
+        &["COMMAND", "HELP", "x"],
+        &["COMMAND", "GETKEYSANDFLAGS", "get"],
+        &["COMMAND", "GETKEYSANDFLAGS", "nosuch", "a"],
+        &["COMMAND", "LIST", "FILTERBY", "PATTERN"],
+        &["COMMAND", "LIST", "FILTERBY", "aclcat", "nosuchcategory"],
+        &["COMMAND", "LIST", "FILTERBY", "MODULE", "x", "FILTERBY"],
+        &["COMMAND", "INFO", "get|x", "client|", "a|b|c"],
+    ]);
+    // The filters keep what Redis keeps, among the commands the engine runs.
+    let engine = Engine::new();
+    let mut c = engine.client();
+    let names = |r: Reply| -> Vec<String> {
+        let Reply::Array(items) = r else {
+            panic!("{r:?}")
+        };
+        let mut v: Vec<String> = items.into_iter().map(text).collect();
+        v.sort();
+        v
+    };
+    let clients = names(run(
+        &engine,
+        &mut c,
+        &["COMMAND", "LIST", "FILTERBY", "PATTERN", "CLIENT*"],
+    ));
+    assert!(clients.contains(&"client".to_string()));
+    assert!(clients.contains(&"client|list".to_string()));
+    assert!(clients.iter().all(|n| n.starts_with("client")));
+    let strings = names(run(
+        &engine,
+        &mut c,
+        &["COMMAND", "LIST", "FILTERBY", "ACLCAT", "String"],
+    ));
+    assert!(strings.contains(&"get".to_string()));
+    assert!(!strings.contains(&"hset".to_string()));
+    let all = names(run(&engine, &mut c, &["COMMAND", "LIST"]));
+    let top = all.iter().filter(|n| !n.contains('|')).count() as i64;
+    assert_eq!(run(&engine, &mut c, &["COMMAND", "COUNT"]), Reply::Int(top));
+}
+
+// ---- CLIENT management, SLOWLOG, LATENCY, WAIT ----
+
+#[test]
+fn client_management_errors_match_redis() {
+    let mut d = Diff::new();
+    d.check(&[
+        &["CLIENT", "KILL"],
+        &["CLIENT", "KILL", "1.2.3.4:5"],
+        &["CLIENT", "KILL", "ADDR"],
+        &["CLIENT", "KILL", "ID", "0"],
+        &["CLIENT", "KILL", "ID", "-3"],
+        &["CLIENT", "KILL", "ID", "x"],
+        &["CLIENT", "KILL", "ID", "999999"],
+        &["CLIENT", "KILL", "ID", "1", "x"],
+        &["CLIENT", "KILL", "foo", "bar"],
+        &["CLIENT", "KILL", "TYPE", "foo"],
+        &["CLIENT", "KILL", "TYPE", "master"],
+        &["CLIENT", "KILL", "USER", "nosuchuser"],
+        &["CLIENT", "KILL", "USER", "default"],
+        &["CLIENT", "KILL", "SKIPME", "maybe"],
+        &["CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"],
+        &["CLIENT", "KILL", "ADDR", "1.2.3.4:5", "LADDR", "x"],
+        &["CLIENT", "PAUSE"],
+        &["CLIENT", "PAUSE", "x"],
+        &["CLIENT", "PAUSE", "-1"],
+        &["CLIENT", "PAUSE", "10", "foo"],
+        &["CLIENT", "PAUSE", "x", "foo"],
+        &["CLIENT", "PAUSE", "1", "WRITE", "x"],
+        &["CLIENT", "PAUSE", "9223372036854775807", "WRITE"],
+        &["CLIENT", "UNPAUSE"],
+        &["CLIENT", "PAUSE", "0"],
+        &["CLIENT", "PAUSE", "0", "write"],
+        &["CLIENT", "UNPAUSE"],
+        &["CLIENT", "UNPAUSE", "x"],
+        &["CLIENT", "UNBLOCK"],
+        &["CLIENT", "UNBLOCK", "x"],
+        &["CLIENT", "UNBLOCK", "1", "foo"],
+        &["CLIENT", "UNBLOCK", "x", "foo"],
+        &["CLIENT", "UNBLOCK", "x", "error"],
+        &["CLIENT", "UNBLOCK", "999999"],
+        &["CLIENT", "UNBLOCK", "999999", "TIMEOUT"],
+        &["CLIENT", "UNBLOCK", "1", "2", "3"],
+        &["CLIENT", "REPLY"],
+        &["CLIENT", "REPLY", "foo"],
+        &["CLIENT", "REPLY", "ON"],
+        &["CLIENT", "GETREDIR"],
+        &["CLIENT", "TRACKINGINFO"],
+        &["CLIENT", "TRACKINGINFO", "x"],
+        &["CLIENT", "CACHING", "yes"],
+        &["CLIENT", "CACHING"],
+        &["CLIENT", "HELP"],
+    ]);
+}
+
+#[test]
+fn slowlog_latency_and_wait_errors_match_redis() {
+    let mut d = Diff::new();
+    d.check(&[
+        &["SLOWLOG"],
+        &["SLOWLOG", "foo"],
+        &["SLOWLOG", "HELP"],
+        &["SLOWLOG", "help", "x"],
+        &["SLOWLOG", "GET", "x"],
+        &["SLOWLOG", "GET", "-2"],
+        &["SLOWLOG", "GET", "1", "2"],
+        &["SLOWLOG", "LEN", "x"],
+        &["SLOWLOG", "RESET", "x"],
+        &["SLOWLOG", "RESET"],
+        &["SLOWLOG", "LEN"],
+        &["SLOWLOG", "GET"],
+        &["SLOWLOG", "GET", "-1"],
+        &["CONFIG", "SET", "slowlog-log-slower-than", "-2"],
+        &["CONFIG", "SET", "slowlog-max-len", "-1"],
+        &["CONFIG", "SET", "latency-monitor-threshold", "-1"],
+        &["CONFIG", "SET", "slowlog-log-slower-than", "x"],
+        &["CONFIG", "GET", "slowlog-log-slower-than"],
+        &["CONFIG", "GET", "slowlog-max-len"],
+        &["CONFIG", "GET", "latency-monitor-threshold"],
+        &["LATENCY"],
+        &["LATENCY", "foo"],
+        &["LATENCY", "HELP"],
+        &["LATENCY", "LATEST"],
+        &["LATENCY", "LATEST", "x"],
+        &["LATENCY", "HISTORY"],
+        &["LATENCY", "HISTORY", "command"],
+        &["LATENCY", "RESET"],
+        &["LATENCY", "RESET", "command", "fast-command"],
+        &["WAIT"],
+        &["WAIT", "0", "0"],
+        &["WAIT", "x", "0"],
+        &["WAIT", "0", "-1"],
+        &["WAIT", "0", "x"],
+        &["WAIT", "-1", "10"],
+    ]);
+}
+
+/// With `slowlog-log-slower-than 0` every command is logged: the same entries as Redis (ids,
+/// arguments with Redis's caps, client names), apart from times, durations and addresses.
+#[test]
+fn slowlog_with_threshold_zero_logs_what_redis_logs() {
+    let server = RedisServer::spawn();
+    let mut redis = server.connect();
+    let engine = Engine::new();
+    let mut c = engine.client();
+    let long = "x".repeat(200);
+    let mut many: Vec<&str> = vec!["RPUSH", "list"];
+    many.extend(std::iter::repeat_n("e", 40));
+    let script: Vec<Vec<&str>> = vec![
+        vec!["CONFIG", "SET", "slowlog-log-slower-than", "0"],
+        vec!["SLOWLOG", "RESET"],
+        vec!["SET", "k", "v"],
+        vec!["CLIENT", "SETNAME", "tester"],
+        vec!["GET", "k"],
+        vec!["SET", "big", &long],
+        many,
+        vec!["NOSUCHCOMMAND"],
+        vec!["GET"],
+        vec!["MULTI"],
+        vec!["INCR", "n"],
+        vec!["EXEC"],
+        vec!["SLOWLOG", "LEN"],
+    ];
+    for args in &script {
+        let (theirs, ours) = values(&mut redis, &engine, &mut c, args);
+        assert_eq!(ours, theirs, "{args:?}");
+    }
+    let (theirs, ours) = values(&mut redis, &engine, &mut c, &["SLOWLOG", "GET", "-1"]);
+    let facts = |v: Value| -> Vec<(Value, Value, Value)> {
+        let Value::Array(entries) = v else {
+            panic!("{v:?}")
+        };
+        entries
+            .into_iter()
+            .map(|e| {
+                let Value::Array(f) = e else { panic!("{e:?}") };
+                assert_eq!(f.len(), 6);
+                assert!(matches!(f[1], Value::Int(t) if t > 1_600_000_000));
+                assert!(matches!(f[2], Value::Int(us) if us >= 0));
+                (f[0].clone(), f[3].clone(), f[5].clone())
+            })
+            .collect()
+    };
+    let (theirs, ours) = (facts(theirs), facts(ours));
+    assert!(ours.len() >= 9, "{ours:?}");
+    assert_eq!(ours, theirs);
+    // The cap: the slow log keeps at most slowlog-max-len entries, newest first.
+    for args in [
+        &["CONFIG", "SET", "slowlog-max-len", "2"][..],
+        &["PING"],
+        &["SLOWLOG", "LEN"],
+    ] {
+        let (theirs, ours) = values(&mut redis, &engine, &mut c, args);
+        assert_eq!(ours, theirs, "{args:?}");
+    }
+}
+
+/// The latency monitor records commands slower than its threshold, in Redis's shape.
+#[test]
+fn latency_records_slow_commands_once_enabled() {
+    let engine = Engine::new();
+    let mut c = engine.client();
+    assert_eq!(
+        run(&engine, &mut c, &["LATENCY", "LATEST"]),
+        Reply::Array(Vec::new())
+    );
+    run(
+        &engine,
+        &mut c,
+        &["CONFIG", "SET", "latency-monitor-threshold", "1"],
+    );
+    // A command that certainly takes over 1 ms: a large SORT.
+    let values: Vec<String> = (0..50_000).map(|i| i.to_string()).collect();
+    let mut args = vec!["RPUSH", "l"];
+    args.extend(values.iter().map(String::as_str));
+    run(&engine, &mut c, &args);
+    for _ in 0..20 {
+        run(&engine, &mut c, &["SORT", "l"]);
+    }
+    let Reply::Array(latest) = run(&engine, &mut c, &["LATENCY", "LATEST"]) else {
+        panic!()
+    };
+    assert!(!latest.is_empty(), "no event recorded");
+    let Reply::Array(event) = &latest[0] else {
+        panic!("{latest:?}")
+    };
+    assert_eq!(event.len(), 4);
+    let name = text(event[0].clone());
+    let Reply::Array(history) = run(&engine, &mut c, &["LATENCY", "HISTORY", &name]) else {
+        panic!()
+    };
+    assert!(!history.is_empty());
+    assert_eq!(
+        run(&engine, &mut c, &["LATENCY", "RESET", &name, "nosuch"]),
+        Reply::Int(1)
+    );
+}
+
+/// CLIENT LIST shows every client of the engine, in-process ones too, with what each
+/// published after its last command; KILL marks the named client.
+#[test]
+fn client_list_and_kill_see_every_engine_client() {
+    let engine = Engine::new();
+    let mut a = engine.client();
+    let mut b = engine.client();
+    run(&engine, &mut a, &["CLIENT", "SETNAME", "alpha"]);
+    run(&engine, &mut a, &["SELECT", "5"]);
+    run(&engine, &mut a, &["MULTI"]);
+    run(&engine, &mut a, &["INCR", "x"]);
+    let list = text(run(&engine, &mut b, &["CLIENT", "LIST"]));
+    let lines: Vec<&str> = list.lines().collect();
+    assert_eq!(lines.len(), 2, "{list}");
+    let fields = client_fields(lines[0]);
+    let get = |k: &str| fields.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+    assert_eq!(get("id"), Some(a.id.to_string().as_str()));
+    assert_eq!(get("name"), Some("alpha"));
+    assert_eq!(get("db"), Some("5"));
+    assert_eq!(get("multi"), Some("1"));
+    assert_eq!(get("flags"), Some("x"));
+    assert_eq!(get("cmd"), Some("multi"));
+    assert_eq!(get("fd"), Some("-1"));
+    assert!(lines[1].contains("cmd=client|list"));
+    let id = a.id.to_string();
+    assert_eq!(
+        run(&engine, &mut b, &["CLIENT", "KILL", "ID", &id]),
+        Reply::Int(1)
+    );
+    assert!(a.shared.killed());
+    assert_eq!(
+        text(run(&engine, &mut b, &["CLIENT", "LIST"]))
+            .lines()
+            .count(),
+        1
+    );
+    drop(a);
+    let c = engine.client();
+    let list = text(run(
+        &engine,
+        &mut b,
+        &["CLIENT", "LIST", "ID", &c.id.to_string()],
+    ));
+    assert!(list.contains("cmd=NULL"), "{list}");
 }

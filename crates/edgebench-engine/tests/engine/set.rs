@@ -32,8 +32,14 @@ fn check_unordered(d: &mut Diff, script: &[&[&str]]) {
 }
 
 /// For a random pick: both replies have `len` elements, each one of `allowed`, distinct
-/// when `distinct`.
-fn check_pick(d: &mut Diff, args: &[&str], len: usize, allowed: &[&str], distinct: bool) {
+/// when `distinct` (ZRANDMEMBER's tests use it too).
+pub(crate) fn check_pick(
+    d: &mut Diff,
+    args: &[&str],
+    len: usize,
+    allowed: &[&str],
+    distinct: bool,
+) {
     let (real, ours) = d.both(args);
     for (who, reply) in [("redis-server", &real), ("engine", &ours)] {
         let items = elements(reply);
@@ -170,6 +176,42 @@ fn set_algebra_matches_redis() {
         &["SDIFFSTORE", "d"],
     ]);
     check_unordered(&mut d, &[&["SMEMBERS", "a"], &["SMEMBERS", "d"]]);
+}
+
+#[test]
+fn sintercard_matches_redis() {
+    let mut d = Diff::new();
+    d.check(&[
+        &["SADD", "a", "1", "2", "3", "x"],
+        &["SADD", "b", "2", "3", "y"],
+        &["SADD", "c", "3", "z"],
+        &["HSET", "h", "f", "v"],
+        &["SINTERCARD", "2", "a", "b"],
+        &["SINTERCARD", "3", "a", "b", "c"],
+        &["SINTERCARD", "1", "a"],
+        &["SINTERCARD", "2", "a", "a"],
+        &["SINTERCARD", "2", "a", "nokey"],
+        &["SINTERCARD", "2", "a", "b", "LIMIT", "0"],
+        &["SINTERCARD", "2", "a", "b", "LIMIT", "1"],
+        &["SINTERCARD", "2", "a", "b", "limit", "5"],
+        &["SINTERCARD", "2", "a", "b", "LIMIT", "1", "LIMIT", "0"],
+        // numkeys: at least 1 (one message for a non-integer too), no more than given.
+        &["SINTERCARD", "0", "a"],
+        &["SINTERCARD", "-1", "a"],
+        &["SINTERCARD", "x", "a"],
+        &["SINTERCARD", "3", "a", "b"],
+        &["SINTERCARD", "9223372036854775807", "a"],
+        // Options are read before the keys' types.
+        &["SINTERCARD", "2", "a", "h"],
+        &["SINTERCARD", "2", "nokey", "h"],
+        &["SINTERCARD", "2", "a", "h", "LIMIT", "-1"],
+        &["SINTERCARD", "2", "a", "b", "LIMIT", "-1"],
+        &["SINTERCARD", "2", "a", "b", "LIMIT", "x"],
+        &["SINTERCARD", "2", "a", "b", "LIMIT"],
+        &["SINTERCARD", "2", "a", "b", "WITHSCORES"],
+        &["SINTERCARD", "1"],
+        &["SINTERCARD"],
+    ]);
 }
 
 #[test]

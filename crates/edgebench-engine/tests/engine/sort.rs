@@ -197,5 +197,10 @@ fn command_getkeys_names_the_sorted_and_store_keys() {
             "COMMAND", "GETKEYS", "SORT", "k", "BY", "w_*", "GET", "#", "STORE", "dst",
         ],
         &["COMMAND", "GETKEYS", "SORT_RO", "k", "BY", "w_*"],
+        &[
+            "COMMAND", "GETKEYS", "SORT", "k", "STORE", "a", "STORE", "b",
+        ],
+        &["COMMAND", "GETKEYS", "SORT", "k", "GET", "STORE", "x"],
+        &["COMMAND", "GETKEYSANDFLAGS", "SORT", "k", "STORE", "dst"],
     ]);
 }

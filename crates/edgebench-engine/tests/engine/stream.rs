@@ -511,3 +511,10 @@ fn typed_api_on_a_manual_clock() {
         Ok(Some(StreamId::new(2_000, 1)))
     );
 }
+
+/// Consumer groups (XGROUP, XREADGROUP, XACK, XPENDING, XCLAIM, XAUTOCLAIM, XINFO, XSETID).
+mod groups;
+
+/// Consumer groups over the RESP server: consumers on their own connections, XREADGROUP
+/// BLOCK.
+mod served;

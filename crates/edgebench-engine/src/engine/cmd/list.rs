@@ -1,5 +1,6 @@
 //! Lists: LPUSH, RPUSH, LPUSHX, RPUSHX, LPOP, RPOP (with count), LRANGE, LLEN, LINDEX, LSET,
-//! LREM, LTRIM, LINSERT, LPOS, LMOVE, RPOPLPUSH, and the blocking BLPOP, BRPOP, BLMOVE.
+//! LREM, LTRIM, LINSERT, LPOS, LMOVE, RPOPLPUSH, LMPOP, and the blocking BLPOP, BRPOP,
+//! BLMOVE, BRPOPLPUSH, BLMPOP.
 //!
 //! The typed operations (`impl Locked`) are the Rust API; the `run` functions parse arguments
 //! in Redis 7.0's order (t_list.c), so that when several things are wrong the error is the
@@ -10,14 +11,17 @@
 //! list is removed at once, so no command ever sees an empty list. Index arithmetic accepts
 //! any `i64` (negative counts from the tail) without overflow.
 //!
-//! Blocking: the engine has no connections to park, so BLPOP, BRPOP and BLMOVE serve an
+//! Blocking: the engine has no connections to park, so the blocking commands serve an
 //! available element exactly as Redis does and otherwise reply as Redis does on timeout (as
 //! Redis itself does inside MULTI). The RESP server adds the waiting (`// BLOCK:` marks where).
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
+use std::ops::Range;
 
-use super::{is, parse_f64, parse_i64, spec, Ctx, KeySpec, Spec, ONE_KEY, TWO_KEYS};
+use super::{
+    is, keys_after_numkeys, parse_f64, parse_i64, spec, Ctx, KeySpec, Spec, ONE_KEY, TWO_KEYS,
+};
 use crate::engine::error::CmdError;
 use crate::engine::keyspace::Locked;
 pub use crate::engine::types::options::{ListEnd, LposOptions};
@@ -51,7 +55,26 @@ pub const COMMANDS: &[Spec] = &[
     spec("blpop", -3, KEYS_BEFORE_TIMEOUT, true, blpop),
     spec("brpop", -3, KEYS_BEFORE_TIMEOUT, true, brpop),
     spec("blmove", 6, TWO_KEYS, true, blmove),
+    spec("brpoplpush", 4, TWO_KEYS, true, brpoplpush),
+    spec(
+        "lmpop",
+        -4,
+        KeySpec::Custom(|a| keys_after_numkeys(a, 1).collect()),
+        true,
+        lmpop,
+    ),
+    spec(
+        "blmpop",
+        -5,
+        KeySpec::Custom(|a| keys_after_numkeys(a, 2).collect()),
+        true,
+        blmpop,
+    ),
 ];
+
+/// Elements popped from one of several lists: (index of the key among those given,
+/// elements in pop order).
+pub type ListPopped = (usize, Vec<Vec<u8>>);
 
 fn err(text: &'static str) -> CmdError {
     CmdError::Other(Cow::Borrowed(text))
@@ -362,6 +385,23 @@ impl Locked<'_> {
         Ok(Some(value))
     }
 
+    /// LMPOP: pops up to `count` elements at `end` from the first list of `keys`, returning
+    /// (index in `keys`, elements in pop order); `None` when all are missing. WRONGTYPE stops
+    /// at the first key of another type met before a list.
+    pub fn list_mpop(
+        &mut self,
+        keys: &[&[u8]],
+        end: ListEnd,
+        count: usize,
+    ) -> Result<Option<ListPopped>, CmdError> {
+        for (i, &key) in keys.iter().enumerate() {
+            if let Some(popped) = self.list_pop(key, end, count)? {
+                return Ok(Some((i, popped)));
+            }
+        }
+        Ok(None)
+    }
+
     /// BLPOP/BRPOP without waiting: pops from the first non-empty list of `keys`, returning
     /// (index in `keys`, element); `None` when all are missing. WRONGTYPE stops at the first
     /// key of another type met before a list.
@@ -416,6 +456,64 @@ pub fn parse_timeout_secs(arg: &[u8]) -> Result<u64, CmdError> {
     }
     let ms = ms.trunc() as i64;
     u64::try_from(ms).map_err(|_| err("ERR timeout is negative"))
+}
+
+/// The arguments of LMPOP, BLMPOP, ZMPOP and BZMPOP from the count at `at` on:
+/// `numkeys key [key ...] <end> [COUNT count]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MultiPop {
+    /// Where the keys are in the request.
+    pub keys: Range<usize>,
+    /// Whether the end is the second of the two words (RIGHT, MAX).
+    pub second_end: bool,
+    /// Elements to pop at most (1 without COUNT).
+    pub count: usize,
+}
+
+impl MultiPop {
+    /// Parses as Redis's `lmpopGenericCommand` does: the count of keys (>= 1), the end
+    /// (one of `ends`, else a syntax error), then COUNT (>= 1) at most once.
+    pub fn parse(args: &[&[u8]], at: usize, ends: [&str; 2]) -> Result<MultiPop, CmdError> {
+        let numkeys = parse_i64(args[at])
+            .ok()
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|&n| n >= 1)
+            .ok_or_else(|| err("ERR numkeys should be greater than 0"))?;
+        let keys = keys_after_numkeys(args, at);
+        if keys.len() < numkeys || keys.end >= args.len() {
+            return Err(CmdError::Syntax);
+        }
+        let end = args[keys.end];
+        let second_end = if is(end, ends[0]) {
+            false
+        } else if is(end, ends[1]) {
+            true
+        } else {
+            return Err(CmdError::Syntax);
+        };
+        let mut count = None;
+        let mut opts = &args[keys.end + 1..];
+        while let Some((opt, rest)) = opts.split_first() {
+            match rest.split_first() {
+                Some((value, rest)) if count.is_none() && is(opt, "count") => {
+                    count = Some(
+                        parse_i64(value)
+                            .ok()
+                            .and_then(|n| usize::try_from(n).ok())
+                            .filter(|&n| n >= 1)
+                            .ok_or_else(|| err("ERR count should be greater than 0"))?,
+                    );
+                    opts = rest;
+                }
+                _ => return Err(CmdError::Syntax),
+            }
+        }
+        Ok(MultiPop {
+            keys,
+            second_end,
+            count: count.unwrap_or(1),
+        })
+    }
 }
 
 fn bulks(values: Vec<Vec<u8>>) -> Reply {
@@ -614,6 +712,40 @@ fn blmove(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
     Ok(move_reply(ctx.ks.lmove(args[1], args[2], from, to)?))
 }
 
+fn brpoplpush(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
+    let _timeout_ms = parse_timeout_secs(args[3])?;
+    // BLOCK: as BLMOVE RIGHT LEFT.
+    rpoplpush(ctx, args)
+}
+
+/// LMPOP and BLMPOP once their arguments are read: `[key, [elements...]]`, or the nil
+/// array when every list is missing.
+fn mpop_reply(ctx: &mut Ctx<'_, '_>, args: &[&[u8]], parsed: &MultiPop) -> Result<Reply, CmdError> {
+    let end = if parsed.second_end {
+        ListEnd::Right
+    } else {
+        ListEnd::Left
+    };
+    let keys = &args[parsed.keys.clone()];
+    Ok(match ctx.ks.list_mpop(keys, end, parsed.count)? {
+        Some((i, values)) => Reply::Array(vec![Reply::bulk(keys[i]), bulks(values)]),
+        None => Reply::NilArray,
+    })
+}
+
+fn lmpop(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
+    let parsed = MultiPop::parse(args, 1, ["left", "right"])?;
+    mpop_reply(ctx, args, &parsed)
+}
+
+fn blmpop(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
+    // Redis reads the timeout after the other arguments.
+    let parsed = MultiPop::parse(args, 2, ["left", "right"])?;
+    let _timeout_ms = parse_timeout_secs(args[1])?;
+    // BLOCK: the nil array is the timeout reply; the RESP server waits instead.
+    mpop_reply(ctx, args, &parsed)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -638,6 +770,41 @@ mod tests {
         assert_eq!(position(3, 3), None);
         assert_eq!(position(i64::MIN, 3), None);
         assert_eq!(position(i64::MAX, 3), None);
+    }
+
+    #[test]
+    fn multi_pops_parse_like_lmpop() {
+        let args: [&[u8]; 7] = [b"lmpop", b"2", b"a", b"b", b"RIGHT", b"count", b"3"];
+        let parsed = MultiPop::parse(&args, 1, ["left", "right"]);
+        assert_eq!(
+            parsed,
+            Ok(MultiPop {
+                keys: 2..4,
+                second_end: true,
+                count: 3
+            })
+        );
+        let numkeys = Err(err("ERR numkeys should be greater than 0"));
+        let count = Err(err("ERR count should be greater than 0"));
+        type Case<'a> = (&'a [&'a [u8]], Result<MultiPop, CmdError>);
+        let cases: [Case<'_>; 6] = [
+            (&[b"lmpop", b"0", b"a", b"LEFT"], numkeys.clone()),
+            (&[b"lmpop", b"x", b"a", b"LEFT"], numkeys),
+            (&[b"lmpop", b"2", b"a", b"LEFT"], Err(CmdError::Syntax)),
+            (&[b"lmpop", b"1", b"a", b"UP"], Err(CmdError::Syntax)),
+            (&[b"lmpop", b"1", b"a", b"LEFT", b"COUNT", b"0"], count),
+            (
+                &[b"lmpop", b"1", b"a", b"LEFT", b"COUNT"],
+                Err(CmdError::Syntax),
+            ),
+        ];
+        for (args, want) in cases {
+            assert_eq!(
+                MultiPop::parse(args, 1, ["left", "right"]),
+                want,
+                "{args:?}"
+            );
+        }
     }
 
     #[test]

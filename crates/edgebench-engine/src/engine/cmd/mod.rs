@@ -7,11 +7,16 @@
 //! arguments, calls typed operations on [`Locked`](crate::engine::Locked) and returns the
 //! reply; a `CmdError` becomes the error reply with Redis's exact text.
 
+pub mod bits;
 pub mod dump;
+pub mod geo;
 pub mod hash;
+pub mod hll;
 pub mod keys;
 pub mod list;
 pub mod object;
+#[cfg(feature = "scripting")]
+pub mod script;
 pub mod server;
 pub mod set;
 pub mod sort;
@@ -23,10 +28,11 @@ pub mod zset;
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::OnceLock;
+use std::time::SystemTime;
 
 use super::client::Client;
 use super::error::CmdError;
-use super::handle::Engine;
+use super::handle::{Engine, EngineClock};
 use super::keyspace::Locked;
 use crate::resp::reply::Reply;
 
@@ -98,6 +104,21 @@ pub const ALL_ARGS: KeySpec = KeySpec::Range {
     last: -1,
     step: 1,
 };
+
+/// The keys of a `numkeys key [key ...]` command (ZUNION, LMPOP, SINTERCARD, ...) whose
+/// count is argument `at`: at most the arguments there are, so a huge or bad count locks
+/// nothing it was not given (the command then reports the error).
+pub fn keys_after_numkeys(args: &[&[u8]], at: usize) -> std::ops::Range<usize> {
+    let first = at + 1;
+    let given = args.len().saturating_sub(first);
+    let n = args
+        .get(at)
+        .and_then(|a| parse_i64(a).ok())
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(0)
+        .min(given);
+    first..first + n
+}
 
 /// A table entry, positionally (the families' tables read best one line per command).
 pub const fn spec(
@@ -177,12 +198,15 @@ struct Table {
 fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let families: [&'static [Spec]; 12] = [
+        let families: &[&'static [Spec]] = &[
             strings::COMMANDS,
+            bits::COMMANDS,
+            hll::COMMANDS,
             keys::COMMANDS,
             hash::COMMANDS,
             set::COMMANDS,
             zset::COMMANDS,
+            geo::COMMANDS,
             list::COMMANDS,
             stream::COMMANDS,
             server::COMMANDS,
@@ -190,6 +214,8 @@ fn table() -> &'static Table {
             object::COMMANDS,
             dump::COMMANDS,
             sort::COMMANDS,
+            #[cfg(feature = "scripting")]
+            script::COMMANDS,
         ];
         let mut specs: Vec<&'static Spec> = Vec::new();
         let mut by_name = HashMap::with_hasher(foldhash::fast::RandomState::default());
@@ -213,6 +239,11 @@ pub fn all_commands() -> impl Iterator<Item = &'static Spec> {
     table().specs.iter().copied()
 }
 
+/// The spec at `index` in [`all_commands`].
+pub(crate) fn spec_at(index: usize) -> Option<&'static Spec> {
+    table().specs.get(index).copied()
+}
+
 /// The spec of a command name, any case.
 pub fn lookup(name: &[u8]) -> Option<&'static Spec> {
     lookup_indexed(name).map(|(_, spec)| spec)
@@ -231,7 +262,7 @@ pub(crate) fn lookup_indexed(name: &[u8]) -> Option<(usize, &'static Spec)> {
     Some((i, table.specs[i]))
 }
 
-fn arity_ok(arity: i32, argc: usize) -> bool {
+pub(crate) fn arity_ok(arity: i32, argc: usize) -> bool {
     if arity >= 0 {
         argc == arity as usize
     } else {
@@ -288,20 +319,85 @@ pub fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
         }
         return Reply::err(server::NOAUTH);
     }
+    // While a script runs, wait for it (or get BUSY) here rather than on its locks: one
+    // relaxed load when none runs (see `script::gate`).
+    #[cfg(feature = "scripting")]
+    if !engine.inner().scripting.gate.quiet() {
+        if let Some(busy) = script::wait_for_script(engine, spec, args) {
+            if client.in_multi() {
+                client.multi_dirty = true;
+            }
+            return busy;
+        }
+    }
     if client.in_multi() && !tx::runs_inside_multi(spec) {
         if let Some(queue) = client.multi.as_mut() {
             queue.push(args.iter().map(|a| a.to_vec()).collect());
         }
+        client.publish_state();
         return Reply::queued();
     }
     engine.inner().server.count_call(index);
+    note_command(client, index, args);
     run(engine, client, spec, args)
+}
+
+/// Publishes which command the client runs (CLIENT LIST's `cmd`): one relaxed store, and a
+/// lock only for commands with subcommands (`client|list`), which are rare.
+fn note_command(client: &Client, index: usize, args: &[&[u8]]) {
+    let shared = &client.shared;
+    shared
+        .last_command
+        .store(u32::try_from(index).unwrap_or(u32::MAX), Ordering::Relaxed);
+    if args.len() > 1 && server::has_subcommands(index) {
+        let sub = String::from_utf8_lossy(&args[1][..args[1].len().min(64)]).to_lowercase();
+        *shared
+            .last_subcommand
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(sub);
+    }
+}
+
+/// When a command starts, for the slow log: `None` unless the slow log or the latency
+/// monitor is on. Wall-clock time, as Redis's `ustime()`: a clock step makes one duration
+/// wrong (a backwards step reads as 0), never the log's order.
+pub(crate) fn command_timer(engine: &Engine) -> Option<SystemTime> {
+    engine.inner().server.slowlog.timing().then(SystemTime::now)
+}
+
+/// What every command that ran leaves behind: a slow log entry or latency sample if it
+/// was slow, a line for the monitors if there are any, and the client's published state.
+pub(crate) fn observe(
+    engine: &Engine,
+    client: &Client,
+    args: &[&[u8]],
+    started: Option<SystemTime>,
+    now_ms: u64,
+) {
+    let server = &engine.inner().server;
+    if let Some(took) = started.and_then(|t| server.slowlog.duration_if_slow(t)) {
+        server.slowlog.record(client, args, took);
+    }
+    engine.feed_monitors(client, args);
+    client
+        .shared
+        .last_interaction_ms
+        .store(now_ms, Ordering::Relaxed);
+    client.publish_state();
 }
 
 /// Locks what `spec` declares and runs it.
 pub fn run(engine: &Engine, client: &mut Client, spec: &Spec, args: &[&[u8]]) -> Reply {
     let db = engine.db(client.db);
-    let now = engine.now_ms();
+    // One clock read serves both the slow log's start and, on the system clock, the
+    // command's time (Redis also times commands with the wall clock).
+    let started = command_timer(engine);
+    let now = match (started, &engine.inner().clock) {
+        (Some(t), EngineClock::System) => t
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64),
+        _ => engine.now_ms(),
+    };
     let ks = match spec.keys {
         KeySpec::All => db.lock_all(now),
         KeySpec::None => db.lock_indices(&[], now),
@@ -317,7 +413,10 @@ pub fn run(engine: &Engine, client: &mut Client, spec: &Spec, args: &[&[u8]]) ->
         }
     };
     let mut ctx = Ctx { engine, client, ks };
-    (spec.run)(&mut ctx, args).unwrap_or_else(Reply::from)
+    let reply = (spec.run)(&mut ctx, args).unwrap_or_else(Reply::from);
+    drop(ctx);
+    observe(engine, client, args, started, now);
+    reply
 }
 
 // ---- argument parsing shared by the families ----
@@ -398,6 +497,20 @@ mod tests {
             unknown_command(&[b"foo"]),
             Reply::err("ERR unknown command 'foo', with args beginning with: ")
         );
+    }
+
+    #[test]
+    fn numkeys_key_specs_stop_at_the_arguments_given() {
+        let args: [&[u8]; 5] = [b"zunion", b"2", b"a", b"b", b"WITHSCORES"];
+        assert_eq!(keys_after_numkeys(&args, 1), 2..4);
+        let huge: [&[u8]; 3] = [b"lmpop", b"9223372036854775807", b"a"];
+        assert_eq!(keys_after_numkeys(&huge, 1), 2..3);
+        for bad in [&b"-1"[..], b"x", b"0"] {
+            let args: [&[u8]; 3] = [b"zunion", bad, b"a"];
+            assert!(keys_after_numkeys(&args, 1).is_empty(), "{bad:?}");
+        }
+        let short: [&[u8]; 2] = [b"blmpop", b"0"];
+        assert!(keys_after_numkeys(&short, 2).is_empty());
     }
 
     #[test]

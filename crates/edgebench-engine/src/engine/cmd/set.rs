@@ -1,5 +1,5 @@
 //! Sets: SADD, SREM, SMEMBERS, SISMEMBER, SMISMEMBER, SCARD, SPOP, SRANDMEMBER, SMOVE,
-//! SINTER, SUNION, SDIFF, SINTERSTORE, SUNIONSTORE, SDIFFSTORE, SSCAN — plus what every
+//! SINTER, SINTERCARD, SUNION, SDIFF, SINTERSTORE, SUNIONSTORE, SDIFFSTORE, SSCAN — plus what every
 //! collection SCAN and random pick shares (HSCAN and ZSCAN use it too): MATCH/COUNT parsing,
 //! cursor paging in SCAN's order, and a per-thread random generator. The glob matcher and
 //! the cursor parser are the key space's ([`super::keys`]), so KEYS, SCAN and the
@@ -24,7 +24,7 @@ use super::keys::{parse_scan_cursor, scan_position};
 // Re-exported for the other collection SCANs (ZSCAN uses them through this module).
 pub use super::keys::glob_match;
 pub(super) use super::keys::parse_scan_cursor as parse_cursor;
-use super::{is, parse_i64, Ctx, KeySpec, Spec};
+use super::{is, keys_after_numkeys, parse_i64, Ctx, KeySpec, Spec};
 use crate::engine::error::CmdError;
 use crate::engine::keyspace::{BytesSet, Entry, Key, Locked, Value};
 use crate::engine::types::options::SetOp;
@@ -125,6 +125,13 @@ pub const COMMANDS: &[Spec] = &[
         keys: ALL_KEYS,
         write: false,
         run: sinter,
+    },
+    Spec {
+        name: "sintercard",
+        arity: -3,
+        keys: KeySpec::Custom(|args| keys_after_numkeys(args, 1).collect()),
+        write: false,
+        run: sintercard,
     },
     Spec {
         name: "sunion",
@@ -314,6 +321,13 @@ impl Locked<'_> {
     /// SINTER: the members in every set of `keys` (a missing key is an empty set).
     pub fn sinter(&mut self, keys: &[&[u8]]) -> Result<Vec<Vec<u8>>, CmdError> {
         Ok(members_of(&self.set_op(SetOp::Inter, keys)?))
+    }
+
+    /// SINTERCARD: how many members are in every set of `keys`, counting at most `limit`
+    /// (0: no limit).
+    pub fn sintercard(&mut self, keys: &[&[u8]], limit: usize) -> Result<usize, CmdError> {
+        let n = self.set_op(SetOp::Inter, keys)?.len();
+        Ok(if limit == 0 { n } else { n.min(limit) })
     }
 
     /// SUNION: the members in any set of `keys`.
@@ -506,6 +520,34 @@ fn sinter(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
     Ok(bulk_set(ctx.ks.sinter(&args[1..])?))
 }
 
+/// `SINTERCARD numkeys key [key ...] [LIMIT limit]`, checked in Redis's order: the count,
+/// that the keys are there, the options, then the keys' types.
+fn sintercard(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
+    let numkeys = parse_i64(args[1])
+        .ok()
+        .filter(|&n| n >= 1)
+        .ok_or_else(|| err("ERR numkeys should be greater than 0"))?;
+    let keys = keys_after_numkeys(args, 1);
+    if usize::try_from(numkeys).map_or(true, |n| n > keys.len()) {
+        return Err(err(
+            "ERR Number of keys can't be greater than number of args",
+        ));
+    }
+    let mut limit = 0;
+    let mut opts = &args[keys.end..];
+    while let Some((opt, rest)) = opts.split_first() {
+        match rest.split_first() {
+            Some((value, rest)) if is(opt, "limit") => {
+                limit = parse_non_negative(value, "ERR LIMIT can't be negative")?;
+                opts = rest;
+            }
+            _ => return Err(CmdError::Syntax),
+        }
+    }
+    let n = ctx.ks.sintercard(&args[keys], limit)?;
+    Ok(Reply::Int(n as i64))
+}
+
 fn sunion(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
     Ok(bulk_set(ctx.ks.sunion(&args[1..])?))
 }
@@ -553,6 +595,15 @@ fn parse_positive(arg: &[u8]) -> Result<usize, CmdError> {
         .ok()
         .and_then(|n| usize::try_from(n).ok())
         .ok_or_else(|| err("ERR value is out of range, must be positive"))
+}
+
+/// Redis's `getPositiveLongFromObjectOrReply` with a message: an integer >= 0, else `msg`
+/// (for a non-integer too).
+pub(super) fn parse_non_negative(arg: &[u8], msg: &'static str) -> Result<usize, CmdError> {
+    parse_i64(arg)
+        .ok()
+        .and_then(|n| usize::try_from(n).ok())
+        .ok_or_else(|| err(msg))
 }
 
 /// SRANDMEMBER's and HRANDFIELD's count: any integer but `i64::MIN` (Redis negates it).

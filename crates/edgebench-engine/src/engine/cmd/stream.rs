@@ -1,6 +1,7 @@
 //! Streams: XADD (NOMKSTREAM, MAXLEN/MINID with `=`/`~` and LIMIT), XLEN, XRANGE,
-//! XREVRANGE, XREAD (COUNT, BLOCK, STREAMS, `$`), XDEL, XTRIM — what the reliable-topic
-//! workload needs; consumer groups are not implemented.
+//! XREVRANGE, XREAD (COUNT, BLOCK, STREAMS, `$`), XDEL, XTRIM here; consumer groups
+//! (XGROUP, XREADGROUP, XACK, XPENDING, XSETID) in [`group`], XCLAIM and XAUTOCLAIM in
+//! [`claim`], XINFO in [`info`].
 //!
 //! The typed operations (`impl Locked`) are the Rust API; the `run` functions parse
 //! arguments as Redis 7.0 does (t_stream.c), errors in Redis's order. Stream ids parse with
@@ -13,6 +14,12 @@
 //! the timeout reply (nil) when it has none; the RESP server adds the waiting (`// BLOCK:`).
 
 use std::borrow::Cow;
+
+mod claim;
+mod group;
+mod info;
+
+use group::BlockedRead;
 
 use super::{is, parse_i64, spec, Ctx, KeySpec, Spec, ONE_KEY};
 use crate::engine::error::CmdError;
@@ -30,7 +37,34 @@ pub const COMMANDS: &[Spec] = &[
     spec("xread", -4, KeySpec::Custom(xread_keys), false, xread),
     spec("xdel", -3, ONE_KEY, true, xdel),
     spec("xtrim", -4, ONE_KEY, true, xtrim),
+    spec("xgroup", -2, SECOND_ARG, true, group::xgroup),
+    spec(
+        "xreadgroup",
+        -7,
+        KeySpec::Custom(xread_keys),
+        true,
+        group::xreadgroup,
+    ),
+    spec("xack", -4, ONE_KEY, true, group::xack),
+    spec("xpending", -3, ONE_KEY, false, group::xpending),
+    spec("xclaim", -6, ONE_KEY, true, claim::xclaim),
+    spec("xautoclaim", -6, ONE_KEY, true, claim::xautoclaim),
+    spec("xsetid", -3, ONE_KEY, true, group::xsetid),
+    spec("xinfo", -2, SECOND_ARG, false, info::xinfo),
 ];
+
+/// XGROUP's and XINFO's key: the argument after the subcommand (none for HELP). Custom
+/// rather than a range because Redis's table gives these containers no key positions
+/// (their subcommands have them).
+const SECOND_ARG: KeySpec = KeySpec::Custom(subcommand_key);
+
+fn subcommand_key(args: &[&[u8]]) -> Vec<usize> {
+    if args.len() > 2 {
+        vec![2]
+    } else {
+        Vec::new()
+    }
+}
 
 /// Entries as XRANGE returns them.
 pub type Entries = Vec<(StreamId, Fields)>;
@@ -346,8 +380,8 @@ fn parse_add_or_trim(args: &[&[u8]], xadd: bool) -> Result<AddTrimArgs, CmdError
     })
 }
 
-/// XREAD's arguments, before any key is read.
-struct XreadArgs {
+/// XREAD's and XREADGROUP's arguments, before any key is read.
+struct XreadArgs<'a> {
     /// BLOCK's timeout in ms (0 = forever), if given.
     block_ms: Option<u64>,
     /// COUNT (0 = all).
@@ -355,14 +389,23 @@ struct XreadArgs {
     /// Index of the first key; as many ids follow the keys.
     first_key: usize,
     streams: usize,
+    /// XREADGROUP's GROUP: the group and the consumer.
+    group: Option<(&'a [u8], &'a [u8])>,
+    /// XREADGROUP's NOACK.
+    noack: bool,
 }
 
-fn parse_xread(args: &[&[u8]]) -> Result<XreadArgs, CmdError> {
+/// Parses XREAD's arguments, or XREADGROUP's when `args[0]` is that (Redis tells them
+/// apart by the name's length).
+fn parse_xread<'a>(args: &[&'a [u8]]) -> Result<XreadArgs<'a>, CmdError> {
+    let readgroup = args.first().is_some_and(|name| name.len() == 10);
     let mut parsed = XreadArgs {
         block_ms: None,
         count: 0,
         first_key: 0,
         streams: 0,
+        group: None,
+        noack: false,
     };
     let mut i = 1;
     while i < args.len() {
@@ -387,15 +430,27 @@ fn parse_xread(args: &[&[u8]]) -> Result<XreadArgs, CmdError> {
             }
             parsed.first_key = i + 1;
             parsed.streams = n / 2;
+            if readgroup && parsed.group.is_none() {
+                return Err(err("ERR Missing GROUP option for XREADGROUP"));
+            }
             return Ok(parsed);
         } else if is(opt, "group") && more >= 2 {
-            return Err(err(
-                "ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.",
-            ));
+            if !readgroup {
+                return Err(err(
+                    "ERR The GROUP option is only supported by XREADGROUP. You called XREAD \
+                     instead.",
+                ));
+            }
+            parsed.group = Some((args[i + 1], args[i + 2]));
+            i += 2;
         } else if is(opt, "noack") {
-            return Err(err(
-                "ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.",
-            ));
+            if !readgroup {
+                return Err(err(
+                    "ERR The NOACK option is only supported by XREADGROUP. You called XREAD \
+                     instead.",
+                ));
+            }
+            parsed.noack = true;
         } else {
             return Err(CmdError::Syntax);
         }
@@ -422,6 +477,26 @@ pub fn xread_block(args: &[&[u8]]) -> Option<XreadBlock> {
         timeout_ms: parsed.block_ms?,
         keys: parsed.first_key..parsed.first_key + parsed.streams,
     })
+}
+
+/// Serves a blocked XREADGROUP (`args`: `XREADGROUP GROUP g c [COUNT n] [NOACK] STREAMS
+/// key >`, one key) from its key, as Redis serves a client blocked on a written key:
+/// `None` while there is nothing new; else the reply (the entries, or Redis's error when
+/// the group or the stream went away), which ends the wait.
+pub fn serve_blocked_readgroup(
+    engine: &crate::engine::Engine,
+    client: &mut crate::engine::Client,
+    args: &[&[u8]],
+) -> Option<Reply> {
+    let key = xread_keys(args).first().map(|&i| args[i])?;
+    let ks = engine
+        .db(client.db)
+        .lock(std::iter::once(key), engine.now_ms());
+    let mut ctx = Ctx { engine, client, ks };
+    match group::serve_blocked(&mut ctx, args) {
+        BlockedRead::Waiting => None,
+        BlockedRead::Done(reply) => Some(reply),
+    }
 }
 
 /// XREAD's keys: those after STREAMS, found by the same parse `xread` runs (so the shards
@@ -629,5 +704,33 @@ mod tests {
         assert_eq!(xread_keys(&args[..]), Vec::<usize>::new());
         let args: [&[u8]; 8] = [b"XREAD", b"count", b"5", b"STREAMS", b"a", b"b", b"0", b"$"];
         assert_eq!(xread_keys(&args[..]), vec![4, 5]);
+        // XREADGROUP: GROUP's two names are not keys; without GROUP nothing is locked.
+        let args: [&[u8]; 9] = [
+            b"XREADGROUP",
+            b"GROUP",
+            b"streams",
+            b"c",
+            b"NOACK",
+            b"STREAMS",
+            b"a",
+            b"b",
+            b">",
+        ];
+        assert_eq!(xread_keys(&args[..]), Vec::<usize>::new());
+        let args: [&[u8]; 10] = [
+            b"xreadgroup",
+            b"GROUP",
+            b"streams",
+            b"c",
+            b"NOACK",
+            b"STREAMS",
+            b"a",
+            b"b",
+            b">",
+            b">",
+        ];
+        assert_eq!(xread_keys(&args[..]), vec![6, 7]);
+        let args: [&[u8]; 7] = [b"XREADGROUP", b"COUNT", b"1", b"STREAMS", b"a", b">", b"x"];
+        assert_eq!(xread_keys(&args[..]), Vec::<usize>::new());
     }
 }

@@ -107,11 +107,15 @@ fn unwatch(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
 }
 
 /// Queued commands that change database or lock shards beyond their key spec (INFO counts
-/// every database): they cannot run under locks taken up front.
+/// every database, a script locks its whole database after the scripting VM): they cannot
+/// run under locks taken up front.
 fn changes_db(spec: &Spec, args: &[Vec<u8>]) -> bool {
     match spec.name {
         // CONFIG SET of an encoding threshold walks every database's shards.
         "select" | "move" | "swapdb" | "flushall" | "info" | "config" => true,
+        // Scripts take the VM, then lock their whole database: never under EXEC's locks.
+        "eval" | "evalsha" | "eval_ro" | "evalsha_ro" | "fcall" | "fcall_ro" | "script"
+        | "function" => true,
         "copy" => args.iter().any(|a| a.eq_ignore_ascii_case(b"db")),
         _ => false,
     }
@@ -210,7 +214,9 @@ fn exec(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
     let mut replies = Vec::with_capacity(queue.len());
     for (spec, args) in specs.iter().zip(&queue) {
         let argv: Vec<&[u8]> = args.iter().map(|a| &a[..]).collect();
+        let started = super::command_timer(engine);
         replies.push((spec.run)(&mut inner, &argv).unwrap_or_else(Reply::from));
+        super::observe(engine, inner.client, &argv, started, now);
     }
     Ok(Reply::Array(replies))
 }

@@ -1,7 +1,10 @@
 //! Sorted sets: ZADD, ZREM, ZCARD, ZSCORE, ZMSCORE, ZINCRBY, ZRANK, ZREVRANK, ZCOUNT,
 //! ZLEXCOUNT, ZRANGE (BYSCORE, BYLEX, REV, LIMIT, WITHSCORES), ZRANGEBYSCORE,
-//! ZREVRANGEBYSCORE, ZRANGEBYLEX, ZREVRANGEBYLEX, ZREVRANGE, ZREMRANGEBYSCORE,
-//! ZREMRANGEBYRANK, ZREMRANGEBYLEX, ZPOPMIN, ZPOPMAX, ZSCAN — Redis 7.0's `t_zset.c`.
+//! ZREVRANGEBYSCORE, ZRANGEBYLEX, ZREVRANGEBYLEX, ZREVRANGE, ZRANGESTORE, ZREMRANGEBYSCORE,
+//! ZREMRANGEBYRANK, ZREMRANGEBYLEX, ZPOPMIN, ZPOPMAX, ZSCAN — Redis 7.0's `t_zset.c`; the
+//! commands over several keys (ZUNION, ZINTER, ZDIFF, their STORE forms, ZINTERCARD) are
+//! [`combine`], the random and multi-key pops (ZRANDMEMBER, ZMPOP, BZPOPMIN, BZPOPMAX,
+//! BZMPOP) [`pick`].
 //!
 //! The typed operations on [`Locked`] come first (the engine's Rust API: no argument
 //! parsing), then the `run` functions, which parse as Redis does — same checks, same order,
@@ -26,14 +29,43 @@ use std::borrow::Cow;
 use std::ops::Bound::{self, Excluded, Included};
 
 use super::set::{glob_match, parse_cursor, scan_page, scan_reply, ScanOptions};
-use super::{format_f64, is, parse_f64, parse_i64, spec, Ctx, Spec, ONE_KEY};
+use super::{
+    format_f64, is, keys_after_numkeys, parse_f64, parse_i64, spec, Ctx, KeySpec, Spec, ONE_KEY,
+    TWO_KEYS,
+};
 use crate::engine::error::CmdError;
 use crate::engine::keyspace::{Entry, Locked, Value};
 pub use crate::engine::types::options::{ZRange, ZRangeBy};
 use crate::engine::types::zset::{AddFlags, AddOutcome, LexBound, LexRange, ZSet};
 use crate::resp::reply::Reply;
 
-/// The sorted-set commands; each has one key, the first argument.
+pub mod combine;
+pub mod pick;
+
+use combine::{
+    zdiff_cmd, zdiffstore_cmd, zinter_cmd, zintercard_cmd, zinterstore_cmd, zunion_cmd,
+    zunionstore_cmd,
+};
+use pick::{bzmpop_cmd, bzpopmax_cmd, bzpopmin_cmd, zmpop_cmd, zrandmember_cmd};
+
+/// `numkeys key [key ...]` with the count first.
+const NUMKEYS_AT_1: KeySpec = KeySpec::Custom(|a| keys_after_numkeys(a, 1).collect());
+
+/// A destination, then `numkeys key [key ...]`.
+const DST_AND_NUMKEYS: KeySpec = KeySpec::Custom(|a| {
+    let mut keys = vec![1];
+    keys.extend(keys_after_numkeys(a, 2));
+    keys
+});
+
+/// BZPOPMIN/BZPOPMAX: every argument but the name and the timeout.
+const KEYS_BEFORE_TIMEOUT: KeySpec = KeySpec::Range {
+    first: 1,
+    last: -2,
+    step: 1,
+};
+
+/// The sorted-set commands (arity and keys as Redis 7.0's COMMAND INFO).
 pub const COMMANDS: &[Spec] = &[
     spec("zadd", -4, ONE_KEY, true, zadd_cmd),
     spec("zrem", -3, ONE_KEY, true, zrem_cmd),
@@ -57,6 +89,25 @@ pub const COMMANDS: &[Spec] = &[
     spec("zpopmin", -2, ONE_KEY, true, zpopmin_cmd),
     spec("zpopmax", -2, ONE_KEY, true, zpopmax_cmd),
     spec("zscan", -3, ONE_KEY, false, zscan_cmd),
+    spec("zrangestore", -5, TWO_KEYS, true, zrangestore_cmd),
+    spec("zunion", -3, NUMKEYS_AT_1, false, zunion_cmd),
+    spec("zinter", -3, NUMKEYS_AT_1, false, zinter_cmd),
+    spec("zdiff", -3, NUMKEYS_AT_1, false, zdiff_cmd),
+    spec("zunionstore", -4, DST_AND_NUMKEYS, true, zunionstore_cmd),
+    spec("zinterstore", -4, DST_AND_NUMKEYS, true, zinterstore_cmd),
+    spec("zdiffstore", -4, DST_AND_NUMKEYS, true, zdiffstore_cmd),
+    spec("zintercard", -3, NUMKEYS_AT_1, false, zintercard_cmd),
+    spec("zrandmember", -2, ONE_KEY, false, zrandmember_cmd),
+    spec("zmpop", -4, NUMKEYS_AT_1, true, zmpop_cmd),
+    spec(
+        "bzmpop",
+        -5,
+        KeySpec::Custom(|a| keys_after_numkeys(a, 2).collect()),
+        true,
+        bzmpop_cmd,
+    ),
+    spec("bzpopmin", -3, KEYS_BEFORE_TIMEOUT, true, bzpopmin_cmd),
+    spec("bzpopmax", -3, KEYS_BEFORE_TIMEOUT, true, bzpopmax_cmd),
 ];
 
 fn err(text: &'static str) -> CmdError {
@@ -631,21 +682,49 @@ fn zrevrange_cmd(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdErro
 fn zrange_generic(
     ctx: &mut Ctx<'_, '_>,
     args: &[&[u8]],
+    kind: Option<RangeKind>,
+    rev: Option<bool>,
+) -> Result<Reply, CmdError> {
+    let (range, withscores) = parse_zrange(&args[1..], kind, rev, false)?;
+    let resp3 = ctx.client.resp >= 3;
+    let mut out = Vec::new();
+    ctx.ks.zrange_with(args[1], &range, |member, score| {
+        combine::push_scored(&mut out, Reply::bulk(member), score, withscores, resp3);
+    })?;
+    Ok(Reply::Array(out))
+}
+
+/// `ZRANGESTORE dst src min max [BYSCORE|BYLEX] [REV] [LIMIT offset count]`: ZRANGE's
+/// selection stored at `dst` (deleted when empty); replies with how many were stored.
+fn zrangestore_cmd(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
+    let (range, _) = parse_zrange(&args[2..], None, None, true)?;
+    let mut pairs = Vec::new();
+    ctx.ks.zrange_with(args[2], &range, |member, score| {
+        pairs.push((member.to_vec(), score));
+    })?;
+    Ok(Reply::Int(ctx.ks.store_pairs(args[1], &pairs) as i64))
+}
+
+/// Parses `key min max [options]` (`rest`) as `zrangeGenericCommand` does; WITHSCORES is
+/// not an option of the `store` form. Returns the range and whether scores are wanted.
+fn parse_zrange<'a>(
+    rest: &[&'a [u8]],
     mut kind: Option<RangeKind>,
     mut rev: Option<bool>,
-) -> Result<Reply, CmdError> {
+    store: bool,
+) -> Result<(ZRange<'a>, bool), CmdError> {
     let mut withscores = false;
     // Redis's "no LIMIT" is a count of -1, so `LIMIT 5 -1` is accepted even by rank.
     let (mut offset, mut count) = (0i64, -1i64);
-    let mut j = 4;
-    while j < args.len() {
-        let opt = args[j];
-        let left = args.len() - j - 1;
-        if is(opt, "withscores") {
+    let mut j = 3;
+    while j < rest.len() {
+        let opt = rest[j];
+        let left = rest.len() - j - 1;
+        if !store && is(opt, "withscores") {
             withscores = true;
         } else if is(opt, "limit") && left >= 2 {
-            offset = parse_i64(args[j + 1])?;
-            count = parse_i64(args[j + 2])?;
+            offset = parse_i64(rest[j + 1])?;
+            count = parse_i64(rest[j + 2])?;
             j += 2;
         } else if rev.is_none() && is(opt, "rev") {
             rev = Some(true);
@@ -672,9 +751,9 @@ fn zrange_generic(
     }
     // Reversed score and lex ranges are written max first.
     let (lo, hi) = if rev && kind != RangeKind::Rank {
-        (args[3], args[2])
+        (rest[2], rest[1])
     } else {
-        (args[2], args[3])
+        (rest[1], rest[2])
     };
     let by = match kind {
         RangeKind::Rank => ZRangeBy::Rank(parse_i64(lo)?, parse_i64(hi)?),
@@ -686,22 +765,7 @@ fn zrange_generic(
         rev,
         limit: (kind != RangeKind::Rank).then_some((offset, count)),
     };
-    let resp3 = ctx.client.resp >= 3;
-    let mut out = Vec::new();
-    ctx.ks.zrange_with(args[1], &range, |member, score| {
-        if !withscores {
-            out.push(Reply::bulk(member));
-        } else if resp3 {
-            out.push(Reply::Array(vec![
-                Reply::bulk(member),
-                Reply::Double(score),
-            ]));
-        } else {
-            out.push(Reply::bulk(member));
-            out.push(Reply::Double(score));
-        }
-    })?;
-    Ok(Reply::Array(out))
+    Ok((range, withscores))
 }
 
 fn zremrangebyscore_cmd(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {

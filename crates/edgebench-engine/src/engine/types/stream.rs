@@ -8,12 +8,21 @@
 //! counters and listpack size, computed with listpack's encoding rules (t_stream.c
 //! `streamAppendItem`, listpack.c); the entries' bytes themselves are not duplicated.
 //!
+//! Beside the entries it keeps what Redis 7.0 counts for consumer groups' lag and XINFO
+//! (`entries_added`, `max_deleted_id`; the first id is derived) and the consumer groups
+//! themselves ([`groups`]), so DEL, RENAME and COPY carry group state with the value.
+//!
 //! Invariants: `entries` holds the live entries; every live entry belongs to the node with
-//! the greatest first id not above its own; `last_id` is at least every id ever added.
-//! Write through the methods only, so the nodes stay in step.
+//! the greatest first id not above its own; `last_id` is at least every live entry's id
+//! (XADD goes above it; XSETID may move it, never below the last live entry). Write
+//! entries through the methods only, so the nodes and counters stay in step.
 
 use std::collections::BTreeMap;
 use std::fmt;
+
+pub mod groups;
+
+pub use groups::{Consumer, ConsumerGroup, PendingEntry};
 
 /// Redis's default `stream-node-max-entries`.
 pub const NODE_MAX_ENTRIES: u64 = 100;
@@ -114,6 +123,13 @@ pub struct Stream {
     pub last_id: StreamId,
     /// Redis's listpack nodes, by the id of their first entry.
     nodes: BTreeMap<StreamId, Node>,
+    /// Entries ever added (XINFO's entries-added; XSETID ENTRIESADDED sets it).
+    pub entries_added: u64,
+    /// The greatest id XDEL removed (XINFO's max-deleted-entry-id; XSETID MAXDELETEDID
+    /// sets it). Trimming does not change it, as in Redis.
+    pub max_deleted_id: StreamId,
+    /// Consumer groups by name.
+    pub groups: BTreeMap<Vec<u8>, ConsumerGroup>,
 }
 
 impl Stream {
@@ -130,6 +146,31 @@ impl Stream {
     /// The id of the last live entry.
     pub fn last_entry_id(&self) -> Option<StreamId> {
         self.entries.last_key_value().map(|(id, _)| *id)
+    }
+
+    /// The id of the first live entry, 0-0 when empty (XINFO's recorded-first-entry-id:
+    /// Redis recomputes it whenever the first entry goes).
+    pub fn first_id(&self) -> StreamId {
+        self.entries
+            .first_key_value()
+            .map_or(StreamId::MIN, |(id, _)| *id)
+    }
+
+    /// XINFO's radix-tree-keys: Redis's listpack nodes.
+    pub fn radix_tree_keys(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// XINFO's radix-tree-nodes: the nodes of Redis's radix tree keyed by the nodes' first
+    /// ids (16 bytes, big-endian). Its inserts and deletes keep the tree fully compressed
+    /// (rax.c), so the count follows from the keys alone: see [`rax_nodes`].
+    pub fn radix_tree_nodes(&self) -> usize {
+        let keys: Vec<[u8; 16]> = self.nodes.keys().map(|id| id_key(*id)).collect();
+        if keys.is_empty() {
+            1
+        } else {
+            rax_nodes(&keys, 0)
+        }
     }
 
     /// Entries with `start <= id <= end`, in id order (`.rev()` for XREVRANGE).
@@ -201,6 +242,7 @@ impl Stream {
         }
         self.entries.insert(id, fields);
         self.last_id = id;
+        self.entries_added = self.entries_added.wrapping_add(1);
     }
 
     /// Deletes one entry (XDEL); false if it was not there.
@@ -208,6 +250,7 @@ impl Stream {
         if self.entries.remove(&id).is_none() {
             return false;
         }
+        self.max_deleted_id = self.max_deleted_id.max(id);
         let Some((&master, node)) = self.nodes.range_mut(..=id).next_back() else {
             return true;
         };
@@ -313,6 +356,42 @@ struct TrimPlan {
     whole_nodes: usize,
     flagged: Option<(StreamId, Vec<StreamId>)>,
     removed: u64,
+}
+
+/// A node's radix-tree key: its first id, big-endian, as Redis encodes it.
+fn id_key(id: StreamId) -> [u8; 16] {
+    let mut key = [0u8; 16];
+    key[..8].copy_from_slice(&id.ms.to_be_bytes());
+    key[8..].copy_from_slice(&id.seq.to_be_bytes());
+    key
+}
+
+/// The nodes of a fully compressed radix tree holding `keys` (sorted, distinct, all 16
+/// bytes) below position `depth`: a leaf at the end; a compressed node for a run shared by
+/// all keys; else a branching node with one subtree per next byte.
+fn rax_nodes(keys: &[[u8; 16]], depth: usize) -> usize {
+    if depth >= 16 {
+        return 1;
+    }
+    let (Some(first), Some(last)) = (keys.first(), keys.last()) else {
+        return 0;
+    };
+    let shared = first[depth..]
+        .iter()
+        .zip(&last[depth..])
+        .take_while(|(a, b)| a == b)
+        .count();
+    if shared > 0 {
+        return 1 + rax_nodes(keys, depth + shared);
+    }
+    let mut nodes = 1;
+    let mut rest = keys;
+    while let Some(head) = rest.first() {
+        let n = rest.iter().take_while(|k| k[depth] == head[depth]).count();
+        nodes += rax_nodes(&rest[..n], depth + 1);
+        rest = &rest[n..];
+    }
+    nodes
 }
 
 /// The bytes of a listpack element holding the integer `v`: encoding plus back-length.
@@ -421,6 +500,24 @@ mod tests {
         assert!(!s.delete(StreamId::new(245, 0)));
         assert_eq!(s.len(), 5);
         assert_eq!(s.range(StreamId::new(9, 9), StreamId::new(1, 1)).count(), 0);
+    }
+
+    #[test]
+    fn radix_tree_nodes_count_a_compressed_tree() {
+        let mut s = Stream::default();
+        assert_eq!(s.radix_tree_nodes(), 1);
+        s.append(StreamId::new(5, 0), entry("f", "v"));
+        // Root (compressed, 16 bytes) and the key's leaf.
+        assert_eq!(s.radix_tree_nodes(), 2);
+        s.nodes
+            .insert(StreamId::new(5, 1), s.nodes[&StreamId::new(5, 0)].clone());
+        // 15 shared bytes, a branch on the last, two leaves.
+        assert_eq!(s.radix_tree_nodes(), 4);
+        s.nodes
+            .insert(StreamId::new(6, 0), s.nodes[&StreamId::new(5, 0)].clone());
+        // 7 shared, branch on byte 7 (5 | 6); under 5: 7 shared, branch, 2 leaves; under
+        // 6: a compressed tail and its leaf.
+        assert_eq!(s.radix_tree_nodes(), 1 + 1 + (1 + 1 + 2) + 2);
     }
 
     #[test]

@@ -60,8 +60,18 @@ impl Diff {
 
     /// (redis-server's reply, the engine's reply), normalised to comparable strings.
     pub fn both(&mut self, args: &[&str]) -> (String, String) {
-        let mut cmd = redis::cmd(args[0]);
-        for a in &args[1..] {
+        let argv: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+        self.both_bytes(&argv)
+    }
+
+    /// [`Diff::both`] with binary-safe arguments (a HyperLogLog's bytes, for one).
+    pub fn both_bytes(&mut self, argv: &[&[u8]]) -> (String, String) {
+        let args: Vec<String> = argv
+            .iter()
+            .map(|a| String::from_utf8_lossy(a).into())
+            .collect();
+        let mut cmd = redis::Cmd::new();
+        for a in argv {
             cmd.arg(*a);
         }
         let packed = cmd.get_packed_command();
@@ -70,10 +80,9 @@ impl Diff {
             .served
             .as_mut()
             .map(|(_, con)| norm(con.req_packed_command(&packed)));
-        let argv: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
         let ours = self
             .engine
-            .execute(&mut self.client, &argv)
+            .execute(&mut self.client, argv)
             .into_redis_value(self.client.resp);
         let ours = norm(Ok(ours));
         // Where the in-process reply equals Redis's exactly, the served one must hold the same

@@ -10,20 +10,20 @@ use crate::resp::reply::Reply;
 /// The Redis version the engine reports (HELLO `version`, INFO `redis_version`).
 pub const VERSION: &str = "7.0.15";
 
-pub(super) fn err(text: &'static str) -> CmdError {
+pub(crate) fn err(text: &'static str) -> CmdError {
     CmdError::Other(Cow::Borrowed(text))
 }
 
-pub(super) fn err_owned(text: String) -> CmdError {
+pub(crate) fn err_owned(text: String) -> CmdError {
     CmdError::Other(Cow::Owned(text))
 }
 
-pub(super) fn lossy(arg: &[u8]) -> String {
+pub(crate) fn lossy(arg: &[u8]) -> String {
     String::from_utf8_lossy(arg).into_owned()
 }
 
 /// `ERR unknown subcommand 'x'. Try CLIENT HELP.` (the command as sent, uppercased).
-pub(super) fn unknown_subcommand(args: &[&[u8]]) -> CmdError {
+pub(crate) fn unknown_subcommand(args: &[&[u8]]) -> CmdError {
     let sub = &args[1][..args[1].len().min(128)];
     err_owned(format!(
         "ERR unknown subcommand '{}'. Try {} HELP.",
@@ -32,8 +32,19 @@ pub(super) fn unknown_subcommand(args: &[&[u8]]) -> CmdError {
     ))
 }
 
+/// `ERR unknown subcommand or wrong number of arguments for 'x'. Try CLIENT HELP.`: Redis's
+/// reply when a subcommand's own argument checks fail.
+pub(super) fn sub_syntax(args: &[&[u8]]) -> CmdError {
+    let sub = &args[1][..args[1].len().min(128)];
+    err_owned(format!(
+        "ERR unknown subcommand or wrong number of arguments for '{}'. Try {} HELP.",
+        lossy(sub),
+        lossy(args[0]).to_uppercase()
+    ))
+}
+
 /// Redis's subcommand arity check: `n` exactly, `-n` at least.
-pub(super) fn sub_arity(args: &[&[u8]], arity: i32, full_name: &str) -> Result<(), CmdError> {
+pub(crate) fn sub_arity(args: &[&[u8]], arity: i32, full_name: &str) -> Result<(), CmdError> {
     let ok = if arity >= 0 {
         args.len() == arity as usize
     } else {
@@ -47,7 +58,7 @@ pub(super) fn sub_arity(args: &[&[u8]], arity: i32, full_name: &str) -> Result<(
 }
 
 /// A HELP reply in Redis's layout.
-pub(super) fn help(args: &[&[u8]], lines: &[&'static str]) -> Reply {
+pub(crate) fn help(args: &[&[u8]], lines: &[&'static str]) -> Reply {
     let mut out = vec![Reply::Status(
         format!(
             "{} <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",

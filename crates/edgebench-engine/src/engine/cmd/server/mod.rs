@@ -1,8 +1,10 @@
 //! Connection and server commands: what real clients send on connect and while running.
 //!
-//! PING, ECHO, SELECT, HELLO, AUTH, CLIENT, INFO, COMMAND, CONFIG, TIME, QUIT and RESET,
-//! with Redis 7.0's replies and error texts (plus CLIENT SETINFO and CLIENT NO-TOUCH from 7.2,
-//! which client libraries send on connect).
+//! PING, ECHO, SELECT, HELLO, AUTH, CLIENT, INFO, COMMAND, CONFIG, TIME, QUIT, RESET,
+//! SLOWLOG, LATENCY and WAIT, with Redis 7.0's replies and error texts (plus CLIENT SETINFO
+//! and CLIENT NO-TOUCH from 7.2, which client libraries send on connect). SUBSCRIBE and its
+//! kin, PUBSUB and MONITOR are in the table so COMMAND describes them; the RESP server runs
+//! them before the engine sees them.
 //!
 //! The engine reports itself as `redis` version [`VERSION`] (HELLO's `version`, INFO's
 //! `redis_version`): the Redis release whose replies the differential tests pin, so clients
@@ -18,7 +20,9 @@
 //! This file holds the command table, the helpers every group shares, PING, ECHO, SELECT,
 //! TIME, QUIT, RESET, AUTH and HELLO; each larger group has its own file: `state` (the
 //! server-wide state, the CONFIG parameters and the engine's configuration API), `client`
-//! (CLIENT), `config` (CONFIG), `command` (COMMAND) and `info` (INFO).
+//! (CLIENT), `config` (CONFIG), `command` (COMMAND), `meta` (the metadata table COMMAND
+//! reports), `registry` (live clients, CLIENT PAUSE, MONITOR), `slowlog` (SLOWLOG,
+//! LATENCY, WAIT) and `info` (INFO).
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -30,9 +34,12 @@ use crate::resp::reply::Reply;
 
 mod client;
 mod command;
-mod common;
+pub(crate) mod common;
 mod config;
 mod info;
+mod meta;
+mod registry;
+mod slowlog;
 pub(crate) mod state;
 #[cfg(test)]
 mod tests;
@@ -42,10 +49,13 @@ use client::{client, set_name};
 use command::command;
 pub use command::command_info;
 pub use common::VERSION;
+// Container commands of other families (XGROUP, XINFO) share the subcommand helpers.
 use common::{err, err_owned, lossy};
+pub(crate) use common::{help, sub_arity, unknown_subcommand};
 use config::config;
 use info::info;
 pub use info::{bytes_to_human, set_heap_probe};
+pub use registry::{ClientRegistry, MonitorLine, PauseKind};
 pub use state::ServerState;
 
 /// The commands of this family.
@@ -58,6 +68,16 @@ pub const COMMANDS: &[Spec] = &[
     keyless("publish", 3, publish_in_process),
     // SPUBLISH's shard channel is its key in Redis's command table (it picks the slot).
     super::spec("spublish", 3, super::ONE_KEY, false, publish_in_process),
+    // Run by the RESP server, which can push messages to a connection; in-process they
+    // answer as a server with no subscribers (PUBSUB) or say they need a connection.
+    keyless("subscribe", -2, needs_connection),
+    keyless("psubscribe", -2, needs_connection),
+    super::spec("ssubscribe", -2, super::ALL_ARGS, false, needs_connection),
+    keyless("unsubscribe", -1, needs_connection),
+    keyless("punsubscribe", -1, needs_connection),
+    super::spec("sunsubscribe", -1, super::ALL_ARGS, false, needs_connection),
+    keyless("monitor", 1, needs_connection),
+    keyless("pubsub", -2, pubsub_in_process),
     keyless("select", 2, select),
     keyless("hello", -1, hello),
     keyless("auth", -2, auth),
@@ -66,6 +86,9 @@ pub const COMMANDS: &[Spec] = &[
     keyless("command", -1, command),
     keyless("config", -2, config),
     keyless("time", 1, time),
+    keyless("slowlog", -2, slowlog::slowlog),
+    keyless("latency", -2, slowlog::latency),
+    keyless("wait", 3, slowlog::wait),
     keyless("quit", -1, quit),
     keyless("reset", 1, reset),
 ];
@@ -105,6 +128,59 @@ fn ping(_: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
 fn publish_in_process(_: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
     Ok(Reply::Int(0))
 }
+
+fn needs_connection(_: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
+    Err(err_owned(format!(
+        "ERR {} needs a connection to the RESP server: an in-process client cannot receive \
+         pushed messages",
+        lossy(args[0]).to_uppercase()
+    )))
+}
+
+/// PUBSUB in-process: no channel has subscribers (the RESP server answers it from its
+/// broker before the engine sees it).
+fn pubsub_in_process(_: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
+    let sub = args[1];
+    let counts = || {
+        Reply::Array(
+            args[2..]
+                .iter()
+                .flat_map(|name| [Reply::bulk(name), Reply::Int(0)])
+                .collect(),
+        )
+    };
+    if is(sub, "channels") || is(sub, "shardchannels") {
+        if args.len() > 3 {
+            return Err(common::sub_syntax(args));
+        }
+        Ok(Reply::Array(Vec::new()))
+    } else if is(sub, "numsub") || is(sub, "shardnumsub") {
+        Ok(counts())
+    } else if is(sub, "numpat") {
+        common::sub_arity(args, 2, "pubsub|numpat")?;
+        Ok(Reply::Int(0))
+    } else if is(sub, "help") {
+        common::sub_arity(args, 2, "pubsub|help")?;
+        Ok(common::help(args, PUBSUB_HELP))
+    } else {
+        Err(common::unknown_subcommand(args))
+    }
+}
+
+/// PUBSUB HELP, as Redis 7.0 prints it.
+const PUBSUB_HELP: &[&str] = &[
+    "CHANNELS [<pattern>]",
+    "    Return the currently active channels matching a <pattern> (default: '*').",
+    "NUMPAT",
+    "    Return number of subscriptions to patterns.",
+    "NUMSUB [<channel> ...]",
+    "    Return the number of subscribers for the specified channels, excluding",
+    "    pattern subscriptions(default: no channels).",
+    "SHARDCHANNELS [<pattern>]",
+    "    Return the currently active shard level channels matching a <pattern> (default: '*').",
+    "SHARDNUMSUB [<shardchannel> ...]",
+    "    Return the number of subscribers for the specified shard level channel(s)",
+];
 
 fn echo(_: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
     Ok(Reply::bulk(args[1]))
@@ -153,6 +229,9 @@ fn reset(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
     c.db = 0;
     c.resp = 2;
     c.name = None;
+    c.reply_off = false;
+    c.reply_skip_next = false;
+    c.publish_names();
     c.no_evict = false;
     c.no_touch = false;
     c.authenticated = !requires_auth;
@@ -255,4 +334,19 @@ pub fn hello_reply(client: &Client) -> Reply {
         field("role", Reply::bulk(b"master")),
         field("modules", Reply::Array(Vec::new())),
     ])
+}
+
+/// Whether the command at `index` in the command table has subcommands (CLIENT LIST shows
+/// them as `client|list`): a table built once, so the command path pays an array read.
+pub(crate) fn has_subcommands(index: usize) -> bool {
+    static CONTAINERS: std::sync::OnceLock<Box<[bool]>> = std::sync::OnceLock::new();
+    CONTAINERS
+        .get_or_init(|| {
+            super::all_commands()
+                .map(|s| meta::lookup(s.name.as_bytes()).is_some_and(|m| !m.subcommands.is_empty()))
+                .collect()
+        })
+        .get(index)
+        .copied()
+        .unwrap_or(false)
 }

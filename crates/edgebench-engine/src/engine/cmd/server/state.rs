@@ -9,6 +9,8 @@ use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::common::{err_owned, lossy};
+use super::registry::{ClientRegistry, Monitors, Pause};
+use super::slowlog::SlowLog;
 use crate::engine::client::Client;
 use crate::engine::client::LiveClient;
 use crate::engine::cmd::{all_commands, is, parse_i64};
@@ -26,6 +28,14 @@ pub struct ServerState {
     pub(super) peak_memory: AtomicU64,
     pub(super) run_id: String,
     pub(super) started_unix_s: u64,
+    /// Live clients (CLIENT LIST, KILL, UNBLOCK).
+    pub(crate) registry: Arc<ClientRegistry>,
+    /// CLIENT PAUSE.
+    pub(crate) pause: Pause,
+    /// MONITOR.
+    pub(crate) monitors: Monitors,
+    /// SLOWLOG and LATENCY.
+    pub(crate) slowlog: SlowLog,
 }
 
 impl Default for ServerState {
@@ -40,6 +50,10 @@ impl Default for ServerState {
                 .duration_since(UNIX_EPOCH)
                 .map(|d| d.as_secs())
                 .unwrap_or(0),
+            registry: Arc::default(),
+            pause: Pause::default(),
+            monitors: Monitors::default(),
+            slowlog: SlowLog::default(),
         }
     }
 }
@@ -50,7 +64,26 @@ impl ServerState {
         let mut client = Client::new(id);
         client.authenticated = !self.requires_auth();
         client.live = LiveClient::counted_in(&self.live_clients);
+        self.registry.add(&client.shared);
         client
+    }
+
+    /// Mirrors the parameters the command path reads into atomics (after a change).
+    fn sync_cached(&self) {
+        let (slower_than, max_len, latency) = {
+            let values = self.read();
+            let value = |name: &str| Param::find(name.as_bytes()).map(|i| values[i].clone());
+            (
+                value("slowlog-log-slower-than").and_then(|v| v.parse().ok()),
+                value("slowlog-max-len").and_then(|v| v.parse().ok()),
+                value("latency-monitor-threshold").and_then(|v| v.parse().ok()),
+            )
+        };
+        self.slowlog.configure(
+            slower_than.unwrap_or(10_000),
+            max_len.unwrap_or(128),
+            latency.unwrap_or(0),
+        );
     }
 
     /// Counts one call of the command at `index` in [`all_commands`] (INFO commandstats).
@@ -247,6 +280,10 @@ pub(super) const PARAMS: &[Param] = &[
     param("protected-mode", Kind::Bool, "yes", true),
     param("requirepass", Kind::Str, "", true),
     param("save", Kind::Save, "", true),
+    // SLOWLOG and LATENCY (after `save` so the index constants above stay put).
+    param("slowlog-log-slower-than", int(-1, i64::MAX), "10000", true),
+    param("slowlog-max-len", int(0, i64::MAX), "128", true),
+    param("latency-monitor-threshold", int(0, i64::MAX), "0", true),
     param("tcp-keepalive", int(0, INT_MAX), "300", true),
     param("timeout", int(0, INT_MAX), "0", true),
     param("unixsocket", Kind::Str, "", false),
@@ -317,6 +354,9 @@ pub(super) const PARAMS: &[Param] = &[
     param("list-compress-depth", int(0, INT_MAX), "0", true),
     param("stream-node-max-bytes", SIZE_MEMORY, "4096", true),
     param("stream-node-max-entries", SIZE, "100", true),
+    // How long a script runs before other clients get BUSY (ms; 0 = never). Also read as
+    // `lua-time-limit`, its old name.
+    param("busy-reply-threshold", int(0, i64::MAX), "5000", true),
 ];
 
 impl Param {
@@ -328,8 +368,13 @@ impl Param {
     pub(super) const PROTO_MAX_BULK_LEN: usize = 14;
     pub(super) const REQUIREPASS: usize = 16;
 
-    /// The index of a parameter, any case.
+    /// The index of a parameter, any case (an alias finds its parameter).
     pub(super) fn find(name: &[u8]) -> Option<usize> {
+        let name = if is(name, "lua-time-limit") {
+            b"busy-reply-threshold"
+        } else {
+            name
+        };
         PARAMS.iter().position(|p| is(name, p.name))
     }
 
@@ -490,11 +535,13 @@ impl Engine {
                 .map_err(|e| set_failed(PARAMS[i].name, &e))?;
             values.push(v);
         }
-        let mut config = self.server().write();
-        for (i, v) in targets.into_iter().zip(values) {
-            store(&mut config, i, v);
+        {
+            let mut config = self.server().write();
+            for (i, v) in targets.into_iter().zip(values) {
+                store(&mut config, i, v);
+            }
         }
-        drop(config);
+        self.server().sync_cached();
         self.apply_encoding_limits();
         Ok(())
     }
@@ -511,9 +558,11 @@ impl Engine {
         let v = PARAMS[i]
             .parse(value.as_bytes())
             .map_err(|e| set_failed(PARAMS[i].name, &e))?;
-        let mut config = self.server().write();
-        store(&mut config, i, v);
-        drop(config);
+        {
+            let mut config = self.server().write();
+            store(&mut config, i, v);
+        }
+        self.server().sync_cached();
         self.apply_encoding_limits();
         Ok(())
     }

@@ -39,6 +39,7 @@ use std::cmp::Ordering;
 use std::collections::btree_set;
 use std::ops::Bound::{self, Excluded, Included, Unbounded};
 
+pub mod algebra;
 mod large;
 #[cfg(test)]
 mod tests;
