@@ -75,6 +75,16 @@ impl<'a> Reader<'a> {
         Ok(s)
     }
 
+    /// `n` raw bytes.
+    pub fn raw(&mut self, n: usize) -> Result<&'a [u8], BadFormat> {
+        self.take(n)
+    }
+
+    /// How many bytes are left to read.
+    pub fn remaining(&self) -> usize {
+        self.left()
+    }
+
     fn byte(&mut self) -> Result<u8, BadFormat> {
         Ok(self.take(1)?[0])
     }

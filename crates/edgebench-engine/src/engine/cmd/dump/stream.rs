@@ -2,8 +2,10 @@
 //!
 //! Body: the count of listpack nodes, each a 16-byte big-endian master id and a listpack;
 //! then the stream's length, last id, first id, largest deleted id, entries ever added, and
-//! the consumer groups (always written as none here; read: refused unless none, until the
-//! stream type carries groups: [`read_groups`] is where they will be read).
+//! the consumer groups: per group its name, last delivered id, entries read (-1 as
+//! 2^64 - 1 when unknown), its PEL (16-byte ids, delivery times as 8-byte little-endian ms,
+//! delivery counts) and its consumers (name, seen time, the ids of their PEL entries, each
+//! of which must be in the group's PEL).
 //!
 //! A node's listpack: the master entry (live count, deleted count, the field count, the
 //! field names, a 0), then per entry its flags (1 deleted, 2 same fields as the master),
@@ -13,6 +15,7 @@
 use super::listpack;
 use super::rdb::{write_len, write_string, BadFormat, Reader};
 use crate::engine::keyspace::Value;
+use crate::engine::types::stream::groups::{Consumer, ConsumerGroup, PendingEntry};
 use crate::engine::types::stream::{Fields, Stream, StreamId};
 
 const DELETED: i64 = 1;
@@ -33,9 +36,9 @@ pub fn read(r: &mut Reader<'_>) -> Result<Value, BadFormat> {
     let length = r.length()?;
     let last = StreamId::new(r.length()?, r.length()?);
     let _first = StreamId::new(r.length()?, r.length()?);
-    let _max_deleted = StreamId::new(r.length()?, r.length()?);
-    let _entries_added = r.length()?;
-    read_groups(r)?;
+    stream.max_deleted_id = StreamId::new(r.length()?, r.length()?);
+    stream.entries_added = r.length()?;
+    stream.groups = read_groups(r)?;
     if length != stream.len() as u64 || stream.last_entry_id().is_some_and(|id| id > last) {
         return Err(BadFormat);
     }
@@ -43,13 +46,113 @@ pub fn read(r: &mut Reader<'_>) -> Result<Value, BadFormat> {
     Ok(Value::Stream(stream))
 }
 
-/// Consumer groups: none supported yet, so a payload with groups is refused rather than
-/// restored without them.
-fn read_groups(r: &mut Reader<'_>) -> Result<(), BadFormat> {
-    if r.length()? != 0 {
+/// A 16-byte big-endian id (PEL keys).
+fn raw_id(r: &mut Reader<'_>) -> Result<StreamId, BadFormat> {
+    master_id(r.raw(16)?)
+}
+
+fn millis(r: &mut Reader<'_>) -> Result<i64, BadFormat> {
+    let b = r.raw(8)?;
+    let mut a = [0u8; 8];
+    a.copy_from_slice(b);
+    Ok(i64::from_le_bytes(a))
+}
+
+/// A count of records each at least `min` bytes long, bounded by what is left.
+fn count(r: &mut Reader<'_>, min: usize) -> Result<usize, BadFormat> {
+    let n = usize::try_from(r.length()?).map_err(|_| BadFormat)?;
+    if n.checked_mul(min).is_none_or(|need| need > r.remaining()) {
         return Err(BadFormat);
     }
-    Ok(())
+    Ok(n)
+}
+
+fn read_groups(
+    r: &mut Reader<'_>,
+) -> Result<std::collections::BTreeMap<Vec<u8>, ConsumerGroup>, BadFormat> {
+    let mut groups = std::collections::BTreeMap::new();
+    for _ in 0..count(r, 4)? {
+        let name = r.string()?;
+        let last = StreamId::new(r.length()?, r.length()?);
+        let read = r.length()?;
+        let entries_read = if read == u64::MAX {
+            None
+        } else {
+            Some(i64::try_from(read).map_err(|_| BadFormat)?)
+        };
+        let mut group = ConsumerGroup::new(last, entries_read);
+        for _ in 0..count(r, 25)? {
+            let id = raw_id(r)?;
+            let delivery_time_ms = millis(r)?;
+            let delivery_count = r.length()?;
+            let entry = PendingEntry {
+                consumer: Vec::new(),
+                delivery_time_ms,
+                delivery_count,
+            };
+            if group.pending.insert(id, entry).is_some() {
+                return Err(BadFormat);
+            }
+        }
+        for _ in 0..count(r, 10)? {
+            let consumer_name = r.string()?;
+            let seen_time_ms = millis(r)?;
+            let mut consumer = Consumer {
+                seen_time_ms,
+                ..Consumer::default()
+            };
+            for _ in 0..count(r, 16)? {
+                let id = raw_id(r)?;
+                // Every consumer entry refers to an unowned entry of the group's PEL.
+                match group.pending.get_mut(&id) {
+                    Some(p) if p.consumer.is_empty() => p.consumer = consumer_name.clone(),
+                    _ => return Err(BadFormat),
+                }
+                consumer.pending.insert(id);
+            }
+            if group.consumers.insert(consumer_name, consumer).is_some() {
+                return Err(BadFormat);
+            }
+        }
+        // A PEL entry no consumer owns is corrupt (Redis refuses it too).
+        if group.pending.values().any(|p| p.consumer.is_empty()) {
+            return Err(BadFormat);
+        }
+        if groups.insert(name, group).is_some() {
+            return Err(BadFormat);
+        }
+    }
+    Ok(groups)
+}
+
+fn write_groups(s: &Stream, out: &mut Vec<u8>) {
+    write_len(s.groups.len() as u64, out);
+    for (name, g) in &s.groups {
+        write_string(name, out);
+        write_len(g.last_delivered.ms, out);
+        write_len(g.last_delivered.seq, out);
+        write_len(g.entries_read.map_or(u64::MAX, |v| v as u64), out);
+        write_len(g.pending.len() as u64, out);
+        for (id, p) in &g.pending {
+            write_raw_id(*id, out);
+            out.extend_from_slice(&p.delivery_time_ms.to_le_bytes());
+            write_len(p.delivery_count, out);
+        }
+        write_len(g.consumers.len() as u64, out);
+        for (cname, c) in &g.consumers {
+            write_string(cname, out);
+            out.extend_from_slice(&c.seen_time_ms.to_le_bytes());
+            write_len(c.pending.len() as u64, out);
+            for id in &c.pending {
+                write_raw_id(*id, out);
+            }
+        }
+    }
+}
+
+fn write_raw_id(id: StreamId, out: &mut Vec<u8>) {
+    out.extend_from_slice(&id.ms.to_be_bytes());
+    out.extend_from_slice(&id.seq.to_be_bytes());
 }
 
 fn master_id(key: &[u8]) -> Result<StreamId, BadFormat> {
@@ -140,8 +243,7 @@ pub fn write(s: &Stream, out: &mut Vec<u8>) {
         let master = *chunk[0].0;
         let master_fields: Vec<&[u8]> = chunk[0].1.iter().map(|(f, _)| &f[..]).collect();
         let mut key = Vec::with_capacity(16);
-        key.extend_from_slice(&master.ms.to_be_bytes());
-        key.extend_from_slice(&master.seq.to_be_bytes());
+        write_raw_id(master, &mut key);
         write_string(&key, out);
         let mut lp: Vec<Vec<u8>> = Vec::new();
         let num = |v: i64| v.to_string().into_bytes();
@@ -176,9 +278,8 @@ pub fn write(s: &Stream, out: &mut Vec<u8>) {
     let first = s.entries.keys().next().copied().unwrap_or(StreamId::MIN);
     write_len(first.ms, out);
     write_len(first.seq, out);
-    // Not tracked by the stream type: no deletions known, all live entries added.
-    write_len(0, out);
-    write_len(0, out);
-    write_len(s.len() as u64, out);
-    write_len(0, out);
+    write_len(s.max_deleted_id.ms, out);
+    write_len(s.max_deleted_id.seq, out);
+    write_len(s.entries_added, out);
+    write_groups(s, out);
 }
