@@ -1,4 +1,4 @@
-//! A stream in RDB type 19 (`STREAM_LISTPACKS_2`, Redis 7.0), without consumer groups.
+//! A stream in RDB type 19 (`STREAM_LISTPACKS_2`, Redis 7.0), with its consumer groups.
 //!
 //! Body: the count of listpack nodes, each a 16-byte big-endian master id and a listpack;
 //! then the stream's length, last id, first id, largest deleted id, entries ever added, and
@@ -6,6 +6,10 @@
 //! 2^64 - 1 when unknown), its PEL (16-byte ids, delivery times as 8-byte little-endian ms,
 //! delivery counts) and its consumers (name, seen time, the ids of their PEL entries, each
 //! of which must be in the group's PEL).
+//!
+//! Written: the live entries only, in nodes of 100 entries (Redis keeps deleted entries
+//! flagged in their node until it empties, and also cuts nodes at `stream-node-max-bytes`),
+//! so a payload equals redis-server's for a stream without deletions of small entries.
 //!
 //! A node's listpack: the master entry (live count, deleted count, the field count, the
 //! field names, a 0), then per entry its flags (1 deleted, 2 same fields as the master),
