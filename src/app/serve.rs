@@ -14,6 +14,9 @@ pub fn main(args: &ServeArgs, status: &mut dyn Write) -> Result<Ending, Error> {
     let cfg = ServeConfig::from_args(args).map_err(Error::usage)?;
     // A server reports no B/op; counting would only bounce a cache line between cores.
     crate::runner::alloc::set_counting(false);
+    // As redis-server does by default (`disable-thp yes`): see the function's doc. A kernel
+    // that refuses it leaves the server as it was.
+    let _ = crate::server::disable_transparent_huge_pages();
     run(&cfg, status)?;
     Ok(Ending::Finished)
 }

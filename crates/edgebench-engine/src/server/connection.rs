@@ -40,8 +40,8 @@ const READ_CHUNK: usize = 16 * 1024;
 const MAX_READ_RESERVE: usize = 1024 * 1024;
 /// Pub/sub messages are gathered into one write until the output holds this much.
 const MESSAGE_BATCH: usize = 64 * 1024;
-/// Buffers larger than this after a batch are released, so an idle connection that once
-/// moved a large value does not keep its memory.
+/// Buffers larger than this after a batch are released even while the client keeps
+/// sending, so a connection that once moved a large value does not keep its memory.
 const MAX_IDLE_BUFFER: usize = 1024 * 1024;
 /// Requests with at most this many arguments are passed to the engine from a stack array;
 /// longer ones allocate a `Vec`.
@@ -154,7 +154,8 @@ impl Session {
             engine,
             client,
             subscriptions,
-            output: Vec::with_capacity(READ_CHUNK),
+            // Allocated by the first reply (see `Connection`).
+            output: Vec::new(),
             blocked: None,
             paused_until: None,
             skip_reply: false,
@@ -456,7 +457,62 @@ fn full_name(name: &str, args: &[&[u8]]) -> String {
     }
 }
 
+/// A stream the server can wait on without a buffer: TCP or a Unix socket.
+///
+/// Waiting for readiness first and reading after (rather than `read_buf` into a reserved
+/// buffer) lets an idle connection hold no buffer at all: 10,000 idle clients then cost
+/// their task and session, not 10,000 input buffers (Redis frees an idle client's query
+/// buffer too).
+pub(crate) trait Socket: AsyncRead + AsyncWrite + Unpin {
+    /// Resolves when a read would not block (data, end of stream, or an error).
+    fn readable(&self) -> impl std::future::Future<Output = io::Result<()>>;
+    /// Reads what is there without waiting (`WouldBlock` when nothing is).
+    fn try_read_buf(&self, buf: &mut BytesMut) -> io::Result<usize>;
+}
+
+impl Socket for tokio::net::TcpStream {
+    fn readable(&self) -> impl std::future::Future<Output = io::Result<()>> {
+        tokio::net::TcpStream::readable(self)
+    }
+    fn try_read_buf(&self, buf: &mut BytesMut) -> io::Result<usize> {
+        tokio::net::TcpStream::try_read_buf(self, buf)
+    }
+}
+
+impl Socket for tokio::net::UnixStream {
+    fn readable(&self) -> impl std::future::Future<Output = io::Result<()>> {
+        tokio::net::UnixStream::readable(self)
+    }
+    fn try_read_buf(&self, buf: &mut BytesMut) -> io::Result<usize> {
+        tokio::net::UnixStream::try_read_buf(self, buf)
+    }
+}
+
+/// Waits until `stream` has bytes, then makes room for at least `reserve` more in `input`
+/// and reads them: the buffer is allocated only once there is something to put in it.
+/// Cancel-safe: nothing is read before the last await.
+async fn read_when_ready<S: Socket>(
+    stream: &S,
+    input: &mut BytesMut,
+    reserve: usize,
+) -> io::Result<usize> {
+    loop {
+        stream.readable().await?;
+        input.reserve(reserve);
+        match stream.try_read_buf(input) {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+            read => return read,
+        }
+    }
+}
+
 /// A connection: its stream, input buffer, parser and session.
+///
+/// Memory: between batches an idle connection holds no input or output buffer. Input is
+/// read only once the socket is readable ([`Socket`]), into a buffer made then; output is
+/// gathered into a buffer made by the first reply. Both are released after a batch that
+/// left nothing pending, so what an idle client costs is its task, parser and session. The
+/// waits for a blocked command or a CLIENT PAUSE are boxed for the same reason.
 pub(crate) struct Connection<S> {
     stream: S,
     input: BytesMut,
@@ -464,11 +520,11 @@ pub(crate) struct Connection<S> {
     session: Session,
 }
 
-impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
+impl<S: Socket> Connection<S> {
     pub(crate) fn new(stream: S, session: Session, max_bulk_len: u64) -> Connection<S> {
         Connection {
             stream,
-            input: BytesMut::with_capacity(READ_CHUNK),
+            input: BytesMut::new(),
             parser: RequestParser::new(max_bulk_len),
             session,
         }
@@ -489,7 +545,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                 return Ok(());
             }
             if let Some(parked) = self.session.blocked.take() {
-                let close = self.wait_unblocked(parked, &mut shutdown).await?;
+                // Boxed: the wait's state lives on the heap only while a client waits, so it
+                // does not enlarge every connection's task (see `Connection`).
+                let close = Box::pin(self.wait_unblocked(parked, &mut shutdown)).await?;
                 self.session.client.shared.set_blocked(false);
                 if close {
                     self.flush().await?;
@@ -500,19 +558,19 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                 continue;
             }
             if let Some(until) = self.session.paused_until.take() {
-                if self.wait_unpaused(until, &mut shutdown).await? {
+                if Box::pin(self.wait_unpaused(until, &mut shutdown)).await? {
                     return Ok(());
                 }
                 continue;
             }
-            if self.input.is_empty() && self.input.capacity() > MAX_IDLE_BUFFER {
-                self.input = BytesMut::with_capacity(READ_CHUNK);
+            if self.input.is_empty() {
+                // Nothing pending: wait without a buffer (see `Connection`).
+                self.input = BytesMut::new();
             }
             let missing = self.parser.bytes_needed().saturating_sub(self.input.len());
-            self.input
-                .reserve(missing.clamp(READ_CHUNK, MAX_READ_RESERVE));
+            let reserve = missing.clamp(READ_CHUNK, MAX_READ_RESERVE);
             tokio::select! {
-                read = self.stream.read_buf(&mut self.input) => {
+                read = read_when_ready(&self.stream, &mut self.input, reserve) => {
                     if read? == 0 {
                         return Ok(());
                     }
@@ -590,8 +648,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         if !self.session.output.is_empty() {
             self.stream.write_all(&self.session.output).await?;
             self.session.output.clear();
-            if self.session.output.capacity() > MAX_IDLE_BUFFER {
-                self.session.output = Vec::with_capacity(READ_CHUNK);
+            if self.input.is_empty() || self.session.output.capacity() > MAX_IDLE_BUFFER {
+                self.session.output = Vec::new();
             }
         }
         Ok(())
@@ -676,6 +734,10 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
     fn run_batch(&mut self) -> bool {
         let mut consumed = 0;
         let mut close = false;
+        if self.session.output.capacity() == 0 && !self.input.is_empty() {
+            // Room for a batch's replies in one step, rather than growing from nothing.
+            self.session.output.reserve(READ_CHUNK);
+        }
         loop {
             let authenticated = self.session.client.authenticated;
             match self.parser.parse(&self.input[consumed..], authenticated) {
