@@ -169,7 +169,7 @@ impl Batch {
                         Ok(None) => {
                             let mut z = ZSet::default();
                             z.insert(member, score);
-                            locked.insert(key, Entry::new(Value::ZSet(z)));
+                            locked.insert(key, Entry::new(Value::ZSet(Box::new(z))));
                             Ok(())
                         }
                         Err(e) => Err(e),

@@ -18,6 +18,7 @@
 
 use std::collections::{BTreeSet, VecDeque};
 use std::hash::BuildHasher;
+use std::num::NonZeroU64;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use super::error::CmdError;
@@ -31,20 +32,26 @@ use super::types::{Stream, ZSet};
 pub const SHARDS: usize = 64;
 
 /// A stored value.
+///
+/// Size note: every key pays for the largest variant, so the collections are boxed and the
+/// enum is a string's or a list's size (32 bytes); a collection costs one more pointer hop,
+/// as a Redis object's does. 1,000,000 100-byte strings took 510 B of RSS per key with the
+/// entries and collections inline, 279 B with them boxed (redis-server: 208 B;
+/// docs/PERFORMANCE.md).
 #[derive(Debug, Clone)]
 pub enum Value {
     /// A string (also integers and floats, as text).
     Str(Vec<u8>),
     /// A list.
     List(VecDeque<Vec<u8>>),
-    /// A hash.
-    Hash(BytesMap<Vec<u8>>),
-    /// A set.
-    Set(BytesSet),
-    /// A sorted set.
-    ZSet(ZSet),
+    /// A hash (boxed: see [`Value`]'s size note).
+    Hash(Box<BytesMap<Vec<u8>>>),
+    /// A set (boxed).
+    Set(Box<BytesSet>),
+    /// A sorted set (boxed, as the stream: see [`Value`]'s size note).
+    ZSet(Box<ZSet>),
     /// A stream.
-    Stream(Stream),
+    Stream(Box<Stream>),
 }
 
 impl Value {
@@ -111,8 +118,10 @@ impl Value {
 pub struct Entry {
     /// The value.
     pub value: Value,
-    /// When the key expires, ms since the Unix epoch; `None` = never.
-    pub expires_at_ms: Option<u64>,
+    /// When the key expires, ms since the Unix epoch; `None` = never. Non-zero so the
+    /// option takes 8 bytes, not 16 (every key pays for it; see [`Value`]'s size note):
+    /// a deadline of 0 is stored as 1, both long past.
+    expiry: Option<NonZeroU64>,
     /// What OBJECT ENCODING needs beyond the value (see [`super::types::encoding`]).
     pub shape: Shape,
     /// When a command last read or wrote the key, seconds since the Unix epoch (OBJECT
@@ -130,15 +139,31 @@ impl Entry {
     pub fn with_expiry(value: Value, expires_at_ms: Option<u64>) -> Entry {
         Entry {
             value,
-            expires_at_ms,
+            expiry: expires_at_ms.map(deadline),
             shape: Shape::default(),
             accessed_s: 0,
         }
     }
 
-    fn expired(&self, now_ms: u64) -> bool {
-        self.expires_at_ms.is_some_and(|t| t <= now_ms)
+    /// When the key expires, ms since the Unix epoch; `None` = never.
+    pub fn expires_at_ms(&self) -> Option<u64> {
+        self.expiry.map(NonZeroU64::get)
     }
+
+    /// Sets when the key expires (`None`: never). Within the keyspace, use
+    /// [`Locked::set_expiry`], which keeps the deadline index in step.
+    pub fn set_expires_at_ms(&mut self, expires_at_ms: Option<u64>) {
+        self.expiry = expires_at_ms.map(deadline);
+    }
+
+    fn expired(&self, now_ms: u64) -> bool {
+        self.expires_at_ms().is_some_and(|t| t <= now_ms)
+    }
+}
+
+/// A deadline as stored: 0 (the epoch) becomes 1 ms after it, equally past.
+fn deadline(ms: u64) -> NonZeroU64 {
+    NonZeroU64::new(ms).unwrap_or(NonZeroU64::MIN)
 }
 
 /// A watched key's version (bumped by every write) and how many client watches hold it.
@@ -151,7 +176,11 @@ struct Watch {
 /// One shard of a database.
 #[derive(Debug, Default)]
 pub struct Shard {
-    map: BytesMap<Entry>,
+    /// Entries boxed: a table bucket is then a key and a pointer (24 bytes), not a key and a
+    /// whole entry. A hash table runs between half and seven eighths full, so every bucket
+    /// is paid for up to twice; with the entry inline (its value enum as big as its largest
+    /// variant) that was most of a small key's memory (docs/PERFORMANCE.md, 1,000,000 keys).
+    map: BytesMap<Box<Entry>>,
     /// (deadline ms, key) of keys given a TTL; may hold stale pairs (a TTL changed or the key
     /// was deleted), which the active-expiry pass checks against the entry and drops.
     deadlines: BTreeSet<(u64, Key)>,
@@ -198,7 +227,7 @@ impl Shard {
             if self
                 .map
                 .get(&key)
-                .is_some_and(|e| e.expires_at_ms == Some(deadline))
+                .is_some_and(|e| e.expires_at_ms() == Some(deadline))
             {
                 self.map.remove(&key);
                 self.touch(&key);
@@ -400,7 +429,7 @@ impl<'a> Locked<'a> {
             db.blocked.written(db, key);
             return None;
         }
-        shard.map.get_mut(key)
+        shard.map.get_mut(key).map(|e| &mut **e)
     }
 
     /// Whether `key` exists (and has not expired).
@@ -417,14 +446,14 @@ impl<'a> Locked<'a> {
         let shard = self.shard(key);
         shard.touch(key);
         db.blocked.written(db, key);
-        let new_deadline = entry.expires_at_ms;
-        let old = shard.map.insert(key.into(), entry);
+        let new_deadline = entry.expires_at_ms();
+        let old = shard.map.insert(key.into(), Box::new(entry));
         shard.retime(
             key,
-            old.as_ref().and_then(|e| e.expires_at_ms),
+            old.as_ref().and_then(|e| e.expires_at_ms()),
             new_deadline,
         );
-        old.filter(|e| !e.expired(now))
+        old.filter(|e| !e.expired(now)).map(|e| *e)
     }
 
     /// Removes `key`; returns its live entry.
@@ -436,8 +465,8 @@ impl<'a> Locked<'a> {
         shard.touch(key);
         // A deletion ends XREADGROUP waits on the key (Redis's signalDeletedKeyAsReady).
         db.blocked.written(db, key);
-        shard.retime(key, old.expires_at_ms, None);
-        (!old.expired(now)).then_some(old)
+        shard.retime(key, old.expires_at_ms(), None);
+        (!old.expired(now)).then_some(*old)
     }
 
     /// Sets or clears the TTL of an existing key; false if there is no such key.
@@ -445,7 +474,8 @@ impl<'a> Locked<'a> {
         let Some(e) = self.get_mut(key) else {
             return false;
         };
-        let old = std::mem::replace(&mut e.expires_at_ms, expires_at_ms);
+        let old = e.expires_at_ms();
+        e.set_expires_at_ms(expires_at_ms);
         self.shard(key).retime(key, old, expires_at_ms);
         true
     }

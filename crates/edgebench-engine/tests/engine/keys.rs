@@ -31,19 +31,22 @@ fn make(d: &mut Diff, kind: &str, key: &str) {
     }
     let value = match kind {
         "list" => Value::List(VecDeque::from([b"x".to_vec()])),
-        "hash" => Value::Hash(BytesMap::from_iter([(b"f"[..].into(), b"v".to_vec())])),
-        "set" => Value::Set(BytesSet::from_iter([b"m"[..].into()])),
+        "hash" => Value::Hash(Box::new(BytesMap::from_iter([(
+            b"f"[..].into(),
+            b"v".to_vec(),
+        )]))),
+        "set" => Value::Set(Box::new(BytesSet::from_iter([b"m"[..].into()]))),
         "zset" => {
             let mut z = edgebench_engine::engine::types::ZSet::default();
             z.insert(b"m", 1.0);
-            Value::ZSet(z)
+            Value::ZSet(Box::new(z))
         }
         "stream" => {
             let mut s = edgebench_engine::engine::types::Stream::default();
             let id = edgebench_engine::engine::types::stream::StreamId { ms: 1, seq: 1 };
             s.entries.insert(id, vec![(b"f".to_vec(), b"v".to_vec())]);
             s.last_id = id;
-            Value::Stream(s)
+            Value::Stream(Box::new(s))
         }
         _ => Value::Str(b"v".to_vec()),
     };

@@ -795,7 +795,7 @@ fn info_sections_keyspace_and_commandstats() {
         ks.insert(b"a", Entry::new(V::Str(b"1".to_vec())));
         ks.insert(b"b", Entry::new(V::Str(b"2".to_vec())));
         let mut ttl = Entry::new(V::Str(b"3".to_vec()));
-        ttl.expires_at_ms = Some(engine.now_ms() + 60_000);
+        ttl.set_expires_at_ms(Some(engine.now_ms() + 60_000));
         ks.insert(b"c", ttl);
     }
     {

@@ -585,9 +585,9 @@ fn typed_string_api() {
             old: None
         })
     );
-    assert_eq!(ks.get(b"k").and_then(|e| e.expires_at_ms), Some(20_000));
+    assert_eq!(ks.get(b"k").and_then(|e| e.expires_at_ms()), Some(20_000));
     assert_eq!(ks.getex(b"k", GetExTtl::Persist), Ok(Some(b"w".to_vec())));
-    assert_eq!(ks.get(b"k").and_then(|e| e.expires_at_ms), None);
+    assert_eq!(ks.get(b"k").and_then(|e| e.expires_at_ms()), None);
     assert_eq!(ks.append(b"k", b"xyz"), Ok(4));
     assert_eq!(ks.strlen(b"k"), Ok(4));
     assert_eq!(ks.getrange(b"k", 1, -2), Ok(b"xy".to_vec()));

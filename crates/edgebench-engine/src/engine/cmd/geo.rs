@@ -751,7 +751,7 @@ fn store_points(ctx: &mut Ctx<'_, '_>, dst: &[u8], points: Vec<(Vec<u8>, f64)>) 
     for (member, score) in &points {
         z.insert(member, *score);
     }
-    ctx.ks.insert(dst, Entry::new(Value::ZSet(z)));
+    ctx.ks.insert(dst, Entry::new(Value::ZSet(Box::new(z))));
     points.len() as i64
 }
 

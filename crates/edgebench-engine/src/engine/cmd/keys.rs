@@ -197,7 +197,7 @@ impl Locked<'_> {
         let Some(entry) = self.get(key) else {
             return false;
         };
-        let current = entry.expires_at_ms.map(|t| t.min(i64::MAX as u64) as i64);
+        let current = entry.expires_at_ms().map(|t| t.min(i64::MAX as u64) as i64);
         let refused = (cond.nx && current.is_some())
             || (cond.xx && current.is_none())
             || (cond.gt && current.is_none_or(|c| when_ms <= c))
@@ -215,16 +215,10 @@ impl Locked<'_> {
 
     /// TTL, PTTL, EXPIRETIME, PEXPIRETIME read this.
     pub fn ttl(&mut self, key: &[u8]) -> Ttl {
-        match self.get(key) {
+        match self.get(key).map(Entry::expires_at_ms) {
             None => Ttl::Missing,
-            Some(Entry {
-                expires_at_ms: None,
-                ..
-            }) => Ttl::Persistent,
-            Some(Entry {
-                expires_at_ms: Some(t),
-                ..
-            }) => Ttl::At(*t),
+            Some(None) => Ttl::Persistent,
+            Some(Some(t)) => Ttl::At(t),
         }
     }
 

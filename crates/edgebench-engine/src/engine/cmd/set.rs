@@ -450,7 +450,7 @@ impl Locked<'_> {
         if n == 0 {
             self.remove(dst);
         } else {
-            self.insert(dst, Entry::new(Value::Set(set)));
+            self.insert(dst, Entry::new(Value::Set(Box::new(set))));
         }
         n
     }

@@ -246,7 +246,7 @@ impl Locked<'_> {
         let mut z = ZSet::default();
         let added = add_all(&mut z, flags, pairs)?;
         if !z.is_empty() {
-            self.insert(key, Entry::new(Value::ZSet(z)));
+            self.insert(key, Entry::new(Value::ZSet(Box::new(z))));
         }
         Ok(added)
     }

@@ -218,11 +218,11 @@ mod tests {
             }
             let cases = [
                 (list, "quicklist"),
-                (Value::Set(set.clone()), "hashtable"),
-                (Value::Hash(hash.clone()), "listpack"),
-                (Value::Hash(hash), "hashtable"),
-                (Value::ZSet(zset.clone()), "listpack"),
-                (Value::ZSet(zset), "skiplist"),
+                (Value::Set(Box::new(set.clone())), "hashtable"),
+                (Value::Hash(Box::new(hash.clone())), "listpack"),
+                (Value::Hash(Box::new(hash)), "hashtable"),
+                (Value::ZSet(Box::new(zset.clone())), "listpack"),
+                (Value::ZSet(Box::new(zset)), "skiplist"),
                 (Value::Str(elements.concat()), "raw"),
             ];
             for (value, encoding) in cases {

@@ -191,16 +191,16 @@ pub fn read_value(r: &mut Reader<'_>) -> Result<Value, BadFormat> {
                     return Err(BadFormat);
                 }
             }
-            Value::Set(set)
+            Value::Set(Box::new(set))
         }
         kind::SET_INTSET => {
             let values = listpack::read_intset(&r.string()?)?;
-            Value::Set(
+            Value::Set(Box::new(
                 values
                     .iter()
                     .map(|v| v.to_string().into_bytes().into())
-                    .collect(),
-            )
+                    .collect::<BytesSet>(),
+            ))
         }
         kind::HASH => {
             let n = r.count(2)?;
@@ -212,7 +212,7 @@ pub fn read_value(r: &mut Reader<'_>) -> Result<Value, BadFormat> {
                     return Err(BadFormat);
                 }
             }
-            Value::Hash(hash)
+            Value::Hash(Box::new(hash))
         }
         kind::HASH_LISTPACK => {
             let elements = listpack::read(&r.string()?)?;
@@ -227,7 +227,7 @@ pub fn read_value(r: &mut Reader<'_>) -> Result<Value, BadFormat> {
                     return Err(BadFormat);
                 }
             }
-            Value::Hash(hash)
+            Value::Hash(Box::new(hash))
         }
         kind::ZSET_2 => {
             let n = r.count(9)?;
@@ -239,7 +239,7 @@ pub fn read_value(r: &mut Reader<'_>) -> Result<Value, BadFormat> {
                     return Err(BadFormat);
                 }
             }
-            Value::ZSet(z)
+            Value::ZSet(Box::new(z))
         }
         kind::ZSET_LISTPACK => {
             let elements = listpack::read(&r.string()?)?;
@@ -254,7 +254,7 @@ pub fn read_value(r: &mut Reader<'_>) -> Result<Value, BadFormat> {
                     return Err(BadFormat);
                 }
             }
-            Value::ZSet(z)
+            Value::ZSet(Box::new(z))
         }
         kind::STREAM_LISTPACKS_2 => super::stream::read(r)?,
         _ => return Err(BadFormat),
@@ -406,7 +406,7 @@ pub fn write_value(value: &Value, encoding: &str, list_fill: i64, out: &mut Vec<
         Value::Set(s) => {
             out.push(kind::SET);
             write_len(s.len() as u64, out);
-            for m in s {
+            for m in s.iter() {
                 write_string(m, out);
             }
         }
@@ -418,7 +418,7 @@ pub fn write_value(value: &Value, encoding: &str, list_fill: i64, out: &mut Vec<
         Value::Hash(h) => {
             out.push(kind::HASH);
             write_len(h.len() as u64, out);
-            for (f, v) in h {
+            for (f, v) in h.iter() {
                 write_string(f, out);
                 write_string(v, out);
             }

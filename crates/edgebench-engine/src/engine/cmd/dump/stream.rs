@@ -47,7 +47,7 @@ pub fn read(r: &mut Reader<'_>) -> Result<Value, BadFormat> {
         return Err(BadFormat);
     }
     stream.last_id = last;
-    Ok(Value::Stream(stream))
+    Ok(Value::Stream(Box::new(stream)))
 }
 
 /// A 16-byte big-endian id (PEL keys).

@@ -268,7 +268,7 @@ impl Engine {
                 let keys = ks.keys();
                 let expires = keys
                     .iter()
-                    .filter(|k| ks.get(k).is_some_and(|e| e.expires_at_ms.is_some()))
+                    .filter(|k| ks.get(k).is_some_and(|e| e.expires_at_ms().is_some()))
                     .count();
                 (keys.len(), expires)
             })

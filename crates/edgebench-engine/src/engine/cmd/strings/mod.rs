@@ -108,7 +108,7 @@ impl Locked<'_> {
         } else {
             None
         };
-        let current = self.get(key).map(|e| e.expires_at_ms);
+        let current = self.get(key).map(|e| e.expires_at_ms());
         let allowed = match condition {
             SetCondition::Always => true,
             SetCondition::IfMissing => current.is_none(),
@@ -176,7 +176,7 @@ impl Locked<'_> {
         match ttl {
             GetExTtl::Unchanged => {}
             GetExTtl::Persist => {
-                if self.get(key).is_some_and(|e| e.expires_at_ms.is_some()) {
+                if self.get(key).is_some_and(|e| e.expires_at_ms().is_some()) {
                     self.set_expiry(key, None);
                 }
             }

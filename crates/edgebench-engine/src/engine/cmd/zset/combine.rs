@@ -105,7 +105,7 @@ impl Locked<'_> {
             z.insert(member, *score);
         }
         let n = z.len();
-        self.insert(dst, Entry::new(Value::ZSet(z)));
+        self.insert(dst, Entry::new(Value::ZSet(Box::new(z))));
         n
     }
 
