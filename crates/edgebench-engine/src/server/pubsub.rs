@@ -23,6 +23,7 @@ use bytes::Bytes;
 use tokio::sync::mpsc;
 
 use crate::engine::cmd::keys::glob_match;
+use crate::engine::cmd::server::{common, PUBSUB_HELP};
 use crate::engine::Reply;
 use crate::resp::encode::{write_bulk, write_int, write_len};
 use crate::resp::{encode, Protocol};
@@ -508,24 +509,6 @@ fn confirm(word: &[u8], name: Option<&[u8]>, count: usize, protocol: Protocol, o
     write_int(out, b':', i64::try_from(count).unwrap_or(i64::MAX));
 }
 
-/// PUBSUB's help text, as Redis 7.0 prints it.
-const PUBSUB_HELP: &[&str] = &[
-    "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-    "CHANNELS [<pattern>]",
-    "    Return the currently active channels matching a <pattern> (default: '*').",
-    "NUMPAT",
-    "    Return number of subscriptions to patterns.",
-    "NUMSUB [<channel> ...]",
-    "    Return the number of subscribers for the specified channels, excluding",
-    "    pattern subscriptions(default: no channels).",
-    "SHARDCHANNELS [<pattern>]",
-    "    Return the currently active shard level channels matching a <pattern> (default: '*').",
-    "SHARDNUMSUB [<shardchannel> ...]",
-    "    Return the number of subscribers for the specified shard level channel(s)",
-    "HELP",
-    "    Prints this help.",
-];
-
 /// PUBSUB's subcommands with their Redis arity (counting `PUBSUB` and the subcommand).
 const PUBSUB_SUBCOMMANDS: &[(&str, i32)] = &[
     ("channels", -2),
@@ -587,12 +570,7 @@ pub fn pubsub_command(broker: &Broker, args: &[&[u8]]) -> Reply {
         "numsub" => counts(Kind::Channel),
         "shardnumsub" => counts(Kind::Shard),
         "numpat" => Reply::Int(broker.pattern_count() as i64),
-        _ => Reply::Array(
-            PUBSUB_HELP
-                .iter()
-                .map(|line| Reply::Status((*line).into()))
-                .collect(),
-        ),
+        _ => common::help(args, PUBSUB_HELP),
     }
 }
 

@@ -167,8 +167,9 @@ fn pubsub_in_process(_: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdEr
     }
 }
 
-/// PUBSUB HELP, as Redis 7.0 prints it.
-const PUBSUB_HELP: &[&str] = &[
+/// PUBSUB HELP's lines between the usage line and HELP, as Redis 7.0 prints them (the
+/// server's PUBSUB answers with the same text).
+pub(crate) const PUBSUB_HELP: &[&str] = &[
     "CHANNELS [<pattern>]",
     "    Return the currently active channels matching a <pattern> (default: '*').",
     "NUMPAT",
