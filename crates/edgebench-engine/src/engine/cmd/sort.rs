@@ -306,7 +306,7 @@ fn run(ks: &mut Locked<'_>, key: &[u8], o: &Options<'_>) -> Result<Reply, CmdErr
         ks.remove(dest);
     } else {
         let list = out.into_iter().map(Option::unwrap_or_default).collect();
-        ks.insert(dest, Entry::new(Value::List(list)));
+        ks.insert(dest, Entry::new(Value::List(Box::new(list))));
     }
     Ok(Reply::Int(n as i64))
 }

@@ -208,7 +208,7 @@ mod tests {
         /// Values of every type come back as they went, whatever their encoding.
         #[test]
         fn values_round_trip(elements in proptest::collection::vec(element(), 1..40), fill in -5i64..20) {
-            let list = Value::List(elements.iter().cloned().collect());
+            let list = Value::List(Box::new(elements.iter().cloned().collect()));
             let set: BytesSet = elements.iter().map(|e| e[..].into()).collect();
             let hash: BytesMap<Vec<u8>> =
                 elements.iter().map(|e| (e[..].into(), e.clone())).collect();

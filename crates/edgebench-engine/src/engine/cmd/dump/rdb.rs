@@ -303,7 +303,7 @@ fn read_quicklist(r: &mut Reader<'_>) -> Result<Value, BadFormat> {
             _ => return Err(BadFormat),
         }
     }
-    Ok(Value::List(list))
+    Ok(Value::List(Box::new(list)))
 }
 
 // ---- writing ----
