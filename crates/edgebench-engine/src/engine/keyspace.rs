@@ -27,6 +27,9 @@ pub use super::types::collections::{BytesMap, BytesSet, Hasher, Key};
 use super::types::encoding::{is_redis_integer, string_encoding, Limits, Shape};
 use super::types::{Stream, ZSet};
 
+mod table;
+use table::Table;
+
 /// Shards per database. A power of two; more than the cores of a big machine, so two
 /// callers rarely meet on one lock.
 pub const SHARDS: usize = 64;
@@ -34,11 +37,11 @@ pub const SHARDS: usize = 64;
 /// A stored value.
 ///
 /// Size note: every key pays for the largest variant, so the collections are boxed and the
-/// enum is a string's size (24 bytes, making an [`Entry`] 40 and its allocation 48); a
-/// collection costs one more pointer hop, as a Redis object's does. 1,000,000 100-byte
-/// strings took 510 B of RSS per key with the entries and collections inline, 279 B with
-/// them boxed but the list, 24x B with the list boxed too (redis-server: 208 B;
-/// docs/PERFORMANCE.md).
+/// enum is a string's size (24 bytes, making an [`Entry`] 40); a collection costs one more
+/// pointer hop, as a Redis object's does. 1,000,000 100-byte strings took 510 B of RSS per
+/// key with the entries and collections inline, 279 B with them boxed but the list, 253 B
+/// with the list boxed too, 215 B with the key beside its entry ([`table`]; redis-server:
+/// 208 B; docs/PERFORMANCE.md).
 #[derive(Debug, Clone)]
 pub enum Value {
     /// A string (also integers and floats, as text).
@@ -177,11 +180,8 @@ struct Watch {
 /// One shard of a database.
 #[derive(Debug, Default)]
 pub struct Shard {
-    /// Entries boxed: a table bucket is then a key and a pointer (24 bytes), not a key and a
-    /// whole entry. A hash table runs between half and seven eighths full, so every bucket
-    /// is paid for up to twice; with the entry inline (its value enum as big as its largest
-    /// variant) that was most of a small key's memory (docs/PERFORMANCE.md, 1,000,000 keys).
-    map: BytesMap<Box<Entry>>,
+    /// The keys and their entries (see [`Table`] for why not a `HashMap`).
+    map: Table,
     /// (deadline ms, key) of keys given a TTL; may hold stale pairs (a TTL changed or the key
     /// was deleted), which the active-expiry pass checks against the entry and drops.
     deadlines: BTreeSet<(u64, Key)>,
@@ -430,7 +430,7 @@ impl<'a> Locked<'a> {
             db.blocked.written(db, key);
             return None;
         }
-        shard.map.get_mut(key).map(|e| &mut **e)
+        shard.map.get_mut(key)
     }
 
     /// Whether `key` exists (and has not expired).
@@ -448,13 +448,13 @@ impl<'a> Locked<'a> {
         shard.touch(key);
         db.blocked.written(db, key);
         let new_deadline = entry.expires_at_ms();
-        let old = shard.map.insert(key.into(), Box::new(entry));
+        let old = shard.map.insert(key, entry);
         shard.retime(
             key,
             old.as_ref().and_then(|e| e.expires_at_ms()),
             new_deadline,
         );
-        old.filter(|e| !e.expired(now)).map(|e| *e)
+        old.filter(|e| !e.expired(now))
     }
 
     /// Removes `key`; returns its live entry.
@@ -467,7 +467,7 @@ impl<'a> Locked<'a> {
         // A deletion ends XREADGROUP waits on the key (Redis's signalDeletedKeyAsReady).
         db.blocked.written(db, key);
         shard.retime(key, old.expires_at_ms(), None);
-        (!old.expired(now)).then_some(*old)
+        (!old.expired(now)).then_some(old)
     }
 
     /// Sets or clears the TTL of an existing key; false if there is no such key.
@@ -543,7 +543,7 @@ impl<'a> Locked<'a> {
         let db = self.db;
         for (_, shard) in &mut self.guards {
             // Flushed streams end blocked XREADGROUPs (Redis's signalFlushedDb).
-            for (key, entry) in &shard.map {
+            for (key, entry) in shard.map.iter() {
                 if matches!(entry.value, Value::Stream(_)) {
                     db.blocked.written(db, key);
                 }
@@ -641,7 +641,7 @@ impl<'a> Locked<'a> {
             let changed = |this: &Shard, that: &Shard| -> Vec<Key> {
                 this.watched
                     .keys()
-                    .filter(|k| this.map.contains_key(*k) || that.map.contains_key(*k))
+                    .filter(|k| this.map.contains_key(k) || that.map.contains_key(k))
                     .cloned()
                     .collect()
             };

@@ -30,7 +30,7 @@ fn make(d: &mut Diff, kind: &str, key: &str) {
         return;
     }
     let value = match kind {
-        "list" => Value::List(VecDeque::from([b"x".to_vec()])),
+        "list" => Value::List(Box::new(VecDeque::from([b"x".to_vec()]))),
         "hash" => Value::Hash(Box::new(BytesMap::from_iter([(
             b"f"[..].into(),
             b"v".to_vec(),

@@ -17,7 +17,7 @@ fn make_list(d: &mut Diff, key: &str) {
     let mut ks = d.engine.db(d.client.db).lock([key.as_bytes()], now);
     if ks.get_list(key.as_bytes()).ok().flatten().is_none() {
         let list = std::collections::VecDeque::from([b"x".to_vec()]);
-        ks.insert(key.as_bytes(), Entry::new(Value::List(list)));
+        ks.insert(key.as_bytes(), Entry::new(Value::List(Box::new(list))));
     }
 }
 
