@@ -29,13 +29,40 @@ use crate::resp::RequestParser;
 pub struct EngineConnection {
     engine: Engine,
     client: Client,
+    /// Parses packed commands; kept, so its argument list is allocated once.
+    parser: RequestParser,
+}
+
+/// Requests with at most this many arguments reach the engine from a stack array; longer
+/// ones are collected into a `Vec`.
+const STACK_ARGS: usize = 16;
+
+/// Calls `f` with `args` as a slice, from the stack when there are at most [`STACK_ARGS`].
+fn with_args<'a, R>(
+    args: impl ExactSizeIterator<Item = &'a [u8]>,
+    f: impl FnOnce(&[&'a [u8]]) -> R,
+) -> R {
+    let len = args.len();
+    if len <= STACK_ARGS {
+        let mut stack: [&[u8]; STACK_ARGS] = [&[]; STACK_ARGS];
+        for (slot, arg) in stack.iter_mut().zip(args) {
+            *slot = arg;
+        }
+        f(&stack[..len])
+    } else {
+        f(&args.collect::<Vec<_>>())
+    }
 }
 
 impl EngineConnection {
     /// A new connection (a new client of `engine`).
     pub fn new(engine: Engine) -> Self {
         let client = engine.client();
-        EngineConnection { engine, client }
+        EngineConnection {
+            engine,
+            client,
+            parser: RequestParser::default(),
+        }
     }
 
     /// Runs one command given as arguments.
@@ -46,13 +73,14 @@ impl EngineConnection {
     }
 
     /// Runs every command packed in `bytes` (redis-rs packs pipelines as RESP before the sync
-    /// trait sees them), parsed by the RESP server's own request parser, in order.
-    fn exec_packed(&mut self, bytes: &[u8]) -> RedisResult<Vec<Value>> {
-        let mut parser = RequestParser::default();
-        let mut replies = Vec::new();
+    /// trait sees them), parsed by the RESP server's own request parser, in order, handing
+    /// each reply to `each` with its index.
+    fn exec_packed(&mut self, bytes: &[u8], mut each: impl FnMut(usize, Value)) -> RedisResult<()> {
         let mut pos = 0;
+        let mut index = 0;
         while pos < bytes.len() {
-            let request = parser
+            let request = self
+                .parser
                 .parse(&bytes[pos..], true)
                 .map_err(|e| {
                     RedisError::from((ErrorKind::Client, "malformed packed command", e.to_string()))
@@ -64,29 +92,33 @@ impl EngineConnection {
             if request.is_empty() {
                 continue;
             }
-            let args: Vec<&[u8]> = request.args().collect();
-            replies.push(self.exec_args(&args));
+            let (engine, client) = (&self.engine, &mut self.client);
+            let reply = with_args(request.args(), |args| engine.execute(client, args));
+            each(index, reply.into_redis_value(self.client.resp));
+            index += 1;
         }
-        Ok(replies)
+        Ok(())
+    }
+
+    /// The last reply of the commands packed in `bytes` (`Nil` if there are none).
+    fn exec_packed_last(&mut self, bytes: &[u8]) -> RedisResult<Value> {
+        let mut last = Value::Nil;
+        self.exec_packed(bytes, |_, v| last = v)?;
+        Ok(last)
     }
 
     fn exec_cmd(&mut self, cmd: &Cmd) -> Value {
         if cmd.args_iter().any(|a| !matches!(a, Arg::Simple(_))) {
             // A cursor argument (SCAN iterators) holds its value only in the packed form.
             let packed = cmd.get_packed_command();
-            return match self.exec_packed(&packed) {
-                Ok(replies) => replies.into_iter().last().unwrap_or(Value::Nil),
-                Err(_) => Value::Nil,
-            };
+            return self.exec_packed_last(&packed).unwrap_or(Value::Nil);
         }
-        let args: Vec<&[u8]> = cmd
-            .args_iter()
-            .map(|a| match a {
-                Arg::Simple(bytes) => bytes,
-                _ => &[][..],
-            })
-            .collect();
-        self.exec_args(&args)
+        let args = cmd.args_iter().map(|a| match a {
+            Arg::Simple(bytes) => bytes,
+            _ => &[][..],
+        });
+        let (engine, client) = (&self.engine, &mut self.client);
+        with_args(args, |args| engine.execute(client, args)).into_redis_value(self.client.resp)
     }
 }
 
@@ -96,11 +128,7 @@ impl redis::ConnectionLike for EngineConnection {
     }
 
     fn req_packed_command(&mut self, cmd: &[u8]) -> RedisResult<Value> {
-        Ok(self
-            .exec_packed(cmd)?
-            .into_iter()
-            .last()
-            .unwrap_or(Value::Nil))
+        self.exec_packed_last(cmd)
     }
 
     fn req_packed_commands(
@@ -109,8 +137,13 @@ impl redis::ConnectionLike for EngineConnection {
         offset: usize,
         count: usize,
     ) -> RedisResult<Vec<Value>> {
-        let replies = self.exec_packed(cmd)?;
-        Ok(replies.into_iter().skip(offset).take(count).collect())
+        let mut replies = Vec::with_capacity(count);
+        self.exec_packed(cmd, |i, v| {
+            if (offset..offset + count).contains(&i) {
+                replies.push(v);
+            }
+        })?;
+        Ok(replies)
     }
 
     fn get_db(&self) -> i64 {

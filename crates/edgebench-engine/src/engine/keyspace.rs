@@ -21,6 +21,8 @@ use std::hash::BuildHasher;
 use std::num::NonZeroU64;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use smallvec::SmallVec;
+
 use super::error::CmdError;
 use super::notify::BlockedClients;
 pub use super::types::collections::{BytesMap, BytesSet, Hasher, Key};
@@ -33,6 +35,9 @@ use table::Table;
 /// Shards per database. A power of two; more than the cores of a big machine, so two
 /// callers rarely meet on one lock.
 pub const SHARDS: usize = 64;
+
+/// Shards a command locks without allocating (see [`Locked`]).
+const INLINE_SHARDS: usize = 2;
 
 /// A stored value.
 ///
@@ -291,7 +296,8 @@ impl Db {
         keys: impl IntoIterator<Item = &'k [u8]>,
         now_ms: u64,
     ) -> Locked<'a> {
-        let mut idx: Vec<usize> = keys.into_iter().map(|k| self.shard_of(k)).collect();
+        let mut idx: SmallVec<[usize; INLINE_SHARDS]> =
+            keys.into_iter().map(|k| self.shard_of(k)).collect();
         idx.sort_unstable();
         idx.dedup();
         self.lock_indices(&idx, now_ms)
@@ -349,7 +355,8 @@ fn lock(m: &Mutex<Shard>) -> MutexGuard<'_, Shard> {
 pub struct Locked<'a> {
     db: &'a Db,
     now_ms: u64,
-    guards: Vec<(usize, MutexGuard<'a, Shard>)>,
+    /// Inline for the commands of one or two keys (nearly all): no allocation to lock.
+    guards: SmallVec<[(usize, MutexGuard<'a, Shard>); INLINE_SHARDS]>,
     all: bool,
 }
 
