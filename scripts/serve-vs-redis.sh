@@ -8,10 +8,15 @@
 #   REPEAT=5 scripts/serve-vs-redis.sh 200000   (repetitions, alternating which server goes
 #   first, with the median of the per-repetition ratios per cell)
 #   PIPELINES="1" scripts/serve-vs-redis.sh   (only these -P values; default "1 16")
+#   EDGEBENCH=path/to/edgebench scripts/serve-vs-redis.sh   (that binary; no build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-1000000}
-cargo build --release --quiet
+edgebench=${EDGEBENCH:-}
+if [ -z "$edgebench" ]; then
+  cargo build --release --quiet
+  edgebench=${CARGO_TARGET_DIR:-target}/release/edgebench
+fi
 dir=$(mktemp -d)
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$dir"' EXIT
@@ -22,7 +27,7 @@ redis-server --port "$rport" --bind 127.0.0.1 --unixsocket "$dir/redis.sock" --u
   --save "" --appendonly no --dir "$dir" --logfile "$dir/redis.log" &
 pids+=($!); rpid=$!
 eport=$(free_port)
-./target/release/edgebench serve --port "$eport" --unixsocket "$dir/edgebench.sock" ${SERVE_FLAGS:-} 2>"$dir/serve.log" &
+"$edgebench" serve --port "$eport" --unixsocket "$dir/edgebench.sock" ${SERVE_FLAGS:-} 2>"$dir/serve.log" &
 pids+=($!); epid=$!
 for _ in $(seq 100); do
   redis-cli -p "$rport" ping >/dev/null 2>&1 && redis-cli -p "$eport" ping >/dev/null 2>&1 && break
