@@ -4,8 +4,9 @@
 //! other statistics than our median can be computed from it. Times stay in nanoseconds, the
 //! unit they were measured in; floats get at most three decimals, trailing zeros dropped, which
 //! is finer than the measurement's own resolution. `target` is the target's name and
-//! `parallel` its concurrent clients (`--parallel`, 1 without), last so that scripts reading
-//! the earlier columns by position still work.
+//! `parallel` its concurrent clients (`--parallel`, 1 without), and `store_bytes_per_op` the
+//! store's growth per op (empty where not measured or the store cannot say): each added after
+//! the others, so that scripts reading the earlier columns by position still work.
 
 use std::io;
 
@@ -16,7 +17,7 @@ use crate::results::RunResults;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Csv;
 
-const HEADER: [&str; 14] = [
+const HEADER: [&str; 15] = [
     "target",
     "benchmark",
     "run",
@@ -31,6 +32,7 @@ const HEADER: [&str; 14] = [
     "bytes_per_op",
     "allocs_per_op",
     "parallel",
+    "store_bytes_per_op",
 ];
 
 impl Exporter for Csv {
@@ -60,6 +62,7 @@ impl Exporter for Csv {
                         m.bytes_per_op.to_string(),
                         m.allocs_per_op.to_string(),
                         t.parallel.to_string(),
+                        m.store_bytes_per_op.map(float_3dp).unwrap_or_default(),
                     ])?;
                 }
             }

@@ -8,7 +8,10 @@
 //! comes back there), and values under 1 µs get two decimals, where awk would print a
 //! misleading `0`. A cell is the median repetition, so `--count` runs give a stable figure.
 //!
-//! With `--baseline COLUMN` (recorded in the results' meta) a second table follows: each
+//! When some store reported its growth (the write benchmarks, [`store_table`]), a table of
+//! store bytes per op follows, with the same columns.
+//!
+//! With `--baseline COLUMN` (recorded in the results' meta) a last table follows: each
 //! cell is that column's median time divided by the baseline column's, so `2.50x` reads
 //! "2.5 times as long as the baseline" and the baseline column is all `1.00x`.
 
@@ -29,6 +32,10 @@ impl Exporter for Markdown {
 
     fn render(&self, results: &RunResults) -> io::Result<Vec<u8>> {
         let mut text = table(results);
+        if let Some(growth) = store_table(results) {
+            text.push('\n');
+            text.push_str(&growth);
+        }
         if let Some(ratios) = results
             .meta
             .baseline
@@ -101,6 +108,50 @@ fn footnotes(columns: &[&TargetResults]) -> String {
         let _ = writeln!(out, "— {}: {}", md_cell(&bench), md_cell(&why));
     }
     out
+}
+
+/// The store table: how much each column's store grew per op of the benchmarks that write
+/// ([`Measurement::store_bytes_per_op`] of the median repetition, one decimal), so a reading
+/// or an event's cost in memory or on disk sits under its time. Rows are the benchmarks with
+/// a figure in some column; a cell is empty where the store cannot say. `None` when no
+/// column has a figure (a run of reads only, or older results).
+pub fn store_table(results: &RunResults) -> Option<String> {
+    let columns: Vec<&TargetResults> = results
+        .targets
+        .iter()
+        .filter(|t| !t.benchmarks.is_empty())
+        .collect();
+    let growth = |t: &TargetResults, name: &str| median(t, name)?.store_bytes_per_op;
+    let rows: Vec<String> = results
+        .bench_names()
+        .into_iter()
+        .filter(|name| columns.iter().any(|t| growth(t, name).is_some()))
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let mut out = String::from("| Benchmark |");
+    for t in &columns {
+        let _ = write!(out, " {} (store B/op) |", md_cell(&t.column()));
+    }
+    out.push_str("\n|-|");
+    for _ in &columns {
+        out.push_str("-|");
+    }
+    out.push('\n');
+    for name in rows {
+        let _ = write!(out, "| {} |", md_cell(&name));
+        for t in &columns {
+            match growth(t, &name) {
+                Some(bytes) => {
+                    let _ = write!(out, " {} |", group_float(bytes, 1));
+                }
+                None => out.push_str(" |"),
+            }
+        }
+        out.push('\n');
+    }
+    Some(out)
 }
 
 /// The ratio table: the same rows and columns as [`table`], each cell the column's median

@@ -3,6 +3,8 @@
 //! One row per (target, benchmark), targets in the order given and benchmarks in run order, all
 //! figures taken from the median repetition ([`BenchResults::median`]) so a row is one real
 //! round, never a mix of rounds. `spread` is [`BenchResults::spread`], benchstat v1's "± x%".
+//! `store B/op` is the store's growth per op in that round (the write benchmarks'), empty
+//! where it was not measured or the store cannot say.
 //! Targets that failed are listed under the table with their error, because the benchtomd table
 //! only shows what is missing, not why.
 
@@ -27,8 +29,8 @@ impl Exporter for Percentiles {
 }
 
 const HEADER: &str = "| Target | Benchmark | N | ns/op | ops/s | p50 (µs) | p90 (µs) | p99 (µs) \
-                      | p99.9 (µs) | max (µs) | B/op | allocs/op | runs | spread |\n\
-                      |-|-|-|-|-|-|-|-|-|-|-|-|-|-|\n";
+                      | p99.9 (µs) | max (µs) | B/op | allocs/op | store B/op | runs | spread |\n\
+                      |-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|\n";
 
 /// The table as text, then one `- target: error` line per failed target.
 pub fn table(results: &RunResults) -> String {
@@ -77,6 +79,9 @@ fn row(b: &BenchResults) -> Option<String> {
             micros_2dp(m.max_ns),
             group_thousands(m.bytes_per_op),
             group_thousands(m.allocs_per_op),
+            m.store_bytes_per_op
+                .map(|x| group_float(x, 1))
+                .unwrap_or_default(),
             b.runs.len().to_string(),
             format!("±{:.1}%", b.spread() * 100.0),
         ]
