@@ -52,37 +52,60 @@ impl Exporter for Markdown {
 /// The table as text, ending with a newline. With no benchmarks at all it is still the header
 /// and divider, so a results file exists from the first write on.
 pub fn table(results: &RunResults) -> String {
-    // A target that finished nothing (e.g. unreachable) would only be a column of n/a; its
-    // error is reported in percentiles.md instead.
-    let columns: Vec<&TargetResults> = results
-        .targets
-        .iter()
-        .filter(|t| !t.benchmarks.is_empty())
-        .collect();
-    let mut out = String::from("| Benchmark |");
-    for t in &columns {
-        // Writing to a String cannot fail.
-        let _ = write!(out, " {} (micro/op) |", md_cell(&t.column()));
-    }
-    out.push_str("\n|-|");
-    for _ in &columns {
-        out.push_str("-|");
-    }
-    out.push('\n');
-    for name in results.bench_names() {
-        let _ = write!(out, "| {} |", md_cell(&name));
-        for t in &columns {
-            let bench = t.bench(&name);
-            let cell = match bench.and_then(|b| b.median()) {
+    let columns = columns(results);
+    let mut out = grid(
+        &columns,
+        "(micro/op)",
+        results.bench_names(),
+        |t: &TargetResults, name: &str| {
+            let bench = t.bench(name);
+            match bench.and_then(|b| b.median()) {
                 Some(m) => micros_cell(m),
                 None if bench.is_some_and(|b| b.not_applicable.is_some()) => "—".to_string(),
                 None => "n/a".to_string(),
-            };
-            let _ = write!(out, " {cell} |");
+            }
+        },
+    );
+    out.push_str(&footnotes(&columns));
+    out
+}
+
+/// The columns every table has: the targets that finished something. A target that finished
+/// nothing (e.g. unreachable) would only be a column of n/a; its error is reported in
+/// percentiles.md instead.
+fn columns(results: &RunResults) -> Vec<&TargetResults> {
+    results
+        .targets
+        .iter()
+        .filter(|t| !t.benchmarks.is_empty())
+        .collect()
+}
+
+/// A table of `rows` (benchmark names) by `columns`, each headed with its column name and
+/// `unit`, each cell `cell(column, row)`; it ends with a newline.
+fn grid(
+    columns: &[&TargetResults],
+    unit: &str,
+    rows: impl IntoIterator<Item = String>,
+    cell: impl Fn(&TargetResults, &str) -> String,
+) -> String {
+    let mut out = String::from("| Benchmark |");
+    for t in columns {
+        // Writing to a String cannot fail.
+        let _ = write!(out, " {} {unit} |", md_cell(&t.column()));
+    }
+    out.push_str("\n|-|");
+    for _ in columns {
+        out.push_str("-|");
+    }
+    out.push('\n');
+    for name in rows {
+        let _ = write!(out, "| {} |", md_cell(&name));
+        for t in columns {
+            let _ = write!(out, " {} |", cell(t, &name));
         }
         out.push('\n');
     }
-    out.push_str(&footnotes(&columns));
     out
 }
 
@@ -116,11 +139,7 @@ fn footnotes(columns: &[&TargetResults]) -> String {
 /// a figure in some column; a cell is empty where the store cannot say. `None` when no
 /// column has a figure (a run of reads only, or older results).
 pub fn store_table(results: &RunResults) -> Option<String> {
-    let columns: Vec<&TargetResults> = results
-        .targets
-        .iter()
-        .filter(|t| !t.benchmarks.is_empty())
-        .collect();
+    let columns = columns(results);
     let growth = |t: &TargetResults, name: &str| median(t, name)?.store_bytes_per_op;
     let rows: Vec<String> = results
         .bench_names()
@@ -130,28 +149,11 @@ pub fn store_table(results: &RunResults) -> Option<String> {
     if rows.is_empty() {
         return None;
     }
-    let mut out = String::from("| Benchmark |");
-    for t in &columns {
-        let _ = write!(out, " {} (store B/op) |", md_cell(&t.column()));
-    }
-    out.push_str("\n|-|");
-    for _ in &columns {
-        out.push_str("-|");
-    }
-    out.push('\n');
-    for name in rows {
-        let _ = write!(out, "| {} |", md_cell(&name));
-        for t in &columns {
-            match growth(t, &name) {
-                Some(bytes) => {
-                    let _ = write!(out, " {} |", group_float(bytes, 1));
-                }
-                None => out.push_str(" |"),
-            }
-        }
-        out.push('\n');
-    }
-    Some(out)
+    Some(grid(&columns, "(store B/op)", rows, |t, name| {
+        growth(t, name)
+            .map(|bytes| group_float(bytes, 1))
+            .unwrap_or_default()
+    }))
 }
 
 /// The ratio table: the same rows and columns as [`table`], each cell the column's median
@@ -162,33 +164,18 @@ pub fn baseline_table(results: &RunResults, baseline: &str) -> Option<String> {
         .targets
         .iter()
         .find(|t| t.column() == baseline && !t.benchmarks.is_empty())?;
-    let columns: Vec<&TargetResults> = results
-        .targets
-        .iter()
-        .filter(|t| !t.benchmarks.is_empty())
-        .collect();
-    let mut out = String::from("| Benchmark |");
-    for t in &columns {
-        let _ = write!(out, " {} (x {}) |", md_cell(&t.column()), md_cell(baseline));
-    }
-    out.push_str("\n|-|");
-    for _ in &columns {
-        out.push_str("-|");
-    }
-    out.push('\n');
-    for name in results.bench_names() {
-        let _ = write!(out, "| {} |", md_cell(&name));
-        let base_ns = median(base, &name).map(|m| m.ns_per_op);
-        for t in &columns {
-            let cell = match (median(t, &name), base_ns) {
-                (Some(m), Some(b)) if b > 0.0 => format!("{}x", group_float(m.ns_per_op / b, 2)),
-                _ => "n/a".to_string(),
-            };
-            let _ = write!(out, " {cell} |");
-        }
-        out.push('\n');
-    }
-    Some(out)
+    let unit = format!("(x {})", md_cell(baseline));
+    Some(grid(
+        &columns(results),
+        &unit,
+        results.bench_names(),
+        |t, name| match (median(t, name), median(base, name)) {
+            (Some(m), Some(b)) if b.ns_per_op > 0.0 => {
+                format!("{}x", group_float(m.ns_per_op / b.ns_per_op, 2))
+            }
+            _ => "n/a".to_string(),
+        },
+    ))
 }
 
 /// The median repetition of `name` on `t`, if it ran.
@@ -239,14 +226,36 @@ mod tests {
     }
 
     #[test]
-    fn results_md_has_the_ratio_table_only_with_a_baseline() {
+    fn store_table_has_the_benchmarks_that_grew_a_store() {
+        // MongoDB's AddReading reported no size: an empty cell; the reads: no row.
+        insta::assert_snapshot!(store_table(&fixture::run()).expect("a store grew"), @r#"
+            | Benchmark | RedisDB_TCP (store B/op) | MongoDB (store B/op) |
+            |-|-|-|
+            | AddReading | 176.2 |  |
+            "#);
         let mut results = fixture::run();
+        for t in &mut results.targets {
+            for b in &mut t.benchmarks {
+                for m in &mut b.runs {
+                    m.store_bytes_per_op = None;
+                }
+            }
+        }
+        assert_eq!(store_table(&results), None);
         let plain = String::from_utf8(Markdown.render(&results).expect("render")).expect("utf8");
         assert_eq!(plain, table(&results));
+    }
+
+    #[test]
+    fn results_md_has_the_ratio_table_only_with_a_baseline() {
+        let mut results = fixture::run();
+        let store = store_table(&results).expect("a store grew");
+        let plain = String::from_utf8(Markdown.render(&results).expect("render")).expect("utf8");
+        assert_eq!(plain, format!("{}\n{store}", table(&results)));
         results.meta.baseline = Some("MongoDB".into());
         let both = String::from_utf8(Markdown.render(&results).expect("render")).expect("utf8");
         let ratios = baseline_table(&results, "MongoDB").expect("baseline ran");
-        assert_eq!(both, format!("{}\n{ratios}", table(&results)));
+        assert_eq!(both, format!("{}\n{store}\n{ratios}", table(&results)));
         assert!(
             ratios.contains("| AddReading | 0.52x | 1.00x |"),
             "{ratios}"
