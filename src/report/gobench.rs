@@ -105,10 +105,11 @@ fn bench_name(target: &str, bench: &str, procs: usize) -> String {
     }
 }
 
-/// ns/op at the precision the Go text carries it: what `benchstat` and `report benchtomd` read
-/// back. The markdown table uses it, so the table and benchtomd over the Go text never differ
-/// by one in the last digit (e.g. 325,999.6 ns is "326000 ns/op", 326 µs in both).
-pub(crate) fn go_ns(x: f64) -> f64 {
+/// A float metric (ns/op, store-B/op) at the precision the Go text carries it: what
+/// `benchstat` and `report benchtomd` read back. The markdown tables use it, so a table and
+/// benchtomd over the Go text never differ by one in the last digit (e.g. 325,999.6 ns is
+/// "326000 ns/op", 326 µs in both).
+pub(crate) fn go_precision(x: f64) -> f64 {
     pretty_print(x).trim().parse().unwrap_or(x)
 }
 
@@ -287,7 +288,7 @@ mod tests {
                 m.bytes_per_op,
                 m.allocs_per_op,
                 // At the precision the text carries it.
-                m.store_bytes_per_op.map(go_ns),
+                m.store_bytes_per_op.map(go_precision),
             )
         };
         // The parser sorts targets by name, as benchtomd.awk does; compare by name.

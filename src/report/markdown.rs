@@ -134,7 +134,8 @@ fn footnotes(columns: &[&TargetResults]) -> String {
 }
 
 /// The store table: how much each column's store grew per op of the benchmarks that write
-/// ([`Measurement::store_bytes_per_op`] of the median repetition, one decimal), so a reading
+/// ([`Measurement::store_bytes_per_op`] of the median repetition, at the Go text's precision
+/// and one decimal, so benchtomd over that text gives the same cells), so a reading
 /// or an event's cost in memory or on disk sits under its time. Rows are the benchmarks with
 /// a figure in some column; a cell is empty where the store cannot say. `None` when no
 /// column has a figure (a run of reads only, or older results).
@@ -151,7 +152,7 @@ pub fn store_table(results: &RunResults) -> Option<String> {
     }
     Some(grid(&columns, "(store B/op)", rows, |t, name| {
         growth(t, name)
-            .map(|bytes| group_float(bytes, 1))
+            .map(|bytes| group_float(super::gobench::go_precision(bytes), 1))
             .unwrap_or_default()
     }))
 }
@@ -186,7 +187,7 @@ fn median<'t>(t: &'t TargetResults, name: &str) -> Option<&'t Measurement> {
 /// One cell: µs/op truncated like awk's `%'d`, or two decimals under 1 µs, from ns/op as the
 /// Go text prints it, so that benchtomd over that text gives the same cell.
 fn micros_cell(m: &Measurement) -> String {
-    let ns = super::gobench::go_ns(m.ns_per_op);
+    let ns = super::gobench::go_precision(m.ns_per_op);
     let micros = ns / 1000.0;
     if ns < 1000.0 {
         group_float(micros, 2)
@@ -273,12 +274,15 @@ mod tests {
                 for b in &mut t.benchmarks {
                     for m in &mut b.runs {
                         m.ns_per_op = ns;
+                        // The same edges for the store table's one decimal.
+                        m.store_bytes_per_op = Some(ns);
                     }
                 }
             }
             let from_go =
                 super::super::benchtomd::parse_go_bench(&super::super::gobench::text(&results));
             assert_eq!(table(&results), table(&from_go), "{ns} ns/op");
+            assert_eq!(store_table(&results), store_table(&from_go), "{ns} B/op");
         }
         let one = |ns| {
             micros_cell(&Measurement {
