@@ -105,6 +105,14 @@ pub struct Measurement {
     /// form of HdrHistogram interval logs), so runs can be merged without losing precision.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub histogram: String,
+    /// How much the store grew per op over this round: (its size after the round − before)
+    /// / `n`, in bytes, as the store reports its size ([`crate::store::CoreData::size_bytes`]:
+    /// Redis's `used_memory`, the engine's live heap, SQLite's pages, ...). Measured for the
+    /// benchmarks that write; `None` for the others, for a store that cannot say, and in
+    /// results written before it existed. Negative when the store shrank (an allocator giving
+    /// memory back).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store_bytes_per_op: Option<f64>,
 }
 
 impl Measurement {

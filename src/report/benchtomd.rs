@@ -130,11 +130,15 @@ fn go_line(full: &str) -> Option<GoLine<'_>> {
         ..Measurement::default()
     };
     // After ns/op come (value, unit) pairs: B/op and allocs/op with -benchmem, and possibly
-    // MB/s or custom b.ReportMetric units, which are not in the model.
+    // MB/s or custom b.ReportMetric units, of which only edgebench's store-B/op is in the
+    // model.
     for pair in rest.chunks_exact(2) {
         match pair[1] {
             "B/op" => measurement.bytes_per_op = pair[0].parse().unwrap_or(0),
             "allocs/op" => measurement.allocs_per_op = pair[0].parse().unwrap_or(0),
+            super::gobench::STORE_BYTES_PER_OP => {
+                measurement.store_bytes_per_op = pair[0].parse().ok();
+            }
             _ => {}
         }
     }

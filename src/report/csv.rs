@@ -4,8 +4,9 @@
 //! other statistics than our median can be computed from it. Times stay in nanoseconds, the
 //! unit they were measured in; floats get at most three decimals, trailing zeros dropped, which
 //! is finer than the measurement's own resolution. `target` is the target's name and
-//! `parallel` its concurrent clients (`--parallel`, 1 without), last so that scripts reading
-//! the earlier columns by position still work.
+//! `parallel` its concurrent clients (`--parallel`, 1 without), and `store_bytes_per_op` the
+//! store's growth per op (empty where not measured or the store cannot say): each added after
+//! the others, so that scripts reading the earlier columns by position still work.
 
 use std::io;
 
@@ -16,7 +17,7 @@ use crate::results::RunResults;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Csv;
 
-const HEADER: [&str; 14] = [
+const HEADER: [&str; 15] = [
     "target",
     "benchmark",
     "run",
@@ -31,6 +32,7 @@ const HEADER: [&str; 14] = [
     "bytes_per_op",
     "allocs_per_op",
     "parallel",
+    "store_bytes_per_op",
 ];
 
 impl Exporter for Csv {
@@ -60,6 +62,7 @@ impl Exporter for Csv {
                         m.bytes_per_op.to_string(),
                         m.allocs_per_op.to_string(),
                         t.parallel.to_string(),
+                        m.store_bytes_per_op.map(float_3dp).unwrap_or_default(),
                     ])?;
                 }
             }
@@ -89,14 +92,14 @@ mod tests {
     fn snapshot() {
         let bytes = Csv.render(&fixture::run()).unwrap();
         insta::assert_snapshot!(String::from_utf8(bytes).unwrap(), @r#"
-            target,benchmark,run,n,ns_per_op,ops_per_sec,p50_ns,p90_ns,p99_ns,p999_ns,max_ns,bytes_per_op,allocs_per_op,parallel
-            RedisDB_TCP,AddReading,1,20000,76292,13107.534,71000,88100,120300,250100,1005000,1019,42,1
-            RedisDB_TCP,AddReading,2,20000,70100.4,14265.254,68000,80000,99900,200000,900000,1019,42,1
-            RedisDB_TCP,AddReading,3,20000,81000,12345.679,75000,95000,130000,300000,1200000,1020,42,1
-            RedisDB_TCP,Events,1,20,100022091,9.998,99800000,101200000,104857600,104857600,105000123,1796015,28010,1
-            RedisDB_TCP,EventCount,1,5000000,210.4,4752851.711,205,230,415,1005,30015,0,0,1
-            MongoDB,AddReading,1,10000,146033,6847.767,140000,160000,210000,400000,2000000,3632,70,1
-            MongoDB,EventCount,1,20000,94343,10599.621,90000,99000,150000,300000,600000,1832,43,1
+            target,benchmark,run,n,ns_per_op,ops_per_sec,p50_ns,p90_ns,p99_ns,p999_ns,max_ns,bytes_per_op,allocs_per_op,parallel,store_bytes_per_op
+            RedisDB_TCP,AddReading,1,20000,76292,13107.534,71000,88100,120300,250100,1005000,1019,42,1,176.25
+            RedisDB_TCP,AddReading,2,20000,70100.4,14265.254,68000,80000,99900,200000,900000,1019,42,1,175.5
+            RedisDB_TCP,AddReading,3,20000,81000,12345.679,75000,95000,130000,300000,1200000,1020,42,1,1176
+            RedisDB_TCP,Events,1,20,100022091,9.998,99800000,101200000,104857600,104857600,105000123,1796015,28010,1,
+            RedisDB_TCP,EventCount,1,5000000,210.4,4752851.711,205,230,415,1005,30015,0,0,1,
+            MongoDB,AddReading,1,10000,146033,6847.767,140000,160000,210000,400000,2000000,3632,70,1,
+            MongoDB,EventCount,1,20000,94343,10599.621,90000,99000,150000,300000,600000,1832,43,1,
             "#);
     }
 

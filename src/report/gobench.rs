@@ -20,6 +20,10 @@ use std::io;
 use super::Exporter;
 use crate::results::{Measurement, RunResults};
 
+/// The unit of [`Measurement::store_bytes_per_op`] in Go text, as a benchmark would name it in
+/// `b.ReportMetric(growth, "store-B/op")`: benchstat keeps it apart from the client's B/op.
+pub const STORE_BYTES_PER_OP: &str = "store-B/op";
+
 /// The Go benchmark text exporter (`bench.txt`).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GoBench;
@@ -69,11 +73,17 @@ pub fn text(results: &RunResults) -> String {
         .max()
         .unwrap_or(0);
     for (name, m) in &lines {
+        // A custom metric goes where Go prints a `b.ReportMetric`: after ns/op, before the
+        // -benchmem columns (`BenchmarkResult.String`, then `MemString`).
+        let store = match m.store_bytes_per_op {
+            Some(bytes) => format!("\t{} {STORE_BYTES_PER_OP}", pretty_print(bytes)),
+            None => String::new(),
+        };
         let _ = writeln!(
             out,
-            "{name:<width$}\t{:8}\t{} ns/op\t{:8} B/op\t{:8} allocs/op",
+            "{name:<width$}\t{:8}\t{} ns/op{store}\t{:8} B/op\t{:8} allocs/op",
             m.n,
-            pretty_ns(m.ns_per_op),
+            pretty_print(m.ns_per_op),
             m.bytes_per_op,
             m.allocs_per_op
         );
@@ -95,16 +105,17 @@ fn bench_name(target: &str, bench: &str, procs: usize) -> String {
     }
 }
 
-/// ns/op at the precision the Go text carries it: what `benchstat` and `report benchtomd` read
-/// back. The markdown table uses it, so the table and benchtomd over the Go text never differ
-/// by one in the last digit (e.g. 325,999.6 ns is "326000 ns/op", 326 µs in both).
-pub(crate) fn go_ns(x: f64) -> f64 {
-    pretty_ns(x).trim().parse().unwrap_or(x)
+/// A float metric (ns/op, store-B/op) at the precision the Go text carries it: what
+/// `benchstat` and `report benchtomd` read back. The markdown tables use it, so a table and
+/// benchtomd over the Go text never differ by one in the last digit (e.g. 325,999.6 ns is
+/// "326000 ns/op", 326 µs in both).
+pub(crate) fn go_precision(x: f64) -> f64 {
+    pretty_print(x).trim().parse().unwrap_or(x)
 }
 
-/// ns/op as Go's `prettyPrint` prints it: a fixed width, and more decimals the smaller the value,
-/// so that about four significant digits show.
-fn pretty_ns(x: f64) -> String {
+/// A float metric (ns/op, a custom one) as Go's `prettyPrint` prints it: a fixed width, and
+/// more decimals the smaller the value, so that about four significant digits show.
+fn pretty_print(x: f64) -> String {
     let y = x.abs();
     let (width, decimals) = if y == 0.0 || y >= 999.95 {
         (10, 0)
@@ -140,9 +151,9 @@ mod tests {
             goarch: amd64
             pkg: edgebench/coredata
             cpu: Intel(R) Xeon(R) CPU E5-2686 v4 @ 2.30GHz
-            BenchmarkRedisDB_TCP/AddReading-4	   20000	     76292 ns/op	    1019 B/op	      42 allocs/op
-            BenchmarkRedisDB_TCP/AddReading-4	   20000	     70100 ns/op	    1019 B/op	      42 allocs/op
-            BenchmarkRedisDB_TCP/AddReading-4	   20000	     81000 ns/op	    1020 B/op	      42 allocs/op
+            BenchmarkRedisDB_TCP/AddReading-4	   20000	     76292 ns/op	       176.2 store-B/op	    1019 B/op	      42 allocs/op
+            BenchmarkRedisDB_TCP/AddReading-4	   20000	     70100 ns/op	       175.5 store-B/op	    1019 B/op	      42 allocs/op
+            BenchmarkRedisDB_TCP/AddReading-4	   20000	     81000 ns/op	      1176 store-B/op	    1020 B/op	      42 allocs/op
             BenchmarkRedisDB_TCP/Events-4    	      20	 100022091 ns/op	 1796015 B/op	   28010 allocs/op
             BenchmarkRedisDB_TCP/EventCount-4	 5000000	       210.4 ns/op	       0 B/op	       0 allocs/op
             BenchmarkMongoDB/AddReading-4    	   10000	    146033 ns/op	    3632 B/op	      70 allocs/op
@@ -158,6 +169,8 @@ mod tests {
         results.targets.truncate(1);
         results.targets[0].benchmarks.truncate(1);
         results.targets[0].benchmarks[0].runs.truncate(1);
+        // Go's standard columns alone (custom metrics: the next test).
+        results.targets[0].benchmarks[0].runs[0].store_bytes_per_op = None;
         let text = text(&results);
         let line = text.lines().find(|l| l.starts_with("Benchmark")).unwrap();
         assert_eq!(
@@ -167,22 +180,54 @@ mod tests {
     }
 
     #[test]
+    fn store_growth_is_a_custom_metric_between_ns_op_and_b_op() {
+        let mut results = fixture::run();
+        results.targets[0].benchmarks.truncate(1);
+        results.targets.truncate(1);
+        let text = text(&results);
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("Benchmark"))
+            .collect();
+        // As Go prints `b.ReportMetric(176.25, "store-B/op")` under -benchmem, ties to even.
+        assert_eq!(
+            lines[0],
+            "BenchmarkRedisDB_TCP/AddReading-4\t   20000\t     76292 ns/op\t       176.2 store-B/op\t    1019 B/op\t      42 allocs/op"
+        );
+        assert!(
+            lines[2].contains("\t      1176 store-B/op\t"),
+            "{}",
+            lines[2]
+        );
+        // A store that cannot say prints no metric at all, not a 0.
+        results.targets[0].benchmarks[0].runs[0].store_bytes_per_op = None;
+        let text = super::text(&results);
+        assert!(
+            !text.lines().nth(4).unwrap().contains("store-B/op"),
+            "{text}"
+        );
+        // A store that shrank prints a negative figure, as Go's %f would.
+        results.targets[0].benchmarks[0].runs[0].store_bytes_per_op = Some(-3.5);
+        assert!(super::text(&results).contains("\t        -3.500 store-B/op\t"));
+    }
+
+    #[test]
     fn pretty_print_thresholds() {
         // Each row of Go's prettyPrint table, at and just below its threshold.
-        assert_eq!(pretty_ns(0.0), "         0");
-        assert_eq!(pretty_ns(999.95), "      1000");
-        assert_eq!(pretty_ns(999.94), "       999.9");
-        assert_eq!(pretty_ns(99.995), "       100.0");
-        assert_eq!(pretty_ns(99.99), "        99.99");
-        assert_eq!(pretty_ns(9.9995), "        10.00");
-        assert_eq!(pretty_ns(9.999), "         9.999");
-        assert_eq!(pretty_ns(0.99995), "         1.000");
-        assert_eq!(pretty_ns(0.5), "         0.5000");
-        assert_eq!(pretty_ns(0.05), "         0.05000");
-        assert_eq!(pretty_ns(0.005), "         0.005000");
-        assert_eq!(pretty_ns(0.0001), "         0.0001000");
-        assert_eq!(pretty_ns(76292.0), "     76292");
-        assert_eq!(pretty_ns(475972675.0), " 475972675");
+        assert_eq!(pretty_print(0.0), "         0");
+        assert_eq!(pretty_print(999.95), "      1000");
+        assert_eq!(pretty_print(999.94), "       999.9");
+        assert_eq!(pretty_print(99.995), "       100.0");
+        assert_eq!(pretty_print(99.99), "        99.99");
+        assert_eq!(pretty_print(9.9995), "        10.00");
+        assert_eq!(pretty_print(9.999), "         9.999");
+        assert_eq!(pretty_print(0.99995), "         1.000");
+        assert_eq!(pretty_print(0.5), "         0.5000");
+        assert_eq!(pretty_print(0.05), "         0.05000");
+        assert_eq!(pretty_print(0.005), "         0.005000");
+        assert_eq!(pretty_print(0.0001), "         0.0001000");
+        assert_eq!(pretty_print(76292.0), "     76292");
+        assert_eq!(pretty_print(475972675.0), " 475972675");
     }
 
     #[test]
@@ -242,6 +287,8 @@ mod tests {
                 m.ns_per_op.round() as u64,
                 m.bytes_per_op,
                 m.allocs_per_op,
+                // At the precision the text carries it.
+                m.store_bytes_per_op.map(go_precision),
             )
         };
         // The parser sorts targets by name, as benchtomd.awk does; compare by name.

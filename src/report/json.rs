@@ -31,6 +31,39 @@ mod tests {
     use crate::report::fixture;
 
     #[test]
+    fn store_growth_reads_back_and_older_results_without_it_still_read() {
+        let original = fixture::run();
+        let bytes = Json.render(&original).unwrap();
+        let back: RunResults = serde_json::from_slice(&bytes).unwrap();
+        let growth = |r: &RunResults| -> Vec<Option<f64>> {
+            r.targets
+                .iter()
+                .flat_map(|t| &t.benchmarks)
+                .flat_map(|b| &b.runs)
+                .map(|m| m.store_bytes_per_op)
+                .collect()
+        };
+        assert_eq!(growth(&back), growth(&original));
+        assert_eq!(
+            growth(&original)[..4],
+            [Some(176.25), Some(175.5), Some(1176.0), None]
+        );
+        // A results.json written before the field existed: every figure, and no growth.
+        let mut old: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        for t in old["targets"].as_array_mut().unwrap() {
+            for b in t["benchmarks"].as_array_mut().unwrap() {
+                for m in b["runs"].as_array_mut().unwrap() {
+                    m.as_object_mut().unwrap().remove("store_bytes_per_op");
+                }
+            }
+        }
+        assert!(!old.to_string().contains("store_bytes_per_op"));
+        let old: RunResults = serde_json::from_value(old).unwrap();
+        assert!(growth(&old).iter().all(Option::is_none));
+        assert_eq!(old.targets[0].benchmarks[0].runs[0].n, 20000);
+    }
+
+    #[test]
     fn snapshot() {
         let bytes = Json.render(&fixture::run()).unwrap();
         insta::assert_snapshot!(String::from_utf8(bytes).unwrap(), @r#"
@@ -64,7 +97,8 @@ mod tests {
                           "p90_ns": 88100,
                           "p99_ns": 120300,
                           "p999_ns": 250100,
-                          "max_ns": 1005000
+                          "max_ns": 1005000,
+                          "store_bytes_per_op": 176.25
                         },
                         {
                           "n": 20000,
@@ -75,7 +109,8 @@ mod tests {
                           "p90_ns": 80000,
                           "p99_ns": 99900,
                           "p999_ns": 200000,
-                          "max_ns": 900000
+                          "max_ns": 900000,
+                          "store_bytes_per_op": 175.5
                         },
                         {
                           "n": 20000,
@@ -86,7 +121,8 @@ mod tests {
                           "p90_ns": 95000,
                           "p99_ns": 130000,
                           "p999_ns": 300000,
-                          "max_ns": 1200000
+                          "max_ns": 1200000,
+                          "store_bytes_per_op": 1176.0
                         }
                       ]
                     },

@@ -8,7 +8,10 @@
 //! comes back there), and values under 1 µs get two decimals, where awk would print a
 //! misleading `0`. A cell is the median repetition, so `--count` runs give a stable figure.
 //!
-//! With `--baseline COLUMN` (recorded in the results' meta) a second table follows: each
+//! When some store reported its growth (the write benchmarks, [`store_table`]), a table of
+//! store bytes per op follows, with the same columns.
+//!
+//! With `--baseline COLUMN` (recorded in the results' meta) a last table follows: each
 //! cell is that column's median time divided by the baseline column's, so `2.50x` reads
 //! "2.5 times as long as the baseline" and the baseline column is all `1.00x`.
 
@@ -29,6 +32,10 @@ impl Exporter for Markdown {
 
     fn render(&self, results: &RunResults) -> io::Result<Vec<u8>> {
         let mut text = table(results);
+        if let Some(growth) = store_table(results) {
+            text.push('\n');
+            text.push_str(&growth);
+        }
         if let Some(ratios) = results
             .meta
             .baseline
@@ -45,37 +52,60 @@ impl Exporter for Markdown {
 /// The table as text, ending with a newline. With no benchmarks at all it is still the header
 /// and divider, so a results file exists from the first write on.
 pub fn table(results: &RunResults) -> String {
-    // A target that finished nothing (e.g. unreachable) would only be a column of n/a; its
-    // error is reported in percentiles.md instead.
-    let columns: Vec<&TargetResults> = results
-        .targets
-        .iter()
-        .filter(|t| !t.benchmarks.is_empty())
-        .collect();
-    let mut out = String::from("| Benchmark |");
-    for t in &columns {
-        // Writing to a String cannot fail.
-        let _ = write!(out, " {} (micro/op) |", md_cell(&t.column()));
-    }
-    out.push_str("\n|-|");
-    for _ in &columns {
-        out.push_str("-|");
-    }
-    out.push('\n');
-    for name in results.bench_names() {
-        let _ = write!(out, "| {} |", md_cell(&name));
-        for t in &columns {
-            let bench = t.bench(&name);
-            let cell = match bench.and_then(|b| b.median()) {
+    let columns = columns(results);
+    let mut out = grid(
+        &columns,
+        "(micro/op)",
+        results.bench_names(),
+        |t: &TargetResults, name: &str| {
+            let bench = t.bench(name);
+            match bench.and_then(|b| b.median()) {
                 Some(m) => micros_cell(m),
                 None if bench.is_some_and(|b| b.not_applicable.is_some()) => "—".to_string(),
                 None => "n/a".to_string(),
-            };
-            let _ = write!(out, " {cell} |");
+            }
+        },
+    );
+    out.push_str(&footnotes(&columns));
+    out
+}
+
+/// The columns every table has: the targets that finished something. A target that finished
+/// nothing (e.g. unreachable) would only be a column of n/a; its error is reported in
+/// percentiles.md instead.
+fn columns(results: &RunResults) -> Vec<&TargetResults> {
+    results
+        .targets
+        .iter()
+        .filter(|t| !t.benchmarks.is_empty())
+        .collect()
+}
+
+/// A table of `rows` (benchmark names) by `columns`, each headed with its column name and
+/// `unit`, each cell `cell(column, row)`; it ends with a newline.
+fn grid(
+    columns: &[&TargetResults],
+    unit: &str,
+    rows: impl IntoIterator<Item = String>,
+    cell: impl Fn(&TargetResults, &str) -> String,
+) -> String {
+    let mut out = String::from("| Benchmark |");
+    for t in columns {
+        // Writing to a String cannot fail.
+        let _ = write!(out, " {} {unit} |", md_cell(&t.column()));
+    }
+    out.push_str("\n|-|");
+    for _ in columns {
+        out.push_str("-|");
+    }
+    out.push('\n');
+    for name in rows {
+        let _ = write!(out, "| {} |", md_cell(&name));
+        for t in columns {
+            let _ = write!(out, " {} |", cell(t, &name));
         }
         out.push('\n');
     }
-    out.push_str(&footnotes(&columns));
     out
 }
 
@@ -103,6 +133,30 @@ fn footnotes(columns: &[&TargetResults]) -> String {
     out
 }
 
+/// The store table: how much each column's store grew per op of the benchmarks that write
+/// ([`Measurement::store_bytes_per_op`] of the median repetition, at the Go text's precision
+/// and one decimal, so benchtomd over that text gives the same cells), so a reading
+/// or an event's cost in memory or on disk sits under its time. Rows are the benchmarks with
+/// a figure in some column; a cell is empty where the store cannot say. `None` when no
+/// column has a figure (a run of reads only, or older results).
+pub fn store_table(results: &RunResults) -> Option<String> {
+    let columns = columns(results);
+    let growth = |t: &TargetResults, name: &str| median(t, name)?.store_bytes_per_op;
+    let rows: Vec<String> = results
+        .bench_names()
+        .into_iter()
+        .filter(|name| columns.iter().any(|t| growth(t, name).is_some()))
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    Some(grid(&columns, "(store B/op)", rows, |t, name| {
+        growth(t, name)
+            .map(|bytes| group_float(super::gobench::go_precision(bytes), 1))
+            .unwrap_or_default()
+    }))
+}
+
 /// The ratio table: the same rows and columns as [`table`], each cell the column's median
 /// ns/op over the `baseline` column's (two decimals and `x`), `n/a` where either is missing.
 /// `None` when the baseline column finished nothing (there is nothing to divide by).
@@ -111,33 +165,18 @@ pub fn baseline_table(results: &RunResults, baseline: &str) -> Option<String> {
         .targets
         .iter()
         .find(|t| t.column() == baseline && !t.benchmarks.is_empty())?;
-    let columns: Vec<&TargetResults> = results
-        .targets
-        .iter()
-        .filter(|t| !t.benchmarks.is_empty())
-        .collect();
-    let mut out = String::from("| Benchmark |");
-    for t in &columns {
-        let _ = write!(out, " {} (x {}) |", md_cell(&t.column()), md_cell(baseline));
-    }
-    out.push_str("\n|-|");
-    for _ in &columns {
-        out.push_str("-|");
-    }
-    out.push('\n');
-    for name in results.bench_names() {
-        let _ = write!(out, "| {} |", md_cell(&name));
-        let base_ns = median(base, &name).map(|m| m.ns_per_op);
-        for t in &columns {
-            let cell = match (median(t, &name), base_ns) {
-                (Some(m), Some(b)) if b > 0.0 => format!("{}x", group_float(m.ns_per_op / b, 2)),
-                _ => "n/a".to_string(),
-            };
-            let _ = write!(out, " {cell} |");
-        }
-        out.push('\n');
-    }
-    Some(out)
+    let unit = format!("(x {})", md_cell(baseline));
+    Some(grid(
+        &columns(results),
+        &unit,
+        results.bench_names(),
+        |t, name| match (median(t, name), median(base, name)) {
+            (Some(m), Some(b)) if b.ns_per_op > 0.0 => {
+                format!("{}x", group_float(m.ns_per_op / b.ns_per_op, 2))
+            }
+            _ => "n/a".to_string(),
+        },
+    ))
 }
 
 /// The median repetition of `name` on `t`, if it ran.
@@ -148,7 +187,7 @@ fn median<'t>(t: &'t TargetResults, name: &str) -> Option<&'t Measurement> {
 /// One cell: µs/op truncated like awk's `%'d`, or two decimals under 1 µs, from ns/op as the
 /// Go text prints it, so that benchtomd over that text gives the same cell.
 fn micros_cell(m: &Measurement) -> String {
-    let ns = super::gobench::go_ns(m.ns_per_op);
+    let ns = super::gobench::go_precision(m.ns_per_op);
     let micros = ns / 1000.0;
     if ns < 1000.0 {
         group_float(micros, 2)
@@ -188,14 +227,36 @@ mod tests {
     }
 
     #[test]
-    fn results_md_has_the_ratio_table_only_with_a_baseline() {
+    fn store_table_has_the_benchmarks_that_grew_a_store() {
+        // MongoDB's AddReading reported no size: an empty cell; the reads: no row.
+        insta::assert_snapshot!(store_table(&fixture::run()).expect("a store grew"), @r#"
+            | Benchmark | RedisDB_TCP (store B/op) | MongoDB (store B/op) |
+            |-|-|-|
+            | AddReading | 176.2 |  |
+            "#);
         let mut results = fixture::run();
+        for t in &mut results.targets {
+            for b in &mut t.benchmarks {
+                for m in &mut b.runs {
+                    m.store_bytes_per_op = None;
+                }
+            }
+        }
+        assert_eq!(store_table(&results), None);
         let plain = String::from_utf8(Markdown.render(&results).expect("render")).expect("utf8");
         assert_eq!(plain, table(&results));
+    }
+
+    #[test]
+    fn results_md_has_the_ratio_table_only_with_a_baseline() {
+        let mut results = fixture::run();
+        let store = store_table(&results).expect("a store grew");
+        let plain = String::from_utf8(Markdown.render(&results).expect("render")).expect("utf8");
+        assert_eq!(plain, format!("{}\n{store}", table(&results)));
         results.meta.baseline = Some("MongoDB".into());
         let both = String::from_utf8(Markdown.render(&results).expect("render")).expect("utf8");
         let ratios = baseline_table(&results, "MongoDB").expect("baseline ran");
-        assert_eq!(both, format!("{}\n{ratios}", table(&results)));
+        assert_eq!(both, format!("{}\n{store}\n{ratios}", table(&results)));
         assert!(
             ratios.contains("| AddReading | 0.52x | 1.00x |"),
             "{ratios}"
@@ -213,12 +274,15 @@ mod tests {
                 for b in &mut t.benchmarks {
                     for m in &mut b.runs {
                         m.ns_per_op = ns;
+                        // The same edges for the store table's one decimal.
+                        m.store_bytes_per_op = Some(ns);
                     }
                 }
             }
             let from_go =
                 super::super::benchtomd::parse_go_bench(&super::super::gobench::text(&results));
             assert_eq!(table(&results), table(&from_go), "{ns} ns/op");
+            assert_eq!(store_table(&results), store_table(&from_go), "{ns} B/op");
         }
         let one = |ns| {
             micros_cell(&Measurement {

@@ -217,7 +217,8 @@ pub(crate) mod fixture {
     //! The one hand-made run every exporter's snapshot is taken over: two targets in
     //! non-sorted order, three benchmarks in non-sorted run order, one benchmark with three
     //! repetitions, a target that failed part-way (error and a missing benchmark), a
-    //! sub-microsecond value and a value over 1,000,000 ns.
+    //! sub-microsecond value and a value over 1,000,000 ns; the store growth of one target's
+    //! write benchmark (and none for the other's: a store that cannot say).
 
     use crate::results::{BenchResults, Measurement, RunMeta, RunResults, TargetResults};
 
@@ -233,6 +234,15 @@ pub(crate) mod fixture {
             p999_ns: pct_ns[3],
             max_ns: pct_ns[4],
             histogram: String::new(),
+            store_bytes_per_op: None,
+        }
+    }
+
+    /// `m` with the store's growth per op.
+    fn grew(store_bytes_per_op: f64, m: Measurement) -> Measurement {
+        Measurement {
+            store_bytes_per_op: Some(store_bytes_per_op),
+            ..m
         }
     }
 
@@ -269,26 +279,35 @@ pub(crate) mod fixture {
                         bench(
                             "AddReading",
                             vec![
-                                m(
-                                    20000,
-                                    76292.0,
-                                    1019,
-                                    42,
-                                    [71_000, 88_100, 120_300, 250_100, 1_005_000],
+                                grew(
+                                    176.25,
+                                    m(
+                                        20000,
+                                        76292.0,
+                                        1019,
+                                        42,
+                                        [71_000, 88_100, 120_300, 250_100, 1_005_000],
+                                    ),
                                 ),
-                                m(
-                                    20000,
-                                    70100.4,
-                                    1019,
-                                    42,
-                                    [68_000, 80_000, 99_900, 200_000, 900_000],
+                                grew(
+                                    175.5,
+                                    m(
+                                        20000,
+                                        70100.4,
+                                        1019,
+                                        42,
+                                        [68_000, 80_000, 99_900, 200_000, 900_000],
+                                    ),
                                 ),
-                                m(
-                                    20000,
-                                    81000.0,
-                                    1020,
-                                    42,
-                                    [75_000, 95_000, 130_000, 300_000, 1_200_000],
+                                grew(
+                                    1176.0,
+                                    m(
+                                        20000,
+                                        81000.0,
+                                        1020,
+                                        42,
+                                        [75_000, 95_000, 130_000, 300_000, 1_200_000],
+                                    ),
                                 ),
                             ],
                         ),

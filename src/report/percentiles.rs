@@ -3,6 +3,8 @@
 //! One row per (target, benchmark), targets in the order given and benchmarks in run order, all
 //! figures taken from the median repetition ([`BenchResults::median`]) so a row is one real
 //! round, never a mix of rounds. `spread` is [`BenchResults::spread`], benchstat v1's "± x%".
+//! `store B/op` is the store's growth per op in that round (the write benchmarks'), empty
+//! where it was not measured or the store cannot say.
 //! Targets that failed are listed under the table with their error, because the benchtomd table
 //! only shows what is missing, not why.
 
@@ -27,8 +29,8 @@ impl Exporter for Percentiles {
 }
 
 const HEADER: &str = "| Target | Benchmark | N | ns/op | ops/s | p50 (µs) | p90 (µs) | p99 (µs) \
-                      | p99.9 (µs) | max (µs) | B/op | allocs/op | runs | spread |\n\
-                      |-|-|-|-|-|-|-|-|-|-|-|-|-|-|\n";
+                      | p99.9 (µs) | max (µs) | B/op | allocs/op | store B/op | runs | spread |\n\
+                      |-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|\n";
 
 /// The table as text, then one `- target: error` line per failed target.
 pub fn table(results: &RunResults) -> String {
@@ -77,6 +79,9 @@ fn row(b: &BenchResults) -> Option<String> {
             micros_2dp(m.max_ns),
             group_thousands(m.bytes_per_op),
             group_thousands(m.allocs_per_op),
+            m.store_bytes_per_op
+                .map(|x| group_float(x, 1))
+                .unwrap_or_default(),
             b.runs.len().to_string(),
             format!("±{:.1}%", b.spread() * 100.0),
         ]
@@ -92,13 +97,13 @@ mod tests {
     #[test]
     fn snapshot() {
         insta::assert_snapshot!(table(&fixture::run()), @r#"
-            | Target | Benchmark | N | ns/op | ops/s | p50 (µs) | p90 (µs) | p99 (µs) | p99.9 (µs) | max (µs) | B/op | allocs/op | runs | spread |
-            |-|-|-|-|-|-|-|-|-|-|-|-|-|-|
-            | RedisDB_TCP | AddReading | 20,000 | 76,292.00 | 13,108 | 71.00 | 88.10 | 120.30 | 250.10 | 1,005.00 | 1,019 | 42 | 3 | ±8.1% |
-            | RedisDB_TCP | Events | 20 | 100,022,091.00 | 10 | 99,800.00 | 101,200.00 | 104,857.60 | 104,857.60 | 105,000.12 | 1,796,015 | 28,010 | 1 | ±0.0% |
-            | RedisDB_TCP | EventCount | 5,000,000 | 210.40 | 4,752,852 | 0.21 | 0.23 | 0.42 | 1.01 | 30.02 | 0 | 0 | 1 | ±0.0% |
-            | MongoDB | AddReading | 10,000 | 146,033.00 | 6,848 | 140.00 | 160.00 | 210.00 | 400.00 | 2,000.00 | 3,632 | 70 | 1 | ±0.0% |
-            | MongoDB | EventCount | 20,000 | 94,343.00 | 10,600 | 90.00 | 99.00 | 150.00 | 300.00 | 600.00 | 1,832 | 43 | 1 | ±0.0% |
+            | Target | Benchmark | N | ns/op | ops/s | p50 (µs) | p90 (µs) | p99 (µs) | p99.9 (µs) | max (µs) | B/op | allocs/op | store B/op | runs | spread |
+            |-|-|-|-|-|-|-|-|-|-|-|-|-|-|-|
+            | RedisDB_TCP | AddReading | 20,000 | 76,292.00 | 13,108 | 71.00 | 88.10 | 120.30 | 250.10 | 1,005.00 | 1,019 | 42 | 176.2 | 3 | ±8.1% |
+            | RedisDB_TCP | Events | 20 | 100,022,091.00 | 10 | 99,800.00 | 101,200.00 | 104,857.60 | 104,857.60 | 105,000.12 | 1,796,015 | 28,010 |  | 1 | ±0.0% |
+            | RedisDB_TCP | EventCount | 5,000,000 | 210.40 | 4,752,852 | 0.21 | 0.23 | 0.42 | 1.01 | 30.02 | 0 | 0 |  | 1 | ±0.0% |
+            | MongoDB | AddReading | 10,000 | 146,033.00 | 6,848 | 140.00 | 160.00 | 210.00 | 400.00 | 2,000.00 | 3,632 | 70 |  | 1 | ±0.0% |
+            | MongoDB | EventCount | 20,000 | 94,343.00 | 10,600 | 90.00 | 99.00 | 150.00 | 300.00 | 600.00 | 1,832 | 43 |  | 1 | ±0.0% |
 
             - MongoDB: connection reset by peer during Events
             "#);

@@ -131,45 +131,65 @@ impl<C: Clock> Runner<C> {
     pub fn run<E>(
         &mut self,
         mut op: impl FnMut(u64) -> Result<(), E>,
-        on_round: impl FnMut(Round),
+        mut on_round: impl FnMut(Round),
     ) -> Result<Measurement, RunError<E>> {
-        self.calibrate(|runner, n, _| runner.round(n, &mut op), on_round)
+        self.run_on(&mut (), |(), i| op(i), |(), round| on_round(round))
+    }
+
+    /// [`Runner::run`] with a worker that both `op(worker, i)` and `on_round(worker, round)`
+    /// reach, so that between rounds, outside any timing, the caller can ask the worker
+    /// something (a store its size, as a Go benchmark does with its timer stopped).
+    pub fn run_on<W: ?Sized, E>(
+        &mut self,
+        worker: &mut W,
+        mut op: impl FnMut(&mut W, u64) -> Result<(), E>,
+        on_round: impl FnMut(&mut W, Round),
+    ) -> Result<Measurement, RunError<E>> {
+        self.calibrate(
+            worker,
+            |runner, w, n, _| runner.round(n, &mut |i| op(w, i)),
+            on_round,
+        )
     }
 
     /// Go's `b.RunParallel`: each round's `n` iterations are shared among one thread per
     /// worker (module `parallel`); `op(worker, i)` runs iteration `i` on that thread's worker,
     /// e.g. its own connection. Rounds are calibrated as in [`Runner::run`], on the round's
     /// wall time, so ns/op is wall time over all operations; the histogram holds every
-    /// operation's own latency. The first error of any worker stops them all.
+    /// operation's own latency. The first error of any worker stops them all. `on_round`
+    /// gets the workers between rounds, as [`Runner::run_on`]'s does.
     pub fn run_parallel<W: Send, E: Send>(
         &mut self,
         workers: &mut [W],
         op: &(dyn Fn(&mut W, u64) -> Result<(), E> + Sync),
-        on_round: impl FnMut(Round),
+        on_round: impl FnMut(&mut [W], Round),
     ) -> Result<Measurement, RunError<E>>
     where
         C: Sync,
     {
         self.calibrate(
-            |runner, n, previous| runner.parallel_round(n, previous, workers, op),
+            workers,
+            |runner, workers, n, previous| runner.parallel_round(n, previous, workers, op),
             on_round,
         )
     }
 
-    /// The rounds of Go's `launch`: `round(runner, n, previous)` runs one timed round of `n`
-    /// operations (`previous` is the round before, for `parallel::grain`).
-    fn calibrate<E>(
+    /// The rounds of Go's `launch`: `round(runner, state, n, previous)` runs one timed round
+    /// of `n` operations (`previous` is the round before, for `parallel::grain`), and
+    /// `on_round(state, round)` follows each. Both get `state`, one after the other.
+    fn calibrate<S: ?Sized, E>(
         &mut self,
-        mut round: impl FnMut(&mut Self, u64, Option<Round>) -> RoundResult<E>,
-        mut on_round: impl FnMut(Round),
+        state: &mut S,
+        mut round: impl FnMut(&mut Self, &mut S, u64, Option<Round>) -> RoundResult<E>,
+        mut on_round: impl FnMut(&mut S, Round),
     ) -> Result<Measurement, RunError<E>> {
-        let mut last = round(self, 1, None)?;
-        on_round(last.0);
+        let mut last = round(self, state, 1, None)?;
+        on_round(state, last.0);
         match self.benchtime {
             BenchTime::Iterations(n) => {
                 if n > 1 {
-                    last = round(self, n, Some(last.0))?;
-                    on_round(last.0);
+                    last = round(self, state, n, Some(last.0))?;
+                    on_round(state, last.0);
                 }
             }
             BenchTime::Duration(d) => {
@@ -177,8 +197,8 @@ impl<C: Clock> Runner<C> {
                 let mut n: u64 = 1;
                 while last.0.elapsed_ns < goal_ns && n < MAX_N {
                     n = next_n(goal_ns, last.0.n, last.0.elapsed_ns, n);
-                    last = round(self, n, Some(last.0))?;
-                    on_round(last.0);
+                    last = round(self, state, n, Some(last.0))?;
+                    on_round(state, last.0);
                 }
             }
         }
@@ -230,6 +250,7 @@ impl<C: Clock> Runner<C> {
             p999_ns: h.value_at_quantile(0.999),
             max_ns: h.max(),
             histogram,
+            store_bytes_per_op: None,
         }
     }
 }

@@ -181,6 +181,14 @@ pub trait CoreData: Send {
         limit: usize,
     ) -> StoreResult<Vec<Reading>>;
 
+    /// How big the store is now, in bytes, as the store itself reports it (each
+    /// implementation says what it counts, as [`edgex::EventStore::size_bytes`] does for the
+    /// EdgeX layouts, and the two share the code); `None` when it cannot say. The benchmarks
+    /// that write report the growth of this figure per op; it is never read while timing.
+    fn size_bytes(&mut self) -> StoreResult<Option<u64>> {
+        Ok(None)
+    }
+
     /// Why this store has no faithful equivalent of the 2018 call `call` (a method name such as
     /// `"reading_by_id"`), or `None` when it has one. A call without one may still work as the
     /// nearest equivalent (so datasets can be prepared); its benchmark shows `—` with this

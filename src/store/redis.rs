@@ -329,6 +329,11 @@ impl<C: ConnectionLike + Send> CoreData for RedisStore<C> {
         Ok(())
     }
 
+    /// `used_memory` of `INFO memory`: the whole server's ([`used_memory`]).
+    fn size_bytes(&mut self) -> StoreResult<Option<u64>> {
+        used_memory(&mut self.conn)
+    }
+
     fn add_reading(&mut self, r: &mut Reading) -> StoreResult<String> {
         stamp_reading(r);
         let mut pipe = Pipeline::with_capacity(5);
@@ -475,6 +480,25 @@ fn push_remove_reading(pipe: &mut Pipeline, r: &Reading) {
     pipe.cmd("ZREM")
         .arg(Keys::readings_by_name(&r.name))
         .arg(&r.id);
+}
+
+/// `used_memory` of the server's `INFO memory`: redis-server's allocator's bytes; for the
+/// engine in edgebench's process, the live heap of edgebench's counting allocator, which
+/// includes edgebench's own allocations (its resident set size where that is not kept).
+/// Every Redis-backed store (this one, EdgeX 3.1's layout) reports its size with it.
+pub(crate) fn used_memory(conn: &mut impl ConnectionLike) -> StoreResult<Option<u64>> {
+    let info: String = redis::cmd("INFO")
+        .arg("memory")
+        .query(conn)
+        .map_err(backend)?;
+    Ok(used_memory_of(&info))
+}
+
+/// The `used_memory:` line of INFO's text, if it has one.
+pub(crate) fn used_memory_of(info: &str) -> Option<u64> {
+    info.lines()
+        .find_map(|l| l.strip_prefix("used_memory:"))
+        .and_then(|v| v.trim().parse().ok())
 }
 
 /// A redis-rs error as a store error; a lost connection says so. Shared with the EdgeX 3.1

@@ -15,6 +15,10 @@
 //! As in Go, the Add* benchmarks are not scrubbed between calibration rounds (the store
 //! accumulates, and `i` restarts at 0 each round); edgebench scrubs before each `--count`
 //! repetition of an Add* benchmark, so every repetition starts from the same empty store.
+//! Around every round of an Add* benchmark the store is sized ([`CoreData::size_bytes`], outside
+//! any timing, as a Go benchmark would with its timer stopped), and the measured round's
+//! growth divided by its N is the benchmark's store bytes per op: what keeping a reading or
+//! an event costs the store. Read benchmarks do not grow the store and are not sized.
 //! Before the read benchmarks the prepared dataset is checked (counts, and readings attached
 //! to events), and each read benchmark's call is made once and the records it returns are
 //! counted, all outside any timing, so a store that drops data cannot post a fast figure.
@@ -342,14 +346,15 @@ impl<C: Clock + Sync> Session<'_, C> {
         true
     }
 
-    /// Runs one benchmark `count` times and reports it; `scrub_each` empties the store
-    /// before every repetition (the Add* benchmarks). One client runs the sequential
-    /// [`Runner::run`]; more share each round ([`Runner::run_parallel`]).
+    /// Runs one benchmark `count` times and reports it. `writes` marks the Add* benchmarks:
+    /// the store is emptied before every repetition, and sized around every round for the
+    /// measured round's growth per op. One client runs the sequential [`Runner::run_on`];
+    /// more share each round ([`Runner::run_parallel`]).
     fn measure(
         &mut self,
         clients: &mut [Client<'_>],
         bench: &'static str,
-        scrub_each: bool,
+        writes: bool,
         op: &Op<'_>,
     ) -> Result<(), WorkloadError> {
         let mut result = BenchResults {
@@ -358,29 +363,67 @@ impl<C: Clock + Sync> Session<'_, C> {
             not_applicable: None,
         };
         for repetition in 0..self.count {
-            if scrub_each {
+            if writes {
                 scrub(clients[0].store, bench)?;
             }
+            // The writes' store growth: sized before the first round and after every round,
+            // so the last two sizes bracket the measured round.
+            let mut sizes = writes.then(|| StoreSizes::new(clients[0].store));
             let on = &mut *self.on;
-            let on_round = |round| {
+            let mut on_round = |clients: &mut [Client<'_>], round| {
+                if let Some(sizes) = &mut sizes {
+                    sizes.after_round(clients[0].store);
+                }
                 on(Progress::Round {
                     bench,
                     repetition,
                     round,
                 })
             };
-            let m = match clients {
-                [client] => self.runner.run(|i| op(client, i), on_round),
+            let mut m = match clients {
+                [client] => self.runner.run_on(client, op, |client, round| {
+                    on_round(std::slice::from_mut(client), round)
+                }),
                 _ => self.runner.run_parallel(clients, op, on_round),
             }
             .map_err(|e| match e {
                 RunError::Op(source) => WorkloadError::Store { bench, source },
                 RunError::Interrupted => WorkloadError::Interrupted,
             })?;
+            m.store_bytes_per_op = sizes.and_then(|s| s.growth_per_op(m.n));
             result.runs.push(m);
         }
         (self.on)(Progress::Finished(&result));
         Ok(())
+    }
+}
+
+/// The store's size ([`CoreData::size_bytes`]) before and after the latest round. A store
+/// that cannot say, or fails to, gives no figure; the benchmark's own figures still stand.
+struct StoreSizes {
+    before: Option<u64>,
+    after: Option<u64>,
+}
+
+impl StoreSizes {
+    /// Sized before the first round.
+    fn new(store: &mut dyn CoreData) -> Self {
+        StoreSizes {
+            before: None,
+            after: store.size_bytes().ok().flatten(),
+        }
+    }
+
+    /// Sized after a round: what was "after" the previous one is "before" this one.
+    fn after_round(&mut self, store: &mut dyn CoreData) {
+        self.before = self.after;
+        self.after = store.size_bytes().ok().flatten();
+    }
+
+    /// Growth over the latest round, per op, in bytes; `None` unless both sizes are known.
+    fn growth_per_op(&self, n: u64) -> Option<f64> {
+        let (before, after) = (self.before?, self.after?);
+        (n > 0).then(|| (after as f64 - before as f64) / n as f64)
     }
 }
 

@@ -167,7 +167,9 @@ fn parallel_levels_get_a_column_each_and_go_names_like_go_test_cpu() {
         "RedisDB_Embedded".to_string(),
         "RedisDB_Embedded-2".to_string(),
     ];
-    let (table, ratios) = md.split_once("\n\n").unwrap();
+    // The benchmarks, the store growth of the writes, the ratios: the last is the ratios.
+    let (table, ratios) = md.rsplit_once("\n\n").unwrap();
+    assert!(table.contains("(store B/op)"), "{md}");
     assert_eq!(table_shape(table), (columns, names));
     assert!(
         ratios.starts_with("| Benchmark | RedisDB_Embedded (x RedisDB_Embedded) | RedisDB_Embedded-2 (x RedisDB_Embedded) |"),
@@ -200,8 +202,11 @@ fn parallel_levels_get_a_column_each_and_go_names_like_go_test_cpu() {
     // CSV and JSON carry each column's level.
     let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
     let mut rows = csv.lines();
-    assert!(rows.next().unwrap().ends_with(",allocs_per_op,parallel"));
-    let levels: Vec<&str> = rows.map(|r| r.rsplit(',').next().unwrap()).collect();
+    assert!(rows
+        .next()
+        .unwrap()
+        .ends_with(",allocs_per_op,parallel,store_bytes_per_op"));
+    let levels: Vec<&str> = rows.map(|r| r.rsplit(',').nth(1).unwrap()).collect();
     assert_eq!(levels, [["1"; 10], ["2"; 10]].concat());
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
@@ -554,8 +559,12 @@ fn interrupted_run_keeps_what_finished(signal: libc::c_int) {
 }
 
 /// (column names, row names) of a benchtomd table.
+/// The columns and rows of the first table of `md` (the store table may follow it).
 fn table_shape(md: &str) -> (Vec<String>, Vec<String>) {
-    let mut lines = md.lines().filter(|l| l.starts_with('|'));
+    let mut lines = md
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .filter(|l| l.starts_with('|'));
     let header = lines.next().unwrap_or_default();
     let columns = header
         .split('|')

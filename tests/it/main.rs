@@ -31,4 +31,5 @@ mod report_compare;
 mod report_html;
 mod runner;
 mod service_cli;
+mod store_size;
 mod workload;

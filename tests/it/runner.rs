@@ -123,6 +123,28 @@ fn one_x_is_a_single_round_of_one() {
 }
 
 #[test]
+fn run_on_hands_the_worker_to_on_round_between_rounds() {
+    // The worker counts the operations it ran; after each round `on_round` sees the count so
+    // far, so the last two readings bracket the measured round (what store growth needs).
+    let (mut r, clock, _) = runner(BenchTime::Iterations(250));
+    let mut ops: u64 = 0;
+    let mut seen = Vec::new();
+    let m = r
+        .run_on(
+            &mut ops,
+            |ops, _| {
+                *ops += 1;
+                clock.advance(10);
+                Ok::<(), ()>(())
+            },
+            |ops, round| seen.push((round.n, *ops)),
+        )
+        .unwrap();
+    assert_eq!(seen, [(1, 1), (250, 251)]);
+    assert_eq!((m.n, m.store_bytes_per_op), (250, None));
+}
+
+#[test]
 fn percentiles_come_from_the_last_round_only() {
     // Round 1: one op of 1 s (must not leak into the histogram). Round 2: op i takes
     // (i+1) µs, so the 1000 latencies are 1..=1000 µs.
@@ -247,7 +269,7 @@ fn a_parallel_round_runs_every_index_exactly_once_across_the_workers() {
                     mine.push(i);
                     Ok::<(), ()>(())
                 },
-                |round| rounds.push(round),
+                |_, round| rounds.push(round),
             )
             .unwrap();
         let mut all: Vec<u64> = ran.concat();
@@ -289,7 +311,7 @@ fn parallel_calibration_is_the_sequential_one_on_wall_time() {
                 clock.advance(1_000);
                 Ok::<(), ()>(())
             },
-            |round| rounds.push(round),
+            |_, round| rounds.push(round),
         )
         .unwrap();
     let ns: Vec<(u64, u64)> = rounds.iter().map(|r| (r.n, r.elapsed_ns)).collect();
@@ -312,7 +334,7 @@ fn a_parallel_operation_error_stops_every_worker_and_is_the_result() {
                 Ok(())
             }
         },
-        |_| {},
+        |_, _| {},
     );
     assert!(matches!(res, Err(RunError::Op("boom"))));
     // The first round (1 call) and then far fewer than the 100,000 of the second: each
@@ -332,7 +354,7 @@ fn the_interrupt_flag_stops_a_parallel_round() {
             }
             Ok::<(), ()>(())
         },
-        |_| {},
+        |_, _| {},
     );
     assert!(matches!(res, Err(RunError::Interrupted)));
     // The worker that raised the flag stops at once, the other once it sees the flag after

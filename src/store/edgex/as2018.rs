@@ -285,6 +285,11 @@ impl<S: EventStore> CoreData for As2018<S> {
         Ok(readings.into_iter().map(old_reading).collect())
     }
 
+    /// The EdgeX layout's own size ([`EventStore::size_bytes`]).
+    fn size_bytes(&mut self) -> StoreResult<Option<u64>> {
+        self.store.size_bytes()
+    }
+
     fn no_equivalent(&self, call: &str) -> Option<&'static str> {
         match call {
             "add_reading" => Some(NO_ADD_READING),

@@ -422,6 +422,14 @@ impl CoreData for EngineStore {
         Ok(())
     }
 
+    /// The engine's INFO `used_memory`, as the Redis store over it reports
+    /// ([`crate::store::redis::used_memory`]), read without a command in between.
+    fn size_bytes(&mut self) -> StoreResult<Option<u64>> {
+        Ok(crate::store::redis::used_memory_of(
+            &self.engine.info(&["memory"]),
+        ))
+    }
+
     fn add_reading(&mut self, r: &mut Reading) -> StoreResult<String> {
         stamp_reading(r);
         let b = &mut self.batch;

@@ -6,7 +6,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use mongodb::bson::oid::ObjectId as Oid;
-use mongodb::bson::RawDocumentBuf;
+use mongodb::bson::{doc, Bson, RawDocumentBuf};
 use mongodb::sync::Collection;
 
 use crate::model::ObjectId;
@@ -131,6 +131,43 @@ pub(crate) fn mongo_limit(limit: usize) -> Option<i64> {
         return None;
     }
     i64::try_from(limit).ok()
+}
+
+/// The documents' bytes in `collections`, as MongoDB counts them: the sum of each
+/// collection's `$collStats` `storageStats.size` (uncompressed BSON, kept current on every
+/// write). Indexes and the compressed files are not counted: WiredTiger updates their sizes
+/// only at its checkpoints (every 60 s), so they would show a benchmark round's growth late
+/// or not at all. `None` when a collection reports no size. Every MongoDB store (this one,
+/// the EdgeX 4.0 documents') reports its size with it.
+pub(crate) fn documents_bytes(
+    collections: &[&Collection<RawDocumentBuf>],
+) -> StoreResult<Option<u64>> {
+    let mut total: u64 = 0;
+    for collection in collections {
+        let stats = collection
+            .aggregate([doc! { "$collStats": { "storageStats": {} } }])
+            .run()
+            .map_err(backend)?
+            .next()
+            .transpose()
+            .map_err(backend)?;
+        let size = stats
+            .as_ref()
+            .and_then(|s| match s.get_document("storageStats") {
+                Ok(storage) => match storage.get("size") {
+                    Some(Bson::Int32(n)) => u64::try_from(*n).ok(),
+                    Some(Bson::Int64(n)) => u64::try_from(*n).ok(),
+                    Some(Bson::Double(n)) if *n >= 0.0 => Some(*n as u64),
+                    _ => None,
+                },
+                Err(_) => None,
+            });
+        let Some(size) = size else {
+            return Ok(None);
+        };
+        total = total.saturating_add(size);
+    }
+    Ok(Some(total))
 }
 
 pub(crate) fn backend(e: mongodb::error::Error) -> StoreError {

@@ -38,6 +38,6 @@ mod tests;
 pub use base::{Fidelity, MongoLayout, MongoStore};
 pub use database::MongoDatabase;
 // What the EdgeX 4.0 document layout (`store::edgex::mongo4`) shares with this store.
-pub(crate) use base::{backend, backend_error, mongo_limit, IN_CHUNK};
+pub(crate) use base::{backend, backend_error, documents_bytes, mongo_limit, IN_CHUNK};
 pub(crate) use database::PrivateDatabase;
 pub(crate) use documents::{decode, encode};

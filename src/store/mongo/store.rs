@@ -14,8 +14,8 @@ use serde::de::IgnoredAny;
 use serde::Deserialize;
 
 use super::base::{
-    backend, backend_error, mongo_limit, not_found, object_id, Fidelity, MongoLayout, MongoStore,
-    EVENTS, IN_CHUNK, READINGS,
+    backend, backend_error, documents_bytes, mongo_limit, not_found, object_id, Fidelity,
+    MongoLayout, MongoStore, EVENTS, IN_CHUNK, READINGS,
 };
 use super::documents::{
     decode, encode, EventIn, EventLink, EventOut, IdOnly, ReadingIn, ReadingOut,
@@ -338,6 +338,11 @@ impl CoreData for MongoStore {
             coll.delete_many(doc! {}).run().map_err(backend)?;
         }
         Ok(())
+    }
+
+    /// The events' and readings' documents ([`documents_bytes`]).
+    fn size_bytes(&mut self) -> StoreResult<Option<u64>> {
+        documents_bytes(&[&self.events, &self.readings])
     }
 
     fn add_reading(&mut self, r: &mut Reading) -> StoreResult<String> {

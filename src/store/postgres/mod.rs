@@ -45,4 +45,5 @@ pub use crate::store::shared::chain;
 pub use config::{config_from_env, config_from_lookup, config_from_url, endpoint, PgTransport};
 pub use database::PgDatabase;
 pub use schema::{DEFAULT_PORT, DEFAULT_SOCKET_DIR, DEFAULT_TCP_HOST};
+pub(crate) use store::schema_bytes;
 pub use store::PgStore;

@@ -194,6 +194,26 @@ impl PgStore {
 }
 
 /// `NotFound` for the (checked, lowercase) id of a by-id call.
+/// The size of the tables of `schema` with their indexes and TOAST, in bytes
+/// (`pg_total_relation_size`); `None` when the schema has no table. What PostgreSQL has
+/// allocated on disk for them, in whole pages, so it grows in steps of 8 kB pages (and of
+/// the free space map's). Every PostgreSQL store (this one, the EdgeX 4.0 schema's) reports
+/// its size with it.
+pub(crate) fn schema_bytes(
+    client: &mut Client,
+    schema: &str,
+) -> Result<Option<u64>, postgres::Error> {
+    let bytes: Option<i64> = client
+        .query_one(
+            "SELECT sum(pg_total_relation_size(c.oid))::bigint FROM pg_class c \
+             JOIN pg_namespace n ON n.oid = c.relnamespace \
+             WHERE n.nspname = $1::text AND c.relkind = 'r'",
+            &[&schema],
+        )?
+        .try_get(0)?;
+    Ok(bytes.map(|b| b.max(0) as u64))
+}
+
 fn not_found(kind: &'static str, id: &str) -> StoreError {
     StoreError::NotFound {
         kind,
@@ -310,6 +330,12 @@ impl CoreData for PgStore {
 
     fn scrub_all_events(&mut self) -> StoreResult<()> {
         self.execute("scrub", |s| &s.scrub, &[]).map(drop)
+    }
+
+    /// The private database's tables (in `public`) with their indexes and TOAST
+    /// ([`schema_bytes`]).
+    fn size_bytes(&mut self) -> StoreResult<Option<u64>> {
+        schema_bytes(&mut self.client, "public").map_err(|e| query_error("size", &e))
     }
 
     fn add_reading(&mut self, r: &mut Reading) -> StoreResult<String> {

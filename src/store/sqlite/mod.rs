@@ -421,6 +421,16 @@ pub(crate) fn fix_for(e: &rusqlite::Error) -> &'static str {
     }
 }
 
+/// The database's size as SQLite counts it, `page_count × page_size`: the pages of the file
+/// (or of the in-memory database) as this connection sees them, the write-ahead log's pages
+/// not yet checkpointed included, the log file's own size not. Every SQLite store (this one,
+/// the EdgeX 4.0 schema's) reports its size with it.
+pub(crate) fn database_bytes(conn: &Connection) -> rusqlite::Result<u64> {
+    let pages: i64 = conn.query_row("PRAGMA page_count", [], |r| r.get(0))?;
+    let page: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
+    Ok((pages.max(0) as u64).saturating_mul(page.max(0) as u64))
+}
+
 /// The [`CoreData`] store over one SQLite connection.
 pub struct SqliteStore {
     conn: Connection,
@@ -644,6 +654,11 @@ impl CoreData for SqliteStore {
                 .map_err(sql)?;
         }
         tx.commit().map_err(sql)
+    }
+
+    /// The database's pages ([`database_bytes`]).
+    fn size_bytes(&mut self) -> StoreResult<Option<u64>> {
+        database_bytes(&self.conn).map(Some).map_err(sql)
     }
 
     fn add_reading(&mut self, r: &mut Reading) -> StoreResult<String> {

@@ -153,6 +153,41 @@ fn stores_of_one_database_share_writes() {
 }
 
 #[test]
+fn size_is_the_pages_and_holds_what_was_written() {
+    for db in both_kinds() {
+        let mut store = db.open_store().or_panic();
+        let before = store
+            .size_bytes()
+            .or_panic()
+            .expect("SQLite knows its size");
+        let page: i64 = store
+            .conn
+            .query_row("PRAGMA page_size", [], |r| r.get(0))
+            .or_panic();
+        assert_eq!(before % page as u64, 0, "{before}");
+        // 100 readings of 2,000 distinct digits each: at least 200,000 bytes to keep (a WAL
+        // database's pages not yet checkpointed included).
+        for i in 0..100u64 {
+            let mut r = reading("d", &format!("n{i}"));
+            r.value = (0..2_000u64)
+                .map(|k| char::from(b'0' + ((k * 7 + i * 13) % 10) as u8))
+                .collect();
+            store.add_reading(&mut r).or_panic();
+        }
+        let after = store
+            .size_bytes()
+            .or_panic()
+            .expect("SQLite knows its size");
+        assert!(
+            after - before >= 200_000,
+            "{} → {after}: {}",
+            before,
+            db.describe()
+        );
+    }
+}
+
+#[test]
 fn memory_databases_are_private() {
     let one = SqliteDatabase::memory().or_panic();
     let two = SqliteDatabase::memory().or_panic();

@@ -10,7 +10,9 @@ use super::documents::{EventIn, EventOut, IdOnly, ReadingIn, ReadingOut, StoredI
 use super::{EVENTS, READINGS};
 use crate::edgex::{now_ns, Event, Reading};
 use crate::store::edgex::{stored_event_id, Behaviour, Doomed, EventStore, Filter, Page};
-use crate::store::mongo::{backend, backend_error, decode, encode, mongo_limit, IN_CHUNK};
+use crate::store::mongo::{
+    backend, backend_error, decode, documents_bytes, encode, mongo_limit, IN_CHUNK,
+};
 use crate::store::{StoreError, StoreResult};
 
 /// MongoDB's error code for a duplicate key.
@@ -269,5 +271,10 @@ impl EventStore for Mongo4Store {
     /// Event ids checked (by the unique `_id`), reading ids and binary payloads kept.
     fn behaviour(&self) -> Behaviour {
         Behaviour::FULL
+    }
+
+    /// The events' and readings' documents ([`documents_bytes`]).
+    fn size_bytes(&mut self) -> StoreResult<Option<u64>> {
+        documents_bytes(&[&self.events, &self.readings])
     }
 }

@@ -119,8 +119,4 @@ pub(super) const DELETE_EVENTS_OF_DEVICE: &str = "DELETE FROM core_data.event US
 pub(super) const DELETE_DEVICE_INFO: &str = "DELETE FROM core_data.device_info WHERE id = $1";
 
 /// `scrub`: EdgeX has no such call; benchmarks and tests start from empty tables with it.
-/// The schema's size in bytes: its tables with their indexes and TOAST.
-pub(super) const SIZE: &str = "SELECT sum(pg_total_relation_size(c.oid))::bigint FROM pg_class c \
-     JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'core_data' AND c.relkind = 'r'";
-
 pub(super) const SCRUB: &str = "TRUNCATE core_data.event, core_data.reading, core_data.device_info";

@@ -21,6 +21,7 @@ use super::schema::*;
 use super::wire::{Numeric, Uuid};
 use crate::edgex::{now_ns, Event, Reading};
 use crate::store::edgex::{Behaviour, Doomed, EventStore, Filter, Page};
+use crate::store::postgres::schema_bytes;
 use crate::store::shared::chain;
 use crate::store::{StoreError, StoreResult, UNLIMITED};
 
@@ -527,16 +528,9 @@ impl EventStore for Pg4Store {
         Ok(())
     }
 
-    /// The `core_data` tables with their indexes and TOAST (`pg_total_relation_size`).
+    /// The `core_data` tables with their indexes and TOAST ([`schema_bytes`]).
     fn size_bytes(&mut self) -> StoreResult<Option<u64>> {
-        let rows = self.query("size", SIZE, &[])?;
-        let bytes: Option<i64> = rows
-            .first()
-            .map(|r| r.try_get(0))
-            .transpose()
-            .map_err(|e| failed("size", &e))?
-            .flatten();
-        Ok(bytes.map(|b| b.max(0) as u64))
+        schema_bytes(&mut self.client, "core_data").map_err(|e| failed("size", &e))
     }
 
     /// EdgeX 4.0 checks no event ids and keeps no reading ids.

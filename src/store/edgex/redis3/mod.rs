@@ -160,11 +160,7 @@ impl<C: ConnectionLike + Send> EventStore for Redis3Store<C> {
     /// engine in edgebench's process, the live heap of its counting allocator, which includes
     /// edgebench's own allocations; the resident set size where that is not kept).
     fn size_bytes(&mut self) -> StoreResult<Option<u64>> {
-        let info: String = self.query(redis::cmd("INFO").arg("memory"))?;
-        Ok(info
-            .lines()
-            .find_map(|l| l.strip_prefix("used_memory:"))
-            .and_then(|v| v.trim().parse().ok()))
+        crate::store::redis::used_memory(&mut self.conn)
     }
 
     /// EdgeX 3.1 blanks binary payloads before storing them.

@@ -14,7 +14,7 @@ use crate::store::edgex::pg4::layout::{
     Shape, SharedSql, ValueColumns,
 };
 use crate::store::edgex::{Behaviour, Doomed, EventStore, Filter, Page};
-use crate::store::sqlite::{backend_error, fix_for, one_line};
+use crate::store::sqlite::{backend_error, database_bytes, fix_for, one_line};
 use crate::store::{StoreError, StoreResult, UNLIMITED};
 
 /// The shared statements in this dialect, built once per process.
@@ -483,19 +483,9 @@ impl EventStore for Sqlite4Store {
     }
 
     /// EdgeX 4.0 checks no event ids and keeps no reading ids.
-    /// The database's pages (`page_count × page_size`), the write-ahead log not counted.
+    /// The database's pages ([`database_bytes`]).
     fn size_bytes(&mut self) -> StoreResult<Option<u64>> {
-        let pages: i64 = self
-            .conn
-            .query_row("PRAGMA page_count", [], |r| r.get(0))
-            .map_err(failed("size"))?;
-        let page: i64 = self
-            .conn
-            .query_row("PRAGMA page_size", [], |r| r.get(0))
-            .map_err(failed("size"))?;
-        Ok(Some(
-            (pages.max(0) as u64).saturating_mul(page.max(0) as u64),
-        ))
+        database_bytes(&self.conn).map(Some).map_err(failed("size"))
     }
 
     fn behaviour(&self) -> Behaviour {
