@@ -16,6 +16,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use super::client::Client;
 use super::cmd;
 use super::keyspace::Db;
+use super::types::counters::Counter;
 use super::types::encoding::Limits;
 use crate::resp::reply::Reply;
 
@@ -49,8 +50,8 @@ impl EngineClock {
 /// Counters INFO reports.
 #[derive(Debug, Default)]
 pub struct Stats {
-    /// Commands executed.
-    pub commands: AtomicU64,
+    /// Commands executed (striped by thread: every command bumps it).
+    pub commands: Counter,
     /// Connections accepted (clients created).
     pub connections: AtomicU64,
     /// Keys removed by expiry.

@@ -289,11 +289,7 @@ pub fn unknown_command(args: &[&[u8]]) -> Reply {
 
 /// Executes one command (see [`Engine::execute`]).
 pub fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
-    engine
-        .inner()
-        .stats
-        .commands
-        .fetch_add(1, Ordering::Relaxed);
+    engine.inner().stats.commands.incr();
     if args.is_empty() {
         return Reply::err("ERR empty command");
     }

@@ -5,6 +5,7 @@
 
 pub mod cfloat;
 pub mod collections;
+pub mod counters;
 pub mod encoding;
 pub mod hll;
 pub mod options;

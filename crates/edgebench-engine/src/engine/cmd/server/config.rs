@@ -84,12 +84,10 @@ impl Engine {
     /// CONFIG RESETSTAT: zeroes the counters INFO stats and commandstats report.
     pub fn reset_stats(&self) {
         let stats = self.stats();
-        stats.commands.store(0, Ordering::Relaxed);
+        stats.commands.reset();
         stats.connections.store(0, Ordering::Relaxed);
         stats.expired_keys.store(0, Ordering::Relaxed);
-        for n in self.server().calls.iter() {
-            n.store(0, Ordering::Relaxed);
-        }
+        self.server().calls.reset();
         self.server().peak_memory.store(0, Ordering::Relaxed);
     }
 }

@@ -16,6 +16,7 @@ use crate::engine::client::LiveClient;
 use crate::engine::cmd::{all_commands, is, parse_i64};
 use crate::engine::error::CmdError;
 use crate::engine::handle::Engine;
+use crate::engine::types::counters::Counters;
 use crate::engine::types::encoding::LimitValues;
 
 /// The engine's server-wide state: CONFIG parameters, command statistics, live clients.
@@ -23,7 +24,7 @@ use crate::engine::types::encoding::LimitValues;
 pub struct ServerState {
     config: RwLock<Vec<String>>,
     /// Calls per command, indexed as [`all_commands`] lists them.
-    pub(super) calls: Box<[AtomicU64]>,
+    pub(super) calls: Counters,
     live_clients: Arc<AtomicU64>,
     pub(super) peak_memory: AtomicU64,
     pub(super) run_id: String,
@@ -42,7 +43,7 @@ impl Default for ServerState {
     fn default() -> Self {
         ServerState {
             config: RwLock::new(PARAMS.iter().map(|p| p.default.to_string()).collect()),
-            calls: all_commands().map(|_| AtomicU64::new(0)).collect(),
+            calls: Counters::new(all_commands().count()),
             live_clients: Arc::new(AtomicU64::new(0)),
             peak_memory: AtomicU64::new(0),
             run_id: random_hex40(),
@@ -88,9 +89,7 @@ impl ServerState {
 
     /// Counts one call of the command at `index` in [`all_commands`] (INFO commandstats).
     pub(crate) fn count_call(&self, index: usize) {
-        if let Some(n) = self.calls.get(index) {
-            n.fetch_add(1, Ordering::Relaxed);
-        }
+        self.calls.add(index, 1);
     }
 
     /// Whether a password is set (`requirepass`).
