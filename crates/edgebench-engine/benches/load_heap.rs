@@ -78,7 +78,6 @@ fn main() {
     let engine = Engine::new();
     let mut client = engine.client();
     let mut parser = RequestParser::default();
-    let mut args_buf: Vec<&[u8]> = Vec::new();
     let mut commands = 0u64;
     // Warm the engine's lazily built parts (command table, shard maps) before the baseline.
     engine.execute(&mut client, &[&b"PING"[..]]);
@@ -90,9 +89,8 @@ fn main() {
             .unwrap_or_else(|e| panic!("{path}: bad RESP after {commands} commands: {e}"))
             .unwrap_or_else(|| panic!("{path}: truncated after {commands} commands"));
         let consumed = request.consumed();
-        args_buf.clear();
-        args_buf.extend(request.args());
-        if let Reply::Error(e) = engine.execute(&mut client, &args_buf) {
+        let args: Vec<&[u8]> = request.args().collect();
+        if let Reply::Error(e) = engine.execute(&mut client, &args) {
             panic!("{path}: command {commands} failed: {e}");
         }
         commands += 1;
