@@ -27,7 +27,8 @@ if [ -z "${NO_BUILD:-}" ]; then
   cargo build --release --quiet --bin edgebench
   cargo bench -p edgebench-engine --bench load_heap --no-run --quiet 2>/dev/null
 fi
-heap_bin=$(cargo bench -p edgebench-engine --bench load_heap --no-run --message-format=json 2>/dev/null |
+heap_bin=${HEAP_BIN:-}
+[ -n "$heap_bin" ] || heap_bin=$(cargo bench -p edgebench-engine --bench load_heap --no-run --message-format=json 2>/dev/null |
   python3 -c 'import sys, json
 for l in sys.stdin:
     m = json.loads(l)
