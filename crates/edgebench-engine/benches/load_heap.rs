@@ -61,7 +61,10 @@ unsafe impl GlobalAlloc for Counting {
 static ALLOC: Counting = Counting;
 
 fn heap() -> (i64, i64) {
-    (ASKED.load(Ordering::Relaxed), USABLE.load(Ordering::Relaxed))
+    (
+        ASKED.load(Ordering::Relaxed),
+        USABLE.load(Ordering::Relaxed),
+    )
 }
 
 fn main() {
@@ -71,7 +74,9 @@ fn main() {
         .filter(|a| !a.starts_with("--"))
         .collect();
     let Some(path) = args.first() else {
-        eprintln!("usage: load_heap FILE [UNITS]   (FILE: RESP commands, as redis-cli --pipe takes)");
+        eprintln!(
+            "usage: load_heap FILE [UNITS]   (FILE: RESP commands, as redis-cli --pipe takes)"
+        );
         std::process::exit(2);
     };
     let file = std::fs::read(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
