@@ -6,13 +6,13 @@
 //! set costs two allocations instead of a map, a tree node and a shared member, and at this
 //! size a scan beats hashing. A set that outgrows it converts, for good, to the large form.
 //!
-//! The large form keeps two structures in step: a hash map member → score for O(1)
+//! The large form keeps two structures in step: a hash table of members for O(1)
 //! ZSCORE/membership, and a B-tree of (score, member) nodes for ordered ranges. Each member's
-//! bytes are allocated once and shared by both (an `Arc<[u8]>`), so adding a member costs one
-//! allocation. The tree is searched with borrowed probes (the private `Probe` trait), so no
-//! lookup allocates, and each node caches its member's first 8 bytes, so most comparisons
-//! during a search never read the member's allocation (on a large set each such read is a
-//! cache miss).
+//! score and bytes are allocated once, in one block both point at with a thin pointer, so
+//! adding a member costs one allocation, and a member costs about what Redis's skip list
+//! spends on one (see `large`). The tree is searched with borrowed probes (the private
+//! `Probe` trait), so no lookup allocates, and each node holds its score, so a search reads
+//! a member's bytes (a cache miss each, on a large set) only among members of equal score.
 //!
 //! Ranks (ZRANK, ZRANGE by index) walk the large form's tree, O(rank); Redis's skip list
 //! makes them O(log n). A rank range is walked from whichever end of the set is nearer, with
@@ -33,7 +33,7 @@
 //! them equal).
 //!
 //! This file holds the set's API, the small form and the range iterators; the large form
-//! (the hash map, the tree, its nodes and probes) is `large`, and the unit tests `tests`.
+//! (the hash table, the member blocks, the tree, its nodes and probes) is `large`, and the unit tests `tests`.
 
 use std::cmp::Ordering;
 use std::collections::btree_set;
@@ -222,6 +222,17 @@ fn tag(member: &[u8]) -> u64 {
     let head = word(&member[..member.len().min(8)]);
     let tail = word(&member[member.len().saturating_sub(8)..]);
     head ^ tail.rotate_left(29) ^ member.len() as u64
+}
+
+/// Room for one more member in a small set, which grows by half (from one member) and never
+/// past [`LISTPACK_MAX_ENTRIES`]: `Vec`'s doubling starts at 4 entries (128 bytes) where most
+/// small sets hold one member (core data keeps a set per reading name), and ends at 128
+/// slots for 65 members.
+fn reserve_small(v: &mut Vec<SmallEntry>) {
+    if v.len() == v.capacity() {
+        let room = LISTPACK_MAX_ENTRIES.saturating_sub(v.len());
+        v.reserve_exact((v.len() / 2).clamp(1, room.max(1)));
+    }
 }
 
 /// The index of `member` in a small set.
@@ -426,9 +437,9 @@ impl<'a> LexRangeIter<'a> {
         let node = if *rev { iter.next_back() } else { iter.next() };
         let in_range = node.filter(|n| {
             if *rev {
-                lex.above_min(&n.member)
+                lex.above_min(n.bytes())
             } else {
-                lex.below_max(&n.member)
+                lex.below_max(n.bytes())
             }
         });
         if in_range.is_none() {
@@ -460,8 +471,9 @@ enum Repr {
     /// At most [`LISTPACK_MAX_ENTRIES`] members of at most [`LISTPACK_MAX_VALUE`] bytes, in
     /// (score, member) order: Redis's listpack.
     Small(Vec<SmallEntry>),
-    /// Redis's skip list: a hash map and a tree.
-    Large(Large),
+    /// Redis's skip list: a hash table and a tree. Boxed, so that a set costs a `Vec`'s 24
+    /// bytes (most sets are small: core data keeps one per reading name).
+    Large(Box<Large>),
 }
 
 impl Default for ZSet {
@@ -475,7 +487,7 @@ impl ZSet {
     pub fn len(&self) -> usize {
         match &self.0 {
             Repr::Small(v) => v.len(),
-            Repr::Large(l) => l.scores.len(),
+            Repr::Large(l) => l.len(),
         }
     }
 
@@ -495,7 +507,7 @@ impl ZSet {
     pub fn score(&self, member: &[u8]) -> Option<f64> {
         match &self.0 {
             Repr::Small(v) => small_find(v, member).map(|i| v[i].score),
-            Repr::Large(l) => l.scores.get(member).copied(),
+            Repr::Large(l) => l.score(member),
         }
     }
 
@@ -543,12 +555,13 @@ impl ZSet {
                 // Redis converts for good once the set outgrows a listpack.
                 let mut large = Large::of(std::mem::take(v));
                 let outcome = large.add(member, score, flags);
-                self.0 = Repr::Large(large);
+                self.0 = Repr::Large(Box::new(large));
                 outcome
             }
             None => {
                 let stored = canonical(score);
                 let slot = small_slot(v, stored, member);
+                reserve_small(v);
                 v.insert(slot, SmallEntry::new(stored, member.into()));
                 // The reply shows the score as given (ZINCRBY of -0 on a new member is "-0").
                 AddOutcome::Added(score)

@@ -288,7 +288,7 @@ fn forced_large() -> ZSet {
 
 #[test]
 fn small_and_large_forms_answer_alike() {
-    // Members sharing prefixes and suffixes, of lengths around the 8- and 24-byte caches, and
+    // Members sharing prefixes and suffixes, of lengths around 8 and 24 bytes (ObjectId hex), and
     // few distinct scores, so ties are ordered by bytes.
     let names: Vec<Vec<u8>> = [
         "",
@@ -422,4 +422,44 @@ fn pop_takes_from_either_end_and_keeps_the_map_in_step() {
     assert_eq!(z.pop(false), Some((b"a".to_vec(), 1.0)));
     assert_eq!(z.pop(false), None);
     assert!(z.is_empty());
+}
+
+#[test]
+fn a_large_set_owns_its_members_clones_apart_and_updates_both_structures() {
+    // 1,000 ObjectId-like members (a shared head, then a counter), scores tied in tens.
+    let id = |i: usize| format!("6750a1b23f9c1e04d2{i:06x}").into_bytes();
+    let mut z = ZSet::default();
+    for i in 0..1000 {
+        assert!(z.insert(&id(i), (i / 10) as f64));
+    }
+    assert!(z.is_large());
+    let copy = z.clone();
+    // Move every member but those scored 0 to the opposite end of the order (-0 is 0), drop
+    // some, pop both ends.
+    for i in 10..1000 {
+        assert_eq!(
+            z.add(&id(i), -((i / 10) as f64), AddFlags::default()),
+            AddOutcome::Updated(-((i / 10) as f64))
+        );
+    }
+    assert!(z.remove(&id(500)));
+    assert!(!z.remove(&id(500)));
+    assert_eq!(z.remove_range_by_score(Included(-2.0), Included(-1.0)), 20);
+    assert_eq!(z.pop(false), Some((id(990), -99.0)));
+    assert_eq!(z.pop(true), Some((id(9), 0.0)));
+    assert_eq!(z.len(), 1000 - 1 - 20 - 2);
+    assert_eq!(z.score(&id(15)), None);
+    assert_eq!(z.score(&id(991)), Some(-99.0));
+    assert_eq!(z.rank(&id(991)), Some(0));
+    let walked: Vec<(Vec<u8>, f64)> = z.iter().map(|(m, s)| (m.to_vec(), s)).collect();
+    let mut want = walked.clone();
+    want.sort_by(|(ma, sa), (mb, sb)| Score(*sa).cmp(&Score(*sb)).then_with(|| ma.cmp(mb)));
+    assert_eq!(walked, want);
+    for (m, s) in &walked {
+        assert_eq!(z.score(m), Some(*s));
+    }
+    // The clone kept every member and its first score.
+    assert_eq!(copy.len(), 1000);
+    assert_eq!(copy.score(&id(500)), Some(50.0));
+    assert_eq!(copy.rank(&id(999)), Some(999));
 }
