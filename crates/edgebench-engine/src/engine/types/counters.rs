@@ -126,7 +126,10 @@ mod tests {
         for t in threads {
             t.join().expect("thread");
         }
-        assert_eq!([c.get(0), c.get(1), c.get(2), c.get(3)], [7000, 7000, 6000, 0]);
+        assert_eq!(
+            [c.get(0), c.get(1), c.get(2), c.get(3)],
+            [7000, 7000, 6000, 0]
+        );
         c.reset();
         assert_eq!(c.get(0), 0);
     }
