@@ -22,7 +22,7 @@ use redis::{Arg, Cmd, ErrorKind, Pipeline, RedisError, RedisFuture, RedisResult,
 use super::client::Client;
 use super::handle::Engine;
 use crate::resp::reply::Reply;
-use crate::resp::RequestParser;
+use crate::resp::{ArgSlice, RequestParser};
 
 /// An in-process connection to an [`Engine`].
 #[derive(Debug)]
@@ -31,27 +31,6 @@ pub struct EngineConnection {
     client: Client,
     /// Parses packed commands; kept, so its argument list is allocated once.
     parser: RequestParser,
-}
-
-/// Requests with at most this many arguments reach the engine from a stack array; longer
-/// ones are collected into a `Vec`.
-const STACK_ARGS: usize = 16;
-
-/// Calls `f` with `args` as a slice, from the stack when there are at most [`STACK_ARGS`].
-fn with_args<'a, R>(
-    args: impl ExactSizeIterator<Item = &'a [u8]>,
-    f: impl FnOnce(&[&'a [u8]]) -> R,
-) -> R {
-    let len = args.len();
-    if len <= STACK_ARGS {
-        let mut stack: [&[u8]; STACK_ARGS] = [&[]; STACK_ARGS];
-        for (slot, arg) in stack.iter_mut().zip(args) {
-            *slot = arg;
-        }
-        f(&stack[..len])
-    } else {
-        f(&args.collect::<Vec<_>>())
-    }
 }
 
 impl EngineConnection {
@@ -92,8 +71,7 @@ impl EngineConnection {
             if request.is_empty() {
                 continue;
             }
-            let (engine, client) = (&self.engine, &mut self.client);
-            let reply = with_args(request.args(), |args| engine.execute(client, args));
+            let reply = self.engine.execute(&mut self.client, &request.arg_slice());
             each(index, reply.into_redis_value(self.client.resp));
             index += 1;
         }
@@ -117,8 +95,7 @@ impl EngineConnection {
             Arg::Simple(bytes) => bytes,
             _ => &[][..],
         });
-        let (engine, client) = (&self.engine, &mut self.client);
-        with_args(args, |args| engine.execute(client, args)).into_redis_value(self.client.resp)
+        self.exec_args(&ArgSlice::new(args))
     }
 }
 

@@ -17,7 +17,7 @@ pub mod scan;
 
 pub use encode::encode;
 pub use parse::{
-    split_args, ProtocolError, QuoteError, Request, RequestParser, DEFAULT_MAX_BULK_LEN,
+    split_args, ArgSlice, ProtocolError, QuoteError, Request, RequestParser, DEFAULT_MAX_BULK_LEN,
     INLINE_MAX_SIZE,
 };
 pub use protocol::Protocol;

@@ -136,6 +136,53 @@ impl<'a> Request<'a> {
         let source = self.source;
         self.ranges.iter().map(move |r| &source[r.clone()])
     }
+
+    /// The arguments as a slice, as [`Engine::execute`](crate::Engine::execute) takes them.
+    pub fn arg_slice(&self) -> ArgSlice<'a> {
+        ArgSlice::new(self.args())
+    }
+}
+
+/// Arguments with at most this many entries are held on the stack by [`ArgSlice`].
+const STACK_ARGS: usize = 16;
+
+/// Arguments gathered into a slice: on the stack when there are at most 16 (nearly every
+/// request), else in a `Vec`. Derefs to `[&[u8]]`.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "the stack array is the point: no allocation"
+)]
+pub enum ArgSlice<'a> {
+    /// The first `usize` entries are the arguments.
+    Stack([&'a [u8]; STACK_ARGS], usize),
+    /// More arguments than the stack array holds.
+    Heap(Vec<&'a [u8]>),
+}
+
+impl<'a> ArgSlice<'a> {
+    /// Gathers `args`.
+    pub fn new(args: impl ExactSizeIterator<Item = &'a [u8]>) -> ArgSlice<'a> {
+        let len = args.len();
+        if len > STACK_ARGS {
+            return ArgSlice::Heap(args.collect());
+        }
+        let mut stack: [&[u8]; STACK_ARGS] = [&[]; STACK_ARGS];
+        for (slot, arg) in stack.iter_mut().zip(args) {
+            *slot = arg;
+        }
+        ArgSlice::Stack(stack, len)
+    }
+}
+
+impl<'a> std::ops::Deref for ArgSlice<'a> {
+    type Target = [&'a [u8]];
+
+    fn deref(&self) -> &Self::Target {
+        match self {
+            ArgSlice::Stack(stack, len) => &stack[..*len],
+            ArgSlice::Heap(v) => v,
+        }
+    }
 }
 
 /// Where a partially received array request stopped; offsets are from its first byte.

@@ -44,9 +44,6 @@ const MESSAGE_BATCH: usize = 64 * 1024;
 /// Buffers larger than this after a batch are released even while the client keeps
 /// sending, so a connection that once moved a large value does not keep its memory.
 const MAX_IDLE_BUFFER: usize = 1024 * 1024;
-/// Requests with at most this many arguments are passed to the engine from a stack array;
-/// longer ones allocate a `Vec`.
-const STACK_ARGS: usize = 16;
 /// While a client is blocked, its connection reads (to notice when it leaves) only while the
 /// unprocessed input holds less than this.
 const MAX_BLOCKED_INPUT: usize = 1024 * 1024;
@@ -827,17 +824,8 @@ fn run_requests(session: &mut Session, parser: &mut RequestParser, input: &[u8])
                     consumed += request.consumed();
                     continue;
                 }
-                let mut stack: [&[u8]; STACK_ARGS] = [&[]; STACK_ARGS];
-                let heap: Vec<&[u8]>;
-                let args: &[&[u8]] = if request.len() <= STACK_ARGS {
-                    for (slot, arg) in stack.iter_mut().zip(request.args()) {
-                        *slot = arg;
-                    }
-                    &stack[..request.len()]
-                } else {
-                    heap = request.args().collect();
-                    &heap
-                };
+                let arg_slice = request.arg_slice();
+                let args: &[&[u8]] = &arg_slice;
                 // CLIENT PAUSE: the request stays in the buffer until the pause ends.
                 let paused = session.engine.paused_until(&session.client, args);
                 if paused.is_some() {
