@@ -140,7 +140,9 @@ pub async fn delete_by_device(
     State(state): State<AppState>,
     Params(name): Params<String>,
 ) -> Result<(StatusCode, Json<BaseResponse>), ApiError> {
-    if name.trim().is_empty() {
+    // EdgeX refuses only the empty name; a name of whitespace (`%0A`) is a name like any
+    // other, deletes nothing and answers 202, as the spec documents (202 or 500, no 400).
+    if name.is_empty() {
         return Err(ApiError::bad_request("blank device name is not allowed"));
     }
     state

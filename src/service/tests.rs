@@ -318,6 +318,10 @@ fn every_route_answers_with_the_spec_status_and_fields() {
     assert_eq!(fx.stored(), 2);
     delete(&mut c, "/api/v3/event/device/name/d2", 202);
     assert_eq!(fx.stored(), 1, "deleted before the 202");
+    // Whitespace is a device name EdgeX accepts (the spec documents 202 or 500 here).
+    delete(&mut c, "/api/v3/event/device/name/%0A", 202);
+    delete(&mut c, "/api/v3/event/device/name/%20", 202);
+    assert_eq!(fx.stored(), 1, "no device is named with whitespace");
     delete(&mut c, "/api/v3/event/age/0", 202);
     assert_eq!(fx.stored(), 0);
 }
