@@ -296,8 +296,15 @@ impl Db {
         keys: impl IntoIterator<Item = &'k [u8]>,
         now_ms: u64,
     ) -> Locked<'a> {
-        let mut idx: SmallVec<[usize; INLINE_SHARDS]> =
-            keys.into_iter().map(|k| self.shard_of(k)).collect();
+        let mut keys = keys.into_iter();
+        let first = keys.next().map(|k| self.shard_of(k));
+        let Some(second) = keys.next() else {
+            // One key (most commands): one shard, nothing to sort.
+            return self.lock_indices(first.as_slice(), now_ms);
+        };
+        let mut idx: SmallVec<[usize; INLINE_SHARDS]> = first.into_iter().collect();
+        idx.push(self.shard_of(second));
+        idx.extend(keys.map(|k| self.shard_of(k)));
         idx.sort_unstable();
         idx.dedup();
         self.lock_indices(&idx, now_ms)
@@ -431,6 +438,11 @@ impl<'a> Locked<'a> {
         let now = self.now_ms;
         let db = self.db;
         let shard = self.shard(key);
+        // The deadline index holds every key of the shard that has a TTL: with none, no entry
+        // can have expired, and one lookup does (the check below costs a second one).
+        if shard.deadlines.is_empty() {
+            return shard.map.get_mut(key);
+        }
         if shard.map.get(key)?.expired(now) {
             shard.map.remove(key);
             shard.touch(key);
@@ -811,5 +823,32 @@ mod tests {
         assert!(ks.remove(key).is_some());
         drop(ks);
         assert_eq!(deadlines(&db, key), 0);
+    }
+
+    /// A read looks once when the shard holds no TTL, and still drops an expired key when it
+    /// does (the index is what tells the two apart).
+    #[test]
+    fn reads_see_expiry_only_where_a_ttl_exists() {
+        let db = Db::default();
+        let (k, plain) = (&b"k"[..], &b"plain"[..]);
+        let mut ks = db.lock([k, plain], 0);
+        ks.insert(plain, Entry::new(Value::Str(b"v".to_vec())));
+        ks.insert(k, Entry::with_expiry(Value::Str(b"v".to_vec()), Some(1000)));
+        drop(ks);
+        let mut ks = db.lock([k, plain], 999);
+        assert!(ks.get(k).is_some() && ks.get(plain).is_some());
+        drop(ks);
+        let mut ks = db.lock([k, plain], 1000);
+        assert!(ks.get(k).is_none(), "expired at its deadline");
+        assert!(ks.get(plain).is_some());
+        assert!(ks.get_mut(k).is_none());
+        drop(ks);
+        assert_eq!(
+            deadlines(&db, k),
+            1,
+            "the stale pair goes with the active-expiry pass"
+        );
+        let mut ks = db.lock([k, plain], 2000);
+        assert!(ks.get(plain).is_some());
     }
 }

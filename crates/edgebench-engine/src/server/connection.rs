@@ -18,6 +18,7 @@
 
 use std::cell::RefCell;
 use std::io;
+use std::os::fd::AsRawFd;
 use std::sync::Arc;
 
 use bytes::{Buf, BytesMut};
@@ -475,7 +476,9 @@ impl Socket for tokio::net::TcpStream {
         tokio::net::TcpStream::readable(self)
     }
     fn try_read_buf(&self, buf: &mut BytesMut) -> io::Result<usize> {
-        tokio::net::TcpStream::try_read_buf(self, buf)
+        read_clearing_readiness(self.as_raw_fd(), buf, |read| {
+            self.try_io(tokio::io::Interest::READABLE, read)
+        })
     }
     fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
         tokio::net::TcpStream::try_write(self, buf)
@@ -487,10 +490,57 @@ impl Socket for tokio::net::UnixStream {
         tokio::net::UnixStream::readable(self)
     }
     fn try_read_buf(&self, buf: &mut BytesMut) -> io::Result<usize> {
-        tokio::net::UnixStream::try_read_buf(self, buf)
+        read_clearing_readiness(self.as_raw_fd(), buf, |read| {
+            self.try_io(tokio::io::Interest::READABLE, read)
+        })
     }
     fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
         tokio::net::UnixStream::try_write(self, buf)
+    }
+}
+
+/// Reads what the socket `fd` holds into `buf`'s spare room, through `try_io` (the stream's
+/// own `try_io`, which tracks its readiness). A short read means the socket is drained, so
+/// the closure reports `WouldBlock` after it and `try_io` clears the readiness, as tokio's
+/// own `poll_read` does: the next `readable()` waits for new data instead of resolving at
+/// once for a read that would only find nothing. Without this every request at pipeline
+/// depth 1 cost a second, empty `read` and a second pass of the connection's loop.
+fn read_clearing_readiness(
+    fd: std::os::fd::RawFd,
+    buf: &mut BytesMut,
+    try_io: impl FnOnce(&mut dyn FnMut() -> io::Result<()>) -> io::Result<()>,
+) -> io::Result<usize> {
+    if buf.len() == buf.capacity() {
+        buf.reserve(READ_CHUNK);
+    }
+    let mut got = 0;
+    let result = try_io(&mut || loop {
+        let spare = buf.spare_capacity_mut();
+        let room = spare.len();
+        // SAFETY: `spare` is `room` writable bytes owned by `buf`, and `read` writes at most
+        // `room` bytes into them; `fd` is the open socket of the stream that calls us.
+        let n = unsafe { libc::read(fd, spare.as_mut_ptr().cast(), room) };
+        if n < 0 {
+            let error = io::Error::last_os_error();
+            if error.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(error);
+        }
+        let n = n.unsigned_abs();
+        // SAFETY: `read` initialised the first `n` spare bytes.
+        unsafe { buf.set_len(buf.len() + n) };
+        got = n;
+        return if n > 0 && n < room {
+            Err(io::ErrorKind::WouldBlock.into())
+        } else {
+            Ok(())
+        };
+    });
+    match result {
+        Ok(()) => Ok(got),
+        Err(e) if e.kind() == io::ErrorKind::WouldBlock && got > 0 => Ok(got),
+        Err(e) => Err(e),
     }
 }
 

@@ -28,7 +28,7 @@ pub mod zset;
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::OnceLock;
-use std::time::SystemTime;
+use std::time::Duration;
 
 use super::client::Client;
 use super::error::CmdError;
@@ -192,7 +192,58 @@ pub struct Ctx<'e, 'l> {
 /// call is an array access rather than a second hash lookup.
 struct Table {
     specs: Vec<&'static Spec>,
-    by_name: HashMap<&'static str, usize, foldhash::fast::RandomState>,
+    by_name: NameIndex,
+}
+
+/// Command names to their position in [`Table::specs`], looked up by the request's bytes
+/// in any case: no lowercase copy, no UTF-8 check, a short hash of the bytes and one
+/// case-insensitive compare (every request of every client pays for this lookup).
+///
+/// Open addressing over a fixed set of names, filled once: slots hold `position + 1` (0 is
+/// empty), the table is at least four times the number of names, so probe runs stay short,
+/// and since nothing is inserted after the build no request can make them longer.
+struct NameIndex {
+    slots: Box<[u16]>,
+    mask: usize,
+}
+
+impl NameIndex {
+    fn new(names: &[&'static str]) -> NameIndex {
+        let size = (names.len() * 4).next_power_of_two().max(16);
+        let mut index = NameIndex {
+            slots: vec![0; size].into_boxed_slice(),
+            mask: size - 1,
+        };
+        for (position, name) in names.iter().enumerate() {
+            let mut slot = Self::hash(name.as_bytes()) & index.mask;
+            while index.slots[slot] != 0 {
+                slot = (slot + 1) & index.mask;
+            }
+            index.slots[slot] = u16::try_from(position + 1).expect("fewer than 65,535 commands");
+        }
+        index
+    }
+
+    /// FNV-1a over the bytes with bit 5 set, so `GET`, `get` and `GeT` hash alike (it also
+    /// folds some non-letters together, which the compare then tells apart).
+    fn hash(name: &[u8]) -> usize {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for &b in name {
+            h = (h ^ u64::from(b | 0x20)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        h as usize
+    }
+
+    fn get(&self, specs: &[&'static Spec], name: &[u8]) -> Option<usize> {
+        let mut slot = Self::hash(name) & self.mask;
+        loop {
+            let position = usize::from(self.slots[slot]).checked_sub(1)?;
+            if specs[position].name.as_bytes().eq_ignore_ascii_case(name) {
+                return Some(position);
+            }
+            slot = (slot + 1) & self.mask;
+        }
+    }
 }
 
 fn table() -> &'static Table {
@@ -218,17 +269,19 @@ fn table() -> &'static Table {
             script::COMMANDS,
         ];
         let mut specs: Vec<&'static Spec> = Vec::new();
-        let mut by_name = HashMap::with_hasher(foldhash::fast::RandomState::default());
+        let mut first: HashMap<&'static str, usize> = HashMap::new();
         for spec in families.iter().flat_map(|f| f.iter()) {
             // A name listed twice keeps its last spec, as the name → spec map always did.
-            match by_name.get(spec.name) {
+            match first.get(spec.name) {
                 Some(&i) => specs[i] = spec,
                 None => {
-                    by_name.insert(spec.name, specs.len());
+                    first.insert(spec.name, specs.len());
                     specs.push(spec);
                 }
             }
         }
+        let names: Vec<&'static str> = specs.iter().map(|spec| spec.name).collect();
+        let by_name = NameIndex::new(&names);
         Table { specs, by_name }
     })
 }
@@ -251,14 +304,8 @@ pub fn lookup(name: &[u8]) -> Option<&'static Spec> {
 
 /// The spec of a command name, any case, with its index in [`all_commands`].
 pub(crate) fn lookup_indexed(name: &[u8]) -> Option<(usize, &'static Spec)> {
-    let mut buf = [0u8; 32];
-    let lower = buf.get_mut(..name.len())?;
-    for (d, s) in lower.iter_mut().zip(name) {
-        *d = s.to_ascii_lowercase();
-    }
-    let name = std::str::from_utf8(lower).ok()?;
     let table = table();
-    let &i = table.by_name.get(name)?;
+    let i = table.by_name.get(&table.specs, name)?;
     Some((i, table.specs[i]))
 }
 
@@ -354,11 +401,18 @@ fn note_command(client: &Client, index: usize, args: &[&[u8]]) {
     }
 }
 
-/// When a command starts, for the slow log: `None` unless the slow log or the latency
-/// monitor is on. Wall-clock time, as Redis's `ustime()`: a clock step makes one duration
-/// wrong (a backwards step reads as 0), never the log's order.
-pub(crate) fn command_timer(engine: &Engine) -> Option<SystemTime> {
-    engine.inner().server.slowlog.timing().then(SystemTime::now)
+/// When a command starts, for the slow log, as time since the Unix epoch: `None` unless the
+/// slow log or the latency monitor is on. Wall-clock time, as Redis's `ustime()`: a clock
+/// step makes one duration wrong (a backwards step reads as 0), never the log's order. Kept
+/// as a `Duration` so that the command's `now` and the slow log's check reuse it without
+/// converting the clock reading again.
+pub(crate) fn command_timer(engine: &Engine) -> Option<Duration> {
+    engine
+        .inner()
+        .server
+        .slowlog
+        .timing()
+        .then(server::slowlog::since_epoch)
 }
 
 /// What every command that ran leaves behind: a slow log entry or latency sample if it
@@ -367,7 +421,7 @@ pub(crate) fn observe(
     engine: &Engine,
     client: &Client,
     args: &[&[u8]],
-    started: Option<SystemTime>,
+    started: Option<Duration>,
     now_ms: u64,
 ) {
     let server = &engine.inner().server;
@@ -389,9 +443,7 @@ pub fn run(engine: &Engine, client: &mut Client, spec: &Spec, args: &[&[u8]]) ->
     // command's time (Redis also times commands with the wall clock).
     let started = command_timer(engine);
     let now = match (started, &engine.inner().clock) {
-        (Some(t), EngineClock::System) => t
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64),
+        (Some(t), EngineClock::System) => t.as_millis() as u64,
         _ => engine.now_ms(),
     };
     let ks = match spec.keys {
@@ -464,6 +516,46 @@ pub fn is(arg: &[u8], keyword: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_command_is_found_by_its_name_in_any_case_and_nothing_else_is() {
+        let specs: Vec<&Spec> = all_commands().collect();
+        assert!(specs.len() > 200);
+        for (i, spec) in specs.iter().enumerate() {
+            let upper = spec.name.to_ascii_uppercase();
+            let mixed: String = spec
+                .name
+                .chars()
+                .enumerate()
+                .map(|(j, c)| {
+                    if j % 2 == 0 {
+                        c.to_ascii_uppercase()
+                    } else {
+                        c
+                    }
+                })
+                .collect();
+            for name in [spec.name, upper.as_str(), mixed.as_str()] {
+                let (found, found_spec) = lookup_indexed(name.as_bytes()).unwrap();
+                assert_eq!((found, found_spec.name), (i, spec.name), "{name}");
+            }
+            // One byte more, or a byte that only bit 5 tells apart: not a command.
+            let longer = format!("{}\x01", spec.name);
+            assert!(lookup(longer.as_bytes()).is_none(), "{longer}");
+            let mut folded = spec.name.as_bytes().to_vec();
+            if let Some(b) = folded.iter_mut().find(|b| **b == b'_' || **b == b'-') {
+                *b ^= 0x20;
+                assert!(
+                    lookup(&folded).is_none(),
+                    "{:?}",
+                    String::from_utf8_lossy(&folded)
+                );
+            }
+        }
+        for junk in [&b""[..], b"\0", b"\xff\xfe", b"GET\0", &[b'g'; 4096]] {
+            assert!(lookup(junk).is_none(), "{junk:?}");
+        }
+    }
 
     #[test]
     fn integers_parse_like_redis() {

@@ -39,7 +39,7 @@ mod config;
 mod info;
 mod meta;
 mod registry;
-mod slowlog;
+pub(crate) mod slowlog;
 pub(crate) mod state;
 #[cfg(test)]
 mod tests;

@@ -32,6 +32,13 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// The wall clock as time since the Unix epoch (zero before it): a command's start.
+pub(crate) fn since_epoch() -> Duration {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+}
+
 fn unix_secs() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -160,7 +167,7 @@ impl SlowLog {
 
     /// How long a command that started at `started` took, when that could pass a threshold:
     /// `None` for the common command, known to be fast from the coarse clock alone.
-    pub(crate) fn duration_if_slow(&self, started: SystemTime) -> Option<Duration> {
+    pub(crate) fn duration_if_slow(&self, started: Duration) -> Option<Duration> {
         let slowlog_us = self.slower_than_us.load(Ordering::Relaxed);
         let latency_us = self
             .latency_threshold_ms
@@ -174,17 +181,12 @@ impl SlowLog {
         };
         let threshold = Duration::from_micros(threshold_us);
         if let Some((coarse, tick)) = coarse_wall_clock() {
-            let since_epoch = started.duration_since(UNIX_EPOCH).unwrap_or_default();
             // The coarse clock lags the precise one by at most a tick.
-            if coarse.saturating_sub(since_epoch) + tick < threshold {
+            if coarse.saturating_sub(started) + tick < threshold {
                 return None;
             }
         }
-        Some(
-            SystemTime::now()
-                .duration_since(started)
-                .unwrap_or_default(),
-        )
+        Some(since_epoch().saturating_sub(started))
     }
 
     /// Records a command that took `took`, if it passes a threshold.
@@ -407,13 +409,13 @@ mod tests {
     fn only_commands_that_may_be_slow_are_timed_precisely() {
         let log = SlowLog::default();
         // Default threshold 10 ms: a command that just started is known fast.
-        assert_eq!(log.duration_if_slow(SystemTime::now()), None);
-        let long_ago = SystemTime::now() - Duration::from_secs(1);
+        assert_eq!(log.duration_if_slow(since_epoch()), None);
+        let long_ago = since_epoch() - Duration::from_secs(1);
         assert!(log
             .duration_if_slow(long_ago)
             .is_some_and(|d| d >= Duration::from_secs(1)));
         log.configure(0, 128, 0);
-        assert!(log.duration_if_slow(SystemTime::now()).is_some());
+        assert!(log.duration_if_slow(since_epoch()).is_some());
         log.configure(-1, 128, 0);
         assert_eq!(log.duration_if_slow(long_ago), None);
         log.configure(-1, 128, 100);
