@@ -1,8 +1,8 @@
 //! The readiness event loop: the second I/O model ([`IoModel::Loop`](super::IoModel)), as
 //! redis-server runs its clients. Each loop thread owns a `mio::Poll` and the connections
-//! the accept loop handed it (round-robin, over a channel and a [`Waker`]), and runs passes:
+//! the accept loop handed it (round-robin, over a channel and a [`Wake`]), and runs passes:
 //!
-//! 1. wait for readiness (at most [`TICK`], Redis's `serverCron` at hz 10);
+//! 1. wait for readiness (at most [`TICK`], Redis's `serverCron` at hz 10), or a [`Wake`];
 //! 2. for each readable connection, read once (one [`READ_CHUNK`] into the thread's buffer,
 //!    or behind what the connection holds) and run every complete request it now has; the
 //!    replies of every connection go into one buffer of the thread;
@@ -29,12 +29,12 @@ use std::io::{self, Read, Write};
 use std::net::Shutdown;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{mpsc as std_mpsc, Arc};
+use std::sync::mpsc as std_mpsc;
 use std::time::{Duration, Instant};
 
 use bytes::{Buf, BytesMut};
 use mio::event::Source;
-use mio::{Events, Interest, Poll, Token, Waker};
+use mio::{Events, Interest, Poll, Token};
 use slab::Slab;
 use tokio::runtime::Handle;
 use tokio::sync::{broadcast, mpsc, OwnedSemaphorePermit};
@@ -49,7 +49,7 @@ use crate::resp::RequestParser;
 /// shutdown that lost its wake-up is noticed (Redis's `serverCron` runs 10 times a second).
 const TICK: Duration = Duration::from_millis(100);
 
-/// The token of each loop's [`Waker`]; connections are numbered from 0 by their slab key.
+/// The token of each loop's [`Wake`]; connections are numbered from 0 by their slab key.
 const WAKER: Token = Token(usize::MAX);
 
 /// Readiness events taken per poll.
@@ -90,7 +90,32 @@ pub(super) struct Loops {
 
 struct LoopHandle {
     incoming: std_mpsc::Sender<Accepted>,
-    waker: Arc<Waker>,
+    waker: Wake,
+}
+
+/// Wakes a loop: a byte into a socket pair whose other end the loop polls and drains.
+///
+/// Not `mio::Waker`: its eventfd is never read, and on this machine's Linux (6.18) a second
+/// wake-up while the first was still counted produced no new edge, so a loop missed new
+/// clients and its shutdown until something else woke it. Draining makes every wake-up
+/// after it a new edge.
+struct Wake(mio::net::UnixStream);
+
+impl Wake {
+    fn wake(&self) {
+        // WouldBlock: the socket is full of unread wake-ups, so one is pending anyway.
+        let _ = (&self.0).write(&[1]);
+    }
+}
+
+/// Reads every pending wake-up, before the loop looks at what they announce.
+fn drain_wakes(wakes: &mio::net::UnixStream) {
+    let mut buf = [0u8; 64];
+    while let Ok(n) = (&*wakes).read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+    }
 }
 
 impl Loops {
@@ -103,10 +128,13 @@ impl Loops {
         };
         for i in 0..threads.max(1) {
             let poll = Poll::new()?;
-            let waker = Arc::new(Waker::new(poll.registry(), WAKER)?);
+            let (wake_tx, mut wakes) = mio::net::UnixStream::pair()?;
+            poll.registry()
+                .register(&mut wakes, WAKER, Interest::READABLE)?;
             let (tx, rx) = std_mpsc::channel();
             let event_loop = EventLoop {
                 poll,
+                wakes,
                 incoming: rx,
                 conns: Slab::new(),
                 runtime: context.runtime.clone(),
@@ -124,7 +152,7 @@ impl Loops {
                 .spawn(move || event_loop.run())?;
             started.loops.push(LoopHandle {
                 incoming: tx,
-                waker,
+                waker: Wake(wake_tx),
             });
         }
         Ok(started)
@@ -136,7 +164,7 @@ impl Loops {
         let i = self.next.fetch_add(1, Ordering::Relaxed) % self.loops.len();
         let chosen = &self.loops[i];
         if chosen.incoming.send(client).is_ok() {
-            let _ = chosen.waker.wake();
+            chosen.waker.wake();
         }
     }
 }
@@ -146,7 +174,7 @@ impl Drop for Loops {
         // A loop sees its channel disconnected when it wakes: that is the shutdown.
         for LoopHandle { incoming, waker } in self.loops.drain(..) {
             drop(incoming);
-            let _ = waker.wake();
+            waker.wake();
         }
     }
 }
@@ -246,6 +274,8 @@ enum Stop {
 /// One loop thread.
 struct EventLoop {
     poll: Poll,
+    /// The loop's end of its [`Wake`].
+    wakes: mio::net::UnixStream,
     incoming: std_mpsc::Receiver<Accepted>,
     conns: Slab<LoopConn>,
     runtime: Handle,
@@ -317,6 +347,7 @@ impl EventLoop {
 
     /// Registers the clients the accept loop sent; false once the server shuts down.
     fn take_incoming(&mut self) -> bool {
+        drain_wakes(&self.wakes);
         loop {
             match self.incoming.try_recv() {
                 Ok(client) => self.register(client),
