@@ -527,6 +527,18 @@ impl Drop for ServerHandle {
 /// # Errors
 /// When the runtime, the socket or the thread cannot be created.
 pub fn spawn_in_background(bind: Bind, engine: Engine) -> io::Result<ServerHandle> {
+    spawn_in_background_with(bind, engine, ServerConfig::default())
+}
+
+/// [`spawn_in_background`] with `config` (an I/O model, limits, a password).
+///
+/// # Errors
+/// When the runtime, the socket or the thread cannot be created.
+pub fn spawn_in_background_with(
+    bind: Bind,
+    engine: Engine,
+    config: ServerConfig,
+) -> io::Result<ServerHandle> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("edgebench-server")
@@ -552,7 +564,7 @@ pub fn spawn_in_background(bind: Bind, engine: Engine) -> io::Result<ServerHandl
     let thread = std::thread::Builder::new()
         .name("edgebench-server".into())
         .spawn(move || {
-            runtime.block_on(run(listener, engine, ServerConfig::default(), async {
+            runtime.block_on(run(listener, engine, config, async {
                 let _ = rx.await;
             }))
         })?;

@@ -460,7 +460,7 @@ fn every_entry_reaches_exactly_one_consumer_of_the_group() {
     const PER_PRODUCER: usize = 150;
     const CONSUMERS: usize = 4;
     let engine = Engine::new();
-    let handle = server::spawn_in_background(
+    let handle = crate::support::served::spawn_in_background(
         server::Bind::Tcp(([127, 0, 0, 1], 0).into()),
         engine.clone(),
     )

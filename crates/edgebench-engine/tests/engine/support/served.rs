@@ -35,6 +35,15 @@ pub fn io_model() -> IoModel {
     }
 }
 
+/// [`server::spawn_in_background`] on the I/O model [`io_model`] says.
+pub fn spawn_in_background(bind: server::Bind, engine: Engine) -> io::Result<server::ServerHandle> {
+    let config = ServerConfig {
+        io: io_model(),
+        ..ServerConfig::default()
+    };
+    server::spawn_in_background_with(bind, engine, config)
+}
+
 /// A raw connection to the server under test.
 pub struct Conn(pub Box<dyn Io>);
 
