@@ -393,7 +393,9 @@ impl EventLoop {
             return;
         }
         let read = if conn.input.is_empty() {
-            conn.stream.read(&mut self.read_buf).map(|n| (n, n == self.read_buf.len()))
+            conn.stream
+                .read(&mut self.read_buf)
+                .map(|n| (n, n == self.read_buf.len()))
         } else {
             read_behind(conn)
         };

@@ -393,8 +393,11 @@ fn every_pushed_element_reaches_exactly_one_blocked_client() {
     const PER_PUSHER: usize = 200;
     const POPPERS: usize = 8;
     let engine = Engine::new();
-    let handle = crate::support::served::spawn_in_background(Bind::Tcp(([127, 0, 0, 1], 0).into()), engine.clone())
-        .expect("server");
+    let handle = crate::support::served::spawn_in_background(
+        Bind::Tcp(([127, 0, 0, 1], 0).into()),
+        engine.clone(),
+    )
+    .expect("server");
     let endpoint = handle.endpoint();
     let connect = || crate::support::connect(&endpoint, REPLY_TIMEOUT).expect("connect");
     let poppers: Vec<_> = (0..POPPERS)

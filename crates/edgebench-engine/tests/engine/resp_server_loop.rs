@@ -44,9 +44,7 @@ async fn loop_model_serves_and_hands_off() {
         blocked.send(b"BLPOP jobs 0\r\n").await;
         server.until_blocked(1).await;
         a.check(b"RPUSH jobs j1\r\n", b":1\r\n").await;
-        blocked
-            .expect(b"*2\r\n$4\r\njobs\r\n$2\r\nj1\r\n")
-            .await;
+        blocked.expect(b"*2\r\n$4\r\njobs\r\n$2\r\nj1\r\n").await;
         blocked.check(b"PING\r\n", b"+PONG\r\n").await;
 
         // A subscriber moves to a task; PUBLISH from a loop connection reaches it.
@@ -72,11 +70,8 @@ async fn loop_model_serves_and_hands_off() {
 
         // A script runs in a task: its reply, then the connection goes on answering, with
         // the request pipelined behind it.
-        a.check(
-            b"EVAL \"return 7\" 0\r\nPING\r\n",
-            b":7\r\n+PONG\r\n",
-        )
-        .await;
+        a.check(b"EVAL \"return 7\" 0\r\nPING\r\n", b":7\r\n+PONG\r\n")
+            .await;
 
         // CLIENT KILL of an idle loop connection closes it.
         let mut idle = server.connect().await;
