@@ -637,6 +637,8 @@ fn read_behind(conn: &mut LoopConn) -> io::Result<(usize, bool)> {
     let missing = conn.parser.bytes_needed().saturating_sub(conn.input.len());
     let room = missing.clamp(READ_CHUNK, MAX_READ_RESERVE);
     let held = conn.input.len();
+    // Zeroed: `Read` takes initialized bytes. This path runs only behind a partial request;
+    // the common batch reads into the loop's buffer, zeroed once.
     conn.input.resize(held + room, 0);
     let read = conn.stream.read(&mut conn.input[held..]);
     conn.input.truncate(held + *read.as_ref().unwrap_or(&0));
