@@ -166,10 +166,25 @@ pub struct ServeArgs {
     #[arg(long, value_name = "BYTES", default_value = "512mb")]
     pub proto_max_bulk_len: String,
 
-    /// Threads that run connections (tokio workers); default: one per core. `--threads 1`
-    /// runs every connection on one thread, as redis-server runs its commands.
+    /// Threads that run connections (tokio workers, and with --io loop as many event
+    /// loops); default: one per core. `--threads 1` runs every connection on one thread, as
+    /// redis-server runs its commands.
     #[arg(long, value_name = "N")]
     pub threads: Option<String>,
+
+    /// How connections are served: tasks (one tokio task each) or loop (readiness event
+    /// loops that serve every ready connection in one pass, as redis-server does).
+    #[arg(long, value_enum, default_value_t = ServeIo::Tasks)]
+    pub io: ServeIo,
+}
+
+/// `edgebench serve --io`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ServeIo {
+    /// One tokio task per connection.
+    Tasks,
+    /// Readiness event loops, as redis-server.
+    Loop,
 }
 
 /// `edgebench coredata` flags.

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use crate::cli::{CoreDataArgs, CoreDataServiceArgs, ServeArgs};
+use crate::cli::{CoreDataArgs, CoreDataServiceArgs, ServeArgs, ServeIo};
 use crate::report::Format;
 use crate::results::column_name;
 use crate::runner::BenchTime;
@@ -482,6 +482,11 @@ impl ServeConfig {
                 maxclients,
                 proto_max_bulk_len,
                 requirepass: args.requirepass.clone(),
+                io: match args.io {
+                    ServeIo::Tasks => crate::server::IoModel::Tasks,
+                    ServeIo::Loop => crate::server::IoModel::Loop,
+                },
+                loop_threads: threads,
             },
             threads,
         })

@@ -35,16 +35,16 @@ use crate::resp::encode::write_len;
 use crate::resp::{encode, Protocol, RequestParser};
 
 /// Room made in the input buffer before each read: Redis's `PROTO_IOBUF_LEN`.
-const READ_CHUNK: usize = 16 * 1024;
+pub(super) const READ_CHUNK: usize = 16 * 1024;
 /// The most the input buffer grows by in one step while a large bulk string arrives (it
 /// grows geometrically past that), so a `$` header alone cannot make the server allocate
 /// the announced size.
-const MAX_READ_RESERVE: usize = 1024 * 1024;
+pub(super) const MAX_READ_RESERVE: usize = 1024 * 1024;
 /// Pub/sub messages are gathered into one write until the output holds this much.
 const MESSAGE_BATCH: usize = 64 * 1024;
 /// Buffers larger than this after a batch are released even while the client keeps
 /// sending, so a connection that once moved a large value does not keep its memory.
-const MAX_IDLE_BUFFER: usize = 1024 * 1024;
+pub(super) const MAX_IDLE_BUFFER: usize = 1024 * 1024;
 /// While a client is blocked, its connection reads (to notice when it leaves) only while the
 /// unprocessed input holds less than this.
 const MAX_BLOCKED_INPUT: usize = 1024 * 1024;
@@ -122,19 +122,19 @@ fn arity_error(name: &str) -> Reply {
 
 /// A client's state apart from its stream: what [`Session::dispatch`] needs.
 pub(crate) struct Session {
-    engine: Engine,
-    client: Client,
-    subscriptions: Subscriptions,
+    pub(super) engine: Engine,
+    pub(super) client: Client,
+    pub(super) subscriptions: Subscriptions,
     /// Replies of the current batch, written at once.
-    output: Vec<u8>,
+    pub(super) output: Vec<u8>,
     /// The blocked command this connection waits on before it runs anything else.
-    blocked: Option<Parked>,
+    pub(super) blocked: Option<Parked>,
     /// Set while CLIENT PAUSE holds back the next request: when to look again.
-    paused_until: Option<std::time::Instant>,
+    pub(super) paused_until: Option<std::time::Instant>,
     /// CLIENT REPLY SKIP ran: the next command's reply is dropped.
     skip_reply: bool,
     /// MONITOR: every command's line arrives here.
-    monitor: Option<tokio::sync::mpsc::Receiver<MonitorLine>>,
+    pub(super) monitor: Option<tokio::sync::mpsc::Receiver<MonitorLine>>,
 }
 
 impl Session {
@@ -171,7 +171,7 @@ impl Session {
         Protocol::of(self.client.resp)
     }
 
-    fn reply(&mut self, reply: &Reply) {
+    pub(super) fn reply(&mut self, reply: &Reply) {
         encode(reply, self.protocol(), &mut self.output);
     }
 
@@ -280,7 +280,7 @@ impl Session {
 
     /// Serves the clients blocked on keys the last command wrote, before the next command
     /// runs (Redis's `handleClientsBlockedOnKeys`): one relaxed load when there are none.
-    fn serve_blocked(&self) {
+    pub(super) fn serve_blocked(&self) {
         let db = self.client.db;
         if self.engine.has_ready_keys(db) {
             self.engine.serve_blocked(db);
@@ -416,7 +416,7 @@ fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
 /// A script command, or any command while a script runs; checked by the first letter
 /// first, so other commands pay one byte comparison and one relaxed load.
 #[cfg(feature = "scripting")]
-fn may_run_long(engine: &Engine, name: &[u8]) -> bool {
+pub(super) fn may_run_long(engine: &Engine, name: &[u8]) -> bool {
     let scripty = matches!(name.first(), Some(b'e' | b'E' | b'f' | b'F' | b'x' | b'X'))
         && [
             "eval",
@@ -586,6 +586,23 @@ impl<S: Socket> Connection<S> {
         }
     }
 
+    /// A connection the event loop ([`super::event_loop`]) hands over, with what it had
+    /// there: the bytes it read but has not run, its parser (mid-request, perhaps) and its
+    /// session.
+    pub(super) fn handed_over(
+        stream: S,
+        session: Session,
+        parser: RequestParser,
+        input: BytesMut,
+    ) -> Connection<S> {
+        Connection {
+            stream,
+            input,
+            parser,
+            session,
+        }
+    }
+
     /// Serves the client until it leaves, QUITs, sends a malformed request, overflows its
     /// pub/sub queue, or `shutdown` fires.
     pub(crate) async fn serve(mut self, mut shutdown: broadcast::Receiver<()>) -> io::Result<()> {
@@ -727,7 +744,7 @@ impl<S: Socket> Connection<S> {
 
     /// Runs the complete requests in the connection's own input buffer; true when the
     /// connection must close after writing the replies. The buffer is released once empty.
-    fn run_held_input(&mut self) -> bool {
+    pub(super) fn run_held_input(&mut self) -> bool {
         if self.session.output.capacity() == 0 && !self.input.is_empty() {
             // Room for a batch's replies in one step, rather than growing from nothing.
             self.session.output.reserve(READ_CHUNK);
@@ -774,7 +791,7 @@ impl<S: Socket> Connection<S> {
     }
 
     /// Writes the replies gathered so far.
-    async fn flush(&mut self) -> io::Result<()> {
+    pub(super) async fn flush(&mut self) -> io::Result<()> {
         if !self.session.output.is_empty() {
             self.stream.write_all(&self.session.output).await?;
             self.session.output.clear();

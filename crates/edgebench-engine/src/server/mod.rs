@@ -17,11 +17,18 @@
 //! - [`spawn_in_background`] runs a server on its own runtime and thread, for a program that
 //!   serves its engine to clients in the same process (edgebench's `embedded-tcp` /
 //!   `embedded-uds` targets).
+//! - Two I/O models, chosen by [`ServerConfig::io`]: [`IoModel::Tasks`], one tokio task per
+//!   connection ([`connection`]), and [`IoModel::Loop`], readiness event loops on threads of
+//!   their own that serve many connections in one pass each, as redis-server does
+//!   ([`event_loop`]), handing a connection to the task design when it has to wait
+//!   (blocked, paused, subscribed, monitor) or may run long (scripts). Accepting stays on
+//!   tokio in both.
 //! - Addresses are this module's own: [`Bind`] says where to listen, [`Address`] where a
 //!   listener is reached; a caller converts them to and from its own address types.
 
 mod blocking;
 mod connection;
+mod event_loop;
 pub mod pubsub;
 
 use std::fmt;
@@ -39,6 +46,7 @@ use tokio::sync::{broadcast, mpsc, oneshot, Semaphore};
 use crate::engine::Engine;
 use crate::resp::DEFAULT_MAX_BULK_LEN;
 use connection::{Connection, Session};
+use event_loop::{Accepted, LoopContext, Loops, StdStream};
 use pubsub::Broker;
 
 /// Redis's default `maxclients`.
@@ -67,6 +75,21 @@ pub struct ServerConfig {
     /// `requirepass`: clients must AUTH with it before anything else (handed to the
     /// engine, which checks AUTH; `None` leaves the engine's setting alone).
     pub requirepass: Option<String>,
+    /// How connections are served.
+    pub io: IoModel,
+    /// Event-loop threads under [`IoModel::Loop`]; `None` = one per core.
+    pub loop_threads: Option<usize>,
+}
+
+/// How the server runs its connections' I/O.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum IoModel {
+    /// One tokio task per connection, on the caller's runtime.
+    #[default]
+    Tasks,
+    /// Readiness event loops, each on a thread of its own serving many connections per pass
+    /// (see the `event_loop` module); connections that wait move to tasks.
+    Loop,
 }
 
 impl Default for ServerConfig {
@@ -75,6 +98,8 @@ impl Default for ServerConfig {
             maxclients: DEFAULT_MAX_CLIENTS,
             proto_max_bulk_len: DEFAULT_MAX_BULK_LEN,
             requirepass: None,
+            io: IoModel::Tasks,
+            loop_threads: None,
         }
     }
 }
@@ -255,6 +280,14 @@ impl Stream {
             Stream::Unix(s) => i64::from(s.as_raw_fd()),
         }
     }
+
+    /// The stream taken off tokio, for an event loop.
+    fn into_std(self) -> io::Result<StdStream> {
+        Ok(match self {
+            Stream::Tcp(s) => StdStream::Tcp(s.into_std()?),
+            Stream::Unix(s) => StdStream::Unix(s.into_std()?),
+        })
+    }
 }
 
 /// What every connection of one server shares.
@@ -296,8 +329,24 @@ pub async fn run_many(
     if config.requirepass.is_some() {
         engine.set_requirepass(config.requirepass.clone());
     }
+    let loops = match config.io {
+        IoModel::Tasks => None,
+        IoModel::Loop => {
+            let threads = config.loop_threads.unwrap_or_else(|| {
+                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+            });
+            let context = LoopContext {
+                runtime: tokio::runtime::Handle::current(),
+                shutdown: notify_shutdown.subscribe(),
+                done: shutdown_complete_tx.clone(),
+                max_bulk_len: config.proto_max_bulk_len,
+            };
+            Some(Loops::start(threads, context)?)
+        }
+    };
     let server = Server {
         listeners,
+        loops,
         engine,
         limit: Arc::new(Semaphore::new(config.maxclients)),
         shared: Arc::new(Shared {
@@ -318,7 +367,8 @@ pub async fn run_many(
         }
     };
     // Dropping the server drops the listener, the broadcast sender (every connection's
-    // `recv` returns) and our mpsc sender: what is left are the connections' clones.
+    // `recv` returns), the event loops' channels (each loop closes its connections and
+    // ends) and our mpsc sender: what is left are the loops' and connections' clones.
     drop(server);
     let _ = tokio::time::timeout(DRAIN_TIMEOUT, shutdown_complete_rx.recv()).await;
     for path in socket_paths {
@@ -329,6 +379,8 @@ pub async fn run_many(
 
 struct Server {
     listeners: Vec<Listener>,
+    /// The event loops under [`IoModel::Loop`].
+    loops: Option<Loops>,
     engine: Engine,
     limit: Arc<Semaphore>,
     shared: Arc<Shared>,
@@ -340,7 +392,23 @@ impl Server {
     async fn accept_loop(&self, listener: &Listener) -> io::Result<()> {
         loop {
             let (stream, addr, laddr) = self.accept(listener).await?;
-            let permit = Arc::clone(&self.limit).try_acquire_owned();
+            let permit = match (&self.loops, Arc::clone(&self.limit).try_acquire_owned()) {
+                (Some(loops), Ok(permit)) => {
+                    let engine = self.engine.clone();
+                    let session = Session::new(engine, &self.shared.broker, addr, laddr);
+                    session.set_fd(stream.raw_fd());
+                    // A stream tokio cannot let go of is dropped: that client sees a close.
+                    if let Ok(stream) = stream.into_std() {
+                        loops.assign(Accepted {
+                            stream,
+                            session,
+                            permit,
+                        });
+                    }
+                    continue;
+                }
+                (_, permit) => permit,
+            };
             let shutdown = self.notify_shutdown.subscribe();
             let done = self.shutdown_complete_tx.clone();
             let engine = self.engine.clone();
@@ -459,6 +527,18 @@ impl Drop for ServerHandle {
 /// # Errors
 /// When the runtime, the socket or the thread cannot be created.
 pub fn spawn_in_background(bind: Bind, engine: Engine) -> io::Result<ServerHandle> {
+    spawn_in_background_with(bind, engine, ServerConfig::default())
+}
+
+/// [`spawn_in_background`] with `config` (an I/O model, limits, a password).
+///
+/// # Errors
+/// When the runtime, the socket or the thread cannot be created.
+pub fn spawn_in_background_with(
+    bind: Bind,
+    engine: Engine,
+    config: ServerConfig,
+) -> io::Result<ServerHandle> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("edgebench-server")
@@ -484,7 +564,7 @@ pub fn spawn_in_background(bind: Bind, engine: Engine) -> io::Result<ServerHandl
     let thread = std::thread::Builder::new()
         .name("edgebench-server".into())
         .spawn(move || {
-            runtime.block_on(run(listener, engine, ServerConfig::default(), async {
+            runtime.block_on(run(listener, engine, config, async {
                 let _ = rx.await;
             }))
         })?;

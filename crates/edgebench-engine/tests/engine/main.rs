@@ -7,7 +7,9 @@
 //!   real `redis-server`, to the engine in-process and to the engine behind the RESP server,
 //!   whose replies must be equal ([`support::diff`]).
 //! - `list_props`: list commands against a model, by proptest.
-//! - `resp_server` and `resp_server_blocking`: the RESP server on the wire, exact reply bytes.
+//! - `resp_server` and `resp_server_blocking`: the RESP server on the wire, exact reply bytes
+//!   (`EDGEBENCH_SERVER_IO=loop` runs them on the event-loop I/O model); `resp_server_loop`:
+//!   that model's hand-offs to the task design.
 //!
 //! They need `redis-server` on `PATH` (or `EDGEBENCH_REDIS_SERVER`), and fail without it.
 //! proptest keeps the failures it found in `tests/proptest-regressions/` (its default place
@@ -26,6 +28,7 @@ mod list_props;
 mod object;
 mod resp_server;
 mod resp_server_blocking;
+mod resp_server_loop;
 mod script;
 mod server;
 mod set;

@@ -125,7 +125,7 @@ fn swapdb_wakes_blocked_clients() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         let engine = edgebench_engine::engine::Engine::new();
-        let handle = edgebench_engine::server::spawn_in_background(
+        let handle = crate::support::served::spawn_in_background(
             edgebench_engine::server::Bind::TempUnixSocket,
             engine.clone(),
         )

@@ -754,7 +754,7 @@ async fn wire_behaviour_is_redis_server_s() {
 // ---- server and client management ----
 
 /// The `CLIENT ID` of a connection.
-async fn client_id(c: &mut Conn) -> u64 {
+pub(crate) async fn client_id(c: &mut Conn) -> u64 {
     c.send(b"CLIENT ID\r\n").await;
     let line = c.read_through(b"\r\n").await;
     let text = String::from_utf8_lossy(&line);

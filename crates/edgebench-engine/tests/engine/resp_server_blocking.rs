@@ -9,7 +9,7 @@
 //! is a fact, not a sleep.
 
 use edgebench_engine::engine::Engine;
-use edgebench_engine::server::{self, Bind};
+use edgebench_engine::server::Bind;
 use tokio::io::AsyncReadExt;
 
 use crate::support::served::{TestServer, Transport, QUIET, REPLY_TIMEOUT};
@@ -393,8 +393,11 @@ fn every_pushed_element_reaches_exactly_one_blocked_client() {
     const PER_PUSHER: usize = 200;
     const POPPERS: usize = 8;
     let engine = Engine::new();
-    let handle = server::spawn_in_background(Bind::Tcp(([127, 0, 0, 1], 0).into()), engine.clone())
-        .expect("server");
+    let handle = crate::support::served::spawn_in_background(
+        Bind::Tcp(([127, 0, 0, 1], 0).into()),
+        engine.clone(),
+    )
+    .expect("server");
     let endpoint = handle.endpoint();
     let connect = || crate::support::connect(&endpoint, REPLY_TIMEOUT).expect("connect");
     let poppers: Vec<_> = (0..POPPERS)

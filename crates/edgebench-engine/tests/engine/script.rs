@@ -375,8 +375,9 @@ struct Served {
 impl Served {
     fn start() -> Served {
         let engine = Engine::new();
-        let handle = server::spawn_in_background(Bind::TempUnixSocket, engine.clone())
-            .unwrap_or_else(|e| panic!("cannot serve the engine: {e}"));
+        let handle =
+            crate::support::served::spawn_in_background(Bind::TempUnixSocket, engine.clone())
+                .unwrap_or_else(|e| panic!("cannot serve the engine: {e}"));
         Served { handle, engine }
     }
 

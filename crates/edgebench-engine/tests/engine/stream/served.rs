@@ -14,7 +14,7 @@ use edgebench_engine::server::{self, Address, Listener, ServerConfig};
 use tokio::net::TcpStream;
 use tokio::sync::oneshot;
 
-use crate::support::served::{Conn, REPLY_TIMEOUT};
+use crate::support::served::{io_model, Conn, REPLY_TIMEOUT};
 
 /// The RESP server over loopback TCP, its engine on a manual clock.
 struct ClockedServer {
@@ -34,7 +34,10 @@ impl ClockedServer {
         tokio::spawn(server::run(
             listener,
             engine.clone(),
-            ServerConfig::default(),
+            ServerConfig {
+                io: io_model(),
+                ..ServerConfig::default()
+            },
             async {
                 let _ = rx.await;
             },
@@ -457,7 +460,7 @@ fn every_entry_reaches_exactly_one_consumer_of_the_group() {
     const PER_PRODUCER: usize = 150;
     const CONSUMERS: usize = 4;
     let engine = Engine::new();
-    let handle = server::spawn_in_background(
+    let handle = crate::support::served::spawn_in_background(
         server::Bind::Tcp(([127, 0, 0, 1], 0).into()),
         engine.clone(),
     )

@@ -5,7 +5,7 @@
 //! the RESP parser and encoder on every command the in-process leg checks.
 
 use edgebench_engine::engine::{Client, Engine};
-use edgebench_engine::server::{self, Bind, ServerHandle};
+use edgebench_engine::server::{Bind, ServerHandle};
 use redis::{ConnectionLike, RedisResult, Value};
 
 use super::redis_server::RedisServer;
@@ -34,7 +34,7 @@ impl Diff {
     /// engine over a Unix socket.
     pub fn new() -> Diff {
         let mut d = Diff::in_process_only();
-        let handle = server::spawn_in_background(Bind::TempUnixSocket, Engine::new())
+        let handle = super::served::spawn_in_background(Bind::TempUnixSocket, Engine::new())
             .unwrap_or_else(|e| panic!("cannot serve the engine: {e}"));
         let con = super::connect(&handle.endpoint(), std::time::Duration::from_secs(5))
             .unwrap_or_else(|e| panic!("{e}"));

@@ -1,13 +1,16 @@
 //! The RESP server started inside a test's runtime (on `127.0.0.1:0` or a socket in a temp
 //! dir), and a raw connection to it that asserts exact reply bytes: shared by
 //! [`crate::resp_server`] and [`crate::resp_server_blocking`].
+//!
+//! `EDGEBENCH_SERVER_IO=loop` runs every server these tests start on the event-loop I/O
+//! model instead of the default ([`io_model`]), so one suite covers both.
 
 use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use edgebench_engine::engine::Engine;
-use edgebench_engine::server::{self, Address, Listener, ServerConfig};
+use edgebench_engine::server::{self, Address, IoModel, Listener, ServerConfig};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpStream, UnixStream};
 use tokio::sync::oneshot;
@@ -20,6 +23,26 @@ pub const QUIET: Duration = Duration::from_millis(100);
 
 pub trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
+
+/// The I/O model the tests' servers use: `EDGEBENCH_SERVER_IO=loop` or `tasks`; the
+/// default model otherwise.
+pub fn io_model() -> IoModel {
+    match std::env::var("EDGEBENCH_SERVER_IO").as_deref() {
+        Ok("loop") => IoModel::Loop,
+        Ok("tasks") => IoModel::Tasks,
+        Ok(other) => panic!("EDGEBENCH_SERVER_IO={other}: expected loop or tasks"),
+        Err(_) => IoModel::default(),
+    }
+}
+
+/// [`server::spawn_in_background`] on the I/O model [`io_model`] says.
+pub fn spawn_in_background(bind: server::Bind, engine: Engine) -> io::Result<server::ServerHandle> {
+    let config = ServerConfig {
+        io: io_model(),
+        ..ServerConfig::default()
+    };
+    server::spawn_in_background_with(bind, engine, config)
+}
 
 /// A raw connection to the server under test.
 pub struct Conn(pub Box<dyn Io>);
@@ -129,7 +152,12 @@ pub struct TestServer {
 }
 
 impl TestServer {
-    pub async fn start(transport: Transport, config: ServerConfig) -> TestServer {
+    /// A server with `config`, on the I/O model [`io_model`] says unless `config` asks for
+    /// a model other than the default.
+    pub async fn start(transport: Transport, mut config: ServerConfig) -> TestServer {
+        if config.io == IoModel::default() {
+            config.io = io_model();
+        }
         let dir = tempfile::tempdir().expect("temp dir");
         let listener = match transport {
             Transport::Tcp => Listener::bind_tcp("127.0.0.1:0").await,
