@@ -728,8 +728,8 @@ impl<S: Socket> Connection<S> {
             Err(e) => return Err(e),
         }
         std::mem::swap(&mut self.session.output, output);
-        let (consumed, close) = run_requests(&mut self.session, &mut self.parser, input);
-        let written = write_now(&self.stream, &self.session.output);
+        let (consumed, stop) = run_requests(&mut self.session, &mut self.parser, input, false);
+        let written = write_now(|b| self.stream.try_write(b), &self.session.output);
         std::mem::swap(&mut self.session.output, output);
         self.input.extend_from_slice(&input[consumed..]);
         let written = written?;
@@ -739,7 +739,7 @@ impl<S: Socket> Connection<S> {
             // One huge reply must not pin its memory to the thread.
             *output = Vec::new();
         }
-        Ok(Some(close))
+        Ok(Some(stop == Stop::Close))
     }
 
     /// Runs the complete requests in the connection's own input buffer; true when the
@@ -749,13 +749,14 @@ impl<S: Socket> Connection<S> {
             // Room for a batch's replies in one step, rather than growing from nothing.
             self.session.output.reserve(READ_CHUNK);
         }
-        let (consumed, close) = run_requests(&mut self.session, &mut self.parser, &self.input);
+        let (consumed, stop) =
+            run_requests(&mut self.session, &mut self.parser, &self.input, false);
         self.input.advance(consumed);
         if self.input.is_empty() {
             // Nothing pending: wait without a buffer (see `Connection`).
             self.input = BytesMut::new();
         }
-        close
+        stop == Stop::Close
     }
 
     /// Waits while CLIENT PAUSE holds back the next request: until the pause ends or is
@@ -877,12 +878,28 @@ impl<S: Socket> Connection<S> {
     }
 }
 
-/// Runs every complete request at the start of `input` (a blocking command that has to wait
-/// or a CLIENT PAUSE stops early); returns how many bytes it used, and whether the connection
-/// must close after writing the replies.
-fn run_requests(session: &mut Session, parser: &mut RequestParser, input: &[u8]) -> (usize, bool) {
+/// Why [`run_requests`] stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Stop {
+    /// Every complete request ran (or the session now waits: blocked, paused).
+    Done,
+    /// The connection closes after its replies (QUIT, a protocol error, CLIENT KILL of itself).
+    Close,
+    /// The next request may run long; only when asked to stop before one (the event loop,
+    /// which hands such a request to the task design).
+    LongRequest,
+}
+
+/// Runs every complete request at the start of `input`: a blocking command that has to
+/// wait or a CLIENT PAUSE stops early, and so, with `stop_before_long`, does a request that
+/// may run long (see [`may_run_long`]). Returns how many bytes it used and why it stopped.
+pub(super) fn run_requests(
+    session: &mut Session,
+    parser: &mut RequestParser,
+    input: &[u8],
+    stop_before_long: bool,
+) -> (usize, Stop) {
     let mut consumed = 0;
-    let mut close = false;
     loop {
         let authenticated = session.client.authenticated;
         match parser.parse(&input[consumed..], authenticated) {
@@ -893,40 +910,46 @@ fn run_requests(session: &mut Session, parser: &mut RequestParser, input: &[u8])
                 }
                 let arg_slice = request.arg_slice();
                 let args: &[&[u8]] = &arg_slice;
+                #[cfg(feature = "scripting")]
+                if stop_before_long && may_run_long(&session.engine, args[0]) {
+                    return (consumed, Stop::LongRequest);
+                }
+                #[cfg(not(feature = "scripting"))]
+                let _ = stop_before_long;
                 // CLIENT PAUSE: the request stays in the buffer until the pause ends.
                 let paused = session.engine.paused_until(&session.client, args);
                 if paused.is_some() {
                     session.paused_until = paused;
-                    break;
+                    return (consumed, Stop::Done);
                 }
                 consumed += request.consumed();
                 session.dispatch(args);
                 session.serve_blocked();
                 if session.client.closing {
-                    close = true;
-                    break;
+                    return (consumed, Stop::Close);
                 }
                 if session.blocked.is_some() {
-                    break;
+                    return (consumed, Stop::Done);
                 }
             }
-            Ok(None) => break,
+            Ok(None) => return (consumed, Stop::Done),
             Err(error) => {
-                let reply = Reply::Error(error.text().into());
-                session.reply(&reply);
-                close = true;
-                break;
+                session.reply(&Reply::Error(error.text().into()));
+                return (consumed, Stop::Close);
             }
         }
     }
-    (consumed, close)
 }
 
-/// Writes what the socket takes without waiting; returns how many bytes it took.
-fn write_now<S: Socket>(stream: &S, bytes: &[u8]) -> io::Result<usize> {
+/// Writes what `write` takes without waiting (it answers `WouldBlock` when the socket is
+/// full); returns how many bytes it took.
+pub(super) fn write_now(
+    mut write: impl FnMut(&[u8]) -> io::Result<usize>,
+    bytes: &[u8],
+) -> io::Result<usize> {
     let mut written = 0;
     while written < bytes.len() {
-        match stream.try_write(&bytes[written..]) {
+        match write(&bytes[written..]) {
             Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
             Ok(n) => written += n,
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,

@@ -40,9 +40,9 @@ use tokio::runtime::Handle;
 use tokio::sync::{broadcast, mpsc, OwnedSemaphorePermit};
 
 use super::connection::{
-    Connection, Session, Socket, MAX_IDLE_BUFFER, MAX_READ_RESERVE, READ_CHUNK,
+    run_requests, write_now, Connection, Session, Socket, Stop, MAX_IDLE_BUFFER, MAX_READ_RESERVE,
+    READ_CHUNK,
 };
-use crate::engine::Reply;
 use crate::resp::RequestParser;
 
 /// The longest a loop sleeps: how soon an idle connection's CLIENT KILL takes effect and a
@@ -209,17 +209,7 @@ impl LoopStream {
 
     /// Writes what the socket takes without waiting; returns how many bytes it took.
     fn write_now(&self, bytes: &[u8]) -> io::Result<usize> {
-        let mut written = 0;
-        while written < bytes.len() {
-            match self.write(&bytes[written..]) {
-                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-                Ok(n) => written += n,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(written)
+        write_now(|b| self.write(b), bytes)
     }
 
     fn shutdown_write(&self) {
@@ -258,17 +248,6 @@ struct LoopConn {
     /// Registered for WRITABLE, with replies waiting in `session.output`.
     writing: bool,
     fate: Fate,
-}
-
-/// Why [`run_batch`] stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Stop {
-    /// Every complete request ran (or the session now waits: blocked, paused).
-    Done,
-    /// The connection closes after its replies.
-    Close,
-    /// The next request may run long: it must run in the task design.
-    LongRequest,
 }
 
 /// One loop thread.
@@ -414,7 +393,7 @@ impl EventLoop {
         let stop = if conn.input.is_empty() {
             run_into(&mut conn.session, &mut self.replies, |session| {
                 let input = &self.read_buf[..n];
-                let (consumed, stop) = run_batch(session, &mut conn.parser, input);
+                let (consumed, stop) = run_requests(session, &mut conn.parser, input, true);
                 conn.input.extend_from_slice(&input[consumed..]);
                 stop
             })
@@ -422,7 +401,7 @@ impl EventLoop {
             // A held request: its replies follow those of the batch before it.
             let input = &mut conn.input;
             run_into(&mut conn.session, &mut self.replies, |session| {
-                let (consumed, stop) = run_batch(session, &mut conn.parser, input);
+                let (consumed, stop) = run_requests(session, &mut conn.parser, input, true);
                 input.advance(consumed);
                 stop
             })
@@ -670,48 +649,4 @@ async fn resume<S: Socket>(
         return connection.flush().await;
     }
     connection.serve(shutdown).await
-}
-
-/// The task design's `run_requests`, stopping also before a request that may run long (see
-/// the module doc): runs every complete request at the start of `input`; returns how many
-/// bytes it used and why it stopped.
-fn run_batch(session: &mut Session, parser: &mut RequestParser, input: &[u8]) -> (usize, Stop) {
-    let mut consumed = 0;
-    loop {
-        let authenticated = session.client.authenticated;
-        match parser.parse(&input[consumed..], authenticated) {
-            Ok(Some(request)) => {
-                if request.is_empty() {
-                    consumed += request.consumed();
-                    continue;
-                }
-                let arg_slice = request.arg_slice();
-                let args: &[&[u8]] = &arg_slice;
-                #[cfg(feature = "scripting")]
-                if super::connection::may_run_long(&session.engine, args[0]) {
-                    return (consumed, Stop::LongRequest);
-                }
-                // CLIENT PAUSE: the request stays in the buffer until the pause ends.
-                let paused = session.engine.paused_until(&session.client, args);
-                if paused.is_some() {
-                    session.paused_until = paused;
-                    return (consumed, Stop::Done);
-                }
-                consumed += request.consumed();
-                session.dispatch(args);
-                session.serve_blocked();
-                if session.client.closing {
-                    return (consumed, Stop::Close);
-                }
-                if session.blocked.is_some() {
-                    return (consumed, Stop::Done);
-                }
-            }
-            Ok(None) => return (consumed, Stop::Done),
-            Err(error) => {
-                session.reply(&Reply::Error(error.text().into()));
-                return (consumed, Stop::Close);
-            }
-        }
-    }
 }
