@@ -166,15 +166,15 @@ pub struct ServeArgs {
     #[arg(long, value_name = "BYTES", default_value = "512mb")]
     pub proto_max_bulk_len: String,
 
-    /// Threads that run connections (tokio workers, and with --io loop as many event
-    /// loops); default: one per core. `--threads 1` runs every connection on one thread, as
-    /// redis-server runs its commands.
+    /// Threads that run connections: event loops with --io loop (default: one, as
+    /// redis-server runs its commands on one thread), and tokio workers (default: one per
+    /// core) for --io tasks and for connections that wait (blocked, subscribed, scripts).
     #[arg(long, value_name = "N")]
     pub threads: Option<String>,
 
-    /// How connections are served: tasks (one tokio task each) or loop (readiness event
-    /// loops that serve every ready connection in one pass, as redis-server does).
-    #[arg(long, value_enum, default_value_t = ServeIo::Tasks)]
+    /// How connections are served: loop (readiness event loops that serve every ready
+    /// connection in one pass, as redis-server does) or tasks (one tokio task each).
+    #[arg(long, value_enum, default_value_t = ServeIo::Loop)]
     pub io: ServeIo,
 }
 

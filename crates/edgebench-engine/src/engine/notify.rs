@@ -329,10 +329,17 @@ impl Engine {
     fn serve_ready(&self, db: usize) {
         let blocked = self.db(db).blocked();
         loop {
+            // `pending` stays set until the ready list is found empty, after the keys taken
+            // here are served: a writer on another thread that checks it after its command
+            // then waits on `serving` for those keys, rather than running its next command
+            // while their waiters are still being served.
             let keys = {
                 let mut state = blocked.state();
-                blocked.pending.store(false, Ordering::Relaxed);
-                std::mem::take(&mut state.ready)
+                let keys = std::mem::take(&mut state.ready);
+                if keys.is_empty() {
+                    blocked.pending.store(false, Ordering::Relaxed);
+                }
+                keys
             };
             if keys.is_empty() {
                 return;

@@ -77,7 +77,9 @@ pub struct ServerConfig {
     pub requirepass: Option<String>,
     /// How connections are served.
     pub io: IoModel,
-    /// Event-loop threads under [`IoModel::Loop`]; `None` = one per core.
+    /// Event-loop threads under [`IoModel::Loop`]; `None` = one, as redis-server runs every
+    /// command on one thread (more threads take cores from the clients on a small machine:
+    /// see docs/PERFORMANCE.md, "third session").
     pub loop_threads: Option<usize>,
 }
 
@@ -85,10 +87,11 @@ pub struct ServerConfig {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum IoModel {
     /// One tokio task per connection, on the caller's runtime.
-    #[default]
     Tasks,
     /// Readiness event loops, each on a thread of its own serving many connections per pass
-    /// (see the `event_loop` module); connections that wait move to tasks.
+    /// (see the `event_loop` module); connections that wait move to tasks. The default: it
+    /// matches or beats redis-server where tasks trail it (docs/PERFORMANCE.md).
+    #[default]
     Loop,
 }
 
@@ -98,7 +101,7 @@ impl Default for ServerConfig {
             maxclients: DEFAULT_MAX_CLIENTS,
             proto_max_bulk_len: DEFAULT_MAX_BULK_LEN,
             requirepass: None,
-            io: IoModel::Tasks,
+            io: IoModel::default(),
             loop_threads: None,
         }
     }
@@ -332,9 +335,7 @@ pub async fn run_many(
     let loops = match config.io {
         IoModel::Tasks => None,
         IoModel::Loop => {
-            let threads = config.loop_threads.unwrap_or_else(|| {
-                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-            });
+            let threads = config.loop_threads.unwrap_or(1);
             let context = LoopContext {
                 runtime: tokio::runtime::Handle::current(),
                 shutdown: notify_shutdown.subscribe(),

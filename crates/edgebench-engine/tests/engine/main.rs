@@ -8,8 +8,8 @@
 //!   whose replies must be equal ([`support::diff`]).
 //! - `list_props`: list commands against a model, by proptest.
 //! - `resp_server` and `resp_server_blocking`: the RESP server on the wire, exact reply bytes
-//!   (`EDGEBENCH_SERVER_IO=loop` runs them on the event-loop I/O model); `resp_server_loop`:
-//!   that model's hand-offs to the task design.
+//!   on the default I/O model, the event loop (`EDGEBENCH_SERVER_IO=tasks` runs them on the
+//!   task design); `resp_server_loop`: both models explicitly, and the loop's hand-offs.
 //!
 //! They need `redis-server` on `PATH` (or `EDGEBENCH_REDIS_SERVER`), and fail without it.
 //! proptest keeps the failures it found in `tests/proptest-regressions/` (its default place

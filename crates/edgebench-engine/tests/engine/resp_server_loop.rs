@@ -1,7 +1,8 @@
-//! The event-loop I/O model (`IoModel::Loop`) on the wire: what stays on a loop (pipelines,
-//! QUIT, a large value in pieces, CLIENT KILL of an idle client) and what it hands to the
-//! task design (a blocked BLPOP, a subscriber, a script), answered across the two models.
-//! The rest of the server suite runs on this model with `EDGEBENCH_SERVER_IO=loop`.
+//! Both I/O models on the wire, each explicitly: for the event loop (`IoModel::Loop`, the
+//! default) what stays on a loop (pipelines, QUIT, a large value in pieces, CLIENT KILL of an
+//! idle client) and what it hands to the task design (a blocked BLPOP, a subscriber, a
+//! script), answered across the two models; the same exchanges on `IoModel::Tasks`. The rest
+//! of the server suite runs on the default model, or on the one `EDGEBENCH_SERVER_IO` names.
 
 use std::time::Duration;
 
@@ -11,11 +12,19 @@ use crate::resp_server::client_id;
 use crate::support::served::{resp, TestServer, TRANSPORTS};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn loop_model_serves_and_hands_off() {
-    for transport in TRANSPORTS {
+async fn each_io_model_serves_and_the_loop_hands_off() {
+    let models = [
+        (IoModel::Loop, Some(2)),
+        (IoModel::Loop, None),
+        (IoModel::Tasks, None),
+    ];
+    for ((io, loop_threads), transport) in models
+        .into_iter()
+        .flat_map(|model| TRANSPORTS.map(|transport| (model, transport)))
+    {
         let config = ServerConfig {
-            io: IoModel::Loop,
-            loop_threads: Some(2),
+            io,
+            loop_threads,
             ..ServerConfig::default()
         };
         let server = TestServer::start(transport, config).await;

@@ -37,6 +37,19 @@ fn lua_values_convert_to_replies_as_in_redis() {
         &["EVAL", "return KEYS", "2", "k1", "k2", "a1", "a2"],
         &["EVAL", "return ARGV", "2", "k1", "k2", "a1", "a2"],
         &["EVAL", "return {#KEYS, #ARGV}", "0"],
+        // pcall of a function with more results than a C function's stack guarantees (a
+        // debug build's Lua API check once aborted the process here).
+        &[
+            "EVAL",
+            "local t = {} for i = 1, 60 do t[i] = i end return {pcall(unpack, t)}",
+            "0",
+        ],
+        &[
+            "EVAL",
+            "return {pcall(cmsgpack.unpack, ARGV[1])}",
+            "0",
+            &"\x01".repeat(50),
+        ],
     ]);
 }
 

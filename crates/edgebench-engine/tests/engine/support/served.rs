@@ -2,8 +2,8 @@
 //! dir), and a raw connection to it that asserts exact reply bytes: shared by
 //! [`crate::resp_server`] and [`crate::resp_server_blocking`].
 //!
-//! `EDGEBENCH_SERVER_IO=loop` runs every server these tests start on the event-loop I/O
-//! model instead of the default ([`io_model`]), so one suite covers both.
+//! `EDGEBENCH_SERVER_IO=tasks` (or `loop`) runs every server these tests start on that I/O
+//! model instead of the default, the event loop ([`io_model`]), so one suite covers both.
 
 use std::io;
 use std::path::PathBuf;
