@@ -17,7 +17,6 @@
 //! any WATCHed key they touch, and signal clients blocked on the key (see [`super::notify`]).
 
 use std::collections::{BTreeSet, VecDeque};
-use std::hash::BuildHasher;
 use std::num::NonZeroU64;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -30,14 +29,16 @@ use super::types::encoding::{is_redis_integer, string_encoding, Limits, Shape};
 use super::types::{Stream, ZSet};
 
 mod table;
-use table::Table;
+use table::{key_hash, Hashed, Table};
 
 /// Shards per database. A power of two; more than the cores of a big machine, so two
 /// callers rarely meet on one lock.
 pub const SHARDS: usize = 64;
 
-/// Shards a command locks without allocating (see [`Locked`]).
-const INLINE_SHARDS: usize = 2;
+/// Shards a command locks without allocating (see [`Locked`]): a command of one or two keys,
+/// and a core-data reading's write (its record and four indexes, `Embedded_Direct`
+/// AddReading), which spilled two allocations a call at 2.
+const INLINE_SHARDS: usize = 5;
 
 /// A stored value.
 ///
@@ -212,11 +213,20 @@ impl Shard {
     }
 
     fn touch(&mut self, key: &[u8]) {
-        if !self.watched.is_empty() {
-            if let Some(w) = self.watched.get_mut(key) {
-                w.version += 1;
-            }
+        touch(&mut self.watched, key);
+    }
+
+    /// Removes `key` if its TTL has passed: `Some(true)` then, `Some(false)` if it is live,
+    /// `None` if it is missing, as far as a check can tell. The deadline index holds every
+    /// key of the shard that has a TTL: with none, no entry can have expired, and this
+    /// answers `Some(false)` without a lookup (the caller's own lookup finds a missing key).
+    fn expire_if_due(&mut self, key: Hashed<'_>, now_ms: u64) -> Option<bool> {
+        if self.deadlines.is_empty() || !self.map.get(key)?.expired(now_ms) {
+            return Some(false);
         }
+        self.map.remove(key);
+        self.touch(key.key);
+        Some(true)
     }
 
     /// Removes keys whose deadline has passed, telling `gone` each one (for clients blocked
@@ -230,12 +240,13 @@ impl Shard {
             let Some((deadline, key)) = self.deadlines.pop_first() else {
                 break;
             };
+            let hashed = Hashed::new(&key);
             if self
                 .map
-                .get(&key)
+                .get(hashed)
                 .is_some_and(|e| e.expires_at_ms() == Some(deadline))
             {
-                self.map.remove(&key);
+                self.map.remove(hashed);
                 self.touch(&key);
                 gone(&key);
                 removed += 1;
@@ -245,13 +256,20 @@ impl Shard {
     }
 }
 
+/// A write to `key`: a WATCHed key counts as modified (a free function, so that it can run
+/// while the shard's table is borrowed).
+fn touch(watched: &mut BytesMap<Watch>, key: &[u8]) {
+    if !watched.is_empty() {
+        if let Some(w) = watched.get_mut(key) {
+            w.version += 1;
+        }
+    }
+}
+
 /// One logical database (SELECT 0–15).
 #[derive(Debug)]
 pub struct Db {
     shards: Box<[Mutex<Shard>]>,
-    /// A fixed seed: the shard of a key must not change while the process runs (the maps
-    /// inside shards keep randomly seeded hashers).
-    hasher: foldhash::fast::FixedState,
     /// Clients blocked on keys of this database (BLPOP, XREAD BLOCK...).
     blocked: BlockedClients,
     /// The encoding limits, shared by the engine's databases (CONFIG sets them).
@@ -269,7 +287,6 @@ impl Db {
     pub fn with_limits(limits: Arc<Limits>) -> Db {
         Db {
             shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
-            hasher: foldhash::fast::FixedState::with_seed(0x5eed),
             blocked: BlockedClients::default(),
             limits,
         }
@@ -282,7 +299,7 @@ impl Db {
 
     /// The shard index of a key.
     pub fn shard_of(&self, key: &[u8]) -> usize {
-        (self.hasher.hash_one(key) as usize) & (SHARDS - 1)
+        shard_index(key_hash(key))
     }
 
     /// The clients blocked on keys of this database.
@@ -346,6 +363,13 @@ impl Db {
     }
 }
 
+/// The shard of a key's [`key_hash`]. Bits 48..54: a shard's table finds its buckets by the
+/// hash's low bits and tags them with its top 7 (hashbrown), so those must still vary
+/// among the keys of one shard.
+fn shard_index(hash: u64) -> usize {
+    (hash >> 48) as usize & (SHARDS - 1)
+}
+
 /// A time in ms as the seconds of [`Entry::accessed_s`].
 fn seconds(ms: u64) -> u32 {
     (ms / 1000) as u32
@@ -373,8 +397,10 @@ impl<'a> Locked<'a> {
         self.now_ms
     }
 
-    fn shard(&mut self, key: &[u8]) -> &mut Shard {
-        let i = self.db.shard_of(key);
+    /// The shard of `key`, and the key with its hash (for the shard's table).
+    fn shard<'k>(&mut self, key: &'k [u8]) -> (&mut Shard, Hashed<'k>) {
+        let key = Hashed::new(key);
+        let i = shard_index(key.hash);
         let pos = if self.all {
             i
         } else {
@@ -385,7 +411,7 @@ impl<'a> Locked<'a> {
                 Err(_) => panic!("engine: key in shard {i} used without its lock"),
             }
         };
-        &mut self.guards[pos].1
+        (&mut self.guards[pos].1, key)
     }
 
     /// The live entry of `key` (an expired one is dropped first); counts as an access.
@@ -407,16 +433,14 @@ impl<'a> Locked<'a> {
     pub fn get_mut(&mut self, key: &[u8]) -> Option<&mut Entry> {
         let now = self.now_ms;
         let db = self.db;
-        let shard = self.shard(key);
-        if shard.map.get(key)?.expired(now) {
-            shard.map.remove(key);
-            shard.touch(key);
+        let (shard, hashed) = self.shard(key);
+        if shard.expire_if_due(hashed, now)? {
             db.blocked.written(db, key);
             return None;
         }
-        shard.touch(key);
+        let entry = shard.map.get_mut(hashed)?;
+        touch(&mut shard.watched, key);
         db.blocked.written(db, key);
-        let entry = shard.map.get_mut(key)?;
         entry.accessed_s = seconds(now);
         // The value as the last command left it: Redis converted it then if it was over
         // the limits (see `types::encoding`).
@@ -437,19 +461,12 @@ impl<'a> Locked<'a> {
     fn get_mut_untouched(&mut self, key: &[u8]) -> Option<&mut Entry> {
         let now = self.now_ms;
         let db = self.db;
-        let shard = self.shard(key);
-        // The deadline index holds every key of the shard that has a TTL: with none, no entry
-        // can have expired, and one lookup does (the check below costs a second one).
-        if shard.deadlines.is_empty() {
-            return shard.map.get_mut(key);
-        }
-        if shard.map.get(key)?.expired(now) {
-            shard.map.remove(key);
-            shard.touch(key);
+        let (shard, hashed) = self.shard(key);
+        if shard.expire_if_due(hashed, now)? {
             db.blocked.written(db, key);
             return None;
         }
-        shard.map.get_mut(key)
+        shard.map.get_mut(hashed)
     }
 
     /// Whether `key` exists (and has not expired).
@@ -463,11 +480,11 @@ impl<'a> Locked<'a> {
         let now = self.now_ms;
         entry.accessed_s = seconds(now);
         let db = self.db;
-        let shard = self.shard(key);
+        let (shard, hashed) = self.shard(key);
         shard.touch(key);
         db.blocked.written(db, key);
         let new_deadline = entry.expires_at_ms();
-        let old = shard.map.insert(key, entry);
+        let old = shard.map.insert(hashed, entry);
         shard.retime(
             key,
             old.as_ref().and_then(|e| e.expires_at_ms()),
@@ -480,8 +497,8 @@ impl<'a> Locked<'a> {
     pub fn remove(&mut self, key: &[u8]) -> Option<Entry> {
         let now = self.now_ms;
         let db = self.db;
-        let shard = self.shard(key);
-        let old = shard.map.remove(key)?;
+        let (shard, hashed) = self.shard(key);
+        let old = shard.map.remove(hashed)?;
         shard.touch(key);
         // A deletion ends XREADGROUP waits on the key (Redis's signalDeletedKeyAsReady).
         db.blocked.written(db, key);
@@ -496,7 +513,7 @@ impl<'a> Locked<'a> {
         };
         let old = e.expires_at_ms();
         e.set_expires_at_ms(expires_at_ms);
-        self.shard(key).retime(key, old, expires_at_ms);
+        self.shard(key).0.retime(key, old, expires_at_ms);
         true
     }
 
@@ -579,14 +596,14 @@ impl<'a> Locked<'a> {
     /// Starts one more watch of `key`: returns its current version. Each call must be
     /// matched by one [`Locked::unwatch`] (the client's [`super::client::Watches`] does it).
     pub fn watch(&mut self, key: &[u8]) -> u64 {
-        let w = self.shard(key).watched.entry(key.into()).or_default();
+        let w = self.shard(key).0.watched.entry(key.into()).or_default();
         w.watchers += 1;
         w.version
     }
 
     /// Ends one watch of `key`; the version counter goes with the last one.
     pub fn unwatch(&mut self, key: &[u8]) {
-        let watched = &mut self.shard(key).watched;
+        let watched = &mut self.shard(key).0.watched;
         if let Some(w) = watched.get_mut(key) {
             w.watchers = w.watchers.saturating_sub(1);
             if w.watchers == 0 {
@@ -597,7 +614,7 @@ impl<'a> Locked<'a> {
 
     /// The version of a watched key (`None` if nobody watches it any more).
     pub fn watched_version(&mut self, key: &[u8]) -> Option<u64> {
-        self.shard(key).watched.get(key).map(|w| w.version)
+        self.shard(key).0.watched.get(key).map(|w| w.version)
     }
 
     /// How many keys of the locked shards have a version counter (tests: nothing leaks).

@@ -9,13 +9,42 @@
 //! compare the key, one pointer hop a `HashMap<Key, _>` also makes (to the key's bytes).
 //!
 //! Overwriting a key replaces its entry in place: no allocation.
+//!
+//! A key is hashed once per use ([`Hashed`]): the hash that picks its shard
+//! ([`super::Db::shard_of`]) also finds it in the shard's table. Every table of the process
+//! hashes with one randomly seeded hasher ([`key_hash`]), as Redis seeds its dict hash once
+//! per process: a shard's table must agree with the shard choice, and SWAPDB moves tables
+//! between databases.
 
 use std::hash::BuildHasher;
 
+use foldhash::fast::SeedableRandomState;
+use foldhash::SharedSeed;
 use hashbrown::hash_table::Entry as Found;
 use hashbrown::HashTable;
 
-use super::{Entry, Hasher, Key};
+use super::{Entry, Key};
+
+/// The hash of a key: the same in every database of the process, random across processes.
+pub fn key_hash(key: &[u8]) -> u64 {
+    SeedableRandomState::with_seed(0x5eed, SharedSeed::global_random()).hash_one(key)
+}
+
+/// A key and its [`key_hash`], computed once and used for both the shard and the table.
+#[derive(Clone, Copy)]
+pub struct Hashed<'k> {
+    pub key: &'k [u8],
+    pub hash: u64,
+}
+
+impl<'k> Hashed<'k> {
+    pub fn new(key: &'k [u8]) -> Hashed<'k> {
+        Hashed {
+            key,
+            hash: key_hash(key),
+        }
+    }
+}
 
 /// A key and its entry, allocated together.
 #[derive(Debug)]
@@ -28,41 +57,33 @@ struct Slot {
 #[derive(Debug, Default)]
 pub struct Table {
     slots: HashTable<Box<Slot>>,
-    hasher: Hasher,
 }
 
 impl Table {
-    fn hash(&self, key: &[u8]) -> u64 {
-        self.hasher.hash_one(key)
-    }
-
     /// The entry of `key`.
-    pub fn get(&self, key: &[u8]) -> Option<&Entry> {
+    pub fn get(&self, key: Hashed<'_>) -> Option<&Entry> {
         self.slots
-            .find(self.hash(key), |s| *s.key == *key)
+            .find(key.hash, |s| *s.key == *key.key)
             .map(|s| &s.entry)
     }
 
     /// The entry of `key`, for writing.
-    pub fn get_mut(&mut self, key: &[u8]) -> Option<&mut Entry> {
-        let hash = self.hash(key);
+    pub fn get_mut(&mut self, key: Hashed<'_>) -> Option<&mut Entry> {
         self.slots
-            .find_mut(hash, |s| *s.key == *key)
+            .find_mut(key.hash, |s| *s.key == *key.key)
             .map(|s| &mut s.entry)
     }
 
     /// Whether `key` has an entry.
     pub fn contains_key(&self, key: &[u8]) -> bool {
-        self.get(key).is_some()
+        self.get(Hashed::new(key)).is_some()
     }
 
     /// Stores `entry` under `key`; returns the entry it replaced.
-    pub fn insert(&mut self, key: &[u8], entry: Entry) -> Option<Entry> {
-        let hash = self.hash(key);
-        let hasher = &self.hasher;
+    pub fn insert(&mut self, Hashed { key, hash }: Hashed<'_>, entry: Entry) -> Option<Entry> {
         match self
             .slots
-            .entry(hash, |s| *s.key == *key, |s| hasher.hash_one(&*s.key))
+            .entry(hash, |s| *s.key == *key, |s| key_hash(&s.key))
         {
             Found::Occupied(mut o) => Some(std::mem::replace(&mut o.get_mut().entry, entry)),
             Found::Vacant(v) => {
@@ -76,8 +97,7 @@ impl Table {
     }
 
     /// Removes `key`; returns its entry.
-    pub fn remove(&mut self, key: &[u8]) -> Option<Entry> {
-        let hash = self.hash(key);
+    pub fn remove(&mut self, Hashed { key, hash }: Hashed<'_>) -> Option<Entry> {
         let found = self.slots.find_entry(hash, |s| *s.key == *key).ok()?;
         let (slot, _) = found.remove();
         Some(slot.entry)
@@ -130,20 +150,22 @@ mod tests {
     fn keeps_every_key_through_growth_and_removal() {
         let mut t = Table::default();
         for i in 0..10_000u32 {
-            assert!(t.insert(&i.to_be_bytes(), entry(b"a")).is_none());
+            assert!(t
+                .insert(Hashed::new(&i.to_be_bytes()), entry(b"a"))
+                .is_none());
         }
         for i in (0..10_000u32).step_by(2) {
-            let old = t.insert(&i.to_be_bytes(), entry(&i.to_le_bytes()));
+            let old = t.insert(Hashed::new(&i.to_be_bytes()), entry(&i.to_le_bytes()));
             assert_eq!(text(old.as_ref()), Some(&b"a"[..]));
         }
         assert_eq!(t.len(), 10_000);
         for i in (1..10_000u32).step_by(2) {
-            assert!(t.remove(&i.to_be_bytes()).is_some());
-            assert!(t.remove(&i.to_be_bytes()).is_none());
+            assert!(t.remove(Hashed::new(&i.to_be_bytes())).is_some());
+            assert!(t.remove(Hashed::new(&i.to_be_bytes())).is_none());
         }
         assert_eq!(t.len(), 5_000);
         for i in 0..10_000u32 {
-            let got = text(t.get(&i.to_be_bytes()));
+            let got = text(t.get(Hashed::new(&i.to_be_bytes())));
             if i % 2 == 0 {
                 assert_eq!(got, Some(&i.to_le_bytes()[..]));
             } else {
@@ -157,6 +179,9 @@ mod tests {
         keys.sort_unstable();
         assert_eq!(keys, (0..10_000).step_by(2).collect::<Vec<_>>());
         t.clear();
-        assert_eq!((t.len(), t.get(&0u32.to_be_bytes()).is_none()), (0, true));
+        assert_eq!(
+            (t.len(), t.get(Hashed::new(&0u32.to_be_bytes())).is_none()),
+            (0, true)
+        );
     }
 }

@@ -463,3 +463,19 @@ fn a_large_set_owns_its_members_clones_apart_and_updates_both_structures() {
     assert_eq!(copy.score(&id(500)), Some(50.0));
     assert_eq!(copy.rank(&id(999)), Some(999));
 }
+
+proptest::proptest! {
+    /// The tree's in-line member order is Redis's (`memcmp`, then length), on members that
+    /// share prefixes of every length and differ in their last bytes.
+    #[test]
+    fn member_order_is_byte_order(
+        prefix in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..20),
+        a in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..12),
+        b in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..12),
+    ) {
+        let a = [&prefix[..], &a[..]].concat();
+        let b = [&prefix[..], &b[..]].concat();
+        proptest::prop_assert_eq!(large::member_cmp(&a, &b), a.cmp(&b));
+        proptest::prop_assert_eq!(large::member_cmp(&a, &a), Ordering::Equal);
+    }
+}
