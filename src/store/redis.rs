@@ -1,8 +1,9 @@
 //! The Redis store: the 2018 EdgeX `redis_client` layout and commands, over any transport.
 //!
-//! [`RedisStore`] is generic over [`redis::ConnectionLike`], so the same code runs over a TCP
-//! connection, a Unix-socket connection and (later) the in-process engine: whoever opens the
-//! connection ([`crate::target`]) picks the transport, and nothing here depends on it.
+//! [`RedisStore`] is generic over [`StoreConnection`] (a [`redis::ConnectionLike`]), so the
+//! same code runs over a TCP connection, a Unix-socket connection and the in-process engine:
+//! whoever opens the connection ([`crate::target`]) picks the transport, and nothing here
+//! depends on it.
 //!
 //! It writes the layout of [`crate::store::layout`] (the 2018 client at `2e866b8`,
 //! `../shared/reference/edgex-core-data.md` §3) the way the 2018 client did: every write one
@@ -18,8 +19,11 @@
 
 use std::io::Write;
 
-use redis::{ConnectionLike, FromRedisValue, Pipeline, RedisError, RedisWrite, ToRedisArgs};
+use redis::{
+    ConnectionLike, FromRedisValue, Pipeline, RedisError, RedisResult, RedisWrite, ToRedisArgs,
+};
 
+use crate::engine::EngineConnection;
 use crate::model::{now_ms, Event, Reading};
 use crate::store::layout::{decode, encode, found, Key, Keys, Record, RedisEvent, RedisReading};
 use crate::store::rules::{key_id, merge_event, merge_reading, stamp_event, stamp_reading};
@@ -34,13 +38,34 @@ impl ToRedisArgs for Key<'_> {
     }
 }
 
+/// A connection the store runs over: any redis-rs connection, and how it runs a pipeline.
+///
+/// Why: redis-rs's sync `Pipeline::query` packs the commands into RESP for the connection,
+/// which is what a socket needs, but the in-process engine would parse those bytes straight
+/// back. The engine runs the pipeline's commands as they are instead (the same commands in the
+/// same order, the same replies); every other connection keeps redis-rs's own path.
+pub trait StoreConnection: ConnectionLike + Send + Sized {
+    /// `pipe.query(self)`.
+    fn query_pipeline<T: FromRedisValue>(&mut self, pipe: &Pipeline) -> RedisResult<T> {
+        pipe.query(self)
+    }
+}
+
+impl StoreConnection for redis::Connection {}
+
+impl StoreConnection for EngineConnection {
+    fn query_pipeline<T: FromRedisValue>(&mut self, pipe: &Pipeline) -> RedisResult<T> {
+        EngineConnection::query_pipeline(self, pipe)
+    }
+}
+
 /// How many keys one `UNLINK` takes in [`RedisStore::scrub_all_events`] (the 2018 Lua chunk).
 const UNLINK_CHUNK: usize = 4096;
 /// `SCAN … COUNT` hint for the scrub; a throughput knob only, results don't depend on it.
 const SCAN_COUNT: usize = 1000;
 
 /// The [`CoreData`] store over one Redis connection, of any transport.
-pub struct RedisStore<C: ConnectionLike + Send> {
+pub struct RedisStore<C: StoreConnection> {
     conn: C,
     /// Scratch for msgpack-encoding one record; its bytes are copied into the command, so one
     /// buffer serves every record of a write.
@@ -52,7 +77,7 @@ pub struct RedisStore<C: ConnectionLike + Send> {
     zcard_readings: redis::Cmd,
 }
 
-impl<C: ConnectionLike + Send> RedisStore<C> {
+impl<C: StoreConnection> RedisStore<C> {
     /// A store that talks over `conn`. The connection must be to database 0 of a server (or
     /// engine) that holds only what this store wrote, or unrelated keys that start with
     /// neither `event` nor `reading` ([`CoreData::scrub_all_events`] deletes those).
@@ -76,7 +101,7 @@ impl<C: ConnectionLike + Send> RedisStore<C> {
     }
 
     fn run(&mut self, pipe: &Pipeline) -> StoreResult<()> {
-        pipe.query::<()>(&mut self.conn).map_err(backend)
+        self.conn.query_pipeline::<()>(pipe).map_err(backend)
     }
 
     /// The first `limit` members of a zset, by score then member.
@@ -164,7 +189,7 @@ impl<C: ConnectionLike + Send> RedisStore<C> {
     }
 }
 
-impl<C: ConnectionLike + Send> CoreData for RedisStore<C> {
+impl<C: StoreConnection> CoreData for RedisStore<C> {
     fn add_event(&mut self, e: &mut Event) -> StoreResult<String> {
         stamp_event(e);
         // 5 commands for the event, 5 per reading, 1 for the links (MULTI/EXEC are implicit).
@@ -434,7 +459,7 @@ impl<C: ConnectionLike + Send> CoreData for RedisStore<C> {
         for id in &by_device {
             pipe.cmd("ZSCORE").arg(name_key).arg(id);
         }
-        let scores: Vec<Option<f64>> = pipe.query(&mut self.conn).map_err(backend)?;
+        let scores: Vec<Option<f64>> = self.conn.query_pipeline(&pipe).map_err(backend)?;
         let ids: Vec<String> = by_device
             .into_iter()
             .zip(scores)
@@ -536,6 +561,8 @@ mod tests {
         requests: Vec<Vec<Vec<String>>>,
         replies: VecDeque<Value>,
     }
+
+    impl StoreConnection for Recorder {}
 
     impl ConnectionLike for Recorder {
         fn req_packed_command(&mut self, cmd: &[u8]) -> RedisResult<Value> {

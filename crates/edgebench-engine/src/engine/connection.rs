@@ -8,7 +8,9 @@
 //! before it calls `req_packed_commands`), so those go through the RESP request parser (the
 //! RESP server's own); atomic pipelines arrive as `MULTI … EXEC` and go through the engine's
 //! transaction code like any client's. The async trait gets `&Cmd` and `&Pipeline` and never
-//! sees bytes at all.
+//! sees bytes at all, and neither does [`EngineConnection::query_pipeline`], the sync
+//! `Pipeline::query` without the packing (what the Redis core-data store calls). Either way
+//! only the replies the caller keeps are converted into `redis::Value`s.
 //!
 //! One connection is one engine client (its SELECT, MULTI state, name). Errors come back as
 //! `Value::ServerError` values, as the real connection returns them.
@@ -16,8 +18,12 @@
 //! This module is the whole redis-rs adapter (feature `redis-rs`): the connection, and
 //! [`Reply::into_redis_value`], which turns a reply into the value redis-rs would have parsed.
 
+use std::ops::Range;
+
 use futures_util::future::{self, FutureExt as _};
-use redis::{Arg, Cmd, ErrorKind, Pipeline, RedisError, RedisFuture, RedisResult, Value};
+use redis::{
+    Arg, Cmd, ErrorKind, FromRedisValue, Pipeline, RedisError, RedisFuture, RedisResult, Value,
+};
 
 use super::client::Client;
 use super::handle::Engine;
@@ -44,19 +50,13 @@ impl EngineConnection {
         }
     }
 
-    /// Runs one command given as arguments.
-    fn exec_args(&mut self, args: &[&[u8]]) -> Value {
-        self.engine
-            .execute(&mut self.client, args)
-            .into_redis_value(self.client.resp)
-    }
-
     /// Runs every command packed in `bytes` (redis-rs packs pipelines as RESP before the sync
     /// trait sees them), parsed by the RESP server's own request parser, in order, handing
-    /// each reply to `each` with its index.
-    fn exec_packed(&mut self, bytes: &[u8], mut each: impl FnMut(usize, Value)) -> RedisResult<()> {
+    /// each engine reply to `each` with the client's protocol then: the caller converts only
+    /// the replies it keeps (a transaction's MULTI and QUEUED replies, which redis-rs drops,
+    /// cost nothing more).
+    fn exec_packed(&mut self, bytes: &[u8], mut each: impl FnMut(Reply, u8)) -> RedisResult<()> {
         let mut pos = 0;
-        let mut index = 0;
         while pos < bytes.len() {
             let request = self
                 .parser
@@ -72,8 +72,7 @@ impl EngineConnection {
                 continue;
             }
             let reply = self.engine.execute(&mut self.client, &request.arg_slice());
-            each(index, reply.into_redis_value(self.client.resp));
-            index += 1;
+            each(reply, self.client.resp);
         }
         Ok(())
     }
@@ -81,21 +80,99 @@ impl EngineConnection {
     /// The last reply of the commands packed in `bytes` (`Nil` if there are none).
     fn exec_packed_last(&mut self, bytes: &[u8]) -> RedisResult<Value> {
         let mut last = Value::Nil;
-        self.exec_packed(bytes, |_, v| last = v)?;
+        self.exec_packed(bytes, |reply, resp| last = reply.into_redis_value(resp))?;
         Ok(last)
     }
 
+    /// Runs one command; its reply, converted for redis-rs.
     fn exec_cmd(&mut self, cmd: &Cmd) -> Value {
-        if cmd.args_iter().any(|a| !matches!(a, Arg::Simple(_))) {
-            // A cursor argument (SCAN iterators) holds its value only in the packed form.
-            let packed = cmd.get_packed_command();
-            return self.exec_packed_last(&packed).unwrap_or(Value::Nil);
-        }
-        let args = cmd.args_iter().map(|a| match a {
+        let reply = self.exec_cmd_reply(cmd);
+        reply.into_redis_value(self.client.resp)
+    }
+
+    /// Runs one command; the engine's reply.
+    fn exec_cmd_reply(&mut self, cmd: &Cmd) -> Reply {
+        // One walk over the arguments: a cursor argument (SCAN iterators) holds its value
+        // only in the packed form, so a command with one takes the packed path instead.
+        let mut has_cursor = false;
+        let args = ArgSlice::new(cmd.args_iter().map(|a| match a {
             Arg::Simple(bytes) => bytes,
-            _ => &[][..],
-        });
-        self.exec_args(&ArgSlice::new(args))
+            _ => {
+                has_cursor = true;
+                &[][..]
+            }
+        }));
+        if !has_cursor {
+            return self.engine.execute(&mut self.client, &args);
+        }
+        let mut last = Reply::Nil;
+        // A packed `Cmd` is well formed: the parse cannot fail.
+        let _ = self.exec_packed(&cmd.get_packed_command(), |reply, _| last = reply);
+        last
+    }
+
+    /// Runs a pipeline's commands as they are (no RESP packed or parsed), returning `count`
+    /// replies from `offset` among those a socket would carry: MULTI's OK and each QUEUED
+    /// before EXEC's array, when the pipeline is atomic.
+    fn exec_pipeline(&mut self, pipeline: &Pipeline, offset: usize, count: usize) -> Vec<Value> {
+        let atomic = pipeline.is_transaction();
+        let mut kept = Kept::new(offset, count);
+        if atomic {
+            let reply = self.engine.execute(&mut self.client, &[b"MULTI"]);
+            kept.offer(reply, self.client.resp);
+        }
+        for cmd in pipeline.cmd_iter() {
+            let reply = self.exec_cmd_reply(cmd);
+            kept.offer(reply, self.client.resp);
+        }
+        if atomic {
+            let reply = self.engine.execute(&mut self.client, &[b"EXEC"]);
+            kept.offer(reply, self.client.resp);
+        }
+        kept.replies
+    }
+
+    /// `pipeline.query(con)` without the RESP round trip: redis-rs's sync `Pipeline::query`
+    /// packs the commands into RESP before the connection sees them (which the engine would
+    /// then parse back), while its async `query_async` hands the connection the pipeline
+    /// itself. The engine's async replies are ready at once, so one poll completes it; the
+    /// result is redis-rs's own (its transaction and error handling), the commands the same.
+    pub fn query_pipeline<T: FromRedisValue>(&mut self, pipeline: &Pipeline) -> RedisResult<T> {
+        pipeline
+            .query_async(self)
+            .now_or_never()
+            .unwrap_or_else(|| {
+                Err(RedisError::from((
+                    ErrorKind::Client,
+                    "pipeline did not complete",
+                )))
+            })
+    }
+}
+
+/// The replies a caller asked for, `count` from `offset` of a run of commands: only those
+/// are converted into redis-rs values.
+struct Kept {
+    wanted: Range<usize>,
+    next: usize,
+    replies: Vec<Value>,
+}
+
+impl Kept {
+    fn new(offset: usize, count: usize) -> Kept {
+        Kept {
+            wanted: offset..offset.saturating_add(count),
+            next: 0,
+            replies: Vec::with_capacity(count.min(1024)),
+        }
+    }
+
+    /// Takes the next reply, converted for protocol `resp`, if it is wanted.
+    fn offer(&mut self, reply: Reply, resp: u8) {
+        if self.wanted.contains(&self.next) {
+            self.replies.push(reply.into_redis_value(resp));
+        }
+        self.next += 1;
     }
 }
 
@@ -114,13 +191,9 @@ impl redis::ConnectionLike for EngineConnection {
         offset: usize,
         count: usize,
     ) -> RedisResult<Vec<Value>> {
-        let mut replies = Vec::with_capacity(count);
-        self.exec_packed(cmd, |i, v| {
-            if (offset..offset + count).contains(&i) {
-                replies.push(v);
-            }
-        })?;
-        Ok(replies)
+        let mut kept = Kept::new(offset, count);
+        self.exec_packed(cmd, |reply, resp| kept.offer(reply, resp))?;
+        Ok(kept.replies)
     }
 
     fn get_db(&self) -> i64 {
@@ -147,19 +220,7 @@ impl redis::aio::ConnectionLike for EngineConnection {
         offset: usize,
         count: usize,
     ) -> RedisFuture<'a, Vec<Value>> {
-        // The same replies a socket would carry: MULTI's OK and each QUEUED before EXEC's
-        // array, when the pipeline is atomic; the caller's offset/count pick from them.
-        let mut replies = Vec::with_capacity(pipeline.len() + 2);
-        if pipeline.is_transaction() {
-            replies.push(self.exec_args(&[b"MULTI"]));
-        }
-        for cmd in pipeline.cmd_iter() {
-            replies.push(self.exec_cmd(cmd));
-        }
-        if pipeline.is_transaction() {
-            replies.push(self.exec_args(&[b"EXEC"]));
-        }
-        let out = replies.into_iter().skip(offset).take(count).collect();
+        let out = self.exec_pipeline(pipeline, offset, count);
         future::ready(Ok(out)).boxed()
     }
 
@@ -273,5 +334,35 @@ mod tests {
         );
         assert!(con.req_packed_command(b"*1\r\n$5\r\nab").is_err());
         assert!(con.req_packed_command(b"*1\r\n$x\r\n").is_err());
+    }
+
+    #[test]
+    fn query_pipeline_gives_what_the_packed_pipeline_gives() {
+        let mut p = redis::pipe();
+        p.atomic()
+            .cmd("SET")
+            .arg("k")
+            .arg("1")
+            .cmd("INCR")
+            .arg("k")
+            .cmd("GET")
+            .arg("k");
+        let mut con = EngineConnection::new(Engine::new());
+        let direct: (String, i64, String) = con.query_pipeline(&p).unwrap();
+        let mut con = EngineConnection::new(Engine::new());
+        let packed: (String, i64, String) = p.query(&mut con).unwrap();
+        assert_eq!(direct, ("OK".into(), 2, "2".into()));
+        assert_eq!(direct, packed);
+        // A failing command inside EXEC is an error either way.
+        let mut bad = redis::pipe();
+        bad.atomic()
+            .cmd("INCR")
+            .arg("k")
+            .cmd("SET")
+            .arg("k")
+            .arg("x");
+        bad.cmd("INCR").arg("k");
+        assert!(con.query_pipeline::<()>(&bad).is_err());
+        assert!(bad.query::<()>(&mut con).is_err());
     }
 }
