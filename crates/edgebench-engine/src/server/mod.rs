@@ -89,8 +89,9 @@ pub enum IoModel {
     /// One tokio task per connection, on the caller's runtime.
     Tasks,
     /// Readiness event loops, each on a thread of its own serving many connections per pass
-    /// (see the `event_loop` module); connections that wait move to tasks. The default: it
-    /// matches or beats redis-server where tasks trail it (docs/PERFORMANCE.md).
+    /// (see the `event_loop` module); connections that wait move to tasks. The default: at
+    /// `-P 1` it is nearer redis-server than tasks are, and at `-P 16` ahead of it
+    /// (docs/PERFORMANCE.md).
     #[default]
     Loop,
 }

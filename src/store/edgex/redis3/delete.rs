@@ -9,18 +9,19 @@
 //!   [`BATCH_SIZE`] records. EdgeX logs and skips a record it cannot decode; here it stops the
 //!   call with [`StoreError::Decode`], which names the key.
 
-use redis::{ConnectionLike, Pipeline};
+use redis::Pipeline;
 
 use super::codec::{decode_names, IndexedNames};
 use super::read::Stored;
 use super::{keys, Redis3Store, StoreError, StoreResult};
+use crate::store::redis::StoreConnection;
 
 /// Records per `MULTI … EXEC` of a bulk delete: EdgeX's `BatchSize`, fixed at 1000 in 3.1.
 const BATCH_SIZE: usize = 1000;
 /// `SCAN … COUNT` hint for the scrub; a throughput knob only, results don't depend on it.
 const SCAN_COUNT: usize = 1000;
 
-impl<C: ConnectionLike + Send> Redis3Store<C> {
+impl<C: StoreConnection> Redis3Store<C> {
     /// Deletes the event stored as `id` (stored form) and its readings.
     pub(super) fn delete_event(&mut self, id: &str) -> StoreResult<()> {
         let event = self.event(id)?;

@@ -59,14 +59,14 @@ mod read;
 mod tests;
 mod write;
 
-use redis::{Cmd, ConnectionLike, FromRedisValue, Pipeline};
+use redis::{Cmd, FromRedisValue, Pipeline};
 
 use super::{
     stored_event_id, Behaviour, Doomed, EventStore, Filter, Page, StoreError, StoreResult,
     UNLIMITED,
 };
 use crate::edgex::{now_ns, Event, Reading};
-use crate::store::redis::backend;
+use crate::store::redis::{backend, StoreConnection};
 
 /// EdgeX 3.1's Redis layout over one connection of any transport.
 pub struct Redis3Store<C> {
@@ -76,7 +76,7 @@ pub struct Redis3Store<C> {
     json: Vec<u8>,
 }
 
-impl<C: ConnectionLike + Send> Redis3Store<C> {
+impl<C: StoreConnection> Redis3Store<C> {
     /// A store that talks over `conn`, to database 0 of a server (or engine) where every key
     /// starting with `cd|` belongs to this layout ([`EventStore::scrub`] removes them all).
     pub fn new(conn: C) -> Self {
@@ -96,11 +96,11 @@ impl<C: ConnectionLike + Send> Redis3Store<C> {
     }
 
     fn run<T: FromRedisValue>(&mut self, pipe: &Pipeline) -> StoreResult<T> {
-        pipe.query(&mut self.conn).map_err(backend)
+        self.conn.query_pipeline(pipe).map_err(backend)
     }
 }
 
-impl<C: ConnectionLike + Send> EventStore for Redis3Store<C> {
+impl<C: StoreConnection> EventStore for Redis3Store<C> {
     fn add_event(&mut self, event: &Event) -> StoreResult<()> {
         self.add(event)
     }

@@ -2,16 +2,15 @@
 //! `getObjectsByScoreRange`), `MGET` of the members, and each event's readings
 //! (`readingsByEventId`), one command per round trip as EdgeX sends them.
 
-use redis::ConnectionLike;
-
 use super::codec::{decode_event, decode_reading};
 use super::{keys, Page, Redis3Store, StoreError, StoreResult, UNLIMITED};
 use crate::edgex::{Event, Reading};
+use crate::store::redis::StoreConnection;
 
 /// A stored key and the JSON under it.
 pub(super) type Stored = (String, Vec<u8>);
 
-impl<C: ConnectionLike + Send> Redis3Store<C> {
+impl<C: StoreConnection> Redis3Store<C> {
     /// `ZCARD key`, or `ZCOUNT key start end` for a time range.
     pub(super) fn count(&mut self, key: &str, range: Option<(i64, i64)>) -> StoreResult<u64> {
         match range {

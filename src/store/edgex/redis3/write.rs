@@ -1,13 +1,14 @@
 //! AddEvent as EdgeX 3.1's `addEvent` and `addReading` send it: a duplicate check, then one
 //! `MULTI … EXEC` of 5 + 6R + 2 commands (37 for five readings) in one round trip.
 
-use redis::{ConnectionLike, Pipeline};
+use redis::Pipeline;
 
 use super::codec::{StoredEvent, StoredReading};
 use super::{keys, Redis3Store, StoreError, StoreResult};
 use crate::edgex::{Event, Reading};
+use crate::store::redis::StoreConnection;
 
-impl<C: ConnectionLike + Send> Redis3Store<C> {
+impl<C: StoreConnection> Redis3Store<C> {
     /// Stores `event` and its readings; [`StoreError::Duplicate`] when its id is stored.
     pub(super) fn add(&mut self, event: &Event) -> StoreResult<()> {
         let key = keys::event(&event.id);

@@ -14,6 +14,7 @@ use serde_json::{json, Map, Value};
 use super::*;
 use crate::edgex::ReadingValue;
 use crate::engine::{Engine, EngineConnection};
+use crate::store::redis::StoreConnection;
 use crate::target::spawn::{Listen, RedisServer};
 
 const T0: i64 = 1_700_000_000_000_000_000;
@@ -120,7 +121,7 @@ fn six_events() -> Vec<Event> {
         .collect()
 }
 
-fn add_all<C: ConnectionLike + Send>(store: &mut Redis3Store<C>, events: &[Event]) {
+fn add_all<C: StoreConnection>(store: &mut Redis3Store<C>, events: &[Event]) {
     for e in events {
         store
             .add_event(e)
@@ -171,7 +172,7 @@ fn an_event_reads_back_with_its_readings_in_order_and_binary_blanked() {
     on_every_backend!(reads_back);
 }
 
-fn reads_back<C: ConnectionLike + Send>(
+fn reads_back<C: StoreConnection>(
     backend: &str,
     store: &mut Redis3Store<C>,
     _: &mut impl ConnectionLike,
@@ -226,7 +227,7 @@ fn counts_pages_and_time_ranges_follow_the_filter() {
     on_every_backend!(counts_and_pages);
 }
 
-fn counts_and_pages<C: ConnectionLike + Send>(
+fn counts_and_pages<C: StoreConnection>(
     backend: &str,
     store: &mut Redis3Store<C>,
     _: &mut impl ConnectionLike,
@@ -377,7 +378,7 @@ fn deletes_remove_events_readings_and_every_index_entry() {
     on_every_backend!(deletes);
 }
 
-fn deletes<C: ConnectionLike + Send>(
+fn deletes<C: StoreConnection>(
     backend: &str,
     store: &mut Redis3Store<C>,
     raw: &mut impl ConnectionLike,
@@ -456,7 +457,7 @@ fn delete_by_age_keeps_newer_and_future_events() {
     on_every_backend!(deletes_by_age);
 }
 
-fn deletes_by_age<C: ConnectionLike + Send>(
+fn deletes_by_age<C: StoreConnection>(
     backend: &str,
     store: &mut Redis3Store<C>,
     _: &mut impl ConnectionLike,
@@ -503,7 +504,7 @@ fn bulk_deletes_run_in_batches_of_a_thousand() {
     on_every_backend!(deletes_in_batches);
 }
 
-fn deletes_in_batches<C: ConnectionLike + Send>(
+fn deletes_in_batches<C: StoreConnection>(
     backend: &str,
     store: &mut Redis3Store<C>,
     raw: &mut impl ConnectionLike,
@@ -545,7 +546,7 @@ fn scrub_removes_the_layout_and_nothing_else() {
     on_every_backend!(scrubs);
 }
 
-fn scrubs<C: ConnectionLike + Send>(
+fn scrubs<C: StoreConnection>(
     backend: &str,
     store: &mut Redis3Store<C>,
     raw: &mut impl ConnectionLike,
@@ -584,7 +585,7 @@ fn two_devices_two_events_five_readings_write_exactly_the_keys_of_b2() {
     on_every_backend!(key_set);
 }
 
-fn key_set<C: ConnectionLike + Send>(
+fn key_set<C: StoreConnection>(
     backend: &str,
     store: &mut Redis3Store<C>,
     raw: &mut impl ConnectionLike,
@@ -665,7 +666,7 @@ fn stored_json_has_go_field_names_in_declaration_order() {
     on_every_backend!(stored_json);
 }
 
-fn stored_json<C: ConnectionLike + Send>(
+fn stored_json<C: StoreConnection>(
     backend: &str,
     store: &mut Redis3Store<C>,
     raw: &mut impl ConnectionLike,

@@ -38,6 +38,9 @@ fn text(arg: &[u8]) -> String {
     String::from_utf8_lossy(arg).into_owned()
 }
 
+/// Pipelines go through redis-rs's packing, so the recorder sees the bytes a socket gets.
+impl<C: ConnectionLike + Send> StoreConnection for Recorder<C> {}
+
 impl<C: ConnectionLike> ConnectionLike for Recorder<C> {
     fn req_command(&mut self, cmd: &Cmd) -> RedisResult<Value> {
         let args = cmd.args_iter().map(|arg| match arg {
