@@ -193,7 +193,9 @@ pub struct CoreDataArgs {
     /// Where to run: embedded (the in-process engine through its redis-rs connection),
     /// embedded-direct (its typed API), embedded-tcp, embedded-uds (edgebench's own RESP
     /// server, in-process), redis-tcp, redis-uds (each spawns a private redis-server from
-    /// PATH), redis://HOST:PORT, redis+unix:///PATH; the document stores sqlite (a temp
+    /// PATH), redis-cluster (spawns a private Redis Cluster: --cluster-shards,
+    /// --cluster-replicas), redis-cluster://HOST:PORT[,HOST:PORT…], redis://HOST:PORT,
+    /// redis+unix:///PATH; the document stores sqlite (a temp
     /// file), sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds (PostgreSQL from the PG*
     /// variables), postgres://USER@HOST:PORT/DB, postgresql:///DB?host=/SOCKET/DIR,
     /// mongodb://HOST:PORT (each run makes a private database and drops it); a running
@@ -203,6 +205,14 @@ pub struct CoreDataArgs {
     /// pg-tcp, pg-uds when PostgreSQL answers.
     #[arg(short = 't', long = "target", value_name = "T")]
     pub targets: Vec<String>,
+
+    /// Primaries of a spawned redis-cluster target (default 3, at most 32).
+    #[arg(long = "cluster-shards", value_name = "N")]
+    pub cluster_shards: Option<u16>,
+
+    /// Replicas of each primary of a spawned redis-cluster target (default 1, at most 4).
+    #[arg(long = "cluster-replicas", value_name = "R")]
+    pub cluster_replicas: Option<u16>,
 
     /// Run only benchmarks matching this regular expression, as go test -bench does;
     /// TARGET/BENCH matches the column and the benchmark separately.

@@ -56,8 +56,11 @@ fn target_spec(cfg: &KvConfig) -> Result<TargetSpec, Error> {
             TargetKind::Redis(memtier_endpoint(cfg)),
         ));
     };
-    let specs = crate::target::parse_targets(std::slice::from_ref(item))
+    let mut specs = crate::target::parse_targets(std::slice::from_ref(item))
         .map_err(|e| Error::Usage(format!("--target: {e}")))?;
+    let (shards, replicas) = cfg.cluster_shape;
+    crate::target::set_cluster_shape(&mut specs, shards, replicas)
+        .map_err(|e| Error::Usage(e.to_string()))?;
     <[TargetSpec; 1]>::try_from(specs)
         .map(|[spec]| spec)
         .map_err(|_| {
@@ -111,6 +114,7 @@ pub fn run(
     let name = target.name();
     let where_ = match &load_target {
         RedisReach::InProcess(_) => "in-process engine".to_string(),
+        RedisReach::Socket(_) if target.is_cluster() => target.endpoint(),
         RedisReach::Socket(e) => e.to_string(),
     };
     let _ = writeln!(status, "edgebench kv: {name} at {where_}");

@@ -55,7 +55,7 @@ pub fn run(
     let prop = prop_flag.clone();
     // Each target is a PadoGrid "app" with its own results directory (perf::apps).
     let root = Path::new(PERF_RESULTS);
-    let chosen = perf_target(target.as_deref())?;
+    let chosen = perf_target(target.as_deref(), flags.cluster_shape)?;
     let app = crate::perf::apps::app_for(root, &chosen.spec.name);
     let csv_error = |e: crate::perf::csv::CsvError| usage(e.to_string());
     match tool {
@@ -235,7 +235,10 @@ struct PerfTarget {
 }
 
 /// `--target`, else `redis-tcp` when `redis-server` is on PATH, else the in-process engine.
-fn perf_target(target: Option<&str>) -> Result<PerfTarget, Error> {
+fn perf_target(
+    target: Option<&str>,
+    (shards, replicas): (Option<u16>, Option<u16>),
+) -> Result<PerfTarget, Error> {
     let (item, why) = match target {
         Some(t) => (t.to_string(), "from --target"),
         None if crate::target::redis_server_on_path() => (
@@ -247,8 +250,10 @@ fn perf_target(target: Option<&str>) -> Result<PerfTarget, Error> {
             "the default: no redis-server on PATH, so the in-process engine",
         ),
     };
-    let specs = crate::target::parse_targets(std::slice::from_ref(&item))
+    let mut specs = crate::target::parse_targets(std::slice::from_ref(&item))
         .map_err(|e| Error::Usage(format!("--target: {e}")))?;
+    crate::target::set_cluster_shape(&mut specs, shards, replicas)
+        .map_err(|e| Error::Usage(e.to_string()))?;
     let [spec] = <[_; 1]>::try_from(specs).map_err(|_| {
         Error::Usage(format!(
             "--target {item:?}: perf runs against one target at a time"

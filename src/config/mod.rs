@@ -160,7 +160,9 @@ impl CoreDataConfig {
             notes.extend(missing);
             defaults
         } else {
-            target::parse_targets(&args.targets)?
+            let mut specs = target::parse_targets(&args.targets)?;
+            target::set_cluster_shape(&mut specs, args.cluster_shards, args.cluster_replicas)?;
+            specs
         };
         let layouts = parse_layouts(args, &mut notes)?;
         let vias =

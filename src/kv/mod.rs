@@ -12,7 +12,7 @@
 //! ```
 //!
 //! The generation half (`options`, `conn_gen`, `keys`, `data`, `command`, `rng`) is pure: no
-//! I/O, no clock. I/O lives in `load` (and `cluster`, which it uses to route); `report` and
+//! I/O, no clock. I/O lives in `load` (routing with `crate::target::cluster`); `report` and
 //! `export` only format a finished [`load::LoadResult`]. No module imports one above it in
 //! that order, so `src/kv` has no import cycle.
 //!
@@ -27,7 +27,6 @@
 //!   `memtier_benchmark.cpp`, `config_types.cpp`, `protocol.cpp`); where edgebench differs,
 //!   the item says so and `docs/kv-options.md` lists it.
 
-pub mod cluster;
 pub mod command;
 pub mod conn_gen;
 pub mod data;

@@ -88,6 +88,9 @@ pub struct PerfFlags {
     pub prop: Option<PathBuf>,
     /// `--target T` (also `-target`).
     pub target: Option<String>,
+    /// `--cluster-shards N` and `--cluster-replicas R`: the shape of a spawned
+    /// `--target redis-cluster`.
+    pub cluster_shape: (Option<u16>, Option<u16>),
     /// `-db`, `--db URL` or `--db-prop FILE`: write to a database (perf::db) instead.
     pub db: Option<DbFlags>,
 }
@@ -120,9 +123,20 @@ pub fn parse(tool: &str, flags: &[String]) -> Result<PerfArgs, String> {
             "-all" => f.all = true,
             "-prop" => f.prop = Some(PathBuf::from(value("-prop")?)),
             "--target" | "-target" => f.target = Some(value("--target")?),
+            "--cluster-shards" | "--cluster-replicas" => {
+                let v = value(flag)?;
+                let n = v
+                    .parse::<u16>()
+                    .map_err(|_| format!("{flag} {v:?}: give a whole number"))?;
+                if flag == "--cluster-shards" {
+                    f.cluster_shape.0 = Some(n);
+                } else {
+                    f.cluster_shape.1 = Some(n);
+                }
+            }
             "-?" | "-h" | "--help" => {
                 return Ok(PerfArgs::Help(format!(
-                    "Usage: edgebench perf {tool} [-run] [-list] [-delete] [-prop FILE] [--target T | -db [--db URL] [--db-prop FILE]]"
+                    "Usage: edgebench perf {tool} [-run] [-list] [-delete] [-prop FILE] [--target T [--cluster-shards N] [--cluster-replicas R] | -db [--db URL] [--db-prop FILE]]"
                 )));
             }
             "-db" => {

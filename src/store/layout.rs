@@ -85,6 +85,99 @@ impl Keys {
     }
 }
 
+/// The 2018 layout on Redis Cluster: the same records and indexes as [`Keys`], spread over
+/// [`ClusterKeys::PARTITIONS`] partitions, each a hash tag (`{TAG}` in front of every key), so
+/// that what one write touches shares a slot and `MULTI … EXEC` still holds.
+///
+/// - An event and its readings live in the partition of the event's device: their records
+///   (`{TAG}<id>`), the event's readings links, and the partition's shards of the global
+///   indexes (`{TAG}event`, `{TAG}event:created`, …, `{TAG}reading:name:<n>`).
+/// - A reading added on its own lives in the partition of its device.
+/// - The per-device indexes (`{TAG}event:device:<d>`, `{TAG}reading:device:<d>`) live in the
+///   partition of their device, so a device's reads touch one slot.
+/// - A record's partition is in its id: the last hex digit (see [`ClusterKeys::mark_id`]),
+///   so a by-id call finds its slot without a lookup.
+///
+/// Reads that span devices (all events, counts, time ranges, by name) ask every partition
+/// and merge by (score, id), which is exactly the order one sorted set would give.
+pub(crate) struct ClusterKeys;
+
+impl ClusterKeys {
+    /// Partitions: one hex digit of the id. 16 spread over the slot space evenly (partition
+    /// `p`'s tag hashes into slots `p*1024 .. p*1024+1023`), so an even split of the slots over
+    /// up to 16 primaries gives each the same share.
+    pub(crate) const PARTITIONS: usize = 16;
+
+    /// The hash tag of partition `p`: the first decimal number whose slot falls in the
+    /// partition's range.
+    pub(crate) fn tag(p: usize) -> &'static str {
+        static TAGS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+        let tags = TAGS.get_or_init(|| {
+            let width = crate::target::cluster::slots::SLOTS / Self::PARTITIONS;
+            (0..Self::PARTITIONS)
+                .map(|p| {
+                    (0u32..)
+                        .map(|n| n.to_string())
+                        .find(|t| {
+                            usize::from(crate::target::cluster::slots::hash_slot(t.as_bytes()))
+                                / width
+                                == p
+                        })
+                        .expect("every range of slots is hit by some number")
+                })
+                .collect()
+        });
+        &tags[p]
+    }
+
+    /// The partition of a device's records and indexes.
+    pub(crate) fn of_device(device: &str) -> usize {
+        let slot = usize::from(crate::target::cluster::slots::hash_slot(device.as_bytes()));
+        slot * Self::PARTITIONS / crate::target::cluster::slots::SLOTS
+    }
+
+    /// The partition of a record, from its id (checked: 24 hex digits).
+    pub(crate) fn of_id(id: &str) -> usize {
+        id.bytes()
+            .last()
+            .and_then(|b| (b as char).to_digit(16))
+            .map_or(0, |d| d as usize)
+    }
+
+    /// Writes partition `p` into a fresh id: its last 6 hex digits (the ObjectId counter)
+    /// become `counter << 4 | p`, so ids stay unique and in creation order unless one
+    /// process makes 2^20 ids within one second.
+    pub(crate) fn mark_id(id: &mut String, p: usize) {
+        let Some(tail) = id.len().checked_sub(6) else {
+            return;
+        };
+        let Ok(counter) = u32::from_str_radix(&id[tail..], 16) else {
+            return;
+        };
+        let marked = ((counter << 4) | p as u32) & 0xff_ffff;
+        id.truncate(tail);
+        id.push_str(&format!("{marked:06x}"));
+    }
+
+    /// `{TAG}` + `rest`: a key in partition `p`.
+    pub(crate) fn key(p: usize, rest: &str) -> String {
+        format!("{{{}}}{rest}", Self::tag(p))
+    }
+
+    /// `{TAG}` + `prefix` + `value`.
+    pub(crate) fn key2(p: usize, prefix: &str, value: &str) -> String {
+        format!("{{{}}}{prefix}{value}", Self::tag(p))
+    }
+
+    /// A record's key: in its id's partition.
+    pub(crate) fn record(id: &str) -> String {
+        Self::key(Self::of_id(id), id)
+    }
+
+    /// `SCAN` patterns that match every index key of every partition, and no record.
+    pub(crate) const INDEX_PATTERNS: [&'static str; 2] = ["{*}event*", "{*}reading*"];
+}
+
 /// A `Keys` index key, prefix + value, kept in two parts so that a store can write it straight
 /// into wherever it goes (a command argument, a key buffer) with no `String` per key.
 #[derive(Clone, Copy)]

@@ -39,6 +39,7 @@ pub(crate) mod layout;
 pub mod mongo;
 pub mod postgres;
 pub mod redis;
+pub mod redis_cluster;
 pub(crate) mod rules;
 pub mod shared;
 pub mod sqlite;

@@ -140,6 +140,35 @@ impl<C: StoreConnection> RedisStore<C> {
         self.query(redis::cmd("MGET").arg(ids))
     }
 
+    /// The record of kind `T` under `id` (checked and lowercase: see [`key_id`]); `NotFound`
+    /// when `id` names nothing, or a record of the other kind (see [`found`]).
+    fn record<T: Record>(&mut self, id: &str) -> StoreResult<T> {
+        let blob: Option<Vec<u8>> = self.query(redis::cmd("GET").arg(Keys::record(id)))?;
+        found(id, blob.as_deref())
+    }
+
+    /// `UNLINK`s `keys` in chunks, all chunks in one pipelined round trip.
+    fn unlink_all(&mut self, keys: &[String]) -> StoreResult<()> {
+        if keys.is_empty() {
+            return Ok(());
+        }
+        let mut pipe = redis::pipe();
+        for chunk in keys.chunks(UNLINK_CHUNK) {
+            pipe.cmd("UNLINK").arg(chunk);
+        }
+        self.run(&pipe)
+    }
+}
+
+/// How a store of the 2018 layout turns ids into records: what its reads share, whatever its
+/// keys look like (one node's, or a cluster's partitioned ones).
+pub(crate) trait RecordReads {
+    /// The records of `ids`, in order; `None` where an id names nothing.
+    fn mget(&mut self, ids: &[String]) -> StoreResult<Vec<Option<Vec<u8>>>>;
+
+    /// The ids of an event's readings, in the order they were added.
+    fn reading_ids(&mut self, event_id: &str) -> StoreResult<Vec<String>>;
+
     /// The readings of `ids`, in order; ids that name nothing are skipped.
     fn readings_at(&mut self, ids: &[String]) -> StoreResult<Vec<Reading>> {
         let blobs = self.mget(ids)?;
@@ -163,29 +192,21 @@ impl<C: StoreConnection> RedisStore<C> {
         Ok(events)
     }
 
+    /// Fills in an event's readings.
     fn load_readings(&mut self, e: &mut Event) -> StoreResult<()> {
-        let ids = self.zrange(Keys::event_readings(&e.id), UNLIMITED)?;
+        let ids = self.reading_ids(&e.id)?;
         e.readings = self.readings_at(&ids)?;
         Ok(())
     }
+}
 
-    /// The record of kind `T` under `id` (checked and lowercase: see [`key_id`]); `NotFound`
-    /// when `id` names nothing, or a record of the other kind (see [`found`]).
-    fn record<T: Record>(&mut self, id: &str) -> StoreResult<T> {
-        let blob: Option<Vec<u8>> = self.query(redis::cmd("GET").arg(Keys::record(id)))?;
-        found(id, blob.as_deref())
+impl<C: StoreConnection> RecordReads for RedisStore<C> {
+    fn mget(&mut self, ids: &[String]) -> StoreResult<Vec<Option<Vec<u8>>>> {
+        RedisStore::mget(self, ids)
     }
 
-    /// `UNLINK`s `keys` in chunks, all chunks in one pipelined round trip.
-    fn unlink_all(&mut self, keys: &[String]) -> StoreResult<()> {
-        if keys.is_empty() {
-            return Ok(());
-        }
-        let mut pipe = redis::pipe();
-        for chunk in keys.chunks(UNLINK_CHUNK) {
-            pipe.cmd("UNLINK").arg(chunk);
-        }
-        self.run(&pipe)
+    fn reading_ids(&mut self, event_id: &str) -> StoreResult<Vec<String>> {
+        self.zrange(Keys::event_readings(event_id), UNLIMITED)
     }
 }
 

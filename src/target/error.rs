@@ -17,7 +17,8 @@ pub enum TargetError {
     /// Neither a known target name nor a URL.
     #[error(
         "unknown target {item:?}: use embedded, embedded-direct, embedded-tcp, embedded-uds, \
-         redis-tcp, redis-uds, redis://HOST:PORT, redis+unix:///PATH, sqlite, \
+         redis-tcp, redis-uds, redis-cluster, redis://HOST:PORT, redis+unix:///PATH, \
+         redis-cluster://HOST:PORT[,HOST:PORT…], sqlite, \
          sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://…, mongodb://HOST:PORT \
          or NAME=any of these"
     )]
@@ -43,6 +44,22 @@ pub enum TargetError {
         name: String,
         /// The item it came from.
         item: String,
+    },
+    /// A cluster could not be spawned.
+    #[error("target {name}: {error}")]
+    SpawnCluster {
+        /// The target's column name.
+        name: String,
+        /// Why.
+        error: super::cluster::ClusterSpawnError,
+    },
+    /// A cluster could not be reached.
+    #[error("target {name}: {error}")]
+    Cluster {
+        /// The target's column name.
+        name: String,
+        /// Why.
+        error: super::cluster::ClusterError,
     },
     /// The server could not be spawned.
     #[error("target {name}: {error}")]

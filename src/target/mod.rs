@@ -18,6 +18,7 @@
 //! - [`spawn`]: private `redis-server`s; `connect`: connections and their errors;
 //! - `error`: [`TargetError`].
 
+pub mod cluster;
 mod connect;
 mod endpoint;
 mod error;
@@ -45,8 +46,10 @@ use crate::store::engine::EngineStore;
 use crate::store::mongo::MongoDatabase;
 use crate::store::postgres::{self as pg, PgDatabase};
 use crate::store::redis::RedisStore;
+use crate::store::redis_cluster::ClusterStore;
 use crate::store::sqlite::SqliteDatabase;
 use crate::store::{CoreData, StoreError};
+use cluster::{ClusterConnection, SpawnedCluster};
 pub use connect::connect;
 use connect::{check_ping, connect_reason};
 pub use endpoint::Endpoint;
@@ -56,7 +59,8 @@ use mini_redis::MiniRedis;
 use served::Served;
 use spawn::{Listen, RedisServer};
 pub use spec::{
-    default_targets, parse_targets, redis_server_on_path, PgAt, SqliteAt, TargetKind, TargetSpec,
+    default_targets, parse_targets, redis_server_on_path, set_cluster_shape, PgAt, SqliteAt,
+    TargetKind, TargetSpec,
 };
 
 /// How long a connection attempt may take before the target counts as unreachable.
@@ -80,6 +84,12 @@ pub struct Target {
 enum Backend {
     /// A Redis-protocol server at an endpoint, and what keeps it running.
     Redis { endpoint: Endpoint, owner: Owner },
+    /// A Redis Cluster: the primaries it had when it started, and the cluster edgebench
+    /// spawned, if it did (dropping it stops every node).
+    Cluster {
+        seeds: Vec<Endpoint>,
+        spawned: Option<Box<SpawnedCluster>>,
+    },
     /// The in-process engine; `direct` picks its typed API over its redis-rs connection.
     Engine { engine: Engine, direct: bool },
     /// A document store's private database for the run (dropped with the target).
@@ -110,6 +120,10 @@ struct InProcessService {
 /// Why a document store cannot take a Redis-protocol workload.
 const NOT_REDIS: &str = "this workload needs a Redis-protocol target (embedded, embedded-tcp, \
      embedded-uds, redis-tcp, redis-uds, mini-redis for kv, or a redis:// URL)";
+
+/// Until EdgeX 3.1's layout has its cluster form.
+const CLUSTER_LAYOUT_PENDING: &str = "EdgeX 3.1's Redis layout does not run on Redis Cluster \
+     yet: use --layout 2018 on the cluster, or redis-tcp/redis-uds for edgex3";
 
 /// How long a worker's connection attempt may take (perf's workers connect before their
 /// group's start time).
@@ -221,6 +235,32 @@ impl Target {
                 endpoint: endpoint.clone(),
                 owner: Owner::Nobody,
             },
+            TargetKind::SpawnCluster(shape) => {
+                let cluster = SpawnedCluster::spawn(*shape, &[]).map_err(|error| {
+                    TargetError::SpawnCluster {
+                        name: spec.name.clone(),
+                        error,
+                    }
+                })?;
+                Backend::Cluster {
+                    seeds: cluster.seeds(),
+                    spawned: Some(Box::new(cluster)),
+                }
+            }
+            TargetKind::Cluster(nodes) => {
+                // Checked now, so a typo fails before any benchmark runs; the primaries it
+                // names are where every later connection starts.
+                let conn = ClusterConnection::connect(nodes, CONNECT_TIMEOUT).map_err(|error| {
+                    TargetError::Cluster {
+                        name: spec.name.clone(),
+                        error,
+                    }
+                })?;
+                Backend::Cluster {
+                    seeds: conn.primaries().to_vec(),
+                    spawned: None,
+                }
+            }
             TargetKind::MiniRedis => {
                 let server = MiniRedis::start().map_err(|e| TargetError::Connect {
                     name: spec.name.clone(),
@@ -426,6 +466,21 @@ impl Target {
                 None => s.base.to_string(),
             },
             Backend::Redis { endpoint, .. } => endpoint.to_string(),
+            Backend::Cluster { seeds, spawned } => {
+                let nodes: Vec<String> = seeds
+                    .iter()
+                    .map(|s| s.to_string().trim_start_matches("redis://").to_string())
+                    .collect();
+                let url = format!("redis-cluster://{}", nodes.join(","));
+                match spawned {
+                    Some(c) => format!(
+                        "{url} (spawned: {} primaries, {} replicas each)",
+                        c.shape().shards,
+                        c.shape().replicas
+                    ),
+                    None => format!("{url} ({} primaries)", seeds.len()),
+                }
+            }
             Backend::Engine { direct: false, .. } => "in-process (redis-rs connection)".into(),
             Backend::Engine { direct: true, .. } => "in-process (typed API)".into(),
             Backend::Documents(db) => db.describe(),
@@ -450,6 +505,15 @@ impl Target {
             } => Err(self.unsuitable(mini_redis::ONLY_GET_SET)),
             Backend::Redis { endpoint, .. } => {
                 Ok(Box::new(RedisStore::new(self.connect(endpoint)?)))
+            }
+            Backend::Cluster { seeds, .. } => {
+                let conn = ClusterConnection::connect(seeds, CONNECT_TIMEOUT).map_err(|error| {
+                    TargetError::Cluster {
+                        name: self.name.clone(),
+                        error,
+                    }
+                })?;
+                Ok(Box::new(ClusterStore::new(conn)))
             }
             Backend::Engine {
                 engine,
@@ -521,6 +585,7 @@ impl Target {
                         })
                 }))
             }
+            Backend::Cluster { .. } => Err(self.unsuitable(CLUSTER_LAYOUT_PENDING)),
             Backend::Engine { engine, .. } => {
                 let engine = engine.clone();
                 Ok(Arc::new(move || {
@@ -553,6 +618,8 @@ impl Target {
         match &self.backend {
             Backend::Engine { engine, .. } => Ok(RedisReach::InProcess(engine.clone())),
             Backend::Redis { endpoint, .. } => Ok(RedisReach::Socket(endpoint.clone())),
+            // kv's load reads the slot map from this node and routes itself.
+            Backend::Cluster { seeds, .. } => Ok(RedisReach::Socket(seeds[0].clone())),
             Backend::Documents(_) | Backend::Service(_) => Err(self.unsuitable(NOT_REDIS)),
         }
     }
@@ -580,6 +647,14 @@ impl Target {
                         .map_err(|e| format!("{endpoint}: {e}"))
                 }))
             }
+            Backend::Cluster { seeds, .. } => {
+                let seeds = seeds.clone();
+                Ok(Box::new(move || {
+                    ClusterConnection::connect(&seeds, WORKER_CONNECT_TIMEOUT)
+                        .map(|c| Box::new(c) as Box<dyn redis::ConnectionLike + Send>)
+                        .map_err(|e| e.to_string())
+                }))
+            }
             Backend::Documents(_) | Backend::Service(_) => Err(self.unsuitable(NOT_REDIS)),
         }
     }
@@ -596,6 +671,19 @@ impl Target {
     pub fn redis_endpoint(&self) -> Option<Endpoint> {
         match &self.backend {
             Backend::Redis { endpoint, .. } => Some(endpoint.clone()),
+            _ => None,
+        }
+    }
+
+    /// Whether the target is a Redis Cluster (commands are routed by hash slot).
+    pub fn is_cluster(&self) -> bool {
+        matches!(self.backend, Backend::Cluster { .. })
+    }
+
+    /// The cluster edgebench spawned for this target, if any.
+    pub fn spawned_cluster(&self) -> Option<&SpawnedCluster> {
+        match &self.backend {
+            Backend::Cluster { spawned, .. } => spawned.as_deref(),
             _ => None,
         }
     }

@@ -156,6 +156,12 @@ impl RedisServer {
     /// thread exits, the kernel kills the server even though edgebench still runs. Spawn
     /// from a thread that outlives the guard (main, or the test's own thread).
     pub fn spawn(listen: Listen) -> Result<RedisServer, SpawnError> {
+        Self::spawn_with(listen, &[])
+    }
+
+    /// [`RedisServer::spawn`] with more `redis-server` arguments after edgebench's own (a later
+    /// `--name value` wins over an earlier one), e.g. a Redis Cluster node's settings.
+    pub fn spawn_with(listen: Listen, extra: &[String]) -> Result<RedisServer, SpawnError> {
         let binary = redis_server_binary()?;
         let attempts = match listen {
             Listen::Tcp => TCP_ATTEMPTS,
@@ -163,7 +169,7 @@ impl RedisServer {
         };
         let mut attempt = 1;
         loop {
-            match Self::spawn_once(&binary, listen) {
+            match Self::spawn_once(&binary, listen, extra) {
                 // Most likely the port was taken before redis-server bound it: try another.
                 Err(SpawnError::Exited { .. } | SpawnError::PortTaken { .. })
                     if attempt < attempts =>
@@ -190,7 +196,11 @@ impl RedisServer {
         self.dir.path()
     }
 
-    fn spawn_once(binary: &Path, listen: Listen) -> Result<RedisServer, SpawnError> {
+    fn spawn_once(
+        binary: &Path,
+        listen: Listen,
+        extra: &[String],
+    ) -> Result<RedisServer, SpawnError> {
         let port = match listen {
             Listen::Tcp => Some(free_port().map_err(|error| SpawnError::Prepare {
                 what: "find a free port on 127.0.0.1",
@@ -198,11 +208,15 @@ impl RedisServer {
             })?),
             Listen::Unix => None,
         };
-        Self::spawn_at(binary, port)
+        Self::spawn_at(binary, port, extra)
     }
 
     /// Starts a server on TCP `port`, or on a Unix socket when `port` is `None`.
-    fn spawn_at(binary: &Path, port: Option<u16>) -> Result<RedisServer, SpawnError> {
+    fn spawn_at(
+        binary: &Path,
+        port: Option<u16>,
+        extra: &[String],
+    ) -> Result<RedisServer, SpawnError> {
         let prepare = |what| move |error| SpawnError::Prepare { what, error };
         let mut dir = temp_dir().map_err(prepare("create a temporary directory"))?;
         let mut cmd = Command::new(binary);
@@ -237,7 +251,8 @@ impl RedisServer {
             .arg(dir.path())
             .arg("--logfile")
             .arg(dir.path().join("redis.log"))
-            .args(["--daemonize", "no"]);
+            .args(["--daemonize", "no"])
+            .args(extra);
         // Config errors are printed before the log file is opened, so keep stderr too.
         let stderr = File::create(dir.path().join("stderr.log"))
             .map_err(prepare("create its stderr file"))?;
@@ -370,7 +385,7 @@ fn temp_dir() -> io::Result<TempDir> {
 }
 
 /// A port that was free a moment ago: bind port 0, read what the kernel chose, release it.
-fn free_port() -> io::Result<u16> {
+pub(crate) fn free_port() -> io::Result<u16> {
     let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
     Ok(listener.local_addr()?.port())
 }
@@ -411,7 +426,7 @@ mod tests {
         let binary = redis_server_binary().unwrap_or_else(|e| panic!("{e}"));
         // The second child cannot bind the port; whether it exits before the first server
         // answers our PING is a race, and either way the spawn must fail.
-        match RedisServer::spawn_at(&binary, Some(port)) {
+        match RedisServer::spawn_at(&binary, Some(port), &[]) {
             Err(e @ SpawnError::PortTaken { .. }) => {
                 let message = e.to_string();
                 assert!(!message.contains('\n'), "{message}");

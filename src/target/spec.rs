@@ -10,6 +10,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::cluster::ClusterShape;
 use super::endpoint::Endpoint;
 use super::error::TargetError;
 use super::layout::{Layout, Via};
@@ -19,6 +20,8 @@ use crate::store::edgex::http::HttpBase;
 use crate::store::mongo::{Fidelity, MongoLayout};
 use crate::store::postgres::{self as pg, PgTransport};
 
+/// Column name of the Redis Cluster targets, spawned or given by URL.
+const CLUSTER_COLUMN: &str = "RedisCluster";
 /// Column name of the Redis-over-TCP targets (the 2018 `BenchmarkRedisDB_TCP`).
 const TCP_COLUMN: &str = "RedisDB_TCP";
 /// Column name of the Redis-over-Unix-socket targets (the 2018 `BenchmarkRedisDB_UDS`).
@@ -59,6 +62,11 @@ pub enum TargetKind {
     SpawnRedisUds,
     /// A Redis server already running at this endpoint.
     Redis(Endpoint),
+    /// A private Redis Cluster spawned for the run, on free 127.0.0.1 ports.
+    SpawnCluster(ClusterShape),
+    /// A Redis Cluster already running; the nodes given (`redis-cluster://HOST:PORT,…`), of
+    /// which any one that answers is enough.
+    Cluster(Vec<Endpoint>),
     /// The `mini-redis` crate's server on a free 127.0.0.1 port, in this process (GET and
     /// SET loads of `edgebench kv` only).
     MiniRedis,
@@ -114,6 +122,7 @@ impl TargetKind {
         match self {
             TargetKind::SpawnRedisUds | TargetKind::Redis(Endpoint::Unix(_)) => UDS_COLUMN,
             TargetKind::SpawnRedisTcp | TargetKind::Redis(Endpoint::Tcp { .. }) => TCP_COLUMN,
+            TargetKind::SpawnCluster(_) | TargetKind::Cluster(_) => CLUSTER_COLUMN,
             TargetKind::Embedded => EMBEDDED_COLUMN,
             TargetKind::MiniRedis => MINI_REDIS_COLUMN,
             TargetKind::EmbeddedDirect => DIRECT_COLUMN,
@@ -173,6 +182,9 @@ impl TargetSpec {
 /// - `redis-tcp` / `redis-uds`: spawn a `redis-server` (columns `RedisDB_TCP` / `RedisDB_UDS`);
 /// - `redis://HOST[:PORT]` (port 6379 by default; column `RedisDB_TCP`);
 /// - `redis+unix:///PATH` or `unix:///PATH` (column `RedisDB_UDS`);
+/// - `redis-cluster`: spawn a private Redis Cluster (column `RedisCluster`; its shape from
+///   [`set_cluster_shape`]);
+/// - `redis-cluster://HOST:PORT[,HOST:PORT…]`: a Redis Cluster's nodes (column `RedisCluster`);
 /// - `NAME=ITEM`: any of the above, in column `NAME` (`[A-Za-z0-9_.]+`).
 ///
 /// A column name given twice gets `_2`, `_3`, ... appended from its second use on.
@@ -184,6 +196,18 @@ pub fn parse_targets(values: &[String]) -> Result<Vec<TargetSpec>, TargetError> 
                 return Err(TargetError::Empty {
                     value: value.clone(),
                 });
+            }
+            // `redis-cluster://A:1,B:2`: the items after a cluster URL that are HOST:PORT
+            // are more of its nodes.
+            if let Some(TargetSpec {
+                kind: TargetKind::Cluster(nodes),
+                ..
+            }) = specs.last_mut()
+            {
+                if let Some(node) = cluster_node(item) {
+                    nodes.push(node);
+                    continue;
+                }
             }
             specs.push(parse_item(item)?);
         }
@@ -281,6 +305,7 @@ fn parse_kind(what: &str) -> Result<TargetKind, TargetError> {
     match what {
         "redis-tcp" => return Ok(TargetKind::SpawnRedisTcp),
         "redis-uds" => return Ok(TargetKind::SpawnRedisUds),
+        "redis-cluster" => return Ok(TargetKind::SpawnCluster(ClusterShape::default())),
         "embedded" => return Ok(TargetKind::Embedded),
         "mini-redis" => return Ok(TargetKind::MiniRedis),
         "embedded-direct" => return Ok(TargetKind::EmbeddedDirect),
@@ -301,6 +326,9 @@ fn parse_kind(what: &str) -> Result<TargetKind, TargetError> {
         url: what.to_string(),
         reason,
     };
+    if scheme.eq_ignore_ascii_case("redis-cluster") {
+        return parse_cluster_url(what, rest).map_err(bad);
+    }
     if scheme.eq_ignore_ascii_case("sqlite") {
         return match rest {
             path if path.starts_with('/') => Ok(TargetKind::Sqlite(SqliteAt::File(path.into()))),
@@ -345,7 +373,8 @@ fn parse_kind(what: &str) -> Result<TargetKind, TargetError> {
         Err(UrlError::Tls | UrlError::NotRedis) => {
             return Err(bad(format!(
                 "unsupported scheme {scheme:?}: use redis://HOST:PORT, redis+unix:///PATH, \
-                 unix:///PATH, sqlite:///PATH, postgres://… or mongodb://HOST:PORT"
+                 unix:///PATH, redis-cluster://HOST:PORT, sqlite:///PATH, postgres://… or \
+                 mongodb://HOST:PORT"
             )))
         }
     };
@@ -376,6 +405,57 @@ fn parse_kind(what: &str) -> Result<TargetKind, TargetError> {
         }
     }
     Ok(TargetKind::Redis(url.endpoint()))
+}
+
+/// The first node of `redis-cluster://HOST:PORT` (more nodes follow as separate items).
+fn parse_cluster_url(url: &str, rest: &str) -> Result<TargetKind, String> {
+    let rest = rest.trim_end_matches('/');
+    if rest.is_empty() {
+        return Err("no node: use redis-cluster://HOST:PORT[,HOST:PORT…]".to_string());
+    }
+    match cluster_node(rest) {
+        Some(node) => Ok(TargetKind::Cluster(vec![node])),
+        None => Err(format!(
+            "{rest:?} in {url} is not HOST:PORT (a cluster's nodes are reached over TCP, with \
+             their port): use redis-cluster://HOST:PORT[,HOST:PORT…]"
+        )),
+    }
+}
+
+/// `HOST:PORT` (a name, an IPv4 address or `[IPv6]`, and a port 1..=65535), as a node of a
+/// cluster URL; `None` for anything else.
+fn cluster_node(item: &str) -> Option<Endpoint> {
+    if item.contains(['/', '=', '@', '?']) {
+        return None;
+    }
+    let url = RedisUrl::parse(&format!("redis://{item}")).ok()?;
+    match url.at {
+        UrlAt::Tcp {
+            host: Some(host),
+            port: Some(port),
+        } if host != "0.0.0.0" && host != "::" => Some(Endpoint::Tcp { host, port }),
+        _ => None,
+    }
+}
+
+/// Gives every spawned cluster among `specs` the shape of `--cluster-shards` and
+/// `--cluster-replicas` (each left as it is when its flag is absent), and checks it.
+pub fn set_cluster_shape(
+    specs: &mut [TargetSpec],
+    shards: Option<u16>,
+    replicas: Option<u16>,
+) -> Result<(), TargetError> {
+    for spec in specs {
+        if let TargetKind::SpawnCluster(shape) = &mut spec.kind {
+            shape.shards = shards.unwrap_or(shape.shards);
+            shape.replicas = replicas.unwrap_or(shape.replicas);
+            shape.check().map_err(|why| TargetError::Unsuitable {
+                name: spec.name.clone(),
+                why,
+            })?;
+        }
+    }
+    Ok(())
 }
 
 fn is_valid_name(name: &str) -> bool {
@@ -578,11 +658,63 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn cluster_items_take_their_nodes_and_shape() {
+        let node = |port| Endpoint::Tcp {
+            host: "10.0.0.1".to_string(),
+            port,
+        };
+        let specs = parse(&["redis-cluster://10.0.0.1:7000,10.0.0.1:7001,redis-tcp"]).unwrap();
+        assert_eq!(specs.len(), 2);
+        assert_eq!(specs[0].name, "RedisCluster");
+        assert_eq!(
+            specs[0].kind,
+            TargetKind::Cluster(vec![node(7000), node(7001)])
+        );
+        assert_eq!(specs[1].kind, TargetKind::SpawnRedisTcp);
+        let mut specs = parse(&["C=redis-cluster"]).unwrap();
+        assert_eq!(specs[0].name, "C");
+        assert_eq!(
+            specs[0].kind,
+            TargetKind::SpawnCluster(ClusterShape::default())
+        );
+        set_cluster_shape(&mut specs, Some(6), None).unwrap();
+        let TargetKind::SpawnCluster(shape) = specs[0].kind else {
+            panic!("{:?}", specs[0].kind);
+        };
+        assert_eq!((shape.shards, shape.replicas), (6, 1));
+        let refused = set_cluster_shape(&mut specs, Some(33), None).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "target C: --cluster-shards 33: give 1 to 32 primaries"
+        );
+    }
+
+    #[test]
     fn bad_items_name_the_item_and_the_fix() {
         assert_eq!(
             error(&["foo"]),
             "unknown target \"foo\": use embedded, embedded-direct, embedded-tcp, \
-             embedded-uds, redis-tcp, redis-uds, redis://HOST:PORT, redis+unix:///PATH, sqlite, \
+             embedded-uds, redis-tcp, redis-uds, redis-cluster, redis://HOST:PORT, \
+             redis+unix:///PATH, redis-cluster://HOST:PORT[,HOST:PORT…], sqlite, \
+             sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://…, \
+             mongodb://HOST:PORT or NAME=any of these"
+        );
+        assert_eq!(
+            error(&["redis-cluster://"]),
+            "bad target URL \"redis-cluster://\": no node: use \
+             redis-cluster://HOST:PORT[,HOST:PORT…]"
+        );
+        assert_eq!(
+            error(&["redis-cluster://h"]),
+            "bad target URL \"redis-cluster://h\": \"h\" in redis-cluster://h is not HOST:PORT \
+             (a cluster's nodes are reached over TCP, with their port): use \
+             redis-cluster://HOST:PORT[,HOST:PORT…]"
+        );
+        assert_eq!(
+            error(&["redis-cluster://h:1,h"]),
+            "unknown target \"h\": use embedded, embedded-direct, embedded-tcp, \
+             embedded-uds, redis-tcp, redis-uds, redis-cluster, redis://HOST:PORT, \
+             redis+unix:///PATH, redis-cluster://HOST:PORT[,HOST:PORT…], sqlite, \
              sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://…, \
              mongodb://HOST:PORT or NAME=any of these"
         );
@@ -615,8 +747,8 @@ pub(super) mod tests {
         assert_eq!(
             error(&["rediss://h:1"]),
             "bad target URL \"rediss://h:1\": unsupported scheme \"rediss\": use \
-             redis://HOST:PORT, redis+unix:///PATH, unix:///PATH, sqlite:///PATH, \
-             postgres://… or mongodb://HOST:PORT"
+             redis://HOST:PORT, redis+unix:///PATH, unix:///PATH, redis-cluster://HOST:PORT, \
+             sqlite:///PATH, postgres://… or mongodb://HOST:PORT"
         );
         assert_eq!(
             error(&["unix://r.sock"]),
@@ -636,7 +768,8 @@ pub(super) mod tests {
         assert_eq!(
             error(&["db=nope"]),
             "unknown target \"nope\": use embedded, embedded-direct, embedded-tcp, \
-             embedded-uds, redis-tcp, redis-uds, redis://HOST:PORT, redis+unix:///PATH, sqlite, \
+             embedded-uds, redis-tcp, redis-uds, redis-cluster, redis://HOST:PORT, \
+             redis+unix:///PATH, redis-cluster://HOST:PORT[,HOST:PORT…], sqlite, \
              sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://…, \
              mongodb://HOST:PORT or NAME=any of these"
         );

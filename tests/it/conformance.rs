@@ -68,6 +68,7 @@ macro_rules! conformance_suite {
 
 conformance_suite!(redis_tcp, || common::spawned_redis("redis-tcp"));
 conformance_suite!(redis_uds, || common::spawned_redis("redis-uds"));
+conformance_suite!(redis_cluster, common::spawned_cluster);
 conformance_suite!(engine_direct, common::engine_direct);
 conformance_suite!(redis_embedded, || common::in_process("embedded"));
 conformance_suite!(embedded_tcp, || common::in_process("embedded-tcp"));

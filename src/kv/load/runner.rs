@@ -17,8 +17,8 @@ use super::plan::{fail, prelude, ConnPlan, Stop};
 use super::schedule::{connection_rate, Clock};
 use super::socket::{probe, run_sockets};
 use super::stats::{row_names, Live, LoadResult, RowMap, ThreadStats};
-use crate::kv::cluster::{self, Topology};
 use crate::kv::options::KvConfig;
+use crate::target::cluster::slots::{self as cluster, Topology};
 use crate::target::{Endpoint, RedisReach};
 
 /// Why a connection ended before its share was done.

@@ -19,12 +19,12 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use super::plan::{fail, ConnPlan, Stop};
 use super::schedule::{Clock, Schedule, MAX_NAP};
 use super::stats::{Live, Outcome, RowMap, Sample, ThreadStats};
-use crate::kv::cluster::{self, Redirect, Topology};
 use crate::kv::command::RequestBuf;
 use crate::kv::conn_gen::RequestKind;
 use crate::kv::options::limits::SOCKET_BUFFER_BYTES;
 use crate::kv::options::KvConfig;
 use crate::resp::scan::{scan_reply, ReplyKind};
+use crate::target::cluster::slots::{self as cluster, Redirect, Topology};
 use crate::target::Endpoint;
 
 /// Opens and closes one connection to `endpoint`, within `timeout` (--connection-timeout)

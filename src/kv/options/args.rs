@@ -172,9 +172,19 @@ pub struct KvArgs {
     )]
     pub connection_timeout: Option<String>,
     /// edgebench: where to run (embedded, embedded-tcp, embedded-uds, redis-tcp, redis-uds,
-    /// mini-redis, or a URL); without it, -s/-p/-S/-u name the server as in memtier.
+    /// redis-cluster, mini-redis, or a URL); without it, -s/-p/-S/-u name the server as in memtier.
     #[arg(long, value_name = "T", help_heading = "Connection")]
     pub target: Option<String>,
+    /// edgebench: primaries of a spawned --target redis-cluster (default: 3).
+    #[arg(long = "cluster-shards", value_name = "N", help_heading = "Connection")]
+    pub cluster_shards: Option<String>,
+    /// edgebench: replicas of each primary of a spawned --target redis-cluster (default: 1).
+    #[arg(
+        long = "cluster-replicas",
+        value_name = "R",
+        help_heading = "Connection"
+    )]
+    pub cluster_replicas: Option<String>,
 
     /// Requests per connection (default: 10000), or allkeys to cover the key range.
     #[arg(

@@ -26,7 +26,13 @@ impl KvConfig {
         let (commands, stats_by_line) =
             commands::commands(a, run.ratio_given, run.multi_key_get, &mut warnings)?;
         keys::check_patterns(a, &keys, &commands, run.clients, run.threads)?;
-        if a.cluster_mode {
+        // A cluster target is routed as --cluster-mode routes, and has its limits.
+        let cluster_mode = a.cluster_mode || a.target.as_deref().is_some_and(is_cluster_item);
+        let cluster_shape = (
+            cluster_flag("--cluster-shards", a.cluster_shards.as_deref())?,
+            cluster_flag("--cluster-replicas", a.cluster_replicas.as_deref())?,
+        );
+        if cluster_mode {
             commands::check_cluster(
                 conn.reconnect_interval,
                 run.multi_key_get,
@@ -44,7 +50,8 @@ impl KvConfig {
             protocol: conn.protocol,
             authenticate: conn.authenticate,
             select_db: conn.select_db,
-            cluster_mode: a.cluster_mode,
+            cluster_mode,
+            cluster_shape,
             reconnect_interval: conn.reconnect_interval,
             connection_timeout: conn.connection_timeout,
             target: a.target.clone(),
@@ -82,4 +89,25 @@ impl KvConfig {
         limits::check(&cfg, &limits::Limits::of_this_process())?;
         Ok(cfg)
     }
+}
+
+/// Whether a `--target` item is a Redis Cluster (spawned or by URL).
+fn is_cluster_item(item: &str) -> bool {
+    crate::target::parse_targets(&[item.to_string()]).is_ok_and(|specs| {
+        specs.iter().any(|s| {
+            matches!(
+                s.kind,
+                crate::target::TargetKind::SpawnCluster(_) | crate::target::TargetKind::Cluster(_)
+            )
+        })
+    })
+}
+
+/// `--cluster-shards` / `--cluster-replicas`: a count (bounds are checked with the target).
+fn cluster_flag(flag: &'static str, v: Option<&str>) -> Result<Option<u16>, KvConfigError> {
+    v.map(|v| {
+        v.parse::<u16>()
+            .map_err(|_| crate::kv::error::invalid(flag, v, "give a whole number"))
+    })
+    .transpose()
 }

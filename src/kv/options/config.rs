@@ -78,6 +78,8 @@ pub struct KvConfig {
     pub connection_timeout: Option<Duration>,
     /// edgebench `--target`, passed through.
     pub target: Option<String>,
+    /// `--cluster-shards` and `--cluster-replicas`, for a spawned `--target redis-cluster`.
+    pub cluster_shape: (Option<u16>, Option<u16>),
 
     /// `-c`, connections per thread.
     pub clients: u32,

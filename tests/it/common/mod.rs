@@ -48,6 +48,19 @@ pub fn spawned_redis(target: &str) -> Backend {
     Backend::new(store, target)
 }
 
+/// A fresh private Redis Cluster started the way `--target redis-cluster` starts it, with
+/// three primaries and no replicas (replicas change nothing a store sees, and take time to
+/// sync), and a store on it. Stopped when the backend drops.
+pub fn spawned_cluster() -> Backend {
+    require_redis_server();
+    let mut specs = parse_targets(&["redis-cluster".to_string()]).unwrap_or_else(|e| panic!("{e}"));
+    edgebench::target::set_cluster_shape(&mut specs, Some(3), Some(0))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let target = Target::start(&specs[0]).unwrap_or_else(|e| panic!("{e}"));
+    let store = target.open_store().unwrap_or_else(|e| panic!("{e}"));
+    Backend::new(store, target)
+}
+
 /// A store on a fresh target that needs no external server (`embedded`, `embedded-tcp`,
 /// `embedded-uds`: each its own engine). Stopped when the backend drops.
 pub fn in_process(target: &str) -> Backend {
