@@ -7,6 +7,7 @@ use super::args::KvArgs;
 use super::config::KvConfig;
 use super::{commands, connection, keys, limits, output, parse, run, values};
 use crate::kv::error::KvConfigError;
+use crate::runner::barrier;
 
 impl KvConfig {
     /// Types and checks `args`. `--randomize` without `--seed` draws a fresh base seed.
@@ -77,6 +78,19 @@ impl KvConfig {
             hide_histogram: a.hide_histogram,
             print_percentiles,
             print_all_runs: a.print_all_runs,
+            run_id: a
+                .run_id
+                .as_deref()
+                .map(barrier::run_id)
+                .transpose()
+                .map_err(KvConfigError::MultiHost)?,
+            start_at: a
+                .start_at
+                .as_deref()
+                .map(|v| barrier::start_at(v, std::time::SystemTime::now()))
+                .transpose()
+                .map_err(KvConfigError::MultiHost)?,
+            command_line: Vec::new(),
             warnings,
         };
         limits::check(&cfg, &limits::Limits::of_this_process())?;
