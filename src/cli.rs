@@ -443,6 +443,16 @@ pub struct FleetArgs {
     /// Results directory (default: results/<UTC timestamp>-fleet).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+
+    /// The id this run shares with the other load hosts' runs, kept in fleet.json so
+    /// `edgebench report merge` can check it (docs/multihost.md).
+    #[arg(long, value_name = "ID")]
+    pub run_id: Option<String>,
+
+    /// Scrub the store and connect, then wait until TIME (RFC 3339, e.g.
+    /// 2026-12-03T17:00:00Z, or +SECONDS) before the fleet starts; at most 24 h ahead.
+    #[arg(long, value_name = "TIME")]
+    pub start_at: Option<String>,
 }
 
 const HTML_EXAMPLES: &str = "\

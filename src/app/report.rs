@@ -107,6 +107,10 @@ fn merge(paths: &[std::path::PathBuf], out: Option<&Path>, force: bool) -> Resul
             report::html::write_kv(&dir, results).with_context(context)?;
             files[report::kv::MARKDOWN].clone()
         }
+        Merged::Fleet(run) => {
+            super::fleet::write(&dir, run).with_context(context)?;
+            report::fleet::markdown(run).into_bytes()
+        }
         Merged::CoreData(results) => {
             report::write_files(&dir, results).with_context(context)?;
             report::html::write_coredata(&dir, results).with_context(context)?;

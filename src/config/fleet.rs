@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use super::{parse_list, ConfigError};
 use crate::cli::FleetArgs;
+use crate::runner::barrier;
 use crate::target::{self, Layout, TargetKind, TargetSpec, Via};
 use crate::workload::fleet::{FleetSpec, Retention};
 
@@ -23,6 +24,8 @@ pub struct FleetConfig {
     pub out: Option<PathBuf>,
     /// Search each target's highest sustainable rate (`--find-max`, with an SLO).
     pub find_max: bool,
+    /// `--run-id`: shared by the load hosts of one run.
+    pub run_id: Option<String>,
 }
 
 /// Every key a fleet file may hold, with its default (`None`: unset unless given).
@@ -199,6 +202,13 @@ impl FleetConfig {
                 caps,
                 interval: duration(&interval, &interval_origin)?,
             },
+            // Command line only (a file is shared by runs; a barrier and an id are not).
+            start_at: args
+                .start_at
+                .as_deref()
+                .map(|v| barrier::start_at(v, std::time::SystemTime::now()))
+                .transpose()
+                .map_err(ConfigError::MultiHost)?,
             ..FleetSpec::default()
         };
         spec.check().map_err(ConfigError::FleetSpec)?;
@@ -215,6 +225,12 @@ impl FleetConfig {
             spec,
             out: args.out.clone(),
             find_max: args.find_max,
+            run_id: args
+                .run_id
+                .as_deref()
+                .map(barrier::run_id)
+                .transpose()
+                .map_err(ConfigError::MultiHost)?,
         })
     }
 }

@@ -5,18 +5,21 @@
 //! host's operations, never an average of percentiles. Each host's own figures are kept
 //! beside the total.
 //!
-//! Inputs are results directories of `kv` or `coredata`, or kv's `--json-out-file` files.
+//! Inputs are results directories of `kv`, `coredata` or `fleet`, or kv's `--json-out-file`
+//! files.
 //! Invariants: every input is of one workload; every input carries the same run id unless
 //! `--force`; a merge is never merged again (its hosts would count twice); files are read
 //! whole up to [`LARGEST_INPUT`].
 
 pub mod coredata;
+pub mod fleet;
 pub mod kv;
 
 use std::path::{Path, PathBuf};
 
 use hdrhistogram::Histogram;
 
+use crate::report::fleet::FleetRun;
 use crate::report::kv::KvResults;
 use crate::results::RunResults;
 
@@ -102,6 +105,8 @@ pub enum Merged {
     Kv(Box<KvResults>),
     /// `edgebench coredata`'s hosts.
     CoreData(RunResults),
+    /// `edgebench fleet`'s hosts.
+    Fleet(Box<FleetRun>),
 }
 
 /// Merges the results at `paths` (see the module doc); `force` merges inputs whose run ids
@@ -127,29 +132,23 @@ pub fn merge(paths: &[PathBuf], force: bool) -> Result<Merged, MergeError> {
         check_run_ids(&inputs)?;
     }
     let labels = labels(paths);
-    match inputs.into_iter().map(Input::split).collect::<Vec<_>>() {
-        docs if docs.iter().all(|d| matches!(d, Split::Kv(_))) => {
-            let hosts = docs
-                .into_iter()
-                .zip(labels)
-                .filter_map(|(d, label)| match d {
-                    Split::Kv(k) => Some((label, *k)),
-                    Split::CoreData(..) => None,
-                })
-                .collect();
-            Ok(Merged::Kv(Box::new(kv::merge(hosts)?)))
+    let mut kv_hosts = Vec::new();
+    let mut coredata_hosts = Vec::new();
+    let mut fleet_hosts = Vec::new();
+    for (input, label) in inputs.into_iter().zip(labels) {
+        match input {
+            Input::Kv(k) => kv_hosts.push((label, *k)),
+            Input::CoreData(p, r) => coredata_hosts.push((label, p, r)),
+            Input::Fleet(p, r) => fleet_hosts.push((label, p, *r)),
         }
-        docs => {
-            let hosts = docs
-                .into_iter()
-                .zip(labels)
-                .filter_map(|(d, label)| match d {
-                    Split::CoreData(path, r) => Some((label, path, r)),
-                    Split::Kv(_) => None,
-                })
-                .collect();
-            coredata::merge(hosts).map(Merged::CoreData)
-        }
+    }
+    // One kind only (checked above): the others are empty.
+    if !kv_hosts.is_empty() {
+        Ok(Merged::Kv(Box::new(kv::merge(kv_hosts)?)))
+    } else if !fleet_hosts.is_empty() {
+        Ok(Merged::Fleet(Box::new(fleet::merge(fleet_hosts)?)))
+    } else {
+        coredata::merge(coredata_hosts).map(Merged::CoreData)
     }
 }
 
@@ -157,25 +156,29 @@ pub fn merge(paths: &[PathBuf], force: bool) -> Result<Merged, MergeError> {
 enum Input {
     Kv(Box<kv::KvInput>),
     CoreData(PathBuf, RunResults),
-}
-
-/// An input handed to its workload's merge.
-enum Split {
-    Kv(Box<kv::KvInput>),
-    CoreData(PathBuf, RunResults),
+    Fleet(PathBuf, Box<FleetRun>),
 }
 
 impl Input {
-    /// Reads `path`: a results directory (its `results.json`) or a kv JSON document.
+    /// Reads `path`: a results directory (its `results.json`, or a fleet's `fleet.json`), a
+    /// kv JSON document or a `fleet.json`.
     fn read(path: &Path) -> Result<Input, MergeError> {
-        let file = if path.is_dir() {
-            path.join("results.json")
-        } else {
-            path.to_path_buf()
+        let file = match (path.is_dir(), path.join("fleet.json").is_file()) {
+            (true, true) => path.join("fleet.json"),
+            (true, false) => path.join("results.json"),
+            (false, _) => path.to_path_buf(),
         };
         let doc = read_json(path, &file)?;
         if doc.get("run information").is_some() {
             return Ok(Input::Kv(Box::new(kv::KvInput::read(path, &doc)?)));
+        }
+        if doc.get("fleet").is_some() && doc.get("targets").is_some() {
+            let run: FleetRun = serde_json::from_value(doc)
+                .map_err(|e| MergeError::read(&file, format!("not a fleet.json ({e})")))?;
+            if !run.hosts.is_empty() {
+                return Err(already_merged(path));
+            }
+            return Ok(Input::Fleet(path.to_path_buf(), Box::new(run)));
         }
         match doc.pointer("/meta/workload").and_then(|w| w.as_str()) {
             Some("coredata") => {
@@ -189,14 +192,14 @@ impl Input {
             Some(other) => Err(MergeError::read(
                 path,
                 format!(
-                    "{other} results cannot be merged yet; give results directories of edgebench \
-                     kv or coredata"
+                    "{other} results cannot be merged; give results directories of edgebench \
+                     kv, coredata or fleet"
                 ),
             )),
             None => Err(MergeError::read(
                 path,
-                "neither a kv JSON document nor a coredata results.json; give results \
-                 directories of edgebench kv or coredata, or kv's --json-out-file files",
+                "not results of edgebench kv, coredata or fleet; give their results \
+                 directories, or kv's --json-out-file files",
             )),
         }
     }
@@ -205,13 +208,14 @@ impl Input {
         match self {
             Input::Kv(_) => "kv",
             Input::CoreData(..) => "coredata",
+            Input::Fleet(..) => "fleet",
         }
     }
 
     fn path(&self) -> &Path {
         match self {
             Input::Kv(k) => &k.path,
-            Input::CoreData(p, _) => p,
+            Input::CoreData(p, _) | Input::Fleet(p, _) => p,
         }
     }
 
@@ -219,13 +223,7 @@ impl Input {
         match self {
             Input::Kv(k) => k.run_id.as_deref(),
             Input::CoreData(_, r) => r.meta.run_id.as_deref(),
-        }
-    }
-
-    fn split(self) -> Split {
-        match self {
-            Input::Kv(k) => Split::Kv(k),
-            Input::CoreData(p, r) => Split::CoreData(p, r),
+            Input::Fleet(_, r) => r.run_id.as_deref(),
         }
     }
 }
