@@ -104,7 +104,7 @@ pub enum Merged {
     /// `edgebench kv`'s hosts.
     Kv(Box<KvResults>),
     /// `edgebench coredata`'s hosts.
-    CoreData(RunResults),
+    CoreData(Box<RunResults>),
     /// `edgebench fleet`'s hosts.
     Fleet(Box<FleetRun>),
 }
@@ -131,14 +131,14 @@ pub fn merge(paths: &[PathBuf], force: bool) -> Result<Merged, MergeError> {
     if !force {
         check_run_ids(&inputs)?;
     }
-    let labels = labels(paths);
+    let labels = crate::report::html::load::labels(paths);
     let mut kv_hosts = Vec::new();
     let mut coredata_hosts = Vec::new();
     let mut fleet_hosts = Vec::new();
     for (input, label) in inputs.into_iter().zip(labels) {
         match input {
             Input::Kv(k) => kv_hosts.push((label, *k)),
-            Input::CoreData(p, r) => coredata_hosts.push((label, p, r)),
+            Input::CoreData(p, r) => coredata_hosts.push((label, p, *r)),
             Input::Fleet(p, r) => fleet_hosts.push((label, p, *r)),
         }
     }
@@ -148,14 +148,14 @@ pub fn merge(paths: &[PathBuf], force: bool) -> Result<Merged, MergeError> {
     } else if !fleet_hosts.is_empty() {
         Ok(Merged::Fleet(Box::new(fleet::merge(fleet_hosts)?)))
     } else {
-        coredata::merge(coredata_hosts).map(Merged::CoreData)
+        coredata::merge(coredata_hosts).map(|r| Merged::CoreData(Box::new(r)))
     }
 }
 
 /// One input, read and recognised.
 enum Input {
     Kv(Box<kv::KvInput>),
-    CoreData(PathBuf, RunResults),
+    CoreData(PathBuf, Box<RunResults>),
     Fleet(PathBuf, Box<FleetRun>),
 }
 
@@ -187,7 +187,7 @@ impl Input {
                 if !results.meta.hosts.is_empty() {
                     return Err(already_merged(path));
                 }
-                Ok(Input::CoreData(path.to_path_buf(), results))
+                Ok(Input::CoreData(path.to_path_buf(), Box::new(results)))
             }
             Some(other) => Err(MergeError::read(
                 path,
@@ -281,32 +281,6 @@ fn read_json(path: &Path, file: &Path) -> Result<serde_json::Value, MergeError> 
             ),
         )
     })
-}
-
-/// Each input's label: its file or directory name, or its whole path when two share a name.
-pub fn labels(paths: &[PathBuf]) -> Vec<String> {
-    let short: Vec<String> = paths
-        .iter()
-        .map(|p| {
-            p.file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|| p.display().to_string())
-        })
-        .collect();
-    short
-        .iter()
-        .zip(paths)
-        .enumerate()
-        .map(|(i, (s, p))| {
-            if short.iter().filter(|t| *t == s).count() == 1 {
-                s.clone()
-            } else if paths.iter().filter(|q| *q == p).count() == 1 {
-                p.display().to_string()
-            } else {
-                format!("{}#{}", p.display(), i + 1)
-            }
-        })
-        .collect()
 }
 
 /// The sum of `histograms` (each ns, auto-resizing): one histogram holding every value any of
