@@ -327,3 +327,141 @@ fn load_hosts_in_network_namespaces_merge_into_one_exact_result() {
     );
     assert!(!tmp.path().join("refused").exists());
 }
+
+/// Runs the built edgebench with `args` in `dir`; its output when it succeeded.
+fn edgebench_ok(dir: &Path, args: &[&str]) -> std::process::Output {
+    let out = Command::new(cargo_bin("edgebench"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "edgebench {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+#[test]
+fn coredata_and_fleet_hosts_merge_into_results_every_exporter_and_report_html_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    // Two coredata hosts (each its own in-process engine), one run id, one barrier.
+    let start = (chrono::Utc::now() + chrono::Duration::seconds(2))
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let hosts: Vec<Child> = ["a", "b"]
+        .iter()
+        .map(|h| {
+            Command::new(cargo_bin("edgebench"))
+                .args([
+                    "coredata",
+                    "--target",
+                    "embedded",
+                    "--bench",
+                    "AddReading|EventCount",
+                ])
+                .args(["--benchtime", "300x", "--count", "2", "--run-id", "cd"])
+                .args(["--start-at", &start, "--out", &format!("cd-{h}")])
+                .current_dir(dir)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut h in hosts {
+        assert!(h.wait().unwrap().success());
+    }
+    edgebench_ok(
+        dir,
+        &["report", "merge", "cd-a", "cd-b", "--out", "cd-merged"],
+    );
+    let merged: edgebench::results::RunResults =
+        serde_json::from_value(json(&dir.join("cd-merged/results.json"))).unwrap();
+    assert_eq!(merged.meta.run_id.as_deref(), Some("cd"));
+    assert_eq!(merged.meta.hosts, ["cd-a", "cd-b"]);
+    let columns: Vec<String> = merged.targets.iter().map(|t| t.column()).collect();
+    assert_eq!(columns, ["RedisDB_Embedded", "RedisDB_Embedded@cd-a", "RedisDB_Embedded@cd-b"]);
+    for bench in ["AddReading", "EventCount"] {
+        let total = merged.targets[0].bench(bench).unwrap();
+        assert_eq!(total.runs.len(), 2);
+        for (k, m) in total.runs.iter().enumerate() {
+            let mut all = edgebench::runner::stats::latency_histogram();
+            let mut ops_per_sec = 0.0;
+            for host in &merged.targets[1..] {
+                let h = &host.bench(bench).unwrap().runs[k];
+                ops_per_sec += h.ops_per_sec();
+                all.add(decode(&h.histogram)).unwrap();
+            }
+            assert_eq!(m.n, 600, "{bench}");
+            assert!((m.ops_per_sec() - ops_per_sec).abs() < 1e-6 * ops_per_sec);
+            assert_eq!(
+                [m.p50_ns, m.p90_ns, m.p99_ns, m.p999_ns, m.max_ns],
+                [
+                    all.value_at_quantile(0.5),
+                    all.value_at_quantile(0.9),
+                    all.value_at_quantile(0.99),
+                    all.value_at_quantile(0.999),
+                    all.max()
+                ],
+                "{bench}"
+            );
+        }
+    }
+    let md = std::fs::read_to_string(dir.join("cd-merged/results.md")).unwrap();
+    assert!(md.contains("| RedisDB_Embedded@cd-a "), "{md}");
+    let bench_txt = std::fs::read_to_string(dir.join("cd-merged/bench.txt")).unwrap();
+    assert_eq!(
+        bench_txt
+            .matches("BenchmarkRedisDB_Embedded@cd-b/AddReading")
+            .count(),
+        2
+    );
+    edgebench_ok(dir, &["report", "html", "cd-merged"]);
+
+    // Two fleet hosts, each its own engine; then a fleet and a coredata result do not mix.
+    for h in ["a", "b"] {
+        edgebench_ok(
+            dir,
+            &[
+                "fleet",
+                "--devices",
+                "5",
+                "--events-per-second",
+                "50",
+                "--duration",
+                "1s",
+                "--warmup",
+                "0s",
+                "--run-id",
+                "fl",
+                "--out",
+                &format!("fl-{h}"),
+            ],
+        );
+    }
+    edgebench_ok(
+        dir,
+        &["report", "merge", "fl-a", "fl-b", "--out", "fl-merged"],
+    );
+    let fleet = json(&dir.join("fl-merged/fleet.json"));
+    assert_eq!(fleet["hosts"], serde_json::json!(["fl-a", "fl-b"]));
+    let sent = |i: usize| fleet["targets"][i]["summary"]["sent"].as_u64().unwrap();
+    assert_eq!(fleet["targets"][0]["name"], "RedisDB_Embedded_EdgeX3");
+    assert_eq!(sent(0), sent(1) + sent(2));
+    assert_eq!(sent(0), 100);
+    edgebench_ok(dir, &["report", "html", "fl-merged"]);
+    let mixed = Command::new(cargo_bin("edgebench"))
+        .args(["report", "merge", "fl-a", "cd-a"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert_eq!(mixed.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&mixed.stderr);
+    assert!(
+        stderr.contains("fl-a is fleet results but cd-a is coredata"),
+        "{stderr}"
+    );
+}

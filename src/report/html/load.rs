@@ -340,7 +340,11 @@ mod tests {
             PathBuf::from("c/run2"),
         ];
         assert_eq!(labels(&dirs), ["a/run1", "b/run1", "run2"]);
-        let twice = [PathBuf::from("a/x"), PathBuf::from("a/x"), PathBuf::from("y")];
+        let twice = [
+            PathBuf::from("a/x"),
+            PathBuf::from("a/x"),
+            PathBuf::from("y"),
+        ];
         assert_eq!(labels(&twice), ["a/x#1", "a/x#2", "y"]);
     }
 
