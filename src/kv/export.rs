@@ -403,12 +403,31 @@ pub fn run_json(cfg: &KvConfig, result: &LoadResult) -> Json {
 /// ([`crate::report::merge`]).
 pub const EXACT: &str = "Exact Figures";
 
+/// One second of one row, exactly ([`SecondStats`]; its histogram has 1 significant digit).
+fn second_json(s: &SecondStats) -> Json {
+    Json::Obj(vec![
+        ("Count".into(), int(s.ops)),
+        ("Hits".into(), int(s.hits)),
+        ("Misses".into(), int(s.misses)),
+        ("Bytes RX".into(), int(s.bytes_rx)),
+        ("Bytes TX".into(), int(s.bytes_tx)),
+        ("Latency Sum ns".into(), int(s.latency_sum_ns)),
+        ("Min ns".into(), int(s.min_ns)),
+        ("Max ns".into(), int(s.max_ns)),
+        (
+            "Histogram ns".into(),
+            Json::Str(crate::runner::stats::encoded(&s.latency)),
+        ),
+    ])
+}
+
 /// A section's [`EXACT`] object.
 fn exact_json(result: &LoadResult) -> Json {
     let rows = result
         .rows
         .iter()
-        .map(|(name, r)| {
+        .enumerate()
+        .map(|(i, (name, r))| {
             let mut o = vec![
                 ("Name".into(), Json::Str(name.clone())),
                 ("Count".into(), int(r.ops)),
@@ -430,6 +449,12 @@ fn exact_json(result: &LoadResult) -> Json {
                     Json::Str(crate::runner::stats::encoded(&r.corrected)),
                 ));
             }
+            let seconds = result
+                .seconds
+                .iter()
+                .filter_map(|s| s.get(i))
+                .map(second_json);
+            o.push(("Seconds".into(), Json::Arr(seconds.collect())));
             Json::Obj(o)
         })
         .collect();

@@ -282,6 +282,14 @@ fn load_hosts_in_network_namespaces_merge_into_one_exact_result() {
             .unwrap();
     }
     assert_eq!(merged_hist.len(), sum);
+    // Every request is in one second of the merged series.
+    let per_second: u64 = total["Totals"]["Time-Serie"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|s| s["Count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(per_second, sum);
     for (key, q) in [("p50.00", 0.5), ("p99.00", 0.99), ("p99.90", 0.999)] {
         assert_eq!(
             merged_hist.value_at_quantile(q),
@@ -383,7 +391,14 @@ fn coredata_and_fleet_hosts_merge_into_results_every_exporter_and_report_html_re
     assert_eq!(merged.meta.run_id.as_deref(), Some("cd"));
     assert_eq!(merged.meta.hosts, ["cd-a", "cd-b"]);
     let columns: Vec<String> = merged.targets.iter().map(|t| t.column()).collect();
-    assert_eq!(columns, ["RedisDB_Embedded", "RedisDB_Embedded@cd-a", "RedisDB_Embedded@cd-b"]);
+    assert_eq!(
+        columns,
+        [
+            "RedisDB_Embedded",
+            "RedisDB_Embedded@cd-a",
+            "RedisDB_Embedded@cd-b"
+        ]
+    );
     for bench in ["AddReading", "EventCount"] {
         let total = merged.targets[0].bench(bench).unwrap();
         assert_eq!(total.runs.len(), 2);

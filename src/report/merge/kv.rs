@@ -5,7 +5,9 @@
 //! [`LoadResult`] and [`KvConfig`] are rebuilt exactly, added up, and written by kv's own
 //! exporters (memtier.txt, results.md, results.json, report.html).
 //!
-//! The host's section is `ALL STATS`, or with `-x` its `AGGREGATED AVERAGE RESULTS`.
+//! The host's section is `ALL STATS`, or with `-x` its `AGGREGATED AVERAGE RESULTS`. The
+//! per-second series add second by second: the hosts started at one barrier, so each host's
+//! second k is the same wall-clock second (within the barrier's wake-up, a few ms).
 //!
 //! Throughput: the merged Ops/sec is the sum of the hosts' Ops/sec (the hosts ran at the same
 //! time, as memtier users add the figures of concurrent memtier processes). The merged run's
@@ -19,7 +21,7 @@ use serde_json::Value;
 
 use super::{already_merged, decode, MergeError};
 use crate::kv::export::{Json, EXACT};
-use crate::kv::load::{LoadResult, RowStats};
+use crate::kv::load::{add_seconds, LoadResult, RowStats, SecondStats};
 use crate::kv::KvConfig;
 use crate::report::kv::KvResults;
 
@@ -120,7 +122,26 @@ fn result_of(path: &Path, section: &Value) -> Result<LoadResult, MergeError> {
         }
     };
     let mut rows = Vec::new();
-    for row in exact["Rows"].as_array().into_iter().flatten() {
+    let mut seconds: Vec<Vec<SecondStats>> = Vec::new();
+    let row_list = exact["Rows"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    for (i, row) in row_list.iter().enumerate() {
+        let series = row["Seconds"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        if seconds.len() < series.len() {
+            seconds.resize_with(series.len(), || {
+                (0..row_list.len())
+                    .map(|_| SecondStats::default())
+                    .collect()
+            });
+        }
+        for (s, second) in series.iter().enumerate() {
+            seconds[s][i] = second_of(path, second)?;
+        }
         rows.push((
             row["Name"].as_str().unwrap_or_default().to_string(),
             RowStats {
@@ -145,13 +166,49 @@ fn result_of(path: &Path, section: &Value) -> Result<LoadResult, MergeError> {
         rows,
         elapsed: Duration::from_nanos(int(exact, "Duration ns")),
         started_at: SystemTime::UNIX_EPOCH + Duration::from_millis(start_ms),
-        seconds: Vec::new(),
+        seconds,
         rate: exact["Rate"].as_f64(),
         late: int(exact, "Late Requests"),
         dropped: int(exact, "Dropped Requests"),
         thread_cpu: Vec::new(),
         stopped: exact["Stopped"].as_str().map(str::to_string),
     })
+}
+
+/// One second of one row from its [`EXACT`] `Seconds` entry.
+fn second_of(path: &Path, v: &Value) -> Result<SecondStats, MergeError> {
+    use hdrhistogram::serialization::Deserializer;
+    let int = |key: &str| v[key].as_u64().unwrap_or(0);
+    let mut s = SecondStats {
+        ops: int("Count"),
+        hits: int("Hits"),
+        misses: int("Misses"),
+        bytes_rx: int("Bytes RX"),
+        bytes_tx: int("Bytes TX"),
+        latency_sum_ns: int("Latency Sum ns"),
+        min_ns: v["Min ns"].as_u64().unwrap_or(u64::MAX),
+        max_ns: int("Max ns"),
+        ..SecondStats::default()
+    };
+    let b64 = v["Histogram ns"].as_str().unwrap_or_default();
+    let decoded: Option<hdrhistogram::Histogram<u32>> = {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .ok()
+            .and_then(|bytes| {
+                Deserializer::new()
+                    .deserialize(&mut std::io::Cursor::new(bytes))
+                    .ok()
+            })
+    };
+    match decoded {
+        Some(h) if s.latency.add(&h).is_ok() => Ok(s),
+        _ => Err(MergeError::read(
+            path,
+            "a per-second \"Histogram ns\" does not decode; was it edited?",
+        )),
+    }
 }
 
 /// The hosts (label, input), at least one, added up; see the module doc.
@@ -194,6 +251,8 @@ fn total(hosts: &[(String, KvInput)], results: &[&LoadResult]) -> LoadResult {
         out.late += r.late;
         out.dropped += r.dropped;
         out.rate = out.rate.zip(r.rate).map(|(a, b)| a + b);
+        // The hosts started at one barrier: their second k is the same wall-clock second.
+        add_seconds(&mut out.seconds, &r.seconds, out.rows.len());
     }
     out.stopped = hosts.iter().find_map(|(label, h)| {
         h.result
@@ -281,14 +340,24 @@ mod tests {
             errors: 1,
             ..RowStats::default()
         };
-        for v in values {
+        // Value j answered in second j mod secs.
+        let mut seconds: Vec<Vec<SecondStats>> = (0..secs)
+            .map(|_| vec![SecondStats::default(), SecondStats::default()])
+            .collect();
+        for (j, v) in values.iter().enumerate() {
             row.latency.record(*v).unwrap();
+            let s = &mut seconds[j % secs as usize][0];
+            s.ops += 1;
+            s.latency_sum_ns += v;
+            s.min_ns = s.min_ns.min(*v);
+            s.max_ns = s.max_ns.max(*v);
+            s.latency.record(*v).unwrap();
         }
         LoadResult {
             rows: vec![("Sets".into(), row), ("Gets".into(), RowStats::default())],
             elapsed: Duration::from_secs(secs),
             started_at: SystemTime::UNIX_EPOCH + Duration::from_secs(100 + secs),
-            seconds: Vec::new(),
+            seconds,
             rate: None,
             late: 0,
             dropped: 0,
@@ -354,6 +423,21 @@ mod tests {
         assert_eq!(sets.latency.len(), all.len());
         // Equal durations: ops/s add exactly, and the duration is the hosts'.
         assert_eq!(total.elapsed, Duration::from_secs(2));
+        // Second by second: counts add, and the second's histogram holds every host's values.
+        assert_eq!(total.seconds.len(), 2);
+        for (k, second) in total.seconds.iter().enumerate() {
+            let mut want = SecondStats::default();
+            for v in [&a, &b, &c]
+                .iter()
+                .flat_map(|vs| vs.iter().skip(k).step_by(2))
+            {
+                want.latency.record(*v).unwrap();
+                want.latency_sum_ns += v;
+            }
+            assert_eq!(second[0].ops, want.latency.len());
+            assert_eq!(second[0].latency_sum_ns, want.latency_sum_ns);
+            assert_eq!(second[0].latency, want.latency);
+        }
         assert_eq!(total.ops_per_sec(), 8700.0 / 2.0);
         assert_eq!(
             total.started_at,
@@ -407,6 +491,16 @@ mod tests {
                 (r2.ops, r2.errors, r2.bytes_tx)
             );
             assert_eq!(r1.latency, r2.latency);
+        }
+        assert_eq!(back.seconds.len(), 3);
+        for (s1, s2) in back.seconds.iter().zip(&a.result.seconds) {
+            let (b, w) = (&s1[0], &s2[0]);
+            assert_eq!(
+                (b.ops, b.latency_sum_ns, b.min_ns, b.max_ns),
+                (w.ops, w.latency_sum_ns, w.min_ns, w.max_ns)
+            );
+            assert_eq!(b.latency, w.latency);
+            assert_eq!(s1[1].ops, 0);
         }
         // A host read back takes a slower host's values when added (decoded histograms are
         // made auto-resizing again).
