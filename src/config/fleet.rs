@@ -179,6 +179,8 @@ impl FleetConfig {
             }
         };
         let text = |key| s.value(key).0;
+        let (run_id, start_at) = barrier::flags(args.run_id.as_deref(), args.start_at.as_deref())
+            .map_err(ConfigError::MultiHost)?;
         let spec = FleetSpec {
             devices,
             events_per_second,
@@ -203,12 +205,7 @@ impl FleetConfig {
                 interval: duration(&interval, &interval_origin)?,
             },
             // Command line only (a file is shared by runs; a barrier and an id are not).
-            start_at: args
-                .start_at
-                .as_deref()
-                .map(|v| barrier::start_at(v, std::time::SystemTime::now()))
-                .transpose()
-                .map_err(ConfigError::MultiHost)?,
+            start_at,
             ..FleetSpec::default()
         };
         spec.check().map_err(ConfigError::FleetSpec)?;
@@ -225,12 +222,7 @@ impl FleetConfig {
             spec,
             out: args.out.clone(),
             find_max: args.find_max,
-            run_id: args
-                .run_id
-                .as_deref()
-                .map(barrier::run_id)
-                .transpose()
-                .map_err(ConfigError::MultiHost)?,
+            run_id,
         })
     }
 }

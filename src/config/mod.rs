@@ -213,6 +213,9 @@ impl CoreDataConfig {
             _ => return Err(ConfigError::Count(args.count.clone())),
         };
         let formats = parse_formats(&args.format)?;
+        let (run_id, start_at) =
+            crate::runner::barrier::flags(args.run_id.as_deref(), args.start_at.as_deref())
+                .map_err(ConfigError::MultiHost)?;
         Ok(CoreDataConfig {
             targets,
             filter,
@@ -224,18 +227,8 @@ impl CoreDataConfig {
             notes,
             baseline: args.baseline.clone(),
             parallel,
-            run_id: args
-                .run_id
-                .as_deref()
-                .map(crate::runner::barrier::run_id)
-                .transpose()
-                .map_err(ConfigError::MultiHost)?,
-            start_at: args
-                .start_at
-                .as_deref()
-                .map(|v| crate::runner::barrier::start_at(v, std::time::SystemTime::now()))
-                .transpose()
-                .map_err(ConfigError::MultiHost)?,
+            run_id,
+            start_at,
         })
     }
 }

@@ -70,6 +70,20 @@ pub fn start_at(value: &str, now: SystemTime) -> Result<SystemTime, String> {
     }
 }
 
+/// `--run-id` and `--start-at` as the commands take them (absent, or checked as [`run_id`]
+/// and [`start_at`] read now).
+pub fn flags(
+    run_id_flag: Option<&str>,
+    start_at_flag: Option<&str>,
+) -> Result<(Option<String>, Option<SystemTime>), String> {
+    Ok((
+        run_id_flag.map(run_id).transpose()?,
+        start_at_flag
+            .map(|v| start_at(v, SystemTime::now()))
+            .transpose()?,
+    ))
+}
+
 fn too_far(value: &str) -> String {
     format!(
         "--start-at {value:?}: more than {} hours ahead; give a time within a day (a typo \

@@ -37,6 +37,8 @@ impl KvConfig {
             )?;
         }
         let print_percentiles = output::print_percentiles(a)?;
+        let (run_id, start_at) = barrier::flags(a.run_id.as_deref(), a.start_at.as_deref())
+            .map_err(KvConfigError::MultiHost)?;
         let cfg = KvConfig {
             server: conn.server,
             port: conn.port,
@@ -78,18 +80,8 @@ impl KvConfig {
             hide_histogram: a.hide_histogram,
             print_percentiles,
             print_all_runs: a.print_all_runs,
-            run_id: a
-                .run_id
-                .as_deref()
-                .map(barrier::run_id)
-                .transpose()
-                .map_err(KvConfigError::MultiHost)?,
-            start_at: a
-                .start_at
-                .as_deref()
-                .map(|v| barrier::start_at(v, std::time::SystemTime::now()))
-                .transpose()
-                .map_err(KvConfigError::MultiHost)?,
+            run_id,
+            start_at,
             command_line: Vec::new(),
             warnings,
         };
