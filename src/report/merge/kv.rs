@@ -99,7 +99,7 @@ fn config_of(path: &Path, args: &[String]) -> Result<KvConfig, MergeError> {
     let crate::cli::Command::Kv(kv) = cli.command else {
         return Err(bad("not a kv command line".into()));
     };
-    let mut cfg = KvConfig::from_args_with_entropy(&kv, 0).map_err(|e| bad(e.to_string()))?;
+    let mut cfg = KvConfig::from_recorded_args(&kv).map_err(|e| bad(e.to_string()))?;
     cfg.command_line = args.to_vec();
     Ok(cfg)
 }
@@ -466,6 +466,28 @@ mod tests {
             total.ops_per_sec()
         );
         assert_eq!(total.rows[0].1.ops, 2000);
+    }
+
+    #[test]
+    fn a_host_that_opened_more_sockets_than_this_machine_may_still_merges() {
+        // -t 1024 × -c 1000: a million sockets, refused for a run here, fine for a report.
+        let args: Vec<String> = "-s 10.0.0.5 -t 1024 -c 1000 --start-at 2020-01-01T00:00:00Z"
+            .split(' ')
+            .map(str::to_string)
+            .collect();
+        let cfg = config_of(Path::new("big"), &args).unwrap();
+        assert_eq!((cfg.threads, cfg.clients), (1024, 1000));
+        assert_eq!(cfg.start_at, None);
+        assert_eq!(cfg.command_line, args);
+        // The same flags for a run on this machine are refused (the resource check).
+        let argv = ["edgebench", "kv", "-t", "1024", "-c", "1000"];
+        let crate::cli::Command::Kv(kv) = <crate::cli::Cli as clap::Parser>::try_parse_from(argv)
+            .unwrap()
+            .command
+        else {
+            panic!("a kv command line")
+        };
+        assert!(KvConfig::from_args_with_entropy(&kv, 0).is_err());
     }
 
     #[test]
