@@ -473,12 +473,14 @@ Examples:
 /// `edgebench report ...`
 #[derive(Debug, Subcommand)]
 pub enum ReportCommand {
-    /// Merge the results of several load hosts of one run (kv or coredata; the same --run-id)
-    /// into one results directory: counts and throughputs add, percentiles come from the
-    /// hosts' HDR histograms added together, and each host's figures are kept beside the total.
+    /// Merge the results of several load hosts of one run (kv, coredata or fleet; the same
+    /// --run-id) into one results directory: counts and throughputs add, percentiles come
+    /// from the hosts' HDR histograms added together, and each host's figures are kept beside
+    /// the total.
     #[command(after_help = MERGE_EXAMPLES)]
     Merge {
-        /// Results directories of edgebench kv or coredata, or kv's --json-out-file files.
+        /// Results directories of edgebench kv, coredata or fleet, or kv's --json-out-file
+        /// files.
         #[arg(value_name = "PATH", required = true, num_args = 2..)]
         paths: Vec<PathBuf>,
         /// Write the merged results into DIR [default: results/<timestamp>-merge].
