@@ -265,6 +265,16 @@ pub struct CoreDataArgs {
     #[arg(long, value_name = "LIST", default_value = "direct")]
     pub via: String,
 
+    /// The id this run shares with the other load hosts' runs, kept in results.json so
+    /// `edgebench report merge` can check it (docs/multihost.md).
+    #[arg(long, value_name = "ID")]
+    pub run_id: Option<String>,
+
+    /// Start the first target, then wait until TIME (RFC 3339, e.g. 2026-12-03T17:00:00Z,
+    /// or +SECONDS) before the first benchmark; at most 24 h ahead.
+    #[arg(long, value_name = "TIME")]
+    pub start_at: Option<String>,
+
     /// Deprecated: --layout 2018 (embedded) or 2018-referenced (referenced).
     #[arg(long, value_name = "LAYOUT", hide = true)]
     pub mongo_layout: Option<String>,
@@ -443,6 +453,16 @@ pub struct FleetArgs {
     /// Results directory (default: results/<UTC timestamp>-fleet).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+
+    /// The id this run shares with the other load hosts' runs, kept in fleet.json so
+    /// `edgebench report merge` can check it (docs/multihost.md).
+    #[arg(long, value_name = "ID")]
+    pub run_id: Option<String>,
+
+    /// Scrub the store and connect, then wait until TIME (RFC 3339, e.g.
+    /// 2026-12-03T17:00:00Z, or +SECONDS) before the fleet starts; at most 24 h ahead.
+    #[arg(long, value_name = "TIME")]
+    pub start_at: Option<String>,
 }
 
 const HTML_EXAMPLES: &str = "\
@@ -452,9 +472,34 @@ Examples:
   edgebench report html results/*-coredata --png --out compare.html
       One page comparing the runs (a bar per run and target), and each chart as a PNG.";
 
+const MERGE_EXAMPLES: &str = "\
+Examples:
+  edgebench report merge results/*-kv-host1 results/*-kv-host2 results/*-kv-host3
+      One result of three load hosts that ran edgebench kv with the same --run-id: counts
+      and ops/sec added, percentiles from the hosts' HDR histograms added, each host kept.
+  edgebench report merge host1.json host2.json --out results/merged
+      kv's --json-out-file documents work too (see docs/multihost.md).";
+
 /// `edgebench report ...`
 #[derive(Debug, Subcommand)]
 pub enum ReportCommand {
+    /// Merge the results of several load hosts of one run (kv, coredata or fleet; the same
+    /// --run-id) into one results directory: counts and throughputs add, percentiles come
+    /// from the hosts' HDR histograms added together, and each host's figures are kept beside
+    /// the total.
+    #[command(after_help = MERGE_EXAMPLES)]
+    Merge {
+        /// Results directories of edgebench kv, coredata or fleet, or kv's --json-out-file
+        /// files.
+        #[arg(value_name = "PATH", required = true, num_args = 2..)]
+        paths: Vec<PathBuf>,
+        /// Write the merged results into DIR [default: results/<timestamp>-merge].
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Merge even when the run ids differ or are missing.
+        #[arg(long)]
+        force: bool,
+    },
     /// Build report.html (charts, tables, the run's facts) from a results directory, or one
     /// page comparing several.
     #[command(after_help = HTML_EXAMPLES)]

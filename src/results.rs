@@ -47,6 +47,13 @@ pub struct RunMeta {
     /// instead of by [`RunMeta::procs`].
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub parallel: Vec<u32>,
+    /// `--run-id`: the id the load hosts of one run share (`edgebench report merge` checks it).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub run_id: Option<String>,
+    /// Set by `edgebench report merge`: the load hosts merged, by label, in the order of
+    /// their columns (each target's total column is followed by one `NAME@HOST` per host).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub hosts: Vec<String>,
 }
 
 /// One target's column (one per `--parallel` level).

@@ -98,6 +98,7 @@ pub fn run(cfg: &CoreDataConfig, status: &mut dyn Write) -> anyhow::Result<Outco
     let mut steps = 0;
     let mut failed_targets = 0;
     let mut interrupted = false;
+    let mut barrier = cfg.start_at;
 
     'targets: for spec in &cfg.targets {
         if cfg.interrupted.load(Ordering::Relaxed) {
@@ -128,6 +129,13 @@ pub fn run(cfg: &CoreDataConfig, status: &mut dyn Write) -> anyhow::Result<Outco
                 continue;
             }
         };
+        // Several load hosts: the first target is up; start the benchmarks together.
+        if let Some(at) = barrier.take() {
+            let waited = crate::runner::barrier::wait_until(Some(at), &cfg.interrupted);
+            if let Some(w) = crate::runner::barrier::late_warning(waited) {
+                progress.line(status, &format!("edgebench: warning: {w}"));
+            }
+        }
         let mut failed = false;
         for idx in first..results.targets.len() {
             if cfg.interrupted.load(Ordering::Relaxed) {
@@ -373,6 +381,8 @@ fn meta(workload: &str, cfg: &CoreDataConfig) -> RunMeta {
             .unwrap_or(1),
         baseline: cfg.baseline.clone(),
         parallel: cfg.parallel.clone().unwrap_or_default(),
+        run_id: cfg.run_id.clone(),
+        hosts: Vec::new(),
     }
 }
 

@@ -37,6 +37,8 @@ pub fn main(
         started: chrono::Utc::now().to_rfc3339(),
         fleet: FleetSettings::of(&cfg.spec),
         targets: Vec::new(),
+        run_id: cfg.run_id.clone(),
+        hosts: Vec::new(),
     };
     write(&dir, &run)?;
     let mut failed = 0;
@@ -185,8 +187,8 @@ fn live_line(name: &str, live: &Live) -> String {
     )
 }
 
-/// Rewrites the three files.
-fn write(dir: &PathBuf, run: &FleetRun) -> anyhow::Result<()> {
+/// Rewrites the results files (fleet.json, fleet.md, the CSVs, report.html).
+pub(super) fn write(dir: &PathBuf, run: &FleetRun) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create the results directory {}", dir.display()))?;
     let json = serde_json::to_vec_pretty(run).context("cannot encode fleet.json")?;

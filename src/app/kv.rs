@@ -12,6 +12,7 @@ use super::shared::{Ending, Error, Interrupts};
 use super::status::LiveLine;
 use crate::kv::{KvArgs, KvConfig};
 use crate::report::kv::{self as report_kv, KvResults};
+use crate::runner::barrier;
 use crate::target::{mini_redis, RedisReach, Target, TargetKind, TargetSpec};
 
 /// `edgebench kv ARGS`: configure, run, say where the files went.
@@ -20,7 +21,8 @@ pub fn main(
     interrupts: &Interrupts<'_>,
     status: &mut dyn Write,
 ) -> Result<Ending, Error> {
-    let cfg = KvConfig::from_args(args).map_err(Error::usage)?;
+    let mut cfg = KvConfig::from_args(args).map_err(Error::usage)?;
+    cfg.command_line = kv_command_line(std::env::args_os());
     let spec = target_spec(&cfg)?;
     if spec.kind == TargetKind::MiniRedis {
         if let Some(e) = mini_redis_refusal(&cfg) {
@@ -137,6 +139,18 @@ pub fn run(
             Err(e) => return Err(e.into()),
         };
         line.finish(status);
+        if let (1, Some(at)) = (run_id, cfg.start_at) {
+            let began = result.started_at.checked_sub(cfg.warmup).unwrap_or(at);
+            let late = began.duration_since(at).unwrap_or_default();
+            if late > LATE_AFTER {
+                let warning = barrier::late_warning(barrier::Waited::Late(late));
+                let _ = writeln!(
+                    status,
+                    "edgebench: warning: {}",
+                    warning.unwrap_or_default()
+                );
+            }
+        }
         if let Some(prefix) = &cfg.hdr_file_prefix {
             for (file, bytes) in export::hdr_files(prefix, run_id, &result) {
                 let _ = writeln!(status, "edgebench kv: writing HDR latency histogram {file}");
@@ -199,6 +213,19 @@ pub fn run(
         );
     }
     Ok(KvOutcome { dir, stopped })
+}
+
+/// How far past `--start-at` a host may begin without a warning (waking from the wait
+/// costs well under this).
+const LATE_AFTER: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// The arguments after `kv` on this process's command line (what `report merge` rebuilds the
+/// configuration from); empty when there is no `kv` among them.
+fn kv_command_line(args: impl Iterator<Item = std::ffi::OsString>) -> Vec<String> {
+    args.map(|a| a.to_string_lossy().into_owned())
+        .skip_while(|a| a != "kv")
+        .skip(1)
+        .collect()
 }
 
 /// Why a run cannot go to `--target mini-redis`, in one line: the first command it would send

@@ -17,6 +17,7 @@ pub fn main(command: &ReportCommand) -> Result<Ending, Error> {
         ReportCommand::Html { dirs, png, out } => html(dirs, *png, out.as_deref())?,
         ReportCommand::Benchtomd { file } => benchtomd(file.as_deref())?,
         ReportCommand::Compare { old, new } => compare(old, new)?,
+        ReportCommand::Merge { paths, out, force } => merge(paths, out.as_deref(), *force)?,
     }
     Ok(Ending::Finished)
 }
@@ -81,5 +82,49 @@ fn html(dirs: &[std::path::PathBuf], png: bool, out: Option<&Path>) -> anyhow::R
     for path in std::iter::once(&page).chain(&pngs) {
         writeln!(stdout, "{}", path.display()).context("cannot write to stdout")?;
     }
+    Ok(())
+}
+
+/// `report merge`: merges the hosts' results, writes them with the workload's own exporters
+/// into a fresh results directory (or `out`), prints results.md and says where it went.
+fn merge(paths: &[std::path::PathBuf], out: Option<&Path>, force: bool) -> Result<(), Error> {
+    use crate::report::merge::{self, Merged};
+    let merged = merge::merge(paths, force).map_err(Error::usage)?;
+    let dir = match out {
+        Some(dir) => dir.to_path_buf(),
+        None => super::shared::fresh_run_dir(Path::new("results"), "merge"),
+    };
+    let context = || {
+        format!(
+            "cannot write the merged results to {} (use --out DIR)",
+            dir.display()
+        )
+    };
+    let markdown = match &merged {
+        Merged::Kv(results) => {
+            let files = report::write_all(&dir, results.as_ref(), &report::kv::exporters())
+                .with_context(context)?;
+            report::html::write_kv(&dir, results).with_context(context)?;
+            files[report::kv::MARKDOWN].clone()
+        }
+        Merged::Fleet(run) => {
+            super::fleet::write(&dir, run).with_context(context)?;
+            report::fleet::markdown(run).into_bytes()
+        }
+        Merged::CoreData(results) => {
+            report::write_files(&dir, results).with_context(context)?;
+            report::html::write_coredata(&dir, results).with_context(context)?;
+            std::fs::read(dir.join("results.md")).with_context(context)?
+        }
+    };
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(&markdown)
+        .context("cannot write to stdout")?;
+    eprintln!(
+        "edgebench: merged {} hosts; results in {}",
+        paths.len(),
+        dir.display()
+    );
     Ok(())
 }

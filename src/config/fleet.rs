@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use super::{parse_list, ConfigError};
 use crate::cli::FleetArgs;
+use crate::runner::barrier;
 use crate::target::{self, Layout, TargetKind, TargetSpec, Via};
 use crate::workload::fleet::{FleetSpec, Retention};
 
@@ -23,6 +24,8 @@ pub struct FleetConfig {
     pub out: Option<PathBuf>,
     /// Search each target's highest sustainable rate (`--find-max`, with an SLO).
     pub find_max: bool,
+    /// `--run-id`: shared by the load hosts of one run.
+    pub run_id: Option<String>,
 }
 
 /// Every key a fleet file may hold, with its default (`None`: unset unless given).
@@ -176,6 +179,8 @@ impl FleetConfig {
             }
         };
         let text = |key| s.value(key).0;
+        let (run_id, start_at) = barrier::flags(args.run_id.as_deref(), args.start_at.as_deref())
+            .map_err(ConfigError::MultiHost)?;
         let spec = FleetSpec {
             devices,
             events_per_second,
@@ -199,6 +204,8 @@ impl FleetConfig {
                 caps,
                 interval: duration(&interval, &interval_origin)?,
             },
+            // Command line only (a file is shared by runs; a barrier and an id are not).
+            start_at,
             ..FleetSpec::default()
         };
         spec.check().map_err(ConfigError::FleetSpec)?;
@@ -215,6 +222,7 @@ impl FleetConfig {
             spec,
             out: args.out.clone(),
             find_max: args.find_max,
+            run_id,
         })
     }
 }

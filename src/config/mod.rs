@@ -51,6 +51,9 @@ pub enum ConfigError {
     /// A fleet setting that is not what it should be: where it came from, its value, the fix.
     #[error("{0}")]
     FleetSetting(String),
+    /// `--run-id` or `--start-at` (the message names the flag).
+    #[error("{0}")]
+    MultiHost(String),
     /// A fleet file that cannot be read.
     #[error("--config {0}")]
     FleetFile(String),
@@ -146,6 +149,10 @@ pub struct CoreDataConfig {
     /// `--parallel`: the numbers of concurrent clients, one run of every benchmark each;
     /// `None` without the flag (one client, and Go names as without `-cpu`).
     pub parallel: Option<Vec<u32>>,
+    /// `--run-id`: shared by the load hosts of one run.
+    pub run_id: Option<String>,
+    /// `--start-at`: when the first benchmark begins, after the first target started.
+    pub start_at: Option<std::time::SystemTime>,
 }
 
 impl CoreDataConfig {
@@ -208,6 +215,9 @@ impl CoreDataConfig {
             _ => return Err(ConfigError::Count(args.count.clone())),
         };
         let formats = parse_formats(&args.format)?;
+        let (run_id, start_at) =
+            crate::runner::barrier::flags(args.run_id.as_deref(), args.start_at.as_deref())
+                .map_err(ConfigError::MultiHost)?;
         Ok(CoreDataConfig {
             targets,
             filter,
@@ -219,6 +229,8 @@ impl CoreDataConfig {
             notes,
             baseline: args.baseline.clone(),
             parallel,
+            run_id,
+            start_at,
         })
     }
 }

@@ -33,6 +33,9 @@ pub enum KvConfigError {
         /// What to change.
         fix: String,
     },
+    /// `--run-id` or `--start-at` (the message names the flag, see [`crate::runner::barrier`]).
+    #[error("{0}")]
+    MultiHost(String),
     /// A `--command` that does not parse.
     #[error("invalid --command {command:?}: {fix}")]
     Command {

@@ -393,6 +393,83 @@ pub fn run_json(cfg: &KvConfig, result: &LoadResult) -> Json {
             o.push(("WAIT".into(), Json::Arr(Vec::new())));
         }
     }
+    o.push((EXACT.into(), exact_json(result)));
+    Json::Obj(o)
+}
+
+/// The key of edgebench's own object in each section: the figures memtier's keys round
+/// (counts behind the per-second rates, the duration in ns, the latency histograms in ns
+/// rather than µs), so `edgebench report merge` can add hosts' results exactly
+/// ([`crate::report::merge`]).
+pub const EXACT: &str = "Exact Figures";
+
+/// One second of one row, exactly ([`SecondStats`]; its histogram has 1 significant digit).
+fn second_json(s: &SecondStats) -> Json {
+    Json::Obj(vec![
+        ("Count".into(), int(s.ops)),
+        ("Hits".into(), int(s.hits)),
+        ("Misses".into(), int(s.misses)),
+        ("Bytes RX".into(), int(s.bytes_rx)),
+        ("Bytes TX".into(), int(s.bytes_tx)),
+        ("Latency Sum ns".into(), int(s.latency_sum_ns)),
+        ("Min ns".into(), int(s.min_ns)),
+        ("Max ns".into(), int(s.max_ns)),
+        (
+            "Histogram ns".into(),
+            Json::Str(crate::runner::stats::encoded(&s.latency)),
+        ),
+    ])
+}
+
+/// A section's [`EXACT`] object.
+fn exact_json(result: &LoadResult) -> Json {
+    let rows = result
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(i, (name, r))| {
+            let mut o = vec![
+                ("Name".into(), Json::Str(name.clone())),
+                ("Count".into(), int(r.ops)),
+                ("Hits".into(), int(r.hits)),
+                ("Misses".into(), int(r.misses)),
+                ("Errors".into(), int(r.errors)),
+                ("MOVED".into(), int(r.moved)),
+                ("ASK".into(), int(r.ask)),
+                ("Bytes RX".into(), int(r.bytes_rx)),
+                ("Bytes TX".into(), int(r.bytes_tx)),
+                (
+                    "Latency Histogram ns".into(),
+                    Json::Str(crate::runner::stats::encoded(&r.latency)),
+                ),
+            ];
+            if !r.corrected.is_empty() {
+                o.push((
+                    "Corrected Latency Histogram ns".into(),
+                    Json::Str(crate::runner::stats::encoded(&r.corrected)),
+                ));
+            }
+            let seconds = result
+                .seconds
+                .iter()
+                .filter_map(|s| s.get(i))
+                .map(second_json);
+            o.push(("Seconds".into(), Json::Arr(seconds.collect())));
+            Json::Obj(o)
+        })
+        .collect();
+    let mut o = vec![
+        ("Duration ns".into(), int(result.elapsed.as_nanos() as u64)),
+        ("Late Requests".into(), int(result.late)),
+        ("Dropped Requests".into(), int(result.dropped)),
+    ];
+    if let Some(rate) = result.rate {
+        o.push(("Rate".into(), num(rate, 6)));
+    }
+    if let Some(why) = &result.stopped {
+        o.push(("Stopped".into(), Json::Str(why.clone())));
+    }
+    o.push(("Rows".into(), Json::Arr(rows)));
     Json::Obj(o)
 }
 
@@ -428,6 +505,18 @@ pub fn document(cfg: &KvConfig, sections: &[(String, &LoadResult)]) -> Json {
             ]),
         ),
     ];
+    if let Some((_, Json::Obj(info))) = o.get_mut(1) {
+        // edgebench: what `report merge` checks and rebuilds the configuration from.
+        if let Some(id) = &cfg.run_id {
+            info.push(("Run id".into(), Json::Str(id.clone())));
+        }
+        if !cfg.command_line.is_empty() {
+            info.push((
+                "Command line".into(),
+                Json::Arr(cfg.command_line.iter().cloned().map(Json::Str).collect()),
+            ));
+        }
+    }
     for (title, r) in sections {
         o.push((title.clone(), run_json(cfg, r)));
     }

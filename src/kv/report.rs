@@ -52,7 +52,7 @@ fn figures(r: &RowStats, secs: f64, counts_hits: bool, percentiles: &[f64]) -> F
 }
 
 /// `50` → "p50", `99.9` → "p99.9".
-fn pct_label(p: f64) -> String {
+pub(crate) fn pct_label(p: f64) -> String {
     format!("p{p}")
 }
 
@@ -259,7 +259,10 @@ pub fn markdown(cfg: &KvConfig, result: &LoadResult) -> String {
 }
 
 /// Mean and percentiles of a latency histogram (ns) in ms; `None` when it is empty.
-fn latency_ms(h: &hdrhistogram::Histogram<u64>, pcts: &[f64]) -> (Option<f64>, Vec<Option<f64>>) {
+pub(crate) fn latency_ms(
+    h: &hdrhistogram::Histogram<u64>,
+    pcts: &[f64],
+) -> (Option<f64>, Vec<Option<f64>>) {
     let has = !h.is_empty();
     (
         has.then(|| h.mean() / 1e6),

@@ -1,13 +1,13 @@
 //! Fleet results: the summary table across targets (markdown), the per-second series (CSV) and
 //! everything with the full HDR histograms (JSON), from [`FleetReport`]s.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::runner::stats::encoded;
 use crate::workload::fleet::{FleetReport, FleetSpec, WriterReport};
 
 /// One target's row: its name, where it was, and what it measured or why it did not run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FleetTarget {
     /// The column name.
     pub name: String,
@@ -25,7 +25,7 @@ pub struct FleetTarget {
 }
 
 /// A `--find-max` search's answer and every run it made.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FindMax {
     /// The highest rate that kept up (events/s), if any did.
     pub max_rate: Option<f64>,
@@ -36,7 +36,7 @@ pub struct FindMax {
 }
 
 /// One run of a search.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ProbeRow {
     /// Events/s offered.
     pub rate: f64,
@@ -66,7 +66,7 @@ impl FindMax {
 }
 
 /// Latency percentiles, ns.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Percentiles {
     /// 50th percentile.
     pub p50_ns: u64,
@@ -83,7 +83,8 @@ pub struct Percentiles {
 }
 
 impl Percentiles {
-    fn of(h: &hdrhistogram::Histogram<u64>) -> Self {
+    /// The percentiles and encoded histogram of `h`.
+    pub fn of(h: &hdrhistogram::Histogram<u64>) -> Self {
         Percentiles {
             p50_ns: h.value_at_quantile(0.50),
             p90_ns: h.value_at_quantile(0.90),
@@ -96,7 +97,7 @@ impl Percentiles {
 }
 
 /// One measured second.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Second {
     /// Seconds after the warmup, from 0.
     pub second: usize,
@@ -109,7 +110,7 @@ pub struct Second {
 }
 
 /// What one target measured.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Summary {
     /// Events the fleet offered (due in the run, warmup included).
     pub offered: u64,
@@ -226,7 +227,7 @@ impl Summary {
 }
 
 /// The purger's figures.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Purges {
     /// Purges run.
     pub purges: u64,
@@ -240,7 +241,7 @@ pub struct Purges {
 }
 
 /// The readers' figures.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Reads {
     /// Reads answered (warmup included).
     pub reads: u64,
@@ -275,7 +276,7 @@ fn seconds(w: &WriterReport) -> Vec<Second> {
 }
 
 /// The whole run as `fleet.json` keeps it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FleetRun {
     /// The command line.
     pub command: String,
@@ -285,10 +286,17 @@ pub struct FleetRun {
     pub fleet: FleetSettings,
     /// One entry per target, in run order.
     pub targets: Vec<FleetTarget>,
+    /// `--run-id`: the id the load hosts of one run share (`edgebench report merge` checks it).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub run_id: Option<String>,
+    /// Set by `edgebench report merge`: the load hosts merged, by label (each target's total
+    /// is followed by one `NAME@HOST` per host).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub hosts: Vec<String>,
 }
 
 /// The fleet's settings, as `fleet.json` records them.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FleetSettings {
     /// Devices.
     pub devices: u64,

@@ -17,6 +17,9 @@ pub struct KvResults {
     pub runs: Vec<LoadResult>,
     /// With several runs, their AGGREGATED AVERAGE.
     average: Option<LoadResult>,
+    /// A merge of several load hosts (`report merge`): each host's own figures, by label;
+    /// `runs` then holds their total alone. Empty for a run of one process.
+    pub hosts: Vec<(String, LoadResult)>,
 }
 
 impl KvResults {
@@ -24,13 +27,37 @@ impl KvResults {
     pub fn new(cfg: KvConfig, runs: Vec<LoadResult>) -> KvResults {
         assert!(!runs.is_empty(), "a kv run has at least one run");
         let average = (runs.len() > 1).then(|| LoadResult::aggregate(&runs));
-        KvResults { cfg, runs, average }
+        KvResults {
+            cfg,
+            runs,
+            average,
+            hosts: Vec::new(),
+        }
+    }
+
+    /// Several load hosts' results (label, figures) and their `total`, under `cfg`.
+    pub fn merged(cfg: KvConfig, hosts: Vec<(String, LoadResult)>, total: LoadResult) -> KvResults {
+        KvResults {
+            cfg,
+            runs: vec![total],
+            average: None,
+            hosts,
+        }
     }
 
     /// memtier's tables: ALL STATS, or with `-x` (every run with `--print-all-runs`) BEST,
     /// WORST and AGGREGATED AVERAGE.
     pub fn sections(&self) -> Vec<(String, &LoadResult)> {
         let runs = &self.runs;
+        if !self.hosts.is_empty() {
+            let mut sections: Vec<(String, &LoadResult)> = self
+                .hosts
+                .iter()
+                .map(|(label, r)| (host_title(label), r))
+                .collect();
+            sections.push((merged_title(self.hosts.len()), &runs[0]));
+            return sections;
+        }
         let Some(average) = &self.average else {
             return vec![("ALL STATS".into(), &runs[0])];
         };
@@ -54,6 +81,16 @@ impl KvResults {
         ));
         sections
     }
+}
+
+/// The section of one load host in a merge.
+pub fn host_title(label: &str) -> String {
+    format!("HOST {label} RESULTS")
+}
+
+/// The section of the hosts' total in a merge.
+pub fn merged_title(hosts: usize) -> String {
+    format!("MERGED RESULTS ({hosts} HOSTS)")
 }
 
 /// memtier's text: the header, then each section's table and latency distribution.
@@ -90,7 +127,18 @@ impl Exporter<KvResults> for KvMarkdown {
     fn render(&self, results: &KvResults) -> io::Result<Vec<u8>> {
         let (cfg, runs) = (&results.cfg, &results.runs);
         let mut md = String::new();
-        if runs.len() > 1 {
+        if !results.hosts.is_empty() {
+            md.push_str(&crate::report::merge::kv::hosts_markdown(results));
+            md.push_str(&format!(
+                "\n## All hosts ({} hosts)\n\n",
+                results.hosts.len()
+            ));
+            md.push_str(&report::markdown(cfg, &runs[0]));
+            for (label, r) in &results.hosts {
+                md.push_str(&format!("\n## Host {label}\n\n"));
+                md.push_str(&report::markdown(cfg, r));
+            }
+        } else if runs.len() > 1 {
             for (i, r) in runs.iter().enumerate() {
                 md.push_str(&format!("## Run {}\n\n", i + 1));
                 md.push_str(&report::markdown(cfg, r));
@@ -113,9 +161,11 @@ impl Exporter<KvResults> for KvJson {
     }
 
     fn render(&self, results: &KvResults) -> io::Result<Vec<u8>> {
-        Ok(export::document(&results.cfg, &results.sections())
-            .to_pretty()
-            .into_bytes())
+        let mut doc = export::document(&results.cfg, &results.sections());
+        if !results.hosts.is_empty() {
+            crate::report::merge::kv::note_hosts(&mut doc, results);
+        }
+        Ok(doc.to_pretty().into_bytes())
     }
 }
 
@@ -127,5 +177,7 @@ pub fn exporters() -> [&'static dyn Exporter<KvResults>; 3] {
 
 /// Where memtier's text is in [`exporters`] (and in what `write_all` returns).
 pub const MEMTIER_TEXT: usize = 0;
+/// Where results.md is in [`exporters`].
+pub const MARKDOWN: usize = 1;
 /// Where the JSON document is in [`exporters`].
 pub const JSON: usize = 2;

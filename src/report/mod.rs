@@ -19,6 +19,7 @@ pub mod html;
 pub mod json;
 pub mod kv;
 pub mod markdown;
+pub mod merge;
 pub mod percentiles;
 
 use std::io::{self, Write};
@@ -268,6 +269,8 @@ pub(crate) mod fixture {
                 procs: 4,
                 baseline: None,
                 parallel: Vec::new(),
+                run_id: None,
+                hosts: Vec::new(),
             },
             targets: vec![
                 TargetResults {

@@ -21,6 +21,7 @@
 //! assert calibration and percentiles exactly.
 
 pub mod alloc;
+pub mod barrier;
 pub mod benchtime;
 mod parallel;
 pub mod stats;

@@ -28,7 +28,7 @@ pub fn latency_histogram() -> Histogram<u64> {
 /// A histogram as HdrHistogram's V2 compressed encoding in base64, as `results.json` keeps
 /// them (any HdrHistogram library decodes it); empty when encoding fails, which loses only
 /// the exportable histogram, never the figures.
-pub fn encoded(h: &Histogram<u64>) -> String {
+pub fn encoded<T: hdrhistogram::Counter>(h: &Histogram<T>) -> String {
     use base64::Engine as _;
     use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
     let mut bytes = Vec::new();

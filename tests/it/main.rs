@@ -20,6 +20,7 @@ mod kv;
 mod kv_cluster;
 mod kv_gen;
 mod kv_stall;
+mod multihost;
 mod perf_bundle;
 mod perf_config;
 mod perf_db;

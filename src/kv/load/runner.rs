@@ -125,6 +125,10 @@ pub fn run(
         )?)),
     };
     let rate = connection_rate(cfg);
+    // Several load hosts: everything is planned and the target answered; start together.
+    // Past the barrier (a later -x run), this returns at once; Ctrl-C ends the wait and the
+    // run then stops at once with nothing measured.
+    crate::runner::barrier::wait_until(cfg.start_at, &stop.interrupted);
     let started = Instant::now();
     let started_wall = SystemTime::now();
     let clock = Clock {

@@ -165,19 +165,24 @@ impl ThreadStats {
         for (m, s) in self.rows.iter_mut().zip(&other.rows) {
             m.add(s);
         }
-        let rows = self.rows.len();
-        if self.seconds.len() < other.seconds.len() {
-            self.seconds.resize_with(other.seconds.len(), || {
-                (0..rows).map(|_| SecondStats::default()).collect()
-            });
-        }
-        for (mine, theirs) in self.seconds.iter_mut().zip(&other.seconds) {
-            for (m, s) in mine.iter_mut().zip(theirs) {
-                m.add(s);
-            }
-        }
+        add_seconds(&mut self.seconds, &other.seconds, self.rows.len());
         self.late += other.late;
         self.dropped += other.dropped;
+    }
+}
+
+/// Adds `theirs` (`[second][row]`) into `mine`, second by second, growing `mine` (with
+/// `rows` rows a second) to the longer of the two.
+pub fn add_seconds(mine: &mut Vec<Vec<SecondStats>>, theirs: &[Vec<SecondStats>], rows: usize) {
+    if mine.len() < theirs.len() {
+        mine.resize_with(theirs.len(), || {
+            (0..rows).map(|_| SecondStats::default()).collect()
+        });
+    }
+    for (m, t) in mine.iter_mut().zip(theirs) {
+        for (m, s) in m.iter_mut().zip(t) {
+            m.add(s);
+        }
     }
 }
 

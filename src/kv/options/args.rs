@@ -344,4 +344,21 @@ pub struct KvArgs {
     /// With -x, print every run, not only best, worst and average.
     #[arg(long = "print-all-runs", help_heading = "Output")]
     pub print_all_runs: bool,
+
+    /// edgebench: the id this run shares with the other load hosts' runs, kept in
+    /// results.json so `edgebench report merge` can check it (docs/multihost.md).
+    #[arg(
+        long = "run-id",
+        value_name = "ID",
+        help_heading = "Several load hosts"
+    )]
+    pub run_id: Option<String>,
+    /// edgebench: set up (target, first connection), then wait until TIME (RFC 3339, e.g.
+    /// 2026-12-03T17:00:00Z, or +SECONDS) before the load starts; at most 24 h ahead.
+    #[arg(
+        long = "start-at",
+        value_name = "TIME",
+        help_heading = "Several load hosts"
+    )]
+    pub start_at: Option<String>,
 }

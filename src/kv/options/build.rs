@@ -7,6 +7,7 @@ use super::args::KvArgs;
 use super::config::KvConfig;
 use super::{commands, connection, keys, limits, output, parse, run, values};
 use crate::kv::error::KvConfigError;
+use crate::runner::barrier;
 
 impl KvConfig {
     /// Types and checks `args`. `--randomize` without `--seed` draws a fresh base seed.
@@ -18,6 +19,21 @@ impl KvConfig {
     /// are typed in memtier's order, so with several bad flags the first section's error
     /// is the one reported.
     pub fn from_args_with_entropy(a: &KvArgs, entropy: u64) -> Result<Self, KvConfigError> {
+        let cfg = Self::typed(a, entropy)?;
+        limits::check(&cfg, &limits::Limits::of_this_process())?;
+        Ok(cfg)
+    }
+
+    /// The configuration of a run that already happened, from its arguments (`report merge`
+    /// rebuilds each load host's): typed and checked as [`KvConfig::from_args`] does, but
+    /// without the resource check, which was the host's and not this machine's. The
+    /// `--start-at` barrier, passed by now, must be left out of `a`.
+    pub fn from_recorded_args(a: &KvArgs) -> Result<Self, KvConfigError> {
+        Self::typed(a, 0)
+    }
+
+    /// Every section typed and the rules between them checked; no resource check.
+    fn typed(a: &KvArgs, entropy: u64) -> Result<Self, KvConfigError> {
         let mut warnings = Vec::new();
         let conn = connection::connection(a, &mut warnings)?;
         let run = run::run_shape(a, entropy)?;
@@ -42,6 +58,8 @@ impl KvConfig {
             )?;
         }
         let print_percentiles = output::print_percentiles(a)?;
+        let (run_id, start_at) = barrier::flags(a.run_id.as_deref(), a.start_at.as_deref())
+            .map_err(KvConfigError::MultiHost)?;
         let cfg = KvConfig {
             server: conn.server,
             port: conn.port,
@@ -84,9 +102,11 @@ impl KvConfig {
             hide_histogram: a.hide_histogram,
             print_percentiles,
             print_all_runs: a.print_all_runs,
+            run_id,
+            start_at,
+            command_line: Vec::new(),
             warnings,
         };
-        limits::check(&cfg, &limits::Limits::of_this_process())?;
         Ok(cfg)
     }
 }

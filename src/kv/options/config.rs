@@ -143,6 +143,13 @@ pub struct KvConfig {
     pub print_percentiles: Vec<f64>,
     /// `--print-all-runs`.
     pub print_all_runs: bool,
+    /// `--run-id`: shared by the load hosts of one run.
+    pub run_id: Option<String>,
+    /// `--start-at`: when the measured load begins (the first `-x` run).
+    pub start_at: Option<std::time::SystemTime>,
+    /// The `edgebench kv` arguments as given (after `kv`), kept in results.json so
+    /// `report merge` can rebuild this configuration; empty when not run from a command line.
+    pub command_line: Vec<String>,
 
     /// Things memtier would also only warn about (e.g. both -u and -s); print them.
     pub warnings: Vec<String>,

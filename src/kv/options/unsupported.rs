@@ -175,6 +175,8 @@ const VALUE_LONGS: &[&str] = &[
     "out-file",
     "json-out-file",
     "hdr-file-prefix",
+    "run-id",
+    "start-at",
     "command",
     "command-ratio",
     "command-key-pattern",

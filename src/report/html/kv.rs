@@ -34,7 +34,9 @@ impl KvView {
     /// The view of a run that just finished: every `-x` run's series.
     pub fn of(results: &KvResults) -> KvView {
         use crate::kv::export;
-        let sections: Vec<(String, &crate::kv::load::LoadResult)> = if results.runs.len() == 1 {
+        let sections: Vec<(String, &crate::kv::load::LoadResult)> = if !results.hosts.is_empty() {
+            results.sections()
+        } else if results.runs.len() == 1 {
             vec![("ALL STATS".to_string(), &results.runs[0])]
         } else {
             results

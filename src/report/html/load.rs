@@ -163,9 +163,10 @@ fn kept(recorded: &[(String, String)], keys: &[&str]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The short names of `dirs` in a comparison: the directory's own name, or its whole path
-/// when two share a name.
-fn labels(dirs: &[PathBuf]) -> Vec<String> {
+/// The short names of `dirs` in a comparison (or of the hosts in `report merge`): the
+/// directory's own name, or its whole path when two share a name, and `#N` (its place from 1)
+/// after a path given twice.
+pub fn labels(dirs: &[PathBuf]) -> Vec<String> {
     let short: Vec<String> = dirs
         .iter()
         .map(|d| {
@@ -177,11 +178,14 @@ fn labels(dirs: &[PathBuf]) -> Vec<String> {
     short
         .iter()
         .zip(dirs)
-        .map(|(s, d)| {
-            if short.iter().filter(|t| *t == s).count() > 1 {
+        .enumerate()
+        .map(|(i, (s, d))| {
+            if short.iter().filter(|t| *t == s).count() == 1 {
+                s.clone()
+            } else if dirs.iter().filter(|e| *e == d).count() == 1 {
                 d.display().to_string()
             } else {
-                s.clone()
+                format!("{}#{}", d.display(), i + 1)
             }
         })
         .collect()
@@ -336,6 +340,12 @@ mod tests {
             PathBuf::from("c/run2"),
         ];
         assert_eq!(labels(&dirs), ["a/run1", "b/run1", "run2"]);
+        let twice = [
+            PathBuf::from("a/x"),
+            PathBuf::from("a/x"),
+            PathBuf::from("y"),
+        ];
+        assert_eq!(labels(&twice), ["a/x#1", "a/x#2", "y"]);
     }
 
     #[test]

@@ -16,7 +16,7 @@ mod fleet;
 #[cfg(test)]
 mod golden;
 mod kv;
-mod latency;
+pub(crate) mod latency;
 pub mod load;
 mod memo;
 mod page;

@@ -106,6 +106,9 @@ pub struct FleetSpec {
     pub read_rate: Option<f64>,
     /// Purging alongside the writers, on a client of its own.
     pub retention: Retention,
+    /// `--start-at`: several load hosts start writing together; the store is scrubbed and
+    /// every client connected before it. `None`: at once.
+    pub start_at: Option<std::time::SystemTime>,
 }
 
 /// What readers ask, in turn: a dashboard's latest readings of one device, a rules engine's
@@ -155,6 +158,7 @@ impl Default for FleetSpec {
                 // EdgeX 3.1's default Retention.Interval.
                 interval: Duration::from_secs(30),
             },
+            start_at: None,
         }
     }
 }
@@ -477,6 +481,8 @@ pub fn run(
     };
     let clients_done = AtomicBool::new(false);
     let schedule = spec.schedule();
+    // Several load hosts: scrubbed and connected; start together (Ctrl-C ends the wait).
+    crate::runner::barrier::wait_until(spec.start_at, stop);
     let origin = Instant::now();
     let counters = Counters::default();
     let clients = Clients {

@@ -1,0 +1,307 @@
+//! `edgebench report merge PATH...`: the results of several load hosts (one edgebench process
+//! each, the same `--run-id`) as one run. Counts add, throughputs add (each host's ops/s
+//! summed: the hosts ran concurrently), and latency percentiles are read from the hosts' HDR
+//! histograms added together — exactly the percentiles of one histogram that recorded every
+//! host's operations, never an average of percentiles. Each host's own figures are kept
+//! beside the total.
+//!
+//! Inputs are results directories of `kv`, `coredata` or `fleet`, or kv's `--json-out-file`
+//! files.
+//! Invariants: every input is of one workload; every input carries the same run id unless
+//! `--force`; a merge is never merged again (its hosts would count twice); files are read
+//! whole up to [`LARGEST_INPUT`].
+
+pub mod coredata;
+pub mod fleet;
+pub mod kv;
+
+use std::path::{Path, PathBuf};
+
+use hdrhistogram::Histogram;
+
+use crate::report::fleet::FleetRun;
+use crate::report::kv::KvResults;
+use crate::results::RunResults;
+
+/// The largest results file read (a kv document with a thousand rows is a few MB).
+pub const LARGEST_INPUT: u64 = 256 << 20;
+
+/// Why the inputs cannot be merged. Each message is one line naming the path and the fix.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    /// Fewer than two inputs.
+    #[error("report merge needs the results of at least two load hosts: give two or more PATHs")]
+    TooFew,
+    /// An input that cannot be read or parsed.
+    #[error("report merge: cannot read {path}: {why}")]
+    Read {
+        /// The input.
+        path: PathBuf,
+        /// What went wrong, and what to give instead.
+        why: String,
+    },
+    /// Inputs of different workloads.
+    #[error(
+        "report merge: {first} is {first_kind} results but {other} is {other_kind}: merge one \
+         workload's results at a time"
+    )]
+    Mixed {
+        /// The first input.
+        first: PathBuf,
+        /// Its workload.
+        first_kind: &'static str,
+        /// The first input of another workload.
+        other: PathBuf,
+        /// Its workload.
+        other_kind: &'static str,
+    },
+    /// Run ids that differ, or are missing.
+    #[error(
+        "report merge: {first} has run id {first_id} but {other} has {other_id}: merge the hosts \
+         of one run (the same --run-id on each), or add --force to merge them anyway"
+    )]
+    RunIds {
+        /// The first input.
+        first: PathBuf,
+        /// Its run id, quoted, or "none".
+        first_id: String,
+        /// The first input whose id differs.
+        other: PathBuf,
+        /// Its run id, quoted, or "none".
+        other_id: String,
+    },
+    /// The hosts measured different things.
+    #[error("report merge: {path} {why}")]
+    Shape {
+        /// The input that does not match the first.
+        path: PathBuf,
+        /// How it differs, and the fix.
+        why: String,
+    },
+}
+
+impl MergeError {
+    /// A read error of `path`.
+    pub fn read(path: &Path, why: impl std::fmt::Display) -> MergeError {
+        MergeError::Read {
+            path: path.to_path_buf(),
+            why: why.to_string(),
+        }
+    }
+
+    /// A shape error of `path`.
+    pub fn shape(path: &Path, why: impl Into<String>) -> MergeError {
+        MergeError::Shape {
+            path: path.to_path_buf(),
+            why: why.into(),
+        }
+    }
+}
+
+/// What a merge produced: results of the workload's own model, written by its own exporters.
+#[derive(Debug)]
+pub enum Merged {
+    /// `edgebench kv`'s hosts.
+    Kv(Box<KvResults>),
+    /// `edgebench coredata`'s hosts.
+    CoreData(Box<RunResults>),
+    /// `edgebench fleet`'s hosts.
+    Fleet(Box<FleetRun>),
+}
+
+/// Merges the results at `paths` (see the module doc); `force` merges inputs whose run ids
+/// differ or are missing.
+pub fn merge(paths: &[PathBuf], force: bool) -> Result<Merged, MergeError> {
+    if paths.len() < 2 {
+        return Err(MergeError::TooFew);
+    }
+    let mut inputs = Vec::with_capacity(paths.len());
+    for path in paths {
+        inputs.push(Input::read(path)?);
+    }
+    let first = &inputs[0];
+    if let Some(other) = inputs.iter().find(|i| i.kind() != first.kind()) {
+        return Err(MergeError::Mixed {
+            first: first.path().to_path_buf(),
+            first_kind: first.kind(),
+            other: other.path().to_path_buf(),
+            other_kind: other.kind(),
+        });
+    }
+    if !force {
+        check_run_ids(&inputs)?;
+    }
+    let labels = crate::report::html::load::labels(paths);
+    let mut kv_hosts = Vec::new();
+    let mut coredata_hosts = Vec::new();
+    let mut fleet_hosts = Vec::new();
+    for (input, label) in inputs.into_iter().zip(labels) {
+        match input {
+            Input::Kv(k) => kv_hosts.push((label, *k)),
+            Input::CoreData(p, r) => coredata_hosts.push((label, p, *r)),
+            Input::Fleet(p, r) => fleet_hosts.push((label, p, *r)),
+        }
+    }
+    // One kind only (checked above): the others are empty.
+    if !kv_hosts.is_empty() {
+        Ok(Merged::Kv(Box::new(kv::merge(kv_hosts)?)))
+    } else if !fleet_hosts.is_empty() {
+        Ok(Merged::Fleet(Box::new(fleet::merge(fleet_hosts)?)))
+    } else {
+        coredata::merge(coredata_hosts).map(|r| Merged::CoreData(Box::new(r)))
+    }
+}
+
+/// One input, read and recognised.
+enum Input {
+    Kv(Box<kv::KvInput>),
+    CoreData(PathBuf, Box<RunResults>),
+    Fleet(PathBuf, Box<FleetRun>),
+}
+
+impl Input {
+    /// Reads `path`: a results directory (its `results.json`, or a fleet's `fleet.json`), a
+    /// kv JSON document or a `fleet.json`.
+    fn read(path: &Path) -> Result<Input, MergeError> {
+        let file = match (path.is_dir(), path.join("fleet.json").is_file()) {
+            (true, true) => path.join("fleet.json"),
+            (true, false) => path.join("results.json"),
+            (false, _) => path.to_path_buf(),
+        };
+        let doc = read_json(path, &file)?;
+        if doc.get("run information").is_some() {
+            return Ok(Input::Kv(Box::new(kv::KvInput::read(path, &doc)?)));
+        }
+        if doc.get("fleet").is_some() && doc.get("targets").is_some() {
+            let run: FleetRun = serde_json::from_value(doc)
+                .map_err(|e| MergeError::read(&file, format!("not a fleet.json ({e})")))?;
+            if !run.hosts.is_empty() {
+                return Err(already_merged(path));
+            }
+            return Ok(Input::Fleet(path.to_path_buf(), Box::new(run)));
+        }
+        match doc.pointer("/meta/workload").and_then(|w| w.as_str()) {
+            Some("coredata") => {
+                let results: RunResults = serde_json::from_value(doc)
+                    .map_err(|e| MergeError::read(&file, format!("not coredata results ({e})")))?;
+                if !results.meta.hosts.is_empty() {
+                    return Err(already_merged(path));
+                }
+                Ok(Input::CoreData(path.to_path_buf(), Box::new(results)))
+            }
+            Some(other) => Err(MergeError::read(
+                path,
+                format!(
+                    "{other} results cannot be merged; give results directories of edgebench \
+                     kv, coredata or fleet"
+                ),
+            )),
+            None => Err(MergeError::read(
+                path,
+                "not results of edgebench kv, coredata or fleet; give their results \
+                 directories, or kv's --json-out-file files",
+            )),
+        }
+    }
+
+    fn kind(&self) -> &'static str {
+        match self {
+            Input::Kv(_) => "kv",
+            Input::CoreData(..) => "coredata",
+            Input::Fleet(..) => "fleet",
+        }
+    }
+
+    fn path(&self) -> &Path {
+        match self {
+            Input::Kv(k) => &k.path,
+            Input::CoreData(p, _) | Input::Fleet(p, _) => p,
+        }
+    }
+
+    fn run_id(&self) -> Option<&str> {
+        match self {
+            Input::Kv(k) => k.run_id.as_deref(),
+            Input::CoreData(_, r) => r.meta.run_id.as_deref(),
+            Input::Fleet(_, r) => r.run_id.as_deref(),
+        }
+    }
+}
+
+/// The error for an input that is itself a merge.
+pub fn already_merged(path: &Path) -> MergeError {
+    MergeError::read(
+        path,
+        "it is already a merge of several hosts; merge the hosts' own results instead",
+    )
+}
+
+/// Every input has the first one's run id, and it has one.
+fn check_run_ids(inputs: &[Input]) -> Result<(), MergeError> {
+    let quoted = |id: Option<&str>| id.map_or("none".to_string(), |id| format!("{id:?}"));
+    let first = &inputs[0];
+    let odd = match first.run_id() {
+        None => inputs.get(1),
+        Some(id) => inputs.iter().find(|i| i.run_id() != Some(id)),
+    };
+    match odd {
+        Some(other) => Err(MergeError::RunIds {
+            first: first.path().to_path_buf(),
+            first_id: quoted(first.run_id()),
+            other: other.path().to_path_buf(),
+            other_id: quoted(other.run_id()),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Reads `file` (of input `path`) as JSON, at most [`LARGEST_INPUT`] bytes.
+fn read_json(path: &Path, file: &Path) -> Result<serde_json::Value, MergeError> {
+    use std::io::Read as _;
+    let f = std::fs::File::open(file).map_err(|e| MergeError::read(file, e))?;
+    let mut bytes = Vec::new();
+    f.take(LARGEST_INPUT + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| MergeError::read(file, e))?;
+    if bytes.len() as u64 > LARGEST_INPUT {
+        return Err(MergeError::read(
+            file,
+            format!(
+                "larger than {} MB; is it a results file?",
+                LARGEST_INPUT >> 20
+            ),
+        ));
+    }
+    serde_json::from_slice(&bytes).map_err(|e| {
+        MergeError::read(
+            path,
+            format!(
+                "{} is not JSON ({e}); give a results directory or a --json-out-file",
+                file.display()
+            ),
+        )
+    })
+}
+
+/// The sum of `histograms` (each ns, auto-resizing): one histogram holding every value any of
+/// them recorded, so its percentiles are those of all the values together.
+pub fn sum_histograms<'a>(
+    histograms: impl IntoIterator<Item = &'a Histogram<u64>>,
+) -> Histogram<u64> {
+    let mut total = crate::runner::stats::latency_histogram();
+    for h in histograms {
+        // An auto-resizing histogram takes any other's values.
+        let _ = total.add(h);
+    }
+    total
+}
+
+/// A histogram as results files keep it (V2 compressed, base64), made auto-resizing again;
+/// `None` when it does not decode. A decoded histogram keeps the range it was encoded with,
+/// so adding a host with slower requests into it would fail: the copy takes any value.
+pub fn decode(b64: &str) -> Option<Histogram<u64>> {
+    let decoded = crate::report::html::latency::decode(b64)?;
+    let mut h = crate::runner::stats::latency_histogram();
+    h.add(&decoded).ok()?;
+    Some(h)
+}
