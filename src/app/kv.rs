@@ -157,6 +157,9 @@ pub fn run(
                 crate::report::write_whole_file(Path::new(&file), &bytes)?;
             }
         }
+        if let Some(f) = &result.failover {
+            let _ = writeln!(status, "edgebench kv: failover: {}", f.describe());
+        }
         let ended = result.stopped.is_some();
         runs.push(result);
         if ended {

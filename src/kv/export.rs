@@ -469,6 +469,20 @@ fn exact_json(result: &LoadResult) -> Json {
     if let Some(why) = &result.stopped {
         o.push(("Stopped".into(), Json::Str(why.clone())));
     }
+    if let Some(f) = &result.failover {
+        o.push((
+            "Failover".into(),
+            Json::Obj(vec![
+                ("After ns".into(), int(f.after.as_nanos() as u64)),
+                (
+                    "Window ns".into(),
+                    f.window
+                        .map_or(Json::Raw("null".into()), |w| int(w.as_nanos() as u64)),
+                ),
+                ("Lost Requests".into(), int(f.lost)),
+            ]),
+        ));
+    }
     o.push(("Rows".into(), Json::Arr(rows)));
     Json::Obj(o)
 }

@@ -284,6 +284,11 @@ pub fn loop_note(cfg: &KvConfig, result: &LoadResult) -> String {
             result.elapsed.as_secs_f64()
         )
     };
+    let failover = result
+        .failover
+        .map(|f| format!(" Failover: {}.", f.describe()))
+        .unwrap_or_default();
+    let warmup = format!("{warmup}{failover}");
     match result.rate {
         None => format!(
             "Closed loop: latency from the moment a request's batch is written to the moment \
@@ -472,6 +477,7 @@ mod tests {
             dropped: 0,
             thread_cpu: Vec::new(),
             stopped: None,
+            failover: None,
         }
     }
 
@@ -581,6 +587,7 @@ mod tests {
             dropped: 0,
             thread_cpu: Vec::new(),
             stopped: None,
+            failover: None,
         };
         // run_stats.cpp: "%-6s %12s %12s" header, 72 dashes, "%-6s %8.3f %12.3f" points
         // (10 ticks per half distance), "---" after each row; Gets had no requests.

@@ -215,6 +215,11 @@ pub fn run(
         dropped: merged.dropped,
         thread_cpu,
         stopped,
+        failover: merged.failover.map(|f| super::stats::FailoverReport {
+            after: f.broke.saturating_duration_since(clock.measure_from),
+            window: f.window(),
+            lost: f.lost,
+        }),
     })
 }
 

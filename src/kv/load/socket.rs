@@ -18,7 +18,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use super::plan::{fail, ConnPlan, Stop};
 use super::schedule::{Clock, Schedule, MAX_NAP};
-use super::stats::{Live, Outcome, RowMap, Sample, ThreadStats};
+use super::stats::{Failover, Live, Outcome, RowMap, Sample, ThreadStats};
 use crate::kv::command::RequestBuf;
 use crate::kv::conn_gen::RequestKind;
 use crate::kv::options::limits::SOCKET_BUFFER_BYTES;
@@ -26,6 +26,12 @@ use crate::kv::options::KvConfig;
 use crate::resp::scan::{scan_reply, ReplyKind};
 use crate::target::cluster::slots::{self as cluster, Redirect, Topology};
 use crate::target::Endpoint;
+
+/// How often a client whose primary failed asks for the slot map again.
+const FAILOVER_POLL: Duration = Duration::from_millis(100);
+/// How long a client waits for the cluster to name a new primary before the run fails
+/// (a run with a deadline stops waiting at the deadline).
+const FAILOVER_WAIT: Duration = Duration::from_secs(60);
 
 /// Opens and closes one connection to `endpoint`, within `timeout` (--connection-timeout)
 /// when given, per resolved address as `TcpStream::connect_timeout` allows.
@@ -358,13 +364,17 @@ impl Client {
 
     /// Writes every connection's batch; a batch's requests are sent at the moment its write
     /// starts (redirected requests keep their first send time).
-    async fn flush(&mut self, schedule: Option<&Schedule>, ctx: &Ctx<'_>) -> io::Result<()> {
-        for s in &mut self.shards {
+    async fn flush(
+        &mut self,
+        schedule: Option<&Schedule>,
+        ctx: &Ctx<'_>,
+    ) -> Result<(), (usize, io::Error)> {
+        for (i, s) in self.shards.iter_mut().enumerate() {
             if s.out.is_empty() {
                 continue;
             }
             let t = Instant::now();
-            s.stream.write_all(&s.out).await?;
+            s.stream.write_all(&s.out).await.map_err(|e| (i, e))?;
             s.out.clear();
             if let Some(sched) = schedule {
                 let mut st = ctx.stats.borrow_mut();
@@ -409,6 +419,94 @@ impl Client {
         .await;
         self.next_read = (i + 1) % n;
         (i, r)
+    }
+}
+
+impl Client {
+    /// Cluster mode: the connection to `shard`'s primary broke. Its requests in flight are
+    /// counted as errors; then the client waits, asking the other primaries for the slot map,
+    /// until one no longer names the failed node (a replica has taken over), and routes by
+    /// it, the parked request too. It stops waiting at the run's deadline or stop, and fails
+    /// after [`FAILOVER_WAIT`].
+    async fn fail_over(
+        &mut self,
+        shard: usize,
+        parked: &mut Option<Parked>,
+        req: &RequestBuf,
+        ctx: &Ctx<'_>,
+    ) -> io::Result<()> {
+        let broke = Instant::now();
+        let s = &mut self.shards[shard];
+        let dead = s.node.clone();
+        let lost: Vec<InFlight> = s.in_flight.drain(..).chain(s.batch.drain(..)).collect();
+        s.out.clear();
+        s.input.clear();
+        let mut failover = Failover {
+            broke,
+            resumed: None,
+            lost: 0,
+        };
+        {
+            let mut st = ctx.stats.borrow_mut();
+            for f in lost.into_iter().filter(|f| f.step != Step::Asking) {
+                let (row, counts_hits) = ctx.map.row(f.kind);
+                st.record(
+                    ctx.clock,
+                    Sample {
+                        row,
+                        counts_hits,
+                        outcome: Outcome::Reply(ReplyKind::Error),
+                        tx: f.tx,
+                        rx: 0,
+                        sent: f.sent,
+                        intended: f.intended,
+                        done: broke,
+                    },
+                );
+                failover.lost += 1;
+            }
+        }
+        let give_up = broke + FAILOVER_WAIT;
+        let result = loop {
+            let now = Instant::now();
+            if ctx.stop.load(std::sync::atomic::Ordering::Relaxed)
+                || ctx.clock.deadline.is_some_and(|d| now >= d)
+            {
+                break Ok(());
+            }
+            if now >= give_up {
+                break Err(io::Error::other(format!(
+                    "{dead} stopped answering and no other primary took over its slots within \
+                     {}s",
+                    FAILOVER_WAIT.as_secs()
+                )));
+            }
+            tokio::time::sleep(FAILOVER_POLL).await;
+            let asked: Vec<Endpoint> = self
+                .shards
+                .iter()
+                .map(|s| s.node.clone())
+                .filter(|n| *n != dead)
+                .collect();
+            let mut found = None;
+            for node in &asked {
+                if let Ok(t) = cluster::discover(node, ctx.prelude).await {
+                    found = Some(t);
+                    break;
+                }
+            }
+            if let Some(t) = found.filter(|t| !t.nodes.contains(&dead)) {
+                self.use_topology(Arc::new(t), ctx).await?;
+                if let Some(p) = parked {
+                    p.shard = self.route(p.kind, req, ctx.map);
+                }
+                failover.resumed = Some(Instant::now());
+                break Ok(());
+            }
+        };
+        let mut st = ctx.stats.borrow_mut();
+        st.failover = Failover::merge(st.failover, Some(failover));
+        result
     }
 }
 
@@ -503,7 +601,13 @@ pub(super) async fn drive(
                 });
             }
         }
-        client.flush(schedule.as_ref(), ctx).await?;
+        if let Err((i, e)) = client.flush(schedule.as_ref(), ctx).await {
+            if client.cluster.is_none() {
+                return Err(e);
+            }
+            client.fail_over(i, &mut parked, &req, ctx).await?;
+            continue;
+        }
         let sending = parked.is_some() || conn.may_send(sent, clock.deadline, stop);
         // Open loop: when the next request is due, if nothing waits for room.
         let next_due = match &schedule {
@@ -540,7 +644,14 @@ pub(super) async fn drive(
             },
             None => client.read().await,
         };
-        let n = n?;
+        let n = match n {
+            // A primary went away: wait for the cluster to fail over.
+            Err(_) | Ok(0) if client.cluster.is_some() => {
+                client.fail_over(i, &mut parked, &req, ctx).await?;
+                continue;
+            }
+            n => n?,
+        };
         let shard = &mut client.shards[i];
         if n == 0 {
             return Err(io::Error::new(

@@ -149,6 +149,41 @@ pub struct ThreadStats {
     pub late: u64,
     /// Scheduled requests never sent before the end.
     pub dropped: u64,
+    /// Cluster mode: a primary stopped answering and the load waited for a new one.
+    pub failover: Option<Failover>,
+}
+
+/// A failover seen by the load (cluster mode): a primary's connection broke, and the clients
+/// that used it waited until the slot map named another primary for its slots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Failover {
+    /// When the first connection to the failed primary broke.
+    pub broke: Instant,
+    /// When the last client waiting resumed on the new slot map (`None`: the run ended
+    /// first).
+    pub resumed: Option<Instant>,
+    /// Requests in flight on the broken connections: sent, never answered, counted as errors.
+    pub lost: u64,
+}
+
+impl Failover {
+    /// Both clients' failovers as one: from the first break to the last resume.
+    pub fn merge(a: Option<Failover>, b: Option<Failover>) -> Option<Failover> {
+        match (a, b) {
+            (Some(a), Some(b)) => Some(Failover {
+                broke: a.broke.min(b.broke),
+                resumed: a.resumed.zip(b.resumed).map(|(x, y)| x.max(y)),
+                lost: a.lost + b.lost,
+            }),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// How long the load had no primary for some slots, if it found one again.
+    pub fn window(&self) -> Option<Duration> {
+        self.resumed
+            .map(|r| r.saturating_duration_since(self.broke))
+    }
 }
 
 impl ThreadStats {
@@ -158,6 +193,7 @@ impl ThreadStats {
             seconds: Vec::new(),
             late: 0,
             dropped: 0,
+            failover: None,
         }
     }
 
@@ -168,6 +204,7 @@ impl ThreadStats {
         add_seconds(&mut self.seconds, &other.seconds, self.rows.len());
         self.late += other.late;
         self.dropped += other.dropped;
+        self.failover = Failover::merge(self.failover, other.failover);
     }
 }
 
@@ -317,6 +354,40 @@ pub struct LoadResult {
     pub thread_cpu: Vec<(Duration, Duration)>,
     /// Why the run ended early, if it did (a connection failed, Ctrl-C).
     pub stopped: Option<String>,
+    /// Cluster mode: the failover the load went through, if any.
+    pub failover: Option<FailoverReport>,
+}
+
+/// A failover as a run reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FailoverReport {
+    /// When the first connection broke, after the measured start.
+    pub after: Duration,
+    /// How long until every waiting client had a primary again; `None`: the run ended first.
+    pub window: Option<Duration>,
+    /// Requests in flight on the broken connections (counted as errors).
+    pub lost: u64,
+}
+
+impl FailoverReport {
+    /// One line for people: when, how long, what was lost.
+    pub fn describe(&self) -> String {
+        let after = self.after.as_secs_f64();
+        match self.window {
+            Some(w) => format!(
+                "a primary stopped answering {after:.3} s into the run; {} requests in flight \
+                 were lost (counted as errors); the slot map named a new primary {:.3} s later \
+                 (the failover window)",
+                self.lost,
+                w.as_secs_f64()
+            ),
+            None => format!(
+                "a primary stopped answering {after:.3} s into the run; {} requests in flight \
+                 were lost (counted as errors); no new primary was named before the run ended",
+                self.lost
+            ),
+        }
+    }
 }
 
 impl LoadResult {
@@ -354,6 +425,7 @@ impl LoadResult {
             if out.stopped.is_none() {
                 out.stopped.clone_from(&r.stopped);
             }
+            out.failover = out.failover.or(r.failover);
         }
         out
     }

@@ -172,6 +172,7 @@ fn result_of(path: &Path, section: &Value) -> Result<LoadResult, MergeError> {
         dropped: int(exact, "Dropped Requests"),
         thread_cpu: Vec::new(),
         stopped: exact["Stopped"].as_str().map(str::to_string),
+        failover: None,
     })
 }
 
@@ -363,6 +364,7 @@ mod tests {
             dropped: 0,
             thread_cpu: Vec::new(),
             stopped: None,
+            failover: None,
         }
     }
 

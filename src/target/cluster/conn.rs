@@ -45,7 +45,10 @@ pub enum ClusterError {
         reason: String,
     },
     /// A node answered but is not a cluster node with its slots assigned.
-    #[error("{node} is not a usable Redis Cluster node: {why}")]
+    #[error(
+        "{node} is not a usable Redis Cluster node: {why} (for a single server, use \
+         redis://HOST:PORT)"
+    )]
     NotCluster {
         /// The node.
         node: Endpoint,
@@ -498,7 +501,11 @@ fn read_topology(nodes: &[Endpoint], timeout: Duration) -> Result<Topology, Clus
             Err(e) if e.kind() == ErrorKind::Server(ServerErrorKind::ResponseError) => {
                 return Err(ClusterError::NotCluster {
                     node: node.clone(),
-                    why: format!("CLUSTER SLOTS answered: {e}"),
+                    why: format!(
+                        "CLUSTER SLOTS answered: {} {}",
+                        e.code().unwrap_or("ERR"),
+                        e.detail().unwrap_or_default()
+                    ),
                 })
             }
             Err(e) => reason = format!("{node}: {e}"),

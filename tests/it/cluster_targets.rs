@@ -1,0 +1,366 @@
+//! Redis Cluster as a target of every Redis workload: `--target redis-cluster` (a private
+//! cluster edgebench spawns) and `redis-cluster://HOST:PORT,…` (one that runs already).
+//! Where the core-data layout puts its keys is checked against the server's own
+//! `CLUSTER KEYSLOT`; kv, perf and coredata run on a spawned cluster; a primary killed in
+//! the middle of a run is failed over and the run completes; bad URLs and unreachable nodes
+//! are one line.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use assert_cmd::cargo::cargo_bin;
+use edgebench::model::{Event, Reading};
+use edgebench::target::cluster::slots::hash_slot;
+use edgebench::target::cluster::{ClusterShape, SpawnedCluster};
+use edgebench::target::{connect, parse_targets, set_cluster_shape, Endpoint, Target};
+
+use crate::common;
+
+fn edgebench(dir: &Path) -> Command {
+    let mut cmd = Command::new(cargo_bin("edgebench"));
+    cmd.current_dir(dir);
+    cmd
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn succeeded(out: &Output) {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout:\n{}\nstderr:\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}
+
+/// A spawned-cluster target of `shards` primaries and no replicas.
+fn cluster_target(shards: u16) -> Target {
+    common::require_redis_server();
+    let mut specs = parse_targets(&["redis-cluster".to_string()]).unwrap();
+    set_cluster_shape(&mut specs, Some(shards), Some(0)).unwrap();
+    Target::start(&specs[0]).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn conn(node: &Endpoint) -> redis::Connection {
+    connect(node, Duration::from_secs(2)).unwrap_or_else(|e| panic!("{node}: {e}"))
+}
+
+#[test]
+fn core_data_keys_land_in_the_slots_cluster_keyslot_names() {
+    let target = cluster_target(3);
+    let mut store = target.open_store().unwrap_or_else(|e| panic!("{e}"));
+    let mut events = Vec::new();
+    for d in 0..24 {
+        let mut e = Event {
+            device: format!("device{d}"),
+            readings: (0..3)
+                .map(|i| Reading {
+                    name: format!("name{i}"),
+                    value: "1".into(),
+                    ..Reading::default()
+                })
+                .collect(),
+            ..Event::default()
+        };
+        store.add_event(&mut e).unwrap();
+        events.push(e);
+    }
+    drop(store);
+    let primaries: Vec<Endpoint> = target.spawned_cluster().expect("a spawned cluster").seeds();
+    let mut conns: Vec<redis::Connection> = primaries.iter().map(conn).collect();
+    // Every key: where the server says it hashes is where edgebench routed it.
+    let mut slot_of: BTreeMap<String, u16> = BTreeMap::new();
+    let mut per_node = Vec::new();
+    for c in &mut conns {
+        let keys: Vec<String> = redis::cmd("KEYS").arg("*").query(c).unwrap();
+        per_node.push(keys.len());
+        for key in keys {
+            let slot: u16 = redis::cmd("CLUSTER")
+                .arg("KEYSLOT")
+                .arg(&key)
+                .query(c)
+                .unwrap();
+            assert_eq!(hash_slot(key.as_bytes()), slot, "{key}");
+            slot_of.insert(key, slot);
+        }
+    }
+    assert!(
+        per_node.iter().all(|&n| n > 0),
+        "the devices' partitions spread over every primary: {per_node:?}"
+    );
+    // What one MULTI … EXEC wrote shares one slot: the event's record, its links, its
+    // readings' records and its device's index.
+    for e in &events {
+        let slot = |suffix: &str| {
+            let found: Vec<u16> = slot_of
+                .iter()
+                .filter(|(k, _)| k.ends_with(suffix))
+                .map(|(_, s)| *s)
+                .collect();
+            assert_eq!(found.len(), 1, "one key ends with {suffix}: {found:?}");
+            found[0]
+        };
+        let home = slot(&format!("}}{}", e.id));
+        assert_eq!(slot(&format!("event:readings:{}", e.id)), home);
+        assert_eq!(slot(&format!("event:device:{}", e.device)), home);
+        assert_eq!(slot(&format!("reading:device:{}", e.device)), home);
+        for r in &e.readings {
+            assert_eq!(slot(&format!("}}{}", r.id)), home, "reading {}", r.id);
+        }
+    }
+    let partitions: BTreeSet<u16> = slot_of.values().map(|s| s / 1024).collect();
+    assert!(partitions.len() > 3, "24 devices use several partitions");
+}
+
+#[test]
+fn kv_perf_and_coredata_run_on_a_spawned_cluster() {
+    common::require_redis_server();
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("kv.json");
+    let out = edgebench(dir.path())
+        .args([
+            "kv",
+            "--target",
+            "redis-cluster",
+            "--cluster-shards",
+            "3",
+            "--cluster-replicas",
+            "0",
+            "-n",
+            "300",
+            "-c",
+            "2",
+            "-t",
+            "1",
+            "--hide-histogram",
+        ])
+        .arg(format!("--json-out-file={}", json.display()))
+        .output()
+        .unwrap();
+    succeeded(&out);
+    assert!(
+        text(&out.stderr).contains("RedisCluster at redis-cluster://127.0.0.1:"),
+        "{}",
+        text(&out.stderr)
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let totals = &doc["ALL STATS"]["Totals"];
+    assert_eq!(totals["Count"].as_u64(), Some(600), "{totals}");
+    assert_eq!(totals["MOVED/sec"].as_f64(), Some(0.0), "{totals}");
+
+    let out = edgebench(dir.path())
+        .args([
+            "coredata",
+            "--target",
+            "redis-cluster",
+            "--cluster-shards",
+            "2",
+            "--cluster-replicas",
+            "0",
+            "--benchtime",
+            "20x",
+            "--bench",
+            "AddEvent|EventCount|Events$",
+            "--out",
+        ])
+        .arg(dir.path().join("coredata"))
+        .output()
+        .unwrap();
+    succeeded(&out);
+    let md = std::fs::read_to_string(dir.path().join("coredata/results.md")).unwrap();
+    for row in ["| AddEvent |", "| EventCount |", "| Events |"] {
+        assert!(md.contains(row), "{row} in\n{md}");
+    }
+    assert!(md.contains("RedisCluster"), "{md}");
+
+    // perf reads its properties from ./etc, as PadoGrid's apps do.
+    std::fs::create_dir(dir.path().join("etc")).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("etc/ingestion.properties"),
+        dir.path().join("etc/ingestion.properties"),
+    )
+    .unwrap();
+    let out = edgebench(dir.path())
+        .args([
+            "perf",
+            "test_ingestion",
+            "-run",
+            "--target",
+            "redis-cluster",
+            "--cluster-replicas",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    succeeded(&out);
+    assert!(
+        text(&out.stdout).contains("Data ingestion complete"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn bad_cluster_urls_and_unreachable_nodes_are_one_line() {
+    common::require_redis_server();
+    let single = common::start("redis-tcp");
+    let Some(Endpoint::Tcp { port, .. }) = single.redis_endpoint() else {
+        panic!("redis-tcp has a TCP endpoint");
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // A target that does not answer is reported, and the run goes on without it (exit 1);
+    // a URL that does not parse stops the run before it starts (exit 2).
+    for (target, code, want) in [
+        (
+            "redis-cluster://127.0.0.1:1".to_string(),
+            1,
+            "edgebench: target RedisCluster: no node of the cluster answered \
+             (redis://127.0.0.1:1): redis://127.0.0.1:1: Connection refused (is a Redis \
+             server listening there?)"
+                .to_string(),
+        ),
+        (
+            format!("redis-cluster://127.0.0.1:1,127.0.0.1:{port}"),
+            1,
+            format!(
+                "edgebench: target RedisCluster: redis://127.0.0.1:{port} is not a \
+                 usable Redis Cluster node: CLUSTER SLOTS answered: ERR This instance has \
+                 cluster support disabled (for a single server, use redis://HOST:PORT)"
+            ),
+        ),
+        (
+            "redis-cluster://127.0.0.1".to_string(),
+            2,
+            "edgebench: --target: bad target URL \"redis-cluster://127.0.0.1\": \"127.0.0.1\" \
+             in redis-cluster://127.0.0.1 is not HOST:PORT (a cluster's nodes are reached \
+             over TCP, with their port): use redis-cluster://HOST:PORT[,HOST:PORT…]"
+                .to_string(),
+        ),
+    ] {
+        let out = edgebench(dir.path())
+            .args(["coredata", "--benchtime", "1x", "--target", &target])
+            .output()
+            .unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{target}: {stderr}");
+        assert_eq!(stderr.lines().next(), Some(want.as_str()), "{target}");
+        if code == 2 {
+            assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        }
+    }
+}
+
+/// A primary is killed while `edgebench kv` runs on the cluster: its replica takes over, the
+/// requests that were in flight on it are counted as errors, the run reports the failover
+/// window and ends on time.
+#[test]
+fn a_primary_killed_mid_run_fails_over_and_the_run_completes() {
+    common::require_redis_server();
+    let shape = ClusterShape {
+        shards: 3,
+        replicas: 1,
+        node_timeout_ms: 1000,
+    };
+    let cluster = SpawnedCluster::spawn(shape, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let nodes: Vec<String> = cluster
+        .seeds()
+        .iter()
+        .map(|s| s.to_string().trim_start_matches("redis://").to_string())
+        .collect();
+    let url = format!("redis-cluster://{}", nodes.join(","));
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("kv.json");
+    let mut child = edgebench(dir.path())
+        .args([
+            "kv",
+            "--target",
+            &url,
+            "--test-time",
+            "8",
+            "-c",
+            "2",
+            "-t",
+            "1",
+            "--hide-histogram",
+        ])
+        .arg(format!("--json-out-file={}", json.display()))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the victim serves the load, kill it outright.
+    let victim = &cluster.primaries()[0];
+    let mut c = conn(&victim.endpoint());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let stats: String = redis::cmd("INFO")
+            .arg("commandstats")
+            .query(&mut c)
+            .unwrap();
+        if stats.contains("cmdstat_get:") || stats.contains("cmdstat_set:") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the load never reached {}",
+            victim.endpoint()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: kill(2) on a child this process spawned and has not reaped.
+    assert_eq!(
+        unsafe { libc::kill(victim.pid() as libc::pid_t, libc::SIGKILL) },
+        0
+    );
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("edgebench kv did not end within 60 s of an 8 s run");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("edgebench kv: failover: a primary stopped answering")
+            && stderr.contains("the slot map named a new primary"),
+        "{stderr}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let failover = &doc["ALL STATS"]["Exact Figures"]["Failover"];
+    let window = failover["Window ns"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{failover}"));
+    assert!(window > 0, "{failover}");
+    assert!(failover["Lost Requests"].as_u64().is_some(), "{failover}");
+    // The cluster now serves every slot without the victim: its replica took over.
+    let survivor = &cluster.primaries()[1];
+    let slots: Vec<Vec<redis::Value>> = redis::cmd("CLUSTER")
+        .arg("SLOTS")
+        .query(&mut conn(&survivor.endpoint()))
+        .unwrap();
+    let Endpoint::Tcp { port: dead, .. } = victim.endpoint() else {
+        panic!("cluster nodes listen on TCP");
+    };
+    let served: i64 = slots
+        .iter()
+        .map(|range| match (&range[0], &range[1], &range[2]) {
+            (redis::Value::Int(a), redis::Value::Int(b), redis::Value::Array(master)) => {
+                assert_ne!(master[1], redis::Value::Int(i64::from(dead)), "{range:?}");
+                b - a + 1
+            }
+            other => panic!("{other:?}"),
+        })
+        .sum();
+    assert_eq!(served, 16384);
+}
