@@ -473,11 +473,14 @@ impl Target {
                     .collect();
                 let url = format!("redis-cluster://{}", nodes.join(","));
                 match spawned {
-                    Some(c) => format!(
-                        "{url} (spawned: {} primaries, {} replicas each)",
-                        c.shape().shards,
-                        c.shape().replicas
-                    ),
+                    Some(c) => {
+                        let (shards, replicas) = (c.shape().shards, c.shape().replicas);
+                        format!(
+                            "{url} (spawned: {shards} primar{}, {replicas} replica{} each)",
+                            if shards == 1 { "y" } else { "ies" },
+                            if replicas == 1 { "" } else { "s" }
+                        )
+                    }
                     None => format!("{url} ({} primaries)", seeds.len()),
                 }
             }

@@ -339,25 +339,7 @@ impl ClusterConnection {
             let result = conn.req_packed_commands(packed, offset, count);
             result.map_err(|e| self.failed(i, e))?
         } else {
-            let mut replies = vec![Value::Nil; commands.len()];
-            let mut order: Vec<usize> = nodes.clone();
-            order.sort_unstable();
-            order.dedup();
-            for i in order {
-                let mine: Vec<usize> = (0..commands.len()).filter(|&c| nodes[c] == i).collect();
-                let mut sub = Vec::new();
-                for &c in &mine {
-                    sub.extend_from_slice(commands[c].bytes);
-                }
-                self.last = i;
-                let conn = self.node(i)?;
-                let result = conn.req_packed_commands(&sub, 0, mine.len());
-                let values = result.map_err(|e| self.failed(i, e))?;
-                for (c, v) in mine.into_iter().zip(values) {
-                    replies[c] = v;
-                }
-            }
-            replies
+            self.scatter(&commands, &nodes)?
         };
         // Redirected or refused items are resent one by one (the others have run).
         for (c, reply) in replies.iter_mut().enumerate() {
@@ -376,6 +358,53 @@ impl ClusterConnection {
             }
         }
         Ok(replies)
+    }
+
+    /// A pipeline whose commands route to several nodes: each node's part is written first,
+    /// then the replies are read, so the nodes work at once and the pipeline waits about one
+    /// round trip, not one per node. Replies come back in the commands' order.
+    fn scatter(&mut self, commands: &[Packed<'_>], nodes: &[usize]) -> RedisResult<Vec<Value>> {
+        let mut order: Vec<usize> = nodes.to_vec();
+        order.sort_unstable();
+        order.dedup();
+        let parts: Vec<(usize, Vec<usize>)> = order
+            .into_iter()
+            .map(|i| (i, (0..commands.len()).filter(|&c| nodes[c] == i).collect()))
+            .collect();
+        for (i, mine) in &parts {
+            let mut sub = Vec::new();
+            for &c in mine {
+                sub.extend_from_slice(commands[c].bytes);
+            }
+            let sent = self
+                .node(*i)
+                .and_then(|conn| conn.send_packed_command(&sub));
+            if let Err(e) = sent {
+                return Err(self.abandon(&parts, e));
+            }
+        }
+        let mut replies = vec![Value::Nil; commands.len()];
+        for (i, mine) in &parts {
+            self.last = *i;
+            for &c in mine {
+                let read = self.node(*i).and_then(|conn| conn.recv_response());
+                match read {
+                    Ok(v) => replies[c] = v,
+                    Err(e) => return Err(self.abandon(&parts, e)),
+                }
+            }
+        }
+        Ok(replies)
+    }
+
+    /// A scattered pipeline failed half way: replies may still be due on every connection it
+    /// used, so all of them are dropped, and the map is read again before the next command.
+    fn abandon(&mut self, parts: &[(usize, Vec<usize>)], e: RedisError) -> RedisError {
+        for (i, _) in parts {
+            self.conns[*i] = None;
+        }
+        self.stale = true;
+        e
     }
 
     /// `MULTI … EXEC` (or any pipeline redis-rs reads with an offset): whole to the node of
