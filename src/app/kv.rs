@@ -107,6 +107,15 @@ pub fn run(
         let _ = write!(status, "{}", cfg.show_config());
     }
     let target = start(cfg, spec)?;
+    if target.wait() > 0 {
+        // kv writes raw RESP on its own sockets, not through the target's connections.
+        return Err(Error::Usage(format!(
+            "--target {}: kv does not send WAIT (?wait=): remove wait= (replicas=, appendonly=, \
+             appendfsync= and save= work), or use coredata or perf --wait",
+            spec.name
+        ))
+        .into());
+    }
     let load_target = target.redis_reach()?;
     let name = target.name();
     let where_ = match &load_target {

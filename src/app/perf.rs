@@ -48,6 +48,7 @@ pub fn run(
         all,
         prop: ref prop_flag,
         ref target,
+        ref wait,
         ref db,
         ..
     } = *flags;
@@ -55,7 +56,7 @@ pub fn run(
     let prop = prop_flag.clone();
     // Each target is a PadoGrid "app" with its own results directory (perf::apps).
     let root = Path::new(PERF_RESULTS);
-    let chosen = perf_target(target.as_deref())?;
+    let chosen = perf_target(target.as_deref(), wait.as_deref())?;
     let app = crate::perf::apps::app_for(root, &chosen.spec.name);
     let csv_error = |e: crate::perf::csv::CsvError| usage(e.to_string());
     match tool {
@@ -235,7 +236,7 @@ struct PerfTarget {
 }
 
 /// `--target`, else `redis-tcp` when `redis-server` is on PATH, else the in-process engine.
-fn perf_target(target: Option<&str>) -> Result<PerfTarget, Error> {
+fn perf_target(target: Option<&str>, wait: Option<&str>) -> Result<PerfTarget, Error> {
     let (item, why) = match target {
         Some(t) => (t.to_string(), "from --target"),
         None if crate::target::redis_server_on_path() => (
@@ -249,6 +250,8 @@ fn perf_target(target: Option<&str>) -> Result<PerfTarget, Error> {
     };
     let specs = crate::target::parse_targets(std::slice::from_ref(&item))
         .map_err(|e| Error::Usage(format!("--target: {e}")))?;
+    let specs = crate::config::apply_wait(specs, wait, &mut Vec::new())
+        .map_err(|e| Error::Usage(e.to_string()))?;
     let [spec] = <[_; 1]>::try_from(specs).map_err(|_| {
         Error::Usage(format!(
             "--target {item:?}: perf runs against one target at a time"

@@ -88,6 +88,8 @@ pub struct PerfFlags {
     pub prop: Option<PathBuf>,
     /// `--target T` (also `-target`).
     pub target: Option<String>,
+    /// `--wait N`: every write followed by `WAIT N 0` (checked with the target).
+    pub wait: Option<String>,
     /// `-db`, `--db URL` or `--db-prop FILE`: write to a database (perf::db) instead.
     pub db: Option<DbFlags>,
 }
@@ -120,9 +122,10 @@ pub fn parse(tool: &str, flags: &[String]) -> Result<PerfArgs, String> {
             "-all" => f.all = true,
             "-prop" => f.prop = Some(PathBuf::from(value("-prop")?)),
             "--target" | "-target" => f.target = Some(value("--target")?),
+            "--wait" => f.wait = Some(value("--wait")?),
             "-?" | "-h" | "--help" => {
                 return Ok(PerfArgs::Help(format!(
-                    "Usage: edgebench perf {tool} [-run] [-list] [-delete] [-prop FILE] [--target T | -db [--db URL] [--db-prop FILE]]"
+                    "Usage: edgebench perf {tool} [-run] [-list] [-delete] [-prop FILE] [--target T [--wait N] | -db [--db URL] [--db-prop FILE]]"
                 )));
             }
             "-db" => {
@@ -140,7 +143,7 @@ pub fn parse(tool: &str, flags: &[String]) -> Result<PerfArgs, String> {
             other => {
                 return Err(format!(
                     "unknown flag {other:?} for perf {tool}: use -run, -list, -delete, -prop FILE, \
-                     -all, --target T, -db, --db URL or --db-prop FILE"
+                     -all, --target T, --wait N, -db, --db URL or --db-prop FILE"
                 ))
             }
         }

@@ -23,10 +23,12 @@ mod endpoint;
 mod error;
 pub mod layout;
 pub mod mini_redis;
+mod options;
 mod served;
 pub mod spawn;
 mod spec;
 pub mod url;
+mod wait;
 
 use std::fmt;
 use std::sync::Arc;
@@ -58,6 +60,7 @@ use spawn::{Listen, RedisServer};
 pub use spec::{
     default_targets, parse_targets, redis_server_on_path, PgAt, SqliteAt, TargetKind, TargetSpec,
 };
+pub use wait::WaitConnection;
 
 /// How long a connection attempt may take before the target counts as unreachable.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
@@ -73,6 +76,8 @@ pub struct Target {
     backend: Backend,
     /// How the store lays out core data (a service target: what the service's store uses).
     layout: Layout,
+    /// `WAIT wait 0` after every write (0: none); see [`WaitConnection`].
+    wait: u32,
 }
 
 /// What a started target talks to.
@@ -197,7 +202,7 @@ impl Target {
             return Target::start_behind_service(spec);
         }
         let spawn = |listen| {
-            RedisServer::spawn(listen).map_err(|error| TargetError::Spawn {
+            RedisServer::spawn_with(listen, &spec.server).map_err(|error| TargetError::Spawn {
                 name: spec.name.clone(),
                 error,
             })
@@ -282,6 +287,7 @@ impl Target {
             name: spec.name.clone(),
             backend,
             layout: spec.layout,
+            wait: spec.wait,
         };
         // A service someone else runs must answer its ping now, as a Redis URL must.
         if let Backend::Service(service) = &target.backend {
@@ -304,6 +310,9 @@ impl Target {
                 endpoint: target.endpoint(),
                 reason,
             })?;
+        }
+        if target.wait > 0 {
+            target.check_replicas_for_wait()?;
         }
         Ok(target)
     }
@@ -377,7 +386,66 @@ impl Target {
                 }),
             })),
             layout,
+            wait: 0,
         })
+    }
+
+    /// Refuses a `--wait N` that would block for ever: a target with fewer than N replicas
+    /// connected (a spawned server: as many as it was spawned with; a URL: `INFO
+    /// replication`'s `connected_slaves`), or one that has none to wait for.
+    fn check_replicas_for_wait(&self) -> Result<(), TargetError> {
+        let wait = self.wait;
+        let has = match &self.backend {
+            Backend::Redis {
+                owner: Owner::Spawned(server),
+                ..
+            } => server.replicas().len(),
+            Backend::Redis {
+                endpoint,
+                owner: Owner::Nobody,
+            } => {
+                let info: String = redis::cmd("INFO")
+                    .arg("replication")
+                    .query(&mut self.connect(endpoint)?)
+                    .map_err(|e| TargetError::Ping {
+                        name: self.name.clone(),
+                        endpoint: endpoint.to_string(),
+                        reason: format!("INFO replication failed: {e}"),
+                    })?;
+                spawn::info_field(&info, "connected_slaves")
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(0)
+            }
+            Backend::Engine { .. }
+            | Backend::Redis {
+                owner: Owner::Served { .. },
+                ..
+            } => {
+                return Err(self.unsuitable(&format!(
+                    "--wait {wait} needs replicas, and the in-process engine has none \
+                     (replication and persistence are out of scope for it): leave it out of \
+                     this run, or drop --wait"
+                )))
+            }
+            _ => {
+                return Err(self.unsuitable(&format!(
+                    "--wait {wait} needs a Redis server with replicas: use \
+                     redis-tcp?replicas={wait}, a redis:// URL of a primary with replicas, or \
+                     drop --wait"
+                )))
+            }
+        };
+        if has < wait as usize {
+            let or = match has {
+                0 => "drop --wait".to_string(),
+                n => format!("--wait {n}"),
+            };
+            return Err(self.unsuitable(&format!(
+                "--wait {wait} needs {wait} replicas, this server has {has} (WAIT would block \
+                 for ever): use redis-tcp?replicas={wait}, or {or}"
+            )));
+        }
+        Ok(())
     }
 
     /// A Redis-protocol server someone else runs at `endpoint`, not probed: for a consumer
@@ -390,6 +458,7 @@ impl Target {
                 owner: Owner::Nobody,
             },
             layout: Layout::default(),
+            wait: 0,
         }
     }
 
@@ -397,6 +466,11 @@ impl Target {
     /// directly or through its redis-rs connection): a service in front of it calls it inline.
     pub fn in_process(&self) -> bool {
         matches!(self.backend, Backend::Engine { .. })
+    }
+
+    /// How many replicas each write waits for (`WAIT N 0`); 0: no WAIT.
+    pub fn wait(&self) -> u32 {
+        self.wait
     }
 
     /// The column name.
@@ -449,7 +523,11 @@ impl Target {
                 ..
             } => Err(self.unsuitable(mini_redis::ONLY_GET_SET)),
             Backend::Redis { endpoint, .. } => {
-                Ok(Box::new(RedisStore::new(self.connect(endpoint)?)))
+                let conn = self.connect(endpoint)?;
+                Ok(match self.wait {
+                    0 => Box::new(RedisStore::new(conn)),
+                    n => Box::new(RedisStore::new(WaitConnection::new(conn, n))),
+                })
             }
             Backend::Engine {
                 engine,
@@ -512,9 +590,13 @@ impl Target {
             } => Err(self.unsuitable(mini_redis::ONLY_GET_SET)),
             Backend::Redis { endpoint, .. } => {
                 let endpoint = endpoint.clone();
+                let wait = self.wait;
                 Ok(Arc::new(move || {
                     connect(&endpoint, CONNECT_TIMEOUT)
-                        .map(|c| boxed(Redis3Store::new(c)))
+                        .map(|c| match wait {
+                            0 => boxed(Redis3Store::new(c)),
+                            n => boxed(Redis3Store::new(WaitConnection::new(c, n))),
+                        })
                         .map_err(|e| StoreError::Backend {
                             backend: "redis",
                             message: format!("{endpoint}: {}", connect_reason(&e, &endpoint)),
@@ -574,9 +656,13 @@ impl Target {
             } => Err(self.unsuitable(mini_redis::ONLY_GET_SET)),
             Backend::Redis { endpoint, .. } => {
                 let endpoint = endpoint.clone();
+                let wait = self.wait;
                 Ok(Box::new(move || {
                     connect(&endpoint, WORKER_CONNECT_TIMEOUT)
-                        .map(|c| Box::new(c) as Box<dyn redis::ConnectionLike + Send>)
+                        .map(|c| match wait {
+                            0 => Box::new(c) as Box<dyn redis::ConnectionLike + Send>,
+                            n => Box::new(WaitConnection::new(c, n)),
+                        })
                         .map_err(|e| format!("{endpoint}: {e}"))
                 }))
             }
