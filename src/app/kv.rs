@@ -58,13 +58,19 @@ fn target_spec(cfg: &KvConfig) -> Result<TargetSpec, Error> {
     };
     let specs = crate::target::parse_targets(std::slice::from_ref(item))
         .map_err(|e| Error::Usage(format!("--target: {e}")))?;
-    <[TargetSpec; 1]>::try_from(specs)
-        .map(|[spec]| spec)
-        .map_err(|_| {
-            Error::Usage(format!(
-                "--target {item:?}: edgebench kv runs against one target at a time"
-            ))
-        })
+    let [spec] = <[TargetSpec; 1]>::try_from(specs).map_err(|_| {
+        Error::Usage(format!(
+            "--target {item:?}: edgebench kv runs against one target at a time"
+        ))
+    })?;
+    if spec.wait > 0 {
+        // kv writes raw RESP on its own sockets, not through the target's connections.
+        return Err(Error::Usage(format!(
+            "--target {item:?}: kv does not send WAIT (?wait=): remove wait= (replicas=, \
+             appendonly=, appendfsync= and save= work), or use coredata or perf --wait"
+        )));
+    }
+    Ok(spec)
 }
 
 /// Starts the target. memtier's own server is not probed here: the load's first connection
@@ -107,15 +113,6 @@ pub fn run(
         let _ = write!(status, "{}", cfg.show_config());
     }
     let target = start(cfg, spec)?;
-    if target.wait() > 0 {
-        // kv writes raw RESP on its own sockets, not through the target's connections.
-        return Err(Error::Usage(format!(
-            "--target {}: kv does not send WAIT (?wait=): remove wait= (replicas=, appendonly=, \
-             appendfsync= and save= work), or use coredata or perf --wait",
-            spec.name
-        ))
-        .into());
-    }
     let load_target = target.redis_reach()?;
     let name = target.name();
     let where_ = match &load_target {

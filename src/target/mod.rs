@@ -845,6 +845,83 @@ mod tests {
         }
     }
 
+    /// Needs redis-server. A replicated Unix-socket target with `wait=1`: the store's writes
+    /// and a worker connection's writes reach the replica before they return, WAIT goes to
+    /// the primary, and the replicas and their directories go with the target.
+    #[test]
+    fn a_replicated_target_waits_on_writes_and_its_replicas_stop_with_it() {
+        let specs = parse_targets(&["r=redis-uds?replicas=1&wait=1".to_string()])
+            .unwrap_or_else(|e| panic!("{e}"));
+        let target = Target::start(&specs[0]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(target.wait(), 1);
+        let server = target.spawned().unwrap_or_else(|| panic!("not spawned"));
+        let replica = server.replicas()[0].endpoint();
+        let query = |endpoint: &Endpoint, args: &[&str]| -> redis::Value {
+            let mut conn = connect(endpoint, CONNECT_TIMEOUT).unwrap_or_else(|e| panic!("{e}"));
+            let mut cmd = redis::cmd(args[0]);
+            cmd.arg(&args[1..]);
+            cmd.query(&mut conn)
+                .unwrap_or_else(|e| panic!("{args:?}: {e}"))
+        };
+        let mut store = target.open_store().unwrap_or_else(|e| panic!("{e}"));
+        let mut event = crate::model::Event {
+            device: "d1".into(),
+            origin: 1,
+            readings: vec![crate::model::Reading {
+                device: "d1".into(),
+                name: "t".into(),
+                value: "20".into(),
+                origin: 1,
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        store
+            .add_event(&mut event)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(store.event_count().ok(), Some(1));
+        assert_eq!(
+            query(&replica, &["ZCARD", "event"]),
+            redis::Value::Int(1),
+            "the replica has the event as soon as the write returned"
+        );
+        let mut worker = (target.connector().unwrap_or_else(|e| panic!("{e}")))()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let reply: String = redis::cmd("SET")
+            .arg("k")
+            .arg("v")
+            .query(&mut *worker)
+            .unwrap();
+        assert_eq!(reply, "OK", "callers see SET's reply, not WAIT's");
+        let got: Option<String> = redis::cmd("GET").arg("k").query(&mut *worker).unwrap();
+        assert_eq!(got.as_deref(), Some("v"));
+        assert_eq!(
+            query(&replica, &["GET", "k"]),
+            redis::Value::BulkString(b"v".to_vec())
+        );
+        let stats = match query(&target.redis_endpoint().unwrap(), &["INFO", "commandstats"]) {
+            redis::Value::VerbatimString { text, .. } => text,
+            redis::Value::BulkString(b) => String::from_utf8(b).unwrap(),
+            other => panic!("{other:?}"),
+        };
+        // One WAIT for the event's transaction, one for the SET; none for the reads.
+        assert!(stats.contains("cmdstat_wait:calls=2,"), "{stats}");
+        drop((store, worker));
+        let kept: Vec<_> = std::iter::once(server)
+            .chain(server.replicas())
+            .map(|s| (s.pid(), s.dir().to_path_buf()))
+            .collect();
+        drop(target);
+        for (pid, dir) in kept {
+            assert!(!dir.exists(), "{} left behind", dir.display());
+            let status = std::fs::read_to_string(format!("/proc/{pid}/status"));
+            assert!(
+                status.map_or(true, |s| !s.contains("redis-server")),
+                "redis-server {pid} still running"
+            );
+        }
+    }
+
     /// A panic while a spawned server runs unwinds through the guard, which stops it.
     #[test]
     fn a_panic_stops_the_spawned_server() {

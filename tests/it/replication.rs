@@ -207,7 +207,8 @@ fn wait_without_enough_replicas_and_misplaced_options_are_one_line() {
     one_line(
         &["kv", "--target", "redis-tcp?replicas=1&wait=1", "-n", "10"],
         2,
-        "--target RedisDB_TCP: kv does not send WAIT (?wait=): remove wait= (replicas=, \
-         appendonly=, appendfsync= and save= work), or use coredata or perf --wait",
+        "--target \"redis-tcp?replicas=1&wait=1\": kv does not send WAIT (?wait=): remove \
+         wait= (replicas=, appendonly=, appendfsync= and save= work), or use coredata or perf \
+         --wait",
     );
 }
