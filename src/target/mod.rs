@@ -15,7 +15,9 @@
 //! temp-dir SQLite file) and drops it when the target drops.
 //!
 //! - [`spec`]: `--target` items and the default targets; [`url`]: the one Redis URL parser;
-//! - [`spawn`]: private `redis-server`s; `connect`: connections and their errors;
+//! - [`spawn`]: private `redis-server`s, their persistence and replicas ([`spawn::ServerOptions`],
+//!   from a target's `?…` options, `options`); `wait`: [`WaitConnection`], `WAIT N 0` after
+//!   every write (`--wait N`); `connect`: connections and their errors;
 //! - `error`: [`TargetError`].
 
 mod connect;

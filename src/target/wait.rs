@@ -18,6 +18,7 @@
 
 use redis::{ConnectionLike, ErrorKind, RedisError, RedisResult, Value};
 
+use crate::resp::RequestParser;
 use crate::store::redis::StoreConnection;
 
 /// Commands that never write (upper case): requests made only of these get no WAIT.
@@ -90,6 +91,8 @@ pub struct WaitConnection<C> {
     wait: Vec<u8>,
     /// The request plus WAIT; reused, so a write allocates nothing once it has grown.
     buf: Vec<u8>,
+    /// Reads the commands of each request, to tell writes from reads.
+    parser: RequestParser,
 }
 
 impl<C: ConnectionLike> WaitConnection<C> {
@@ -100,6 +103,7 @@ impl<C: ConnectionLike> WaitConnection<C> {
             replicas,
             wait: redis::cmd("WAIT").arg(replicas).arg(0).get_packed_command(),
             buf: Vec::new(),
+            parser: RequestParser::default(),
         }
     }
 
@@ -129,7 +133,7 @@ impl<C: ConnectionLike> WaitConnection<C> {
 
 impl<C: ConnectionLike> ConnectionLike for WaitConnection<C> {
     fn req_packed_command(&mut self, cmd: &[u8]) -> RedisResult<Value> {
-        if !has_write(cmd) {
+        if !has_write(&mut self.parser, cmd) {
             return self.inner.req_packed_command(cmd);
         }
         self.with_wait(cmd);
@@ -146,7 +150,7 @@ impl<C: ConnectionLike> ConnectionLike for WaitConnection<C> {
         offset: usize,
         count: usize,
     ) -> RedisResult<Vec<Value>> {
-        if !has_write(cmd) {
+        if !has_write(&mut self.parser, cmd) {
             return self.inner.req_packed_commands(cmd, offset, count);
         }
         self.with_wait(cmd);
@@ -177,41 +181,33 @@ impl<C: ConnectionLike> ConnectionLike for WaitConnection<C> {
 
 impl<C: ConnectionLike + Send> StoreConnection for WaitConnection<C> {}
 
-/// Whether packed RESP `request` holds a command not on [`READ_ONLY`]; anything that does not
-/// parse counts as a write (a WAIT too many is only slower).
-fn has_write(request: &[u8]) -> bool {
-    let mut rest = request;
-    while !rest.is_empty() {
-        let Some((name, after)) = next_command(rest) else {
-            return true;
+/// Whether packed RESP `request` holds a command not on [`READ_ONLY`], read with the
+/// engine's request parser; anything that does not parse counts as a write (a WAIT too many
+/// is only slower).
+fn has_write(parser: &mut RequestParser, request: &[u8]) -> bool {
+    let mut pos = 0;
+    while pos < request.len() {
+        let (consumed, write) = match parser.parse(&request[pos..], true) {
+            Ok(Some(command)) => (
+                command.consumed(),
+                !command.is_empty()
+                    && !READ_ONLY
+                        .iter()
+                        .any(|ro| ro.eq_ignore_ascii_case(command.arg(0))),
+            ),
+            Ok(None) => {
+                // A partial command leaves the parser mid-request: start the next one afresh.
+                *parser = RequestParser::default();
+                return true;
+            }
+            Err(_) => return true,
         };
-        if !READ_ONLY.iter().any(|ro| ro.eq_ignore_ascii_case(name)) {
+        if write {
             return true;
         }
-        rest = after;
+        pos += consumed;
     }
     false
-}
-
-/// The first command of `bytes`: its name and the bytes after it.
-fn next_command(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
-    let (count, mut rest) = header(bytes, b'*')?;
-    let mut name = None;
-    for _ in 0..count {
-        let (len, after) = header(rest, b'$')?;
-        let arg = after.get(..len)?;
-        rest = after.get(len..)?.strip_prefix(b"\r\n")?;
-        name.get_or_insert(arg);
-    }
-    Some((name?, rest))
-}
-
-/// `<kind><number>\r\n`: the number and what follows.
-fn header(bytes: &[u8], kind: u8) -> Option<(usize, &[u8])> {
-    let rest = bytes.strip_prefix(&[kind])?;
-    let end = rest.iter().position(|&b| b == b'\r')?;
-    let number = std::str::from_utf8(&rest[..end]).ok()?.parse().ok()?;
-    Some((number, rest.get(end..)?.strip_prefix(b"\r\n")?))
 }
 
 #[cfg(test)]
@@ -228,6 +224,10 @@ mod tests {
             pipe.add_command(cmd);
         }
         pipe.get_packed_pipeline()
+    }
+
+    fn has_write(request: &[u8]) -> bool {
+        super::has_write(&mut RequestParser::default(), request)
     }
 
     #[test]
@@ -250,8 +250,11 @@ mod tests {
         assert!(!has_write(&read_tx.get_packed_pipeline()));
         // A binary argument that looks like RESP is skipped by its length.
         assert!(!has_write(&packed(&[&["GET", "*1\r\n$3\r\nSET\r\n"]])));
-        // What does not parse counts as a write.
-        assert!(has_write(b"*1\r\n$3\r\nGE"));
-        assert!(has_write(b"PING\r\n"));
+        // What does not parse, or is cut short, counts as a write, and the parser starts the
+        // next request afresh.
+        let mut parser = RequestParser::default();
+        assert!(super::has_write(&mut parser, b"*1\r\n$3\r\nGE"));
+        assert!(!super::has_write(&mut parser, &packed(&[&["GET", "k"]])));
+        assert!(has_write(b"*x\r\n"));
     }
 }
