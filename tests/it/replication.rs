@@ -212,3 +212,34 @@ fn wait_without_enough_replicas_and_misplaced_options_are_one_line() {
          --wait",
     );
 }
+
+/// kv sends no WAIT, but runs on a replicated, fsync-always server like on any other.
+#[test]
+fn kv_runs_on_a_replicated_target_with_an_append_only_file() {
+    common::require_redis_server();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("kv.json");
+    let (code, _, stderr) = edgebench(
+        dir.path(),
+        &[
+            "kv",
+            "--target",
+            "redis-uds?replicas=1&appendonly=yes&appendfsync=always",
+            "-t",
+            "1",
+            "-c",
+            "1",
+            "-n",
+            "200",
+            "--ratio",
+            "1:0",
+            "--hide-histogram",
+            &format!("--json-out-file={}", file.display()),
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(doc["ALL STATS"]["Sets"]["Count"].as_u64(), Some(200));
+    assert_eq!(doc["ALL STATS"]["Gets"]["Count"].as_u64(), Some(0));
+}
