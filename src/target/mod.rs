@@ -501,7 +501,18 @@ impl Target {
                 ),
                 None => s.base.to_string(),
             },
-            Backend::Redis { endpoint, .. } => endpoint.to_string(),
+            Backend::Redis { endpoint, owner } => {
+                let mut place = endpoint.to_string();
+                if let Owner::Spawned(server) = owner {
+                    if !server.options().is_default() {
+                        place = format!("{place} ({})", server.options());
+                    }
+                }
+                if self.wait > 0 {
+                    place = format!("{place}, WAIT {} 0 after writes", self.wait);
+                }
+                place
+            }
             Backend::Engine { direct: false, .. } => "in-process (redis-rs connection)".into(),
             Backend::Engine { direct: true, .. } => "in-process (typed API)".into(),
             Backend::Documents(db) => db.describe(),
@@ -856,6 +867,13 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}"));
         let target = Target::start(&specs[0]).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(target.wait(), 1);
+        assert!(
+            target
+                .endpoint()
+                .ends_with("/redis.sock (1 replica), WAIT 1 0 after writes"),
+            "{}",
+            target.endpoint()
+        );
         let server = target.spawned().unwrap_or_else(|| panic!("not spawned"));
         let replica = server.replicas()[0].endpoint();
         let query = |endpoint: &Endpoint, args: &[&str]| -> redis::Value {

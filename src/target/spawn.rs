@@ -160,6 +160,33 @@ impl ServerOptions {
     }
 }
 
+/// As the run header shows it, e.g. `1 replica, appendonly (fsync always), save 60:1000`.
+impl std::fmt::Display for ServerOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut parts = Vec::new();
+        match self.replicas {
+            0 => {}
+            1 => parts.push("1 replica".to_string()),
+            n => parts.push(format!("{n} replicas")),
+        }
+        if self.appendonly {
+            parts.push(format!("appendonly (fsync {})", self.appendfsync.as_str()));
+        }
+        if !self.save.is_empty() {
+            let points: Vec<String> = self
+                .save
+                .iter()
+                .map(|p| format!("{}:{}", p.seconds, p.changes))
+                .collect();
+            parts.push(format!("save {}", points.join("+")));
+        }
+        if parts.is_empty() {
+            parts.push("no persistence, no replicas".to_string());
+        }
+        f.write_str(&parts.join(", "))
+    }
+}
+
 /// Why a server could not be spawned. Each message is one line that names the fix.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -256,6 +283,8 @@ pub struct RedisServer {
     tcp_port: Option<u16>,
     /// Its replicas; each stops when this guard's fields drop, after the primary.
     replicas: Vec<RedisServer>,
+    /// What it was spawned with.
+    options: ServerOptions,
     // Dropped after `Drop::drop` has stopped the server, which removes the directory.
     dir: TempDir,
 }
@@ -285,18 +314,28 @@ impl RedisServer {
             args.extend(["--repl-diskless-sync-delay", "0"].map(str::to_string));
         }
         let mut primary = Self::spawn_retrying(&binary, listen, with_replicas, &args)?;
+        primary.options = options.clone();
         let Some(port) = primary.tcp_port.filter(|_| with_replicas) else {
             return Ok(primary);
         };
         let mut replica_args = options.persistence_args();
         replica_args.extend(["--replicaof", "127.0.0.1", &port.to_string()].map(str::to_string));
         for _ in 0..options.replicas {
-            let replica = Self::spawn_retrying(&binary, listen, false, &replica_args)?;
+            let mut replica = Self::spawn_retrying(&binary, listen, false, &replica_args)?;
+            replica.options = ServerOptions {
+                replicas: 0,
+                ..options.clone()
+            };
             // Pushed first, so an error below still stops the replica with the primary.
             primary.replicas.push(replica);
         }
         primary.wait_replicas_online()?;
         Ok(primary)
+    }
+
+    /// What the server was spawned with.
+    pub fn options(&self) -> &ServerOptions {
+        &self.options
     }
 
     /// The replicas, in the order they were started.
@@ -428,6 +467,7 @@ impl RedisServer {
             endpoint,
             tcp_port: port,
             replicas: Vec::new(),
+            options: ServerOptions::default(),
             dir,
         };
         server.wait_ready()?;
@@ -703,6 +743,14 @@ mod tests {
                 "--appendfsync",
                 "always"
             ]
+        );
+        assert_eq!(
+            options.to_string(),
+            "2 replicas, appendonly (fsync always), save 900:1+60:1000"
+        );
+        assert_eq!(
+            ServerOptions::default().to_string(),
+            "no persistence, no replicas"
         );
     }
 
