@@ -116,18 +116,18 @@ impl<C: ConnectionLike> WaitConnection<C> {
 
     /// Takes WAIT's reply (the last) off `replies` and checks it.
     fn take_wait_reply(&self, replies: &mut Vec<Value>) -> RedisResult<()> {
-        match replies.pop() {
-            Some(Value::Int(acked)) if acked >= i64::from(self.replicas) => Ok(()),
-            other => Err(RedisError::from((
-                ErrorKind::Client,
-                "WAIT",
-                format!(
-                    "WAIT {} 0 answered {other:?}: the write was not acknowledged by {} \
-                     replicas",
-                    self.replicas, self.replicas
-                ),
-            ))),
-        }
+        let detail = match replies.pop() {
+            Some(Value::Int(acked)) if acked >= i64::from(self.replicas) => return Ok(()),
+            Some(Value::Int(acked)) => format!(
+                "only {acked} of {} replicas acknowledged the write",
+                self.replicas
+            ),
+            other => format!(
+                "WAIT {} 0 answered {other:?}, not a count of replicas",
+                self.replicas
+            ),
+        };
+        Err(RedisError::from((ErrorKind::Client, "WAIT failed", detail)))
     }
 }
 
@@ -140,7 +140,11 @@ impl<C: ConnectionLike> ConnectionLike for WaitConnection<C> {
         let mut replies = self.inner.req_packed_commands(&self.buf, 0, 2)?;
         self.take_wait_reply(&mut replies)?;
         replies.pop().ok_or_else(|| {
-            RedisError::from((ErrorKind::Client, "WAIT", "no reply to the command".into()))
+            RedisError::from((
+                ErrorKind::Client,
+                "WAIT failed",
+                "no reply to the command".into(),
+            ))
         })
     }
 
@@ -228,6 +232,97 @@ mod tests {
 
     fn has_write(request: &[u8]) -> bool {
         super::has_write(&mut RequestParser::default(), request)
+    }
+
+    /// A connection that answers from a script and keeps what it was sent.
+    struct Scripted {
+        sent: Vec<(Vec<u8>, usize, usize)>,
+        replies: Vec<Value>,
+    }
+
+    impl ConnectionLike for Scripted {
+        fn req_packed_command(&mut self, cmd: &[u8]) -> RedisResult<Value> {
+            self.sent.push((cmd.to_vec(), 0, 1));
+            Ok(self.replies.remove(0))
+        }
+
+        fn req_packed_commands(
+            &mut self,
+            cmd: &[u8],
+            offset: usize,
+            count: usize,
+        ) -> RedisResult<Vec<Value>> {
+            self.sent.push((cmd.to_vec(), offset, count));
+            Ok(self.replies.drain(..count).collect())
+        }
+
+        fn get_db(&self) -> i64 {
+            0
+        }
+
+        fn check_connection(&mut self) -> bool {
+            true
+        }
+
+        fn is_open(&self) -> bool {
+            true
+        }
+    }
+
+    fn scripted(replies: Vec<Value>) -> WaitConnection<Scripted> {
+        WaitConnection::new(
+            Scripted {
+                sent: Vec::new(),
+                replies,
+            },
+            2,
+        )
+    }
+
+    #[test]
+    fn a_write_carries_wait_in_the_same_request_and_its_reply_is_taken_off() {
+        let wait = packed(&[&["WAIT", "2", "0"]]);
+        let mut conn = scripted(vec![Value::Okay, Value::Int(2)]);
+        let reply: String = redis::cmd("SET")
+            .arg("k")
+            .arg("v")
+            .query(&mut conn)
+            .unwrap();
+        assert_eq!(reply, "OK");
+        let mut expected = packed(&[&["SET", "k", "v"]]);
+        expected.extend_from_slice(&wait);
+        assert_eq!(conn.inner.sent, [(expected, 0, 2)]);
+
+        // A transaction: WAIT after EXEC, one more reply read past the caller's.
+        let mut conn = scripted(vec![Value::Array(vec![Value::Int(1)]), Value::Int(3)]);
+        let mut tx = redis::pipe();
+        tx.atomic().cmd("ZADD").arg("z").arg(1).arg("m");
+        let (added,): (i64,) = tx.query(&mut conn).unwrap();
+        assert_eq!(added, 1);
+        let (bytes, offset, count) = &conn.inner.sent[0];
+        assert!(bytes.ends_with(&wait));
+        // MULTI and ZADD are skipped; EXEC's reply and WAIT's are read.
+        assert_eq!((*offset, *count), (2, 2));
+
+        // A read goes as it is.
+        let mut conn = scripted(vec![Value::Nil]);
+        let got: Option<String> = redis::cmd("GET").arg("k").query(&mut conn).unwrap();
+        assert_eq!(got, None);
+        assert_eq!(conn.inner.sent, [(packed(&[&["GET", "k"]]), 0, 1)]);
+    }
+
+    #[test]
+    fn too_few_acknowledgements_are_an_error_for_that_request() {
+        let mut conn = scripted(vec![Value::Okay, Value::Int(1)]);
+        let err = redis::cmd("SET")
+            .arg("k")
+            .arg("v")
+            .query::<String>(&mut conn)
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "WAIT failed - Client: only 1 of 2 replicas acknowledged the write"
+        );
     }
 
     #[test]
