@@ -202,7 +202,9 @@ pub struct CoreDataArgs {
     /// core-data service, http://HOST:PORT or http+unix:///PATH (the benchmarks delete data
     /// there); or NAME=any of these to name the column. Repeatable; takes comma-separated lists. Default: every
     /// embedded target, redis-tcp and redis-uds when redis-server is on PATH, sqlite, and
-    /// pg-tcp, pg-uds when PostgreSQL answers.
+    /// pg-tcp, pg-uds when PostgreSQL answers. Spawned Redis targets take options after ?,
+    /// joined with &: replicas=N, appendonly=yes|no, appendfsync=always|everysec|no,
+    /// save=SECONDS:CHANGES[+SECONDS:CHANGES], wait=N (e.g. redis-tcp?replicas=1&wait=1).
     #[arg(short = 't', long = "target", value_name = "T")]
     pub targets: Vec<String>,
 
@@ -213,6 +215,12 @@ pub struct CoreDataArgs {
     /// Replicas of each primary of a spawned redis-cluster target (default 1, at most 4).
     #[arg(long = "cluster-replicas", value_name = "R")]
     pub cluster_replicas: Option<u16>,
+
+    /// Follow every write with WAIT N 0 (synchronous replication to N replicas), in the same
+    /// round trip, on every target without its own ?wait=; a target with fewer than N replicas
+    /// is refused. N from 1 to 100.
+    #[arg(long, value_name = "N")]
+    pub wait: Option<String>,
 
     /// Run only benchmarks matching this regular expression, as go test -bench does;
     /// TARGET/BENCH matches the column and the benchmark separately.

@@ -63,13 +63,19 @@ fn target_spec(cfg: &KvConfig) -> Result<TargetSpec, Error> {
     let (shards, replicas) = cfg.cluster_shape;
     crate::target::set_cluster_shape(&mut specs, shards, replicas)
         .map_err(|e| Error::Usage(e.to_string()))?;
-    <[TargetSpec; 1]>::try_from(specs)
-        .map(|[spec]| spec)
-        .map_err(|_| {
-            Error::Usage(format!(
-                "--target {item:?}: edgebench kv runs against one target at a time"
-            ))
-        })
+    let [spec] = <[TargetSpec; 1]>::try_from(specs).map_err(|_| {
+        Error::Usage(format!(
+            "--target {item:?}: edgebench kv runs against one target at a time"
+        ))
+    })?;
+    if spec.wait > 0 {
+        // kv writes raw RESP on its own sockets, not through the target's connections.
+        return Err(Error::Usage(format!(
+            "--target {item:?}: kv does not send WAIT (?wait=): remove wait= (replicas=, \
+             appendonly=, appendfsync= and save= work), or use coredata or perf --wait"
+        )));
+    }
+    Ok(spec)
 }
 
 /// Starts the target. memtier's own server is not probed here: the load's first connection

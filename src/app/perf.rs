@@ -48,6 +48,7 @@ pub fn run(
         all,
         prop: ref prop_flag,
         ref target,
+        ref wait,
         ref db,
         ..
     } = *flags;
@@ -55,7 +56,7 @@ pub fn run(
     let prop = prop_flag.clone();
     // Each target is a PadoGrid "app" with its own results directory (perf::apps).
     let root = Path::new(PERF_RESULTS);
-    let chosen = perf_target(target.as_deref(), flags.cluster_shape)?;
+    let chosen = perf_target(target.as_deref(), flags.cluster_shape, wait.as_deref())?;
     let app = crate::perf::apps::app_for(root, &chosen.spec.name);
     let csv_error = |e: crate::perf::csv::CsvError| usage(e.to_string());
     match tool {
@@ -238,6 +239,7 @@ struct PerfTarget {
 fn perf_target(
     target: Option<&str>,
     (shards, replicas): (Option<u16>, Option<u16>),
+    wait: Option<&str>,
 ) -> Result<PerfTarget, Error> {
     let (item, why) = match target {
         Some(t) => (t.to_string(), "from --target"),
@@ -253,6 +255,8 @@ fn perf_target(
     let mut specs = crate::target::parse_targets(std::slice::from_ref(&item))
         .map_err(|e| Error::Usage(format!("--target: {e}")))?;
     crate::target::set_cluster_shape(&mut specs, shards, replicas)
+        .map_err(|e| Error::Usage(e.to_string()))?;
+    let specs = crate::config::apply_wait(specs, wait, &mut Vec::new())
         .map_err(|e| Error::Usage(e.to_string()))?;
     let [spec] = <[_; 1]>::try_from(specs).map_err(|_| {
         Error::Usage(format!(

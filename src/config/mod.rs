@@ -30,6 +30,9 @@ pub enum ConfigError {
     /// `--count`.
     #[error("--count {0:?}: expected a whole number from 1 to 1000")]
     Count(String),
+    /// `--wait`.
+    #[error("--wait {0:?}: expected a number of replicas from 1 to 100")]
+    Wait(String),
     /// `--bench`.
     #[error("--bench {pattern:?}: not a regular expression ({reason}); e.g. --bench 'Count|ById'")]
     Bench {
@@ -171,6 +174,7 @@ impl CoreDataConfig {
             target::set_cluster_shape(&mut specs, args.cluster_shards, args.cluster_replicas)?;
             specs
         };
+        let targets = apply_wait(targets, args.wait.as_deref(), &mut notes)?;
         let layouts = parse_layouts(args, &mut notes)?;
         let vias =
             parse_list(&args.via, Via::parse).ok_or_else(|| ConfigError::Via(args.via.clone()))?;
@@ -233,6 +237,52 @@ impl CoreDataConfig {
             start_at,
         })
     }
+}
+
+/// Most replicas `--wait` asks for; WAIT takes any number, and more than this many replicas
+/// of one server is a typo.
+pub const MAX_WAIT: u32 = 100;
+
+/// `--wait N` on every target without its own `?wait=`; a note when the run compares
+/// persistence or replication and also has in-process engine columns (whose persistence is
+/// out of scope).
+pub fn apply_wait(
+    mut targets: Vec<TargetSpec>,
+    wait: Option<&str>,
+    notes: &mut Vec<String>,
+) -> Result<Vec<TargetSpec>, ConfigError> {
+    if let Some(value) = wait {
+        let n = value
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (1..=MAX_WAIT).contains(n))
+            .ok_or_else(|| ConfigError::Wait(value.to_string()))?;
+        for spec in targets.iter_mut().filter(|s| s.wait == 0) {
+            spec.wait = n;
+        }
+    }
+    let compares = targets.iter().any(|s| s.wait > 0 || !s.server.is_default());
+    let engines: Vec<&str> = targets
+        .iter()
+        .filter(|s| {
+            matches!(
+                s.kind,
+                TargetKind::Embedded
+                    | TargetKind::EmbeddedDirect
+                    | TargetKind::EmbeddedTcp
+                    | TargetKind::EmbeddedUds
+            )
+        })
+        .map(|s| s.name.as_str())
+        .collect();
+    if compares && !engines.is_empty() {
+        notes.push(format!(
+            "{}: the in-process engine keeps no persistence and no replicas (out of scope \
+             for it): its figures are in-memory, single-copy",
+            engines.join(", ")
+        ));
+    }
+    Ok(targets)
 }
 
 /// Most concurrent clients `--parallel` takes: each is a thread, a connection and a
@@ -393,6 +443,7 @@ fn expand(
                     kind,
                     layout,
                     via,
+                    ..spec.clone()
                 });
             }
         }

@@ -91,6 +91,8 @@ pub struct PerfFlags {
     /// `--cluster-shards N` and `--cluster-replicas R`: the shape of a spawned
     /// `--target redis-cluster`.
     pub cluster_shape: (Option<u16>, Option<u16>),
+    /// `--wait N`: every write followed by `WAIT N 0` (checked with the target).
+    pub wait: Option<String>,
     /// `-db`, `--db URL` or `--db-prop FILE`: write to a database (perf::db) instead.
     pub db: Option<DbFlags>,
 }
@@ -134,9 +136,10 @@ pub fn parse(tool: &str, flags: &[String]) -> Result<PerfArgs, String> {
                     f.cluster_shape.1 = Some(n);
                 }
             }
+            "--wait" => f.wait = Some(value("--wait")?),
             "-?" | "-h" | "--help" => {
                 return Ok(PerfArgs::Help(format!(
-                    "Usage: edgebench perf {tool} [-run] [-list] [-delete] [-prop FILE] [--target T [--cluster-shards N] [--cluster-replicas R] | -db [--db URL] [--db-prop FILE]]"
+                    "Usage: edgebench perf {tool} [-run] [-list] [-delete] [-prop FILE] [--target T [--cluster-shards N] [--cluster-replicas R] [--wait N] | -db [--db URL] [--db-prop FILE]]"
                 )));
             }
             "-db" => {
@@ -154,7 +157,7 @@ pub fn parse(tool: &str, flags: &[String]) -> Result<PerfArgs, String> {
             other => {
                 return Err(format!(
                     "unknown flag {other:?} for perf {tool}: use -run, -list, -delete, -prop FILE, \
-                     -all, --target T, -db, --db URL or --db-prop FILE"
+                     -all, --target T, --wait N, -db, --db URL or --db-prop FILE"
                 ))
             }
         }

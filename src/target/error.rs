@@ -34,6 +34,15 @@ pub enum TargetError {
         /// What is wrong with it, and the fix.
         reason: String,
     },
+    /// A `?…` target option that is unknown, has a bad value, or is on a target that
+    /// takes none.
+    #[error("bad target option in {item:?}: {reason}")]
+    BadOption {
+        /// The whole `--target` item.
+        item: String,
+        /// What is wrong, and the fix.
+        reason: String,
+    },
     /// A `NAME=` that would break Go benchmark names.
     #[error(
         "bad target name {name:?} in {item:?}: use only letters, digits, '_' and '.' (the \

@@ -15,7 +15,9 @@
 //! temp-dir SQLite file) and drops it when the target drops.
 //!
 //! - [`spec`]: `--target` items and the default targets; [`url`]: the one Redis URL parser;
-//! - [`spawn`]: private `redis-server`s; `connect`: connections and their errors;
+//! - [`spawn`]: private `redis-server`s, their persistence and replicas ([`spawn::ServerOptions`],
+//!   from a target's `?…` options, `options`); `wait`: [`WaitConnection`], `WAIT N 0` after
+//!   every write (`--wait N`); `connect`: connections and their errors;
 //! - `error`: [`TargetError`].
 
 pub mod cluster;
@@ -24,10 +26,12 @@ mod endpoint;
 mod error;
 pub mod layout;
 pub mod mini_redis;
+mod options;
 mod served;
 pub mod spawn;
 mod spec;
 pub mod url;
+mod wait;
 
 use std::fmt;
 use std::sync::Arc;
@@ -62,6 +66,7 @@ pub use spec::{
     default_targets, parse_targets, redis_server_on_path, set_cluster_shape, PgAt, SqliteAt,
     TargetKind, TargetSpec,
 };
+pub use wait::WaitConnection;
 
 /// How long a connection attempt may take before the target counts as unreachable.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
@@ -77,6 +82,8 @@ pub struct Target {
     backend: Backend,
     /// How the store lays out core data (a service target: what the service's store uses).
     layout: Layout,
+    /// `WAIT wait 0` after every write (0: none); see [`WaitConnection`].
+    wait: u32,
 }
 
 /// What a started target talks to.
@@ -211,7 +218,7 @@ impl Target {
             return Target::start_behind_service(spec);
         }
         let spawn = |listen| {
-            RedisServer::spawn(listen).map_err(|error| TargetError::Spawn {
+            RedisServer::spawn_with(listen, &spec.server).map_err(|error| TargetError::Spawn {
                 name: spec.name.clone(),
                 error,
             })
@@ -236,7 +243,8 @@ impl Target {
                 owner: Owner::Nobody,
             },
             TargetKind::SpawnCluster(shape) => {
-                let cluster = SpawnedCluster::spawn(*shape, &[]).map_err(|error| {
+                let persistence = spec.server.persistence_args();
+                let cluster = SpawnedCluster::spawn(*shape, &persistence).map_err(|error| {
                     TargetError::SpawnCluster {
                         name: spec.name.clone(),
                         error,
@@ -322,6 +330,7 @@ impl Target {
             name: spec.name.clone(),
             backend,
             layout: spec.layout,
+            wait: spec.wait,
         };
         // A service someone else runs must answer its ping now, as a Redis URL must.
         if let Backend::Service(service) = &target.backend {
@@ -344,6 +353,9 @@ impl Target {
                 endpoint: target.endpoint(),
                 reason,
             })?;
+        }
+        if target.wait > 0 {
+            target.check_replicas_for_wait()?;
         }
         Ok(target)
     }
@@ -417,7 +429,66 @@ impl Target {
                 }),
             })),
             layout,
+            wait: 0,
         })
+    }
+
+    /// Refuses a `--wait N` that would block for ever: a target with fewer than N replicas
+    /// connected (a spawned server: as many as it was spawned with; a URL: `INFO
+    /// replication`'s `connected_slaves`), or one that has none to wait for.
+    fn check_replicas_for_wait(&self) -> Result<(), TargetError> {
+        let wait = self.wait;
+        let has = match &self.backend {
+            Backend::Redis {
+                owner: Owner::Spawned(server),
+                ..
+            } => server.replicas().len(),
+            Backend::Redis {
+                endpoint,
+                owner: Owner::Nobody,
+            } => {
+                let info: String = redis::cmd("INFO")
+                    .arg("replication")
+                    .query(&mut self.connect(endpoint)?)
+                    .map_err(|e| TargetError::Ping {
+                        name: self.name.clone(),
+                        endpoint: endpoint.to_string(),
+                        reason: format!("INFO replication failed: {e}"),
+                    })?;
+                spawn::info_field(&info, "connected_slaves")
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(0)
+            }
+            Backend::Engine { .. }
+            | Backend::Redis {
+                owner: Owner::Served { .. },
+                ..
+            } => {
+                return Err(self.unsuitable(&format!(
+                    "--wait {wait} needs replicas, and the in-process engine has none \
+                     (replication and persistence are out of scope for it): leave it out of \
+                     this run, or drop --wait"
+                )))
+            }
+            _ => {
+                return Err(self.unsuitable(&format!(
+                    "--wait {wait} needs a Redis server with replicas: use \
+                     redis-tcp?replicas={wait}, a redis:// URL of a primary with replicas, or \
+                     drop --wait"
+                )))
+            }
+        };
+        if has < wait as usize {
+            let or = match has {
+                0 => "drop --wait".to_string(),
+                n => format!("--wait {n}"),
+            };
+            return Err(self.unsuitable(&format!(
+                "--wait {wait} needs {wait} replicas, this server has {has} (WAIT would block \
+                 for ever): use redis-tcp?replicas={wait}, or {or}"
+            )));
+        }
+        Ok(())
     }
 
     /// A Redis-protocol server someone else runs at `endpoint`, not probed: for a consumer
@@ -430,6 +501,7 @@ impl Target {
                 owner: Owner::Nobody,
             },
             layout: Layout::default(),
+            wait: 0,
         }
     }
 
@@ -437,6 +509,11 @@ impl Target {
     /// directly or through its redis-rs connection): a service in front of it calls it inline.
     pub fn in_process(&self) -> bool {
         matches!(self.backend, Backend::Engine { .. })
+    }
+
+    /// How many replicas each write waits for (`WAIT N 0`); 0: no WAIT.
+    pub fn wait(&self) -> u32 {
+        self.wait
     }
 
     /// The column name.
@@ -465,7 +542,18 @@ impl Target {
                 ),
                 None => s.base.to_string(),
             },
-            Backend::Redis { endpoint, .. } => endpoint.to_string(),
+            Backend::Redis { endpoint, owner } => {
+                let mut place = endpoint.to_string();
+                if let Owner::Spawned(server) = owner {
+                    if !server.options().is_default() {
+                        place = format!("{place} ({})", server.options());
+                    }
+                }
+                if self.wait > 0 {
+                    place = format!("{place}, WAIT {} 0 after writes", self.wait);
+                }
+                place
+            }
             Backend::Cluster { seeds, spawned } => {
                 let nodes: Vec<String> = seeds
                     .iter()
@@ -507,7 +595,11 @@ impl Target {
                 ..
             } => Err(self.unsuitable(mini_redis::ONLY_GET_SET)),
             Backend::Redis { endpoint, .. } => {
-                Ok(Box::new(RedisStore::new(self.connect(endpoint)?)))
+                let conn = self.connect(endpoint)?;
+                Ok(match self.wait {
+                    0 => Box::new(RedisStore::new(conn)),
+                    n => Box::new(RedisStore::new(WaitConnection::new(conn, n))),
+                })
             }
             Backend::Cluster { seeds, .. } => {
                 let conn = ClusterConnection::connect(seeds, CONNECT_TIMEOUT).map_err(|error| {
@@ -579,9 +671,13 @@ impl Target {
             } => Err(self.unsuitable(mini_redis::ONLY_GET_SET)),
             Backend::Redis { endpoint, .. } => {
                 let endpoint = endpoint.clone();
+                let wait = self.wait;
                 Ok(Arc::new(move || {
                     connect(&endpoint, CONNECT_TIMEOUT)
-                        .map(|c| boxed(Redis3Store::new(c)))
+                        .map(|c| match wait {
+                            0 => boxed(Redis3Store::new(c)),
+                            n => boxed(Redis3Store::new(WaitConnection::new(c, n))),
+                        })
                         .map_err(|e| StoreError::Backend {
                             backend: "redis",
                             message: format!("{endpoint}: {}", connect_reason(&e, &endpoint)),
@@ -644,9 +740,13 @@ impl Target {
             } => Err(self.unsuitable(mini_redis::ONLY_GET_SET)),
             Backend::Redis { endpoint, .. } => {
                 let endpoint = endpoint.clone();
+                let wait = self.wait;
                 Ok(Box::new(move || {
                     connect(&endpoint, WORKER_CONNECT_TIMEOUT)
-                        .map(|c| Box::new(c) as Box<dyn redis::ConnectionLike + Send>)
+                        .map(|c| match wait {
+                            0 => Box::new(c) as Box<dyn redis::ConnectionLike + Send>,
+                            n => Box::new(WaitConnection::new(c, n)),
+                        })
                         .map_err(|e| format!("{endpoint}: {e}"))
                 }))
             }
@@ -842,6 +942,90 @@ mod tests {
             drop(target);
             assert!(!dir.exists(), "{} left behind", dir.display());
             // The child was reaped, so its pid is gone (or, rarely, reused by another).
+            let status = std::fs::read_to_string(format!("/proc/{pid}/status"));
+            assert!(
+                status.map_or(true, |s| !s.contains("redis-server")),
+                "redis-server {pid} still running"
+            );
+        }
+    }
+
+    /// Needs redis-server. A replicated Unix-socket target with `wait=1`: the store's writes
+    /// and a worker connection's writes reach the replica before they return, WAIT goes to
+    /// the primary, and the replicas and their directories go with the target.
+    #[test]
+    fn a_replicated_target_waits_on_writes_and_its_replicas_stop_with_it() {
+        let specs = parse_targets(&["r=redis-uds?replicas=1&wait=1".to_string()])
+            .unwrap_or_else(|e| panic!("{e}"));
+        let target = Target::start(&specs[0]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(target.wait(), 1);
+        assert!(
+            target
+                .endpoint()
+                .ends_with("/redis.sock (1 replica), WAIT 1 0 after writes"),
+            "{}",
+            target.endpoint()
+        );
+        let server = target.spawned().unwrap_or_else(|| panic!("not spawned"));
+        let replica = server.replicas()[0].endpoint();
+        let query = |endpoint: &Endpoint, args: &[&str]| -> redis::Value {
+            let mut conn = connect(endpoint, CONNECT_TIMEOUT).unwrap_or_else(|e| panic!("{e}"));
+            let mut cmd = redis::cmd(args[0]);
+            cmd.arg(&args[1..]);
+            cmd.query(&mut conn)
+                .unwrap_or_else(|e| panic!("{args:?}: {e}"))
+        };
+        let mut store = target.open_store().unwrap_or_else(|e| panic!("{e}"));
+        let mut event = crate::model::Event {
+            device: "d1".into(),
+            origin: 1,
+            readings: vec![crate::model::Reading {
+                device: "d1".into(),
+                name: "t".into(),
+                value: "20".into(),
+                origin: 1,
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        store
+            .add_event(&mut event)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(store.event_count().ok(), Some(1));
+        assert_eq!(
+            query(&replica, &["ZCARD", "event"]),
+            redis::Value::Int(1),
+            "the replica has the event as soon as the write returned"
+        );
+        let mut worker = (target.connector().unwrap_or_else(|e| panic!("{e}")))()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let reply: String = redis::cmd("SET")
+            .arg("k")
+            .arg("v")
+            .query(&mut *worker)
+            .unwrap();
+        assert_eq!(reply, "OK", "callers see SET's reply, not WAIT's");
+        let got: Option<String> = redis::cmd("GET").arg("k").query(&mut *worker).unwrap();
+        assert_eq!(got.as_deref(), Some("v"));
+        assert_eq!(
+            query(&replica, &["GET", "k"]),
+            redis::Value::BulkString(b"v".to_vec())
+        );
+        let stats = match query(&target.redis_endpoint().unwrap(), &["INFO", "commandstats"]) {
+            redis::Value::VerbatimString { text, .. } => text,
+            redis::Value::BulkString(b) => String::from_utf8(b).unwrap(),
+            other => panic!("{other:?}"),
+        };
+        // One WAIT for the event's transaction, one for the SET; none for the reads.
+        assert!(stats.contains("cmdstat_wait:calls=2,"), "{stats}");
+        drop((store, worker));
+        let kept: Vec<_> = std::iter::once(server)
+            .chain(server.replicas())
+            .map(|s| (s.pid(), s.dir().to_path_buf()))
+            .collect();
+        drop(target);
+        for (pid, dir) in kept {
+            assert!(!dir.exists(), "{} left behind", dir.display());
             let status = std::fs::read_to_string(format!("/proc/{pid}/status"));
             assert!(
                 status.map_or(true, |s| !s.contains("redis-server")),

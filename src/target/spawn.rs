@@ -8,6 +8,14 @@
 //! must not be benchmarked (the benchmarks scrub its keys). Dropping the guard stops the server (SIGTERM, then
 //! SIGKILL after 2 s) and removes the directory.
 //!
+//! [`RedisServer::spawn_with`] takes [`ServerOptions`]: persistence (`appendonly`,
+//! `appendfsync`, `save`) and replicas. Replicas are more `redis-server`s, spawned the same
+//! way (private directory, free port or own socket, stopped with the primary), started with
+//! `--replicaof` the primary's TCP port, and waited for until the replica reports
+//! `master_link_status:up` and the primary lists it `online`. Redis 7.0 cannot replicate over
+//! a Unix socket, so a Unix-socket primary with replicas also listens on a free 127.0.0.1
+//! port, which only its replicas use; the benchmarks still go through the socket.
+//!
 //! Invariants: the server never outlives edgebench. It runs in its own process group, so a
 //! terminal's Ctrl-C reaches edgebench alone, and edgebench stops the server in order. It
 //! also gets `PR_SET_PDEATHSIG = SIGKILL`, so it dies if edgebench is killed outright.
@@ -62,6 +70,120 @@ impl From<Listen> for crate::server::Bind {
             Listen::Tcp => crate::server::Bind::Tcp(([127, 0, 0, 1], 0).into()),
             Listen::Unix => crate::server::Bind::TempUnixSocket,
         }
+    }
+}
+
+/// Most replicas a spawned target takes: each is another redis-server on this machine.
+pub const MAX_REPLICAS: u8 = 5;
+/// How long replicas get to finish their first sync with the primary (an empty dataset:
+/// milliseconds; the margin is for a loaded CI machine).
+const REPLICA_SYNC_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// When a server with `appendonly yes` calls fsync on its append-only file (redis.conf's
+/// `appendfsync`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AppendFsync {
+    /// After every write command.
+    Always,
+    /// Once a second (Redis's default).
+    #[default]
+    EverySec,
+    /// Never; the OS flushes when it likes.
+    No,
+}
+
+impl AppendFsync {
+    /// The redis.conf value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AppendFsync::Always => "always",
+            AppendFsync::EverySec => "everysec",
+            AppendFsync::No => "no",
+        }
+    }
+}
+
+/// One redis.conf `save <seconds> <changes>` point: snapshot (RDB) after `seconds` if at least
+/// `changes` keys changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SavePoint {
+    /// Seconds since the last save.
+    pub seconds: u32,
+    /// Changes since the last save.
+    pub changes: u32,
+}
+
+/// How a spawned `redis-server` is configured beyond where it listens. The default is what a
+/// spawned server always was: persistence off, no replicas.
+///
+/// [`ServerOptions::persistence_args`] says nothing about listening or replication, so any
+/// spawner (single servers here, cluster nodes) can pass it to its servers.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ServerOptions {
+    /// `appendonly yes`: log every write to the append-only file.
+    pub appendonly: bool,
+    /// When the append-only file is fsynced (only with `appendonly`).
+    pub appendfsync: AppendFsync,
+    /// RDB snapshot points; empty means no snapshots (`save ""`).
+    pub save: Vec<SavePoint>,
+    /// Replicas of the server, at most [`MAX_REPLICAS`].
+    pub replicas: u8,
+}
+
+impl ServerOptions {
+    /// The `redis-server` arguments for the persistence settings: `--save`, `--appendonly`
+    /// and `--appendfsync` (always all three, so the server's own config file cannot
+    /// turn persistence on behind the run's back).
+    pub fn persistence_args(&self) -> Vec<String> {
+        let save = self
+            .save
+            .iter()
+            .map(|p| format!("{} {}", p.seconds, p.changes))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let appendonly = if self.appendonly { "yes" } else { "no" };
+        [
+            "--save",
+            &save,
+            "--appendonly",
+            appendonly,
+            "--appendfsync",
+            self.appendfsync.as_str(),
+        ]
+        .map(str::to_string)
+        .to_vec()
+    }
+
+    /// Whether these are the defaults (persistence off, no replicas).
+    pub fn is_default(&self) -> bool {
+        *self == ServerOptions::default()
+    }
+}
+
+/// As the run header shows it, e.g. `1 replica, appendonly (fsync always), save 60:1000`.
+impl std::fmt::Display for ServerOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut parts = Vec::new();
+        match self.replicas {
+            0 => {}
+            1 => parts.push("1 replica".to_string()),
+            n => parts.push(format!("{n} replicas")),
+        }
+        if self.appendonly {
+            parts.push(format!("appendonly (fsync {})", self.appendfsync.as_str()));
+        }
+        if !self.save.is_empty() {
+            let points: Vec<String> = self
+                .save
+                .iter()
+                .map(|p| format!("{}:{}", p.seconds, p.changes))
+                .collect();
+            parts.push(format!("save {}", points.join("+")));
+        }
+        if parts.is_empty() {
+            parts.push("no persistence, no replicas".to_string());
+        }
+        f.write_str(&parts.join(", "))
     }
 }
 
@@ -125,6 +247,18 @@ pub enum SpawnError {
         /// The `process_id` the answering server reported, if any.
         answered: Option<u32>,
     },
+    /// A replica did not finish its first sync with the primary in time.
+    #[error(
+        "replica on {endpoint} did not finish its first sync with the primary within {}s \
+         ({state}); run again, or use fewer replicas",
+        REPLICA_SYNC_TIMEOUT.as_secs()
+    )]
+    ReplicaSync {
+        /// Where the replica listens.
+        endpoint: Endpoint,
+        /// What the replica and primary last said about the link.
+        state: String,
+    },
     /// The server did not answer PING in time.
     #[error(
         "redis-server on {endpoint} did not answer PING within {}s (last log line: \
@@ -144,6 +278,13 @@ pub enum SpawnError {
 pub struct RedisServer {
     child: Child,
     endpoint: Endpoint,
+    /// The TCP port replicas reach it on (its endpoint's port, or the extra port of a
+    /// Unix-socket primary with replicas).
+    tcp_port: Option<u16>,
+    /// Its replicas; each stops when this guard's fields drop, after the primary.
+    replicas: Vec<RedisServer>,
+    /// What it was spawned with.
+    options: ServerOptions,
     // Dropped after `Drop::drop` has stopped the server, which removes the directory.
     dir: TempDir,
 }
@@ -156,20 +297,73 @@ impl RedisServer {
     /// thread exits, the kernel kills the server even though edgebench still runs. Spawn
     /// from a thread that outlives the guard (main, or the test's own thread).
     pub fn spawn(listen: Listen) -> Result<RedisServer, SpawnError> {
-        Self::spawn_with(listen, &[])
+        RedisServer::spawn_with(listen, &ServerOptions::default())
     }
 
-    /// [`RedisServer::spawn`] with more `redis-server` arguments after edgebench's own (a later
-    /// `--name value` wins over an earlier one), e.g. a Redis Cluster node's settings.
-    pub fn spawn_with(listen: Listen, extra: &[String]) -> Result<RedisServer, SpawnError> {
+    /// Starts a server listening on `listen`, configured by `options`, and its replicas
+    /// (each on a free TCP port, or a Unix socket of its own when `listen` is `Unix`, with
+    /// the same persistence settings). Returns once the primary answers PING and every
+    /// replica has finished its first sync. The same thread rule as [`RedisServer::spawn`].
+    pub fn spawn_with(listen: Listen, options: &ServerOptions) -> Result<RedisServer, SpawnError> {
         let binary = redis_server_binary()?;
+        let mut args = options.persistence_args();
+        let with_replicas = options.replicas > 0;
+        if with_replicas {
+            // Diskless sync starts after a 5 s delay by default (to wait for more replicas);
+            // ours are all started at once and wait for each other's sync anyway.
+            args.extend(["--repl-diskless-sync-delay", "0"].map(str::to_string));
+        }
+        let mut primary = Self::spawn_retrying(&binary, listen, with_replicas, &args)?;
+        primary.options = options.clone();
+        let Some(port) = primary.tcp_port.filter(|_| with_replicas) else {
+            return Ok(primary);
+        };
+        let mut replica_args = options.persistence_args();
+        replica_args.extend(["--replicaof", "127.0.0.1", &port.to_string()].map(str::to_string));
+        for _ in 0..options.replicas {
+            let mut replica = Self::spawn_retrying(&binary, listen, false, &replica_args)?;
+            replica.options = ServerOptions {
+                replicas: 0,
+                ..options.clone()
+            };
+            // Pushed first, so an error below still stops the replica with the primary.
+            primary.replicas.push(replica);
+        }
+        primary.wait_replicas_online()?;
+        Ok(primary)
+    }
+
+    /// One server (no replicas) with `args` after edgebench's own defaults (a later
+    /// `--name value` wins): a Redis Cluster node's settings, say, with
+    /// [`ServerOptions::persistence_args`] among them.
+    pub fn spawn_with_args(listen: Listen, args: &[String]) -> Result<RedisServer, SpawnError> {
+        Self::spawn_retrying(&redis_server_binary()?, listen, false, args)
+    }
+
+    /// What the server was spawned with.
+    pub fn options(&self) -> &ServerOptions {
+        &self.options
+    }
+
+    /// The replicas, in the order they were started.
+    pub fn replicas(&self) -> &[RedisServer] {
+        &self.replicas
+    }
+
+    /// One server, retried on another port when a TCP port was taken before it bound it.
+    fn spawn_retrying(
+        binary: &Path,
+        listen: Listen,
+        extra_tcp: bool,
+        args: &[String],
+    ) -> Result<RedisServer, SpawnError> {
         let attempts = match listen {
-            Listen::Tcp => TCP_ATTEMPTS,
-            Listen::Unix => 1,
+            Listen::Unix if !extra_tcp => 1,
+            _ => TCP_ATTEMPTS,
         };
         let mut attempt = 1;
         loop {
-            match Self::spawn_once(&binary, listen, extra) {
+            match Self::spawn_once(binary, listen, extra_tcp, args) {
                 // Most likely the port was taken before redis-server bound it: try another.
                 Err(SpawnError::Exited { .. } | SpawnError::PortTaken { .. })
                     if attempt < attempts =>
@@ -196,39 +390,45 @@ impl RedisServer {
         self.dir.path()
     }
 
+    /// A server on `listen`; a Unix-socket one also on a free TCP port when `extra_tcp`.
     fn spawn_once(
         binary: &Path,
         listen: Listen,
-        extra: &[String],
+        extra_tcp: bool,
+        args: &[String],
     ) -> Result<RedisServer, SpawnError> {
         let port = match listen {
-            Listen::Tcp => Some(free_port().map_err(|error| SpawnError::Prepare {
+            Listen::Unix if !extra_tcp => None,
+            _ => Some(free_port().map_err(|error| SpawnError::Prepare {
                 what: "find a free port on 127.0.0.1",
                 error,
             })?),
-            Listen::Unix => None,
         };
-        Self::spawn_at(binary, port, extra)
+        Self::spawn_at(binary, port, listen, args)
     }
 
-    /// Starts a server on TCP `port`, or on a Unix socket when `port` is `None`.
+    /// Starts a server on TCP `port` (`listen` is `Tcp`), or on a Unix socket (`listen` is
+    /// `Unix`; then also on `port` if given), with `args` after edgebench's own. `args` comes
+    /// last, so its settings win over the defaults set here.
     fn spawn_at(
         binary: &Path,
         port: Option<u16>,
-        extra: &[String],
+        listen: Listen,
+        args: &[String],
     ) -> Result<RedisServer, SpawnError> {
         let prepare = |what| move |error| SpawnError::Prepare { what, error };
         let mut dir = temp_dir().map_err(prepare("create a temporary directory"))?;
         let mut cmd = Command::new(binary);
-        let endpoint = match port {
-            Some(port) => {
+        let endpoint = match (listen, port) {
+            (Listen::Tcp, Some(port)) => {
                 cmd.arg("--port").arg(port.to_string());
                 Endpoint::Tcp {
                     host: "127.0.0.1".to_string(),
                     port,
                 }
             }
-            None => {
+            (Listen::Tcp, None) => unreachable!("a TCP server is spawned with a port"),
+            (Listen::Unix, _) => {
                 let mut socket = dir.path().join("redis.sock");
                 if socket.as_os_str().len() > MAX_SOCKET_PATH {
                     // $TMPDIR is too deep for a socket path; /tmp is always short enough.
@@ -238,7 +438,9 @@ impl RedisServer {
                         .map_err(prepare("create a temporary directory in /tmp"))?;
                     socket = dir.path().join("redis.sock");
                 }
-                cmd.args(["--port", "0", "--unixsocket"])
+                cmd.arg("--port")
+                    .arg(port.unwrap_or(0).to_string())
+                    .arg("--unixsocket")
                     .arg(&socket)
                     .args(["--unixsocketperm", "700"]);
                 Endpoint::Unix(socket)
@@ -252,7 +454,7 @@ impl RedisServer {
             .arg("--logfile")
             .arg(dir.path().join("redis.log"))
             .args(["--daemonize", "no"])
-            .args(extra);
+            .args(args);
         // Config errors are printed before the log file is opened, so keep stderr too.
         let stderr = File::create(dir.path().join("stderr.log"))
             .map_err(prepare("create its stderr file"))?;
@@ -270,6 +472,9 @@ impl RedisServer {
         let mut server = RedisServer {
             child,
             endpoint,
+            tcp_port: port,
+            replicas: Vec::new(),
+            options: ServerOptions::default(),
             dir,
         };
         server.wait_ready()?;
@@ -302,6 +507,57 @@ impl RedisServer {
                 return Err(SpawnError::Timeout {
                     endpoint: self.endpoint.clone(),
                     last_log_line: self.last_log_line(),
+                });
+            }
+            std::thread::sleep(POLL_INTERVAL);
+        }
+    }
+
+    /// Waits until every replica says `master_link_status:up` and the primary lists as many
+    /// replicas `online` (a replica is up before the primary has moved it from
+    /// `wait_bgsave` to `online`).
+    fn wait_replicas_online(&self) -> Result<(), SpawnError> {
+        let deadline = Instant::now() + REPLICA_SYNC_TIMEOUT;
+        for replica in &self.replicas {
+            loop {
+                let state = replication_info(&replica.endpoint);
+                if state
+                    .as_deref()
+                    .is_ok_and(|info| info_field(info, "master_link_status") == Some("up"))
+                {
+                    break;
+                }
+                if Instant::now() >= deadline {
+                    return Err(SpawnError::ReplicaSync {
+                        endpoint: replica.endpoint.clone(),
+                        state: state.map_or_else(
+                            |e| e,
+                            |info| {
+                                format!(
+                                    "master_link_status:{}",
+                                    info_field(&info, "master_link_status").unwrap_or("?")
+                                )
+                            },
+                        ),
+                    });
+                }
+                std::thread::sleep(POLL_INTERVAL);
+            }
+        }
+        loop {
+            let online = replication_info(&self.endpoint)
+                .map(|info| online_replicas(&info))
+                .unwrap_or(0);
+            if online >= self.replicas.len() {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                return Err(SpawnError::ReplicaSync {
+                    endpoint: self.endpoint.clone(),
+                    state: format!(
+                        "the primary lists {online} of {} replicas online",
+                        self.replicas.len()
+                    ),
                 });
             }
             std::thread::sleep(POLL_INTERVAL);
@@ -348,6 +604,31 @@ impl Drop for RedisServer {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// `INFO replication` of the server at `endpoint`.
+fn replication_info(endpoint: &Endpoint) -> Result<String, String> {
+    let mut conn = super::connect::connect(endpoint, PING_TIMEOUT).map_err(|e| e.to_string())?;
+    redis::cmd("INFO")
+        .arg("replication")
+        .query(&mut conn)
+        .map_err(|e| e.to_string())
+}
+
+/// The value of `name:` in an `INFO` reply.
+pub(crate) fn info_field<'a>(info: &'a str, name: &str) -> Option<&'a str> {
+    info.lines().find_map(|line| {
+        line.strip_prefix(name)
+            .and_then(|rest| rest.strip_prefix(':'))
+            .map(str::trim)
+    })
+}
+
+/// How many `slaveN:` lines of a primary's `INFO replication` say `state=online`.
+pub(crate) fn online_replicas(info: &str) -> usize {
+    info.lines()
+        .filter(|line| line.starts_with("slave") && line.contains("state=online"))
+        .count()
 }
 
 /// The `redis-server` to run: `EDGEBENCH_REDIS_SERVER`, or `redis-server` on `PATH`.
@@ -416,6 +697,157 @@ pub fn die_with_parent(cmd: &mut Command) {
 mod tests {
     use super::*;
 
+    fn config_get(conn: &mut redis::Connection, name: &str) -> String {
+        let reply: Vec<String> = redis::cmd("CONFIG")
+            .arg("GET")
+            .arg(name)
+            .query(conn)
+            .unwrap_or_else(|e| panic!("CONFIG GET {name}: {e}"));
+        assert_eq!(reply.len(), 2, "{reply:?}");
+        reply[1].clone()
+    }
+
+    fn connect(server: &RedisServer) -> redis::Connection {
+        super::super::connect::connect(&server.endpoint(), PING_TIMEOUT)
+            .unwrap_or_else(|e| panic!("{}: {e}", server.endpoint()))
+    }
+
+    #[test]
+    fn persistence_args_are_the_three_settings_with_defaults_off() {
+        assert_eq!(
+            ServerOptions::default().persistence_args(),
+            [
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--appendfsync",
+                "everysec"
+            ]
+        );
+        let options = ServerOptions {
+            appendonly: true,
+            appendfsync: AppendFsync::Always,
+            save: vec![
+                SavePoint {
+                    seconds: 900,
+                    changes: 1,
+                },
+                SavePoint {
+                    seconds: 60,
+                    changes: 1000,
+                },
+            ],
+            replicas: 2,
+        };
+        assert_eq!(
+            options.persistence_args(),
+            [
+                "--save",
+                "900 1 60 1000",
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "always"
+            ]
+        );
+        assert_eq!(
+            options.to_string(),
+            "2 replicas, appendonly (fsync always), save 900:1+60:1000"
+        );
+        assert_eq!(
+            ServerOptions::default().to_string(),
+            "no persistence, no replicas"
+        );
+    }
+
+    /// Needs redis-server, like the conformance suite: fails, not skips, without it.
+    #[test]
+    fn persistence_options_are_what_the_spawned_server_runs_with() {
+        let defaults = RedisServer::spawn(Listen::Unix).unwrap_or_else(|e| panic!("{e}"));
+        let mut conn = connect(&defaults);
+        assert_eq!(config_get(&mut conn, "appendonly"), "no");
+        assert_eq!(config_get(&mut conn, "save"), "");
+        for (listen, fsync) in [
+            (Listen::Tcp, AppendFsync::Always),
+            (Listen::Unix, AppendFsync::No),
+        ] {
+            let options = ServerOptions {
+                appendonly: true,
+                appendfsync: fsync,
+                save: vec![SavePoint {
+                    seconds: 60,
+                    changes: 1000,
+                }],
+                replicas: 0,
+            };
+            let server =
+                RedisServer::spawn_with(listen, &options).unwrap_or_else(|e| panic!("{e}"));
+            let mut conn = connect(&server);
+            assert_eq!(config_get(&mut conn, "appendonly"), "yes");
+            assert_eq!(config_get(&mut conn, "appendfsync"), fsync.as_str());
+            assert_eq!(config_get(&mut conn, "save"), "60 1000");
+            // The append-only file is in the server's private directory.
+            assert_eq!(config_get(&mut conn, "dir"), server.dir().to_string_lossy());
+        }
+    }
+
+    /// Needs redis-server. A replica holds what was written to its primary, on both
+    /// transports, and every replica and its directory are gone after the guard drops.
+    #[test]
+    fn replicas_sync_from_the_primary_and_stop_with_it() {
+        for listen in [Listen::Tcp, Listen::Unix] {
+            let options = ServerOptions {
+                replicas: 2,
+                ..ServerOptions::default()
+            };
+            let primary =
+                RedisServer::spawn_with(listen, &options).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(primary.replicas().len(), 2);
+            let mut conn = connect(&primary);
+            let info: String = redis::cmd("INFO")
+                .arg("replication")
+                .query(&mut conn)
+                .unwrap();
+            assert_eq!(info_field(&info, "connected_slaves"), Some("2"), "{info}");
+            assert_eq!(online_replicas(&info), 2, "{info}");
+            redis::cmd("SET").arg("k").arg("v").exec(&mut conn).unwrap();
+            // WAIT returns once both replicas acknowledged the write.
+            let acked: i64 = redis::cmd("WAIT")
+                .arg(2)
+                .arg(5000)
+                .query(&mut conn)
+                .unwrap();
+            assert_eq!(acked, 2);
+            let mut kept = vec![(primary.pid(), primary.dir().to_path_buf())];
+            for replica in primary.replicas() {
+                assert_eq!(
+                    replica.endpoint().to_string().starts_with("redis://"),
+                    listen == Listen::Tcp
+                );
+                let mut conn = connect(replica);
+                let info: String = redis::cmd("INFO")
+                    .arg("replication")
+                    .query(&mut conn)
+                    .unwrap();
+                assert_eq!(info_field(&info, "role"), Some("slave"), "{info}");
+                let value: Option<String> = redis::cmd("GET").arg("k").query(&mut conn).unwrap();
+                assert_eq!(value.as_deref(), Some("v"));
+                kept.push((replica.pid(), replica.dir().to_path_buf()));
+            }
+            drop(conn);
+            drop(primary);
+            for (pid, dir) in kept {
+                assert!(!dir.exists(), "{} left behind", dir.display());
+                let status = fs::read_to_string(format!("/proc/{pid}/status"));
+                assert!(
+                    status.map_or(true, |s| !s.contains("redis-server")),
+                    "redis-server {pid} still running"
+                );
+            }
+        }
+    }
+
     /// Needs redis-server, like the conformance suite: fails, not skips, without it.
     #[test]
     fn a_port_answered_by_another_server_is_not_taken_for_the_spawned_one() {
@@ -426,7 +858,7 @@ mod tests {
         let binary = redis_server_binary().unwrap_or_else(|e| panic!("{e}"));
         // The second child cannot bind the port; whether it exits before the first server
         // answers our PING is a race, and either way the spawn must fail.
-        match RedisServer::spawn_at(&binary, Some(port), &[]) {
+        match RedisServer::spawn_at(&binary, Some(port), Listen::Tcp, &[]) {
             Err(e @ SpawnError::PortTaken { .. }) => {
                 let message = e.to_string();
                 assert!(!message.contains('\n'), "{message}");

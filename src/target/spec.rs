@@ -14,7 +14,8 @@ use super::cluster::ClusterShape;
 use super::endpoint::Endpoint;
 use super::error::TargetError;
 use super::layout::{Layout, Via};
-use super::spawn;
+use super::options;
+use super::spawn::{self, ServerOptions};
 use super::url::{RedisUrl, UrlAt, UrlError};
 use crate::store::edgex::http::HttpBase;
 use crate::store::mongo::{Fidelity, MongoLayout};
@@ -162,6 +163,10 @@ pub struct TargetSpec {
     pub layout: Layout,
     /// How the benchmarks reach the store (`--via`).
     pub via: Via,
+    /// A spawned server's persistence and replicas (`redis-tcp?…`); the default otherwise.
+    pub server: ServerOptions,
+    /// Follow every write with `WAIT wait 0` (`?wait=N`, `--wait N`); 0: no WAIT.
+    pub wait: u32,
 }
 
 impl TargetSpec {
@@ -172,6 +177,8 @@ impl TargetSpec {
             kind,
             layout: Layout::default(),
             via: Via::default(),
+            server: ServerOptions::default(),
+            wait: 0,
         }
     }
 }
@@ -185,7 +192,9 @@ impl TargetSpec {
 /// - `redis-cluster`: spawn a private Redis Cluster (column `RedisCluster`; its shape from
 ///   [`set_cluster_shape`]);
 /// - `redis-cluster://HOST:PORT[,HOST:PORT…]`: a Redis Cluster's nodes (column `RedisCluster`);
-/// - `NAME=ITEM`: any of the above, in column `NAME` (`[A-Za-z0-9_.]+`).
+/// - `NAME=ITEM`: any of the above, in column `NAME` (`[A-Za-z0-9_.]+`);
+/// - `redis-tcp?OPTIONS` / `redis-uds?OPTIONS`: persistence, replicas and WAIT (see
+///   [`super::options`]).
 ///
 /// A column name given twice gets `_2`, `_3`, ... appended from its second use on.
 pub fn parse_targets(values: &[String]) -> Result<Vec<TargetSpec>, TargetError> {
@@ -285,7 +294,7 @@ pub fn redis_server_on_path() -> bool {
 fn parse_item(item: &str) -> Result<TargetSpec, TargetError> {
     // `NAME=` only when the part before `=` cannot be the start of a URL.
     let (name, what) = match item.split_once('=') {
-        Some((name, what)) if !name.contains([':', '/']) => {
+        Some((name, what)) if !name.contains([':', '/', '?']) => {
             if !is_valid_name(name) {
                 return Err(TargetError::BadName {
                     name: name.to_string(),
@@ -296,9 +305,33 @@ fn parse_item(item: &str) -> Result<TargetSpec, TargetError> {
         }
         _ => (None, item),
     };
+    let (what, query) = options::split(what);
     let kind = parse_kind(what)?;
     let name = name.unwrap_or(kind.default_column());
-    Ok(TargetSpec::new(name, kind))
+    let mut spec = TargetSpec::new(name, kind);
+    if let Some(query) = query {
+        if !matches!(
+            spec.kind,
+            TargetKind::SpawnRedisTcp | TargetKind::SpawnRedisUds | TargetKind::SpawnCluster(_)
+        ) {
+            return Err(options::not_spawned(item, what));
+        }
+        let parsed = options::parse(item, query)?;
+        if matches!(spec.kind, TargetKind::SpawnCluster(_))
+            && (parsed.server.replicas > 0 || parsed.wait > 0)
+        {
+            return Err(TargetError::BadOption {
+                item: item.to_string(),
+                reason: "a spawned cluster takes appendonly=, appendfsync= and save= (for \
+                         every node); its replicas come from --cluster-replicas, and WAIT on a \
+                         cluster is not supported yet"
+                    .to_string(),
+            });
+        }
+        spec.server = parsed.server;
+        spec.wait = parsed.wait;
+    }
+    Ok(spec)
 }
 
 fn parse_kind(what: &str) -> Result<TargetKind, TargetError> {
@@ -777,6 +810,88 @@ pub(super) mod tests {
             error(&["redis-tcp,"]),
             "empty target in \"redis-tcp,\": remove the extra comma"
         );
+    }
+
+    #[test]
+    fn spawned_targets_take_options_after_a_question_mark() {
+        let specs = parse(&[
+            "Replica=redis-tcp?replicas=1,redis-uds?appendonly=yes&appendfsync=always",
+            "redis-tcp?save=900:1+60:1000&replicas=2&wait=2",
+        ])
+        .unwrap_or_else(|e| panic!("{e}"));
+        let replica = ServerOptions {
+            replicas: 1,
+            ..ServerOptions::default()
+        };
+        let aof = ServerOptions {
+            appendonly: true,
+            appendfsync: spawn::AppendFsync::Always,
+            ..ServerOptions::default()
+        };
+        let save = ServerOptions {
+            save: vec![
+                spawn::SavePoint {
+                    seconds: 900,
+                    changes: 1,
+                },
+                spawn::SavePoint {
+                    seconds: 60,
+                    changes: 1000,
+                },
+            ],
+            replicas: 2,
+            ..ServerOptions::default()
+        };
+        let got: Vec<_> = specs
+            .iter()
+            .map(|s| (s.name.as_str(), &s.kind, &s.server, s.wait))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("Replica", &TargetKind::SpawnRedisTcp, &replica, 0),
+                ("RedisDB_UDS", &TargetKind::SpawnRedisUds, &aof, 0),
+                ("RedisDB_TCP", &TargetKind::SpawnRedisTcp, &save, 2),
+            ]
+        );
+        // Without options, the defaults: what a spawned server always was.
+        let plain = parse(&["redis-tcp"]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(plain[0].server, ServerOptions::default());
+        assert_eq!(plain[0].wait, 0);
+    }
+
+    #[test]
+    fn options_on_targets_edgebench_does_not_spawn_are_refused_with_the_fix() {
+        assert_eq!(
+            error(&["embedded?appendonly=yes"]),
+            "bad target option in \"embedded?appendonly=yes\": the in-process engine has no \
+             persistence or replicas (out of scope for it): use redis-tcp?… or redis-uds?… for \
+             these options"
+        );
+        assert_eq!(
+            error(&["e=embedded-tcp?replicas=1"]),
+            "bad target option in \"e=embedded-tcp?replicas=1\": the in-process engine has no \
+             persistence or replicas (out of scope for it): use redis-tcp?… or redis-uds?… for \
+             these options"
+        );
+        assert_eq!(
+            error(&["redis://127.0.0.1:6379?replicas=1"]),
+            "bad target option in \"redis://127.0.0.1:6379?replicas=1\": this server is not \
+             spawned by edgebench, so its persistence and replicas are its own configuration: \
+             set them there (or use redis-tcp?… / redis-uds?…); --wait N works on it"
+        );
+        assert_eq!(
+            error(&["sqlite?appendonly=yes"]),
+            "bad target option in \"sqlite?appendonly=yes\": only targets edgebench spawns \
+             (redis-tcp, redis-uds) take options: remove ?… or use redis-tcp?…"
+        );
+        assert_eq!(
+            error(&["x=redis-uds?replicas=9"]),
+            "bad target option in \"x=redis-uds?replicas=9\": bad replicas value \"9\": use a \
+             number from 0 to 5"
+        );
+        // A PostgreSQL URL keeps its own query.
+        assert!(parse(&["postgresql:///db?host=/var/run/postgresql"]).is_ok());
     }
 
     #[test]

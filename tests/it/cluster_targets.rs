@@ -364,3 +364,44 @@ fn a_primary_killed_mid_run_fails_over_and_the_run_completes() {
         .sum();
     assert_eq!(served, 16384);
 }
+
+/// `redis-cluster?…` gives every node the persistence options; replicas and WAIT are refused
+/// there in one line.
+#[test]
+fn a_spawned_cluster_takes_persistence_options_for_every_node() {
+    common::require_redis_server();
+    let mut specs =
+        parse_targets(&["redis-cluster?appendonly=yes&appendfsync=always&save=60:1000".into()])
+            .unwrap_or_else(|e| panic!("{e}"));
+    set_cluster_shape(&mut specs, Some(2), Some(1)).unwrap();
+    let target = Target::start(&specs[0]).unwrap_or_else(|e| panic!("{e}"));
+    let cluster = target.spawned_cluster().expect("a spawned cluster");
+    assert_eq!(cluster.nodes().len(), 4);
+    for node in cluster.nodes() {
+        let mut c = conn(&node.endpoint());
+        for (name, want) in [
+            ("appendonly", "yes"),
+            ("appendfsync", "always"),
+            ("save", "60 1000"),
+            ("cluster-enabled", "yes"),
+        ] {
+            let got: Vec<String> = redis::cmd("CONFIG")
+                .arg("GET")
+                .arg(name)
+                .query(&mut c)
+                .unwrap();
+            assert_eq!(got, [name, want], "{}", node.endpoint());
+        }
+    }
+    for item in [
+        "redis-cluster?replicas=1",
+        "redis-cluster?replicas=1&wait=1",
+    ] {
+        let message = parse_targets(&[item.to_string()]).unwrap_err().to_string();
+        assert!(
+            message.contains("its replicas come from --cluster-replicas")
+                && !message.contains('\n'),
+            "{message}"
+        );
+    }
+}

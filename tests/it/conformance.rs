@@ -69,6 +69,14 @@ macro_rules! conformance_suite {
 conformance_suite!(redis_tcp, || common::spawned_redis("redis-tcp"));
 conformance_suite!(redis_uds, || common::spawned_redis("redis-uds"));
 conformance_suite!(redis_cluster, common::spawned_cluster);
+// A replica, WAIT after every write, and the append-only file fsynced on every write: the
+// same results as a single scratch server.
+conformance_suite!(redis_tcp_replica_wait, || common::spawned_redis(
+    "redis-tcp?replicas=1&wait=1"
+));
+conformance_suite!(redis_uds_replica_wait_aof, || common::spawned_redis(
+    "redis-uds?replicas=1&wait=1&appendonly=yes&appendfsync=always&save=60:1000"
+));
 conformance_suite!(engine_direct, common::engine_direct);
 conformance_suite!(redis_embedded, || common::in_process("embedded"));
 conformance_suite!(embedded_tcp, || common::in_process("embedded-tcp"));

@@ -67,6 +67,11 @@ edgex_suite!(redis3_uds, || common::edgex(
     "edgex3",
     "direct"
 ));
+edgex_suite!(redis3_tcp_replica_wait, || common::edgex(
+    "redis-tcp?replicas=1&wait=1",
+    "edgex3",
+    "direct"
+));
 edgex_suite!(redis3_embedded, || common::edgex(
     "embedded", "edgex3", "direct"
 ));

@@ -29,6 +29,7 @@ mod perf_pbm;
 mod perf_results;
 mod perf_run;
 mod real_clients;
+mod replication;
 mod report_compare;
 mod report_html;
 mod runner;

@@ -331,7 +331,16 @@ impl ClusterConnection {
         if transaction || offset > 0 {
             return self.transaction(packed, &commands, offset, count);
         }
-        let nodes: Vec<usize> = commands.iter().map(|c| self.route(&c.args)).collect();
+        // A command without a key follows the one before it in the pipeline (a WAIT after
+        // its write), the first one the previous request.
+        let mut nodes: Vec<usize> = Vec::with_capacity(commands.len());
+        for c in &commands {
+            let node = match route_key(&c.args) {
+                Some(_) => self.route(&c.args),
+                None => nodes.last().copied().unwrap_or_else(|| self.route(&c.args)),
+            };
+            nodes.push(node);
+        }
         let mut replies = if nodes.iter().all(|&n| n == nodes[0]) {
             let i = nodes[0];
             self.last = i;

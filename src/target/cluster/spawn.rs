@@ -158,7 +158,7 @@ impl SpawnedCluster {
             args.push("--cluster-port".to_string());
             args.push(bus.to_string());
             args.extend(extra.iter().cloned());
-            nodes.push(RedisServer::spawn_with(Listen::Tcp, &args).map_err(node_error)?);
+            nodes.push(RedisServer::spawn_with_args(Listen::Tcp, &args).map_err(node_error)?);
         }
         let cluster = SpawnedCluster { shape, nodes };
         cluster.assemble()?;
