@@ -27,6 +27,7 @@ use redis::{ConnectionLike, ErrorKind, RedisError, RedisResult, ServerErrorKind,
 use super::super::connect::{connect, connect_reason};
 use super::super::endpoint::Endpoint;
 use super::slots::{self, hash_slot, Topology};
+use crate::resp::RequestParser;
 
 /// Tries per command before a redirection or a down cluster is returned as the reply.
 const ATTEMPTS: u32 = 5;
@@ -244,12 +245,7 @@ impl ClusterConnection {
     /// The index of the node an `-ASK` names (`"3999 127.0.0.1:6381"`), reading the map
     /// again if it is not a known primary (an ASK can name a node being added).
     fn redirect_target(&mut self, details: Option<&str>) -> Option<usize> {
-        let addr = details?.split(' ').nth(1)?;
-        let (host, port) = addr.rsplit_once(':')?;
-        let node = Endpoint::Tcp {
-            host: host.to_string(),
-            port: port.parse().ok()?,
-        };
+        let node = slots::node_at(details?.split(' ').nth(1)?)?;
         if let Some(i) = self.topology.nodes.iter().position(|n| *n == node) {
             return Some(i);
         }
@@ -584,56 +580,49 @@ struct Packed<'a> {
     args: Vec<&'a [u8]>,
 }
 
-/// The commands in `packed`, which redis-rs writes as arrays of bulk strings; `None` if it is
-/// anything else.
+/// The commands in `packed`, read with the engine's request parser; `None` unless it is
+/// whole commands in RESP arrays (what redis-rs writes).
 fn parse_packed(packed: &[u8]) -> Option<Vec<Packed<'_>>> {
+    let mut parser = RequestParser::default();
     let mut commands = Vec::new();
     let mut pos = 0;
     while pos < packed.len() {
-        let start = pos;
-        let n = read_len(packed, &mut pos, b'*')?;
-        let mut args = Vec::with_capacity(n);
-        for _ in 0..n {
-            let len = read_len(packed, &mut pos, b'$')?;
-            let arg = packed.get(pos..pos.checked_add(len)?)?;
-            pos += len;
-            if packed.get(pos..pos + 2)? != b"\r\n" {
-                return None;
-            }
-            pos += 2;
-            args.push(arg);
+        let rest = &packed[pos..];
+        // Inline commands would be read into the parser's own buffer, not `packed`.
+        if rest[0] != b'*' {
+            return None;
         }
-        if args.is_empty() {
+        // The arguments as ranges of `packed`, so they outlive the parser's borrow.
+        let (consumed, ranges) = {
+            let request = parser.parse(rest, true).ok()??;
+            let ranges: Vec<std::ops::Range<usize>> = request
+                .args()
+                .map(|arg| {
+                    let start = arg.as_ptr() as usize - packed.as_ptr() as usize;
+                    start..start + arg.len()
+                })
+                .collect();
+            (request.consumed(), ranges)
+        };
+        if ranges.is_empty() {
             return None;
         }
         commands.push(Packed {
-            bytes: &packed[start..pos],
-            args,
+            bytes: &packed[pos..pos + consumed],
+            args: ranges.into_iter().map(|r| &packed[r]).collect(),
         });
+        pos += consumed;
     }
     Some(commands)
 }
 
-/// Reads `<tag><decimal>\r\n` at `pos`.
-fn read_len(buf: &[u8], pos: &mut usize, tag: u8) -> Option<usize> {
-    if *buf.get(*pos)? != tag {
-        return None;
-    }
-    let rest = &buf[*pos + 1..];
-    let end = rest.windows(2).position(|w| w == b"\r\n")?;
-    let n = std::str::from_utf8(&rest[..end]).ok()?.parse().ok()?;
-    *pos += 1 + end + 2;
-    Some(n)
-}
-
 /// Packs arguments as one RESP command.
 fn pack(args: &[&[u8]]) -> Vec<u8> {
-    let mut out = Vec::new();
-    crate::resp::encode::write_len(&mut out, b'*', args.len());
+    let mut cmd = redis::Cmd::new();
     for arg in args {
-        crate::resp::encode::write_bulk(&mut out, arg);
+        cmd.arg(*arg);
     }
-    out
+    cmd.get_packed_command()
 }
 
 /// The key a command is routed by: its first key, or `None` for a command without one.

@@ -309,6 +309,15 @@ pub async fn query<S: AsyncRead + AsyncWrite + Unpin>(
     }
 }
 
+/// The node of a redirection's `HOST:PORT`.
+pub fn node_at(addr: &str) -> Option<Endpoint> {
+    let (host, port) = addr.rsplit_once(':')?;
+    Some(Endpoint::Tcp {
+        host: host.to_string(),
+        port: port.parse().ok()?,
+    })
+}
+
 /// A redirection in an error reply: `-MOVED slot host:port` or `-ASK slot host:port`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Redirect {
@@ -325,11 +334,7 @@ pub fn redirect(reply: &[u8]) -> Option<Redirect> {
     let text = std::str::from_utf8(text).ok()?.trim_end();
     let mut words = text.split(' ');
     let (kind, _slot, addr) = (words.next()?, words.next()?, words.next()?);
-    let (host, port) = addr.rsplit_once(':')?;
-    let node = Endpoint::Tcp {
-        host: host.to_string(),
-        port: port.parse().ok()?,
-    };
+    let node = node_at(addr)?;
     match kind {
         "MOVED" => Some(Redirect::Moved(node)),
         "ASK" => Some(Redirect::Ask(node)),

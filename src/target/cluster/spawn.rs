@@ -136,6 +136,7 @@ impl SpawnedCluster {
             .map_err(|what| ClusterSpawnError::NotReady { what })?;
         let total = usize::from(shape.shards) * (1 + usize::from(shape.replicas));
         let mut nodes = Vec::with_capacity(total);
+        let mut first_bus = 0;
         for index in 0..total {
             let node_error = |error| ClusterSpawnError::Node { index, error };
             let bus = free_port().map_err(|error| {
@@ -157,11 +158,14 @@ impl SpawnedCluster {
             args.push(shape.node_timeout_ms.to_string());
             args.push("--cluster-port".to_string());
             args.push(bus.to_string());
+            if index == 0 {
+                first_bus = bus;
+            }
             args.extend(extra.iter().cloned());
             nodes.push(RedisServer::spawn_with_args(Listen::Tcp, &args).map_err(node_error)?);
         }
         let cluster = SpawnedCluster { shape, nodes };
-        cluster.assemble()?;
+        cluster.assemble(first_bus)?;
         Ok(cluster)
     }
 
@@ -185,7 +189,9 @@ impl SpawnedCluster {
         self.shape
     }
 
-    fn assemble(&self) -> Result<(), ClusterSpawnError> {
+    /// Joins the nodes into one cluster; every node meets the first, whose cluster bus port
+    /// is `first_bus`.
+    fn assemble(&self, first_bus: u16) -> Result<(), ClusterSpawnError> {
         let mut conns = Vec::with_capacity(self.nodes.len());
         let mut ids = Vec::with_capacity(self.nodes.len());
         for node in &self.nodes {
@@ -209,23 +215,18 @@ impl SpawnedCluster {
                 .query::<()>(conn)
                 .map_err(|e| setup(endpoint, "CLUSTER ADDSLOTSRANGE", e))?;
         }
-        let (first_port, first_bus) = {
-            let Endpoint::Tcp { port, .. } = conns[0].0.clone() else {
-                unreachable!("cluster nodes listen on TCP");
-            };
-            let bus: Vec<String> = redis::cmd("CONFIG")
-                .arg("GET")
-                .arg("cluster-port")
-                .query(&mut conns[0].1)
-                .map_err(|e| setup(&conns[0].0, "CONFIG GET cluster-port", e))?;
-            (port, bus.get(1).cloned().unwrap_or_default())
+        let Endpoint::Tcp {
+            port: first_port, ..
+        } = conns[0].0.clone()
+        else {
+            unreachable!("cluster nodes listen on TCP");
         };
         for (endpoint, conn) in conns.iter_mut().skip(1) {
             redis::cmd("CLUSTER")
                 .arg("MEET")
                 .arg("127.0.0.1")
                 .arg(first_port)
-                .arg(&first_bus)
+                .arg(first_bus)
                 .query::<()>(conn)
                 .map_err(|e| setup(endpoint, "CLUSTER MEET", e))?;
         }
