@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# docs/PERFORMANCE.md: what the 2018 core-data layout costs on Redis Cluster against one
+# docs/PERFORMANCE.md: what the core-data layout (2018's, or EdgeX 3.1's) costs on Redis Cluster against one
 # redis-server, for the ten benchmarks, as medians of interleaved repetitions. Each
 # repetition runs `edgebench coredata` twice, each time with a spawned single server
 # (Single) and a spawned cluster without replicas in the same run: first of 1 primary (the
@@ -8,6 +8,9 @@
 # median over the repetitions.
 #
 #   scripts/cluster-coredata.sh [REPEAT] [extra coredata flags...]     (REPEAT default 3)
+#
+# `--layout edgex3` as an extra flag compares EdgeX 3.1's layout on one server with its
+# cluster form instead (its columns are named Single_EdgeX3 and Cluster_EdgeX3).
 #
 # NO_BUILD=1 skips the release build.
 set -euo pipefail
@@ -33,7 +36,7 @@ def load(path):
     ns = defaultdict(dict)
     with open(path) as f:
         for row in csv.DictReader(f):
-            ns[row["benchmark"]][row["target"]] = float(row["ns_per_op"])
+            ns[row["benchmark"]][row["target"].split("_")[0]] = float(row["ns_per_op"])
     return ns
 single = defaultdict(list); ratio = {1: defaultdict(list), 3: defaultdict(list)}
 for i in range(1, repeat + 1):

@@ -343,8 +343,9 @@ Examples:
 #[derive(Debug, Args)]
 pub struct FleetArgs {
     /// Comma-separated targets, each kept in its EdgeX layout: embedded, embedded-tcp,
-    /// embedded-uds, redis-tcp, redis-uds, redis://…, sqlite, pg-tcp, pg-uds, postgres://…,
-    /// mongodb://…, or a running core-data service http://HOST:PORT, http+unix:///PATH.
+    /// embedded-uds, redis-tcp, redis-uds, redis://…, redis-cluster (3 primaries + 3
+    /// replicas), redis-cluster://…, sqlite, pg-tcp, pg-uds, postgres://…, mongodb://…, or a
+    /// running core-data service http://HOST:PORT, http+unix:///PATH.
     /// [default: embedded]
     #[arg(long = "target", short = 't', value_name = "T[,T...]")]
     pub targets: Option<String>,

@@ -49,6 +49,15 @@ pub trait StoreConnection: ConnectionLike + Send + Sized {
     fn query_pipeline<T: FromRedisValue>(&mut self, pipe: &Pipeline) -> RedisResult<T> {
         pipe.query(self)
     }
+
+    /// Runs `f` on a connection to each node that holds keys: this connection's server, or
+    /// each primary of a cluster (what `SCAN` and `INFO` need: each answers for one node).
+    fn for_each_node(
+        &mut self,
+        mut f: impl FnMut(&mut dyn ConnectionLike) -> RedisResult<()>,
+    ) -> RedisResult<()> {
+        f(self)
+    }
 }
 
 impl StoreConnection for redis::Connection {}

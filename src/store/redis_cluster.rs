@@ -30,7 +30,14 @@ const UNLINK_CHUNK: usize = 4096;
 /// `SCAN … COUNT` hint when scrubbing.
 const SCAN_COUNT: usize = 1000;
 
-impl StoreConnection for ClusterConnection {}
+impl StoreConnection for ClusterConnection {
+    fn for_each_node(
+        &mut self,
+        mut f: impl FnMut(&mut dyn redis::ConnectionLike) -> redis::RedisResult<()>,
+    ) -> redis::RedisResult<()> {
+        self.for_each_primary(|node| f(node))
+    }
+}
 
 /// The [`CoreData`] store on a Redis Cluster.
 pub struct ClusterStore {

@@ -119,6 +119,8 @@ fn speaks_redis(kind: &TargetKind) -> bool {
             | TargetKind::Embedded
             | TargetKind::EmbeddedTcp
             | TargetKind::EmbeddedUds
+            | TargetKind::SpawnCluster(_)
+            | TargetKind::Cluster(_)
     )
 }
 

@@ -128,10 +128,6 @@ struct InProcessService {
 const NOT_REDIS: &str = "this workload needs a Redis-protocol target (embedded, embedded-tcp, \
      embedded-uds, redis-tcp, redis-uds, mini-redis for kv, or a redis:// URL)";
 
-/// Until EdgeX 3.1's layout has its cluster form.
-const CLUSTER_LAYOUT_PENDING: &str = "EdgeX 3.1's Redis layout does not run on Redis Cluster \
-     yet: use --layout 2018 on the cluster, or redis-tcp/redis-uds for edgex3";
-
 /// How long a worker's connection attempt may take (perf's workers connect before their
 /// group's start time).
 const WORKER_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -684,7 +680,17 @@ impl Target {
                         })
                 }))
             }
-            Backend::Cluster { .. } => Err(self.unsuitable(CLUSTER_LAYOUT_PENDING)),
+            Backend::Cluster { seeds, .. } => {
+                let seeds = seeds.clone();
+                Ok(Arc::new(move || {
+                    ClusterConnection::connect(&seeds, CONNECT_TIMEOUT)
+                        .map(|c| boxed(Redis3Store::partitioned(c)))
+                        .map_err(|e| StoreError::Backend {
+                            backend: "redis",
+                            message: e.to_string(),
+                        })
+                }))
+            }
             Backend::Engine { engine, .. } => {
                 let engine = engine.clone();
                 Ok(Arc::new(move || {

@@ -1,5 +1,5 @@
 //! The EdgeX 3/4 conformance suite: every [`EventStore`] (the EdgeX 3.1 Redis layout on every
-//! Redis-protocol target, the EdgeX 4.0 schema on PostgreSQL and SQLite, EdgeX 4.0's records
+//! Redis-protocol target, Redis Cluster included, the EdgeX 4.0 schema on PostgreSQL and SQLite, EdgeX 4.0's records
 //! as MongoDB documents, and each of them behind edgebench's core-data service over TCP and
 //! over a Unix socket) gives the same answers to the same calls, as `edgebench::store::edgex`
 //! documents them.
@@ -69,6 +69,11 @@ edgex_suite!(redis3_uds, || common::edgex(
 ));
 edgex_suite!(redis3_tcp_replica_wait, || common::edgex(
     "redis-tcp?replicas=1&wait=1",
+    "edgex3",
+    "direct"
+));
+edgex_suite!(redis3_cluster, || common::edgex(
+    "redis-cluster",
     "edgex3",
     "direct"
 ));

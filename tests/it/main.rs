@@ -12,6 +12,7 @@
 mod common;
 
 mod cli;
+mod cluster_edgex;
 mod cluster_targets;
 mod conformance;
 mod docstores_cli;

@@ -131,6 +131,13 @@ pub fn edgex(item: &str, layout: &str, via: &str) -> EdgexBackend {
         require_redis_server();
     }
     let mut spec = spec(item);
+    if item.starts_with("redis-cluster") {
+        // Three primaries without replicas, as `spawned_cluster`.
+        let mut specs = vec![spec];
+        edgebench::target::set_cluster_shape(&mut specs, Some(3), Some(0))
+            .unwrap_or_else(|e| panic!("{e}"));
+        spec = specs.pop().expect("one spec");
+    }
     spec.layout = edgebench::target::Layout::parse(layout)
         .and_then(|l| l.first().copied())
         .unwrap_or_else(|| panic!("unknown layout {layout}"));

@@ -61,6 +61,9 @@ mod write;
 
 use redis::{Cmd, FromRedisValue, Pipeline};
 
+use keys::{Keyspace, Part};
+use write::Batch;
+
 use super::{
     stored_event_id, Behaviour, Doomed, EventStore, Filter, Page, StoreError, StoreResult,
     UNLIMITED,
@@ -71,6 +74,8 @@ use crate::store::redis::{backend, StoreConnection};
 /// EdgeX 3.1's Redis layout over one connection of any transport.
 pub struct Redis3Store<C> {
     conn: C,
+    /// One keyspace, or the cluster form's partitions.
+    space: Keyspace,
     /// Scratch for one record's JSON; its bytes are copied into the command, so one buffer
     /// serves every record of a write.
     json: Vec<u8>,
@@ -82,7 +87,17 @@ impl<C: StoreConnection> Redis3Store<C> {
     pub fn new(conn: C) -> Self {
         Redis3Store {
             conn,
+            space: Keyspace::Single,
             json: Vec::new(),
+        }
+    }
+
+    /// The cluster form (see the module documentation) over `conn`: a connection to a Redis
+    /// Cluster that routes each command by its key's slot (it works on one server too).
+    pub fn partitioned(conn: C) -> Self {
+        Redis3Store {
+            space: Keyspace::Partitioned,
+            ..Redis3Store::new(conn)
         }
     }
 
@@ -98,6 +113,44 @@ impl<C: StoreConnection> Redis3Store<C> {
     fn run<T: FromRedisValue>(&mut self, pipe: &Pipeline) -> StoreResult<T> {
         self.conn.query_pipeline(pipe).map_err(backend)
     }
+
+    /// The index `key` names in each partition a filter's records can be in: the device's,
+    /// or all of them.
+    fn scoped(&self, device: Option<&str>, key: impl Fn(Part) -> String) -> Vec<String> {
+        match device {
+            Some(device) => vec![key(self.space.of_device(device))],
+            None => self.space.parts().map(key).collect(),
+        }
+    }
+
+    /// The partition that holds event `id` (stored form): the only one, or the one its
+    /// directory entry names; [`StoreError::NotFound`] when it has none.
+    fn home_of(&mut self, id: &str) -> StoreResult<Part> {
+        if self.space == Keyspace::Single {
+            return Ok(Part::SINGLE);
+        }
+        self.locate(id)?.ok_or_else(|| StoreError::NotFound {
+            kind: "event",
+            id: id.to_owned(),
+        })
+    }
+
+    /// `GET cd|dir:{<id>}`: the partition the directory names for event `id`, if any.
+    fn locate(&mut self, id: &str) -> StoreResult<Option<Part>> {
+        let entry: Option<usize> = self.query(redis::cmd("GET").arg(keys::directory(id)))?;
+        Ok(entry
+            .filter(|&p| p < self.space.partitions())
+            .map(|p| self.space.part(p)))
+    }
+
+    /// Sends a write: its `MULTI … EXEC`, then the entries of other partitions.
+    fn run_batch(&mut self, batch: &Batch) -> StoreResult<()> {
+        self.run::<()>(&batch.main)?;
+        if let Some(rest) = batch.rest() {
+            self.run::<()>(rest)?;
+        }
+        Ok(())
+    }
 }
 
 impl<C: StoreConnection> EventStore for Redis3Store<C> {
@@ -107,48 +160,56 @@ impl<C: StoreConnection> EventStore for Redis3Store<C> {
 
     fn event_by_id(&mut self, id: &str) -> StoreResult<Event> {
         let id = stored_event_id(id)?;
-        self.event(&id)
+        let home = self.home_of(&id)?;
+        self.event(home, &id)
     }
 
     fn delete_event_by_id(&mut self, id: &str) -> StoreResult<()> {
         let id = stored_event_id(id)?;
-        self.delete_event(&id)
+        let home = self.home_of(&id)?;
+        self.delete_event(home, &id)
     }
 
     fn event_count(&mut self, filter: Filter<'_>) -> StoreResult<u64> {
-        let key = keys::event_index(&filter);
-        self.count(&key, filter.range)
+        let keys = self.scoped(filter.device, |part| part.event_index(&filter));
+        self.count(keys, filter.range)
     }
 
     fn events(&mut self, filter: Filter<'_>, page: Page) -> StoreResult<Vec<Event>> {
-        let key = keys::event_index(&filter);
-        let members = self.members(&key, filter.range, page)?;
+        let keys = self.scoped(filter.device, |part| part.event_index(&filter));
+        let members = self.members(keys, filter.range, page)?;
         self.events_at(members)
     }
 
     fn delete_events(&mut self, doomed: Doomed<'_>) -> StoreResult<()> {
         match doomed {
             Doomed::Device(device) => {
-                self.delete_by_score(&keys::events_by_device(device), "(0", "+inf".into())
+                let home = self.space.of_device(device);
+                self.delete_by_score(home, &home.events_by_device(device), "(0", "+inf")
             }
             Doomed::OlderThan { age_ns } => {
-                let max = now_ns().saturating_sub(age_ns);
-                self.delete_by_score(keys::EVENTS_BY_ORIGIN, "0", max.to_string())
+                let max = now_ns().saturating_sub(age_ns).to_string();
+                for part in self.space.parts() {
+                    self.delete_by_score(part, &part.events_by_origin(), "0", &max)?;
+                }
+                Ok(())
             }
         }
     }
 
     fn reading_count(&mut self, filter: Filter<'_>) -> StoreResult<u64> {
-        let key = match (filter.device, filter.resource, filter.range) {
-            (None, None, None) => keys::READINGS.to_owned(),
-            _ => keys::reading_index(&filter),
-        };
-        self.count(&key, filter.range)
+        let keys = self.scoped(filter.device, |part| {
+            match (filter.device, filter.resource, filter.range) {
+                (None, None, None) => part.readings().into_owned(),
+                _ => part.reading_index(&filter),
+            }
+        });
+        self.count(keys, filter.range)
     }
 
     fn readings(&mut self, filter: Filter<'_>, page: Page) -> StoreResult<Vec<Reading>> {
-        let key = keys::reading_index(&filter);
-        let members = self.members(&key, filter.range, page)?;
+        let keys = self.scoped(filter.device, |part| part.reading_index(&filter));
+        let members = self.members(keys, filter.range, page)?;
         self.readings_at(members)
     }
 
@@ -160,7 +221,10 @@ impl<C: StoreConnection> EventStore for Redis3Store<C> {
     /// engine in edgebench's process, the live heap of its counting allocator, which includes
     /// edgebench's own allocations; the resident set size where that is not kept).
     fn size_bytes(&mut self) -> StoreResult<Option<u64>> {
-        crate::store::redis::used_memory(&mut self.conn)
+        match self.space {
+            Keyspace::Single => crate::store::redis::used_memory(&mut self.conn),
+            Keyspace::Partitioned => self.used_memory_of_every_node(),
+        }
     }
 
     /// EdgeX 3.1 blanks binary payloads before storing them.

@@ -1,0 +1,260 @@
+//! EdgeX 3.1's Redis layout on Redis Cluster (the cluster form of `store::edgex::redis3`):
+//! where its keys land, checked against the server's own `CLUSTER KEYSLOT`; a reading of
+//! another device's partition; a directory entry left behind by a write that never reached
+//! its `EXEC`; and `coredata --layout edgex3` and a core-data service on a spawned cluster.
+//! The layout's answers themselves are the conformance suite's (`edgex_conformance::
+//! redis3_cluster`).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use assert_cmd::cargo::cargo_bin;
+use edgebench::edgex::{self, Event, Reading, ReadingValue};
+use edgebench::store::edgex::{EventStore, Filter, Page};
+use edgebench::target::cluster::slots::{hash_slot, SLOTS};
+use edgebench::target::{connect, parse_targets, set_cluster_shape, Endpoint, Layout, Target};
+
+use crate::common;
+
+/// A spawned cluster of three primaries without replicas, in EdgeX 3.1's layout.
+fn cluster_edgex3() -> Target {
+    common::require_redis_server();
+    let mut specs = parse_targets(&["redis-cluster".to_string()]).unwrap();
+    set_cluster_shape(&mut specs, Some(3), Some(0)).unwrap();
+    specs[0].layout = Layout::EdgeX3;
+    Target::start(&specs[0]).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn conn(node: &Endpoint) -> redis::Connection {
+    connect(node, Duration::from_secs(2)).unwrap_or_else(|e| panic!("{node}: {e}"))
+}
+
+fn reading(device: &str, resource: &str, origin: i64) -> Reading {
+    Reading {
+        id: edgex::new_uuid(),
+        origin,
+        device_name: device.to_string(),
+        resource_name: resource.to_string(),
+        profile_name: "profile".to_string(),
+        value_type: "Int64".to_string(),
+        units: String::new(),
+        tags: None,
+        value: ReadingValue::Simple("1".to_string()),
+    }
+}
+
+fn event(device: &str, origin: i64, readings: Vec<Reading>) -> Event {
+    Event {
+        id: edgex::new_uuid(),
+        device_name: device.to_string(),
+        profile_name: "profile".to_string(),
+        source_name: "source".to_string(),
+        origin,
+        readings,
+        tags: None,
+    }
+}
+
+/// Every key of the cluster with its slot as the node holding it computes it.
+fn keys_and_slots(target: &Target) -> BTreeMap<String, u16> {
+    let primaries = target.spawned_cluster().expect("a spawned cluster").seeds();
+    let mut slot_of = BTreeMap::new();
+    for node in &primaries {
+        let mut c = conn(node);
+        let keys: Vec<String> = redis::cmd("KEYS").arg("*").query(&mut c).unwrap();
+        for key in keys {
+            let slot: u16 = redis::cmd("CLUSTER")
+                .arg("KEYSLOT")
+                .arg(&key)
+                .query(&mut c)
+                .unwrap();
+            assert_eq!(hash_slot(key.as_bytes()), slot, "{key}");
+            slot_of.insert(key, slot);
+        }
+    }
+    slot_of
+}
+
+/// Two device names whose partitions (sixteenths of the slot space) differ.
+fn devices_in_two_partitions() -> (String, String) {
+    let partition = |d: &str| usize::from(hash_slot(d.as_bytes())) * 16 / SLOTS;
+    let a = "device-a".to_string();
+    let b = (0..)
+        .map(|i| format!("device-b{i}"))
+        .find(|b| partition(b) != partition(&a))
+        .unwrap();
+    (a, b)
+}
+
+#[test]
+fn edgex3_keys_of_one_event_share_the_slot_of_its_device() {
+    let target = cluster_edgex3();
+    let mut store = target.open_event_store().unwrap_or_else(|e| panic!("{e}"));
+    store.scrub().unwrap();
+    let mut events = Vec::new();
+    for d in 0..24 {
+        let device = format!("device{d}");
+        let readings = (0..3)
+            .map(|i| reading(&device, &format!("r{i}"), 1_000 + d))
+            .collect();
+        let e = event(&device, 1_000 + d, readings);
+        store.add_event(&e).unwrap();
+        events.push(e);
+    }
+    let slot_of = keys_and_slots(&target);
+    let slot = |name: &str| -> u16 {
+        let found: Vec<u16> = slot_of
+            .iter()
+            .filter(|(k, _)| k.ends_with(name))
+            .map(|(_, s)| *s)
+            .collect();
+        assert_eq!(found.len(), 1, "one key ends with {name}: {found:?}");
+        found[0]
+    };
+    for e in &events {
+        // What the event's MULTI … EXEC wrote: one slot, its device's partition.
+        let home = slot(&format!("evt:{}", e.id));
+        assert_eq!(slot(&format!("evt:readings:{}", e.id)), home);
+        assert_eq!(slot(&format!("evt:device:name:{}", e.device_name)), home);
+        assert_eq!(slot(&format!("rd:deviceName:{}", e.device_name)), home);
+        for r in &e.readings {
+            assert_eq!(slot(&format!("rd:{}", r.id)), home, "reading {}", r.id);
+            let both = format!(
+                "rd:deviceName:resourceName:{}:{}",
+                e.device_name, r.resource_name
+            );
+            assert_eq!(slot(&both), home);
+        }
+        // The directory entry: in the id's own slot, naming the partition.
+        let entry = format!("cd|dir:{{{}}}", e.id);
+        assert_eq!(
+            slot_of.get(&entry),
+            Some(&hash_slot(e.id.as_bytes())),
+            "{entry}"
+        );
+        assert!(
+            slot_of.keys().all(|k| k.starts_with("cd|")),
+            "every key starts with cd|"
+        );
+    }
+    // The partitions are sixteenths of the slot space: 24 devices use several of them.
+    let partitions: std::collections::BTreeSet<u16> = events
+        .iter()
+        .map(|e| slot(&format!("evt:{}", e.id)) / 1024)
+        .collect();
+    assert!(partitions.len() > 3, "{partitions:?}");
+    store.scrub().unwrap();
+    assert!(
+        keys_and_slots(&target).is_empty(),
+        "the scrub leaves nothing"
+    );
+}
+
+#[test]
+fn edgex3_on_a_cluster_finds_a_reading_of_another_partitions_device() {
+    let target = cluster_edgex3();
+    let mut store = target.open_event_store().unwrap_or_else(|e| panic!("{e}"));
+    store.scrub().unwrap();
+    let (a, b) = devices_in_two_partitions();
+    let e = event(
+        &a,
+        5_000,
+        vec![reading(&a, "temp", 5_000), reading(&b, "temp", 5_000)],
+    );
+    store.add_event(&e).unwrap();
+    let of_b = store.readings(Filter::device(&b), Page::ALL).unwrap();
+    assert_eq!(
+        of_b.iter().map(|r| &r.id).collect::<Vec<_>>(),
+        vec![&e.readings[1].id]
+    );
+    assert_eq!(store.reading_count(Filter::device(&b)).unwrap(), 1);
+    assert_eq!(store.reading_count(Filter::device(&a)).unwrap(), 1);
+    assert_eq!(store.reading_count(Filter::all()).unwrap(), 2);
+    let both = Filter {
+        device: Some(&b),
+        resource: Some("temp"),
+        range: None,
+    };
+    assert_eq!(store.reading_count(both).unwrap(), 1);
+    store.delete_event_by_id(&e.id).unwrap();
+    assert_eq!(store.reading_count(Filter::device(&b)).unwrap(), 0);
+    assert_eq!(store.reading_count(both).unwrap(), 0);
+    assert_eq!(store.reading_count(Filter::all()).unwrap(), 0);
+    assert!(keys_and_slots(&target).is_empty(), "nothing is left behind");
+}
+
+#[test]
+fn edgex3_on_a_cluster_takes_an_id_whose_directory_entry_names_no_event() {
+    let target = cluster_edgex3();
+    let mut store = target.open_event_store().unwrap_or_else(|e| panic!("{e}"));
+    store.scrub().unwrap();
+    let e = event("device-x", 7_000, vec![reading("device-x", "temp", 7_000)]);
+    // What an add leaves when it claimed the id and then lost its connection before EXEC.
+    let node = target.spawned_cluster().unwrap().seeds();
+    let mut any =
+        edgebench::target::cluster::ClusterConnection::connect(&node, Duration::from_secs(2))
+            .unwrap();
+    redis::cmd("SET")
+        .arg(format!("cd|dir:{{{}}}", e.id))
+        .arg(9)
+        .query::<()>(&mut any)
+        .unwrap();
+    assert!(matches!(
+        store.event_by_id(&e.id),
+        Err(edgebench::store::StoreError::NotFound { .. })
+    ));
+    store.add_event(&e).unwrap();
+    assert_eq!(store.event_by_id(&e.id).unwrap().readings.len(), 1);
+    assert!(matches!(
+        store.add_event(&e),
+        Err(edgebench::store::StoreError::Duplicate { .. })
+    ));
+    store.delete_event_by_id(&e.id).unwrap();
+    assert!(keys_and_slots(&target).is_empty(), "nothing is left behind");
+}
+
+fn edgebench(dir: &Path) -> Command {
+    let mut cmd = Command::new(cargo_bin("edgebench"));
+    cmd.current_dir(dir);
+    cmd
+}
+
+#[test]
+fn coredata_runs_the_ten_benchmarks_in_edgex3_on_a_spawned_cluster() {
+    common::require_redis_server();
+    let dir = tempfile::tempdir().unwrap();
+    let out = edgebench(dir.path())
+        .args([
+            "coredata",
+            "--target",
+            "redis-cluster",
+            "--cluster-replicas",
+            "0",
+            "--layout",
+            "edgex3",
+            "--benchtime",
+            "20x",
+            "--out",
+        ])
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let md = std::fs::read_to_string(dir.path().join("out/results.md")).unwrap();
+    // The first table: one row per benchmark, "—" where EdgeX has no such call.
+    let rows: Vec<&str> = md
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| Benchmark"))
+        .collect();
+    assert_eq!(rows.len(), 10, "{md}");
+    let measured = rows.iter().filter(|r| !r.ends_with("| — |")).count();
+    assert_eq!(
+        measured, 8,
+        "AddReading and ReadingById have no EdgeX 3 call: {md}"
+    );
+    assert!(md.contains("RedisCluster"), "{md}");
+}
