@@ -49,4 +49,4 @@ pub mod store;
 pub mod target;
 pub mod workload;
 
-pub use edgebench_engine::{engine, resp, server};
+pub use edgebench_engine::{engine, keyslot, resp, server};

@@ -113,16 +113,12 @@ impl ClusterKeys {
     pub(crate) fn tag(p: usize) -> &'static str {
         static TAGS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
         let tags = TAGS.get_or_init(|| {
-            let width = crate::target::cluster::slots::SLOTS / Self::PARTITIONS;
+            let width = crate::keyslot::SLOTS / Self::PARTITIONS;
             (0..Self::PARTITIONS)
                 .map(|p| {
                     (0u32..)
                         .map(|n| n.to_string())
-                        .find(|t| {
-                            usize::from(crate::target::cluster::slots::hash_slot(t.as_bytes()))
-                                / width
-                                == p
-                        })
+                        .find(|t| usize::from(crate::keyslot::hash_slot(t.as_bytes())) / width == p)
                         .expect("every range of slots is hit by some number")
                 })
                 .collect()
@@ -132,8 +128,8 @@ impl ClusterKeys {
 
     /// The partition of a device's records and indexes.
     pub(crate) fn of_device(device: &str) -> usize {
-        let slot = usize::from(crate::target::cluster::slots::hash_slot(device.as_bytes()));
-        slot * Self::PARTITIONS / crate::target::cluster::slots::SLOTS
+        let slot = usize::from(crate::keyslot::hash_slot(device.as_bytes()));
+        slot * Self::PARTITIONS / crate::keyslot::SLOTS
     }
 
     /// The partition of a record, from its id (checked: 24 hex digits).

@@ -581,7 +581,7 @@ impl CoreData for ClusterStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::target::cluster::slots::{hash_slot, SLOTS};
+    use crate::keyslot::{hash_slot, SLOTS};
 
     #[test]
     fn partition_tags_hash_into_their_own_sixteenth_of_the_slots() {

@@ -25,6 +25,8 @@
 //!   with [`resp`], executes on the engine and encodes the replies; it also parks clients
 //!   blocked on keys (BLPOP, XREAD BLOCK...) and carries pub/sub between connections. It has
 //!   its own address types ([`server::Bind`], [`server::Address`]).
+//! - [`keyslot`], beside them and importing nothing: Redis Cluster's key-to-slot rule, for the
+//!   cluster clients and stores of the crates above.
 //!
 //! In-process use:
 //!
@@ -54,6 +56,7 @@
 //! not only from the server that parks it.
 
 pub mod engine;
+pub mod keyslot;
 pub mod resp;
 #[cfg(feature = "server")]
 pub mod server;

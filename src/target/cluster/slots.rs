@@ -1,9 +1,8 @@
 //! Redis Cluster for `--cluster-mode`: hash slots, the slot map (`CLUSTER SLOTS`) and the
 //! redirections (`-MOVED`, `-ASK`), as memtier_benchmark's `cluster_client.cpp` uses them.
 //!
-//! A key's slot is CRC16 (XMODEM: polynomial 0x1021, initial value 0) of the key, or of the
-//! first non-empty `{hash tag}` in it, modulo 16384 (Redis Cluster specification, "Keys
-//! distribution model" and "Hash tags"). memtier hashes only the generated part of a key and
+//! A key's slot is [`hash_slot`] (the engine crate's `keyslot`: CRC16 of the key or of its
+//! `{hash tag}`, modulo 16384). memtier hashes only the generated part of a key and
 //! skips hash tags outside `--transaction`; edgebench always follows the server's rule, so a
 //! `--key-prefix "{user}:"` sends every key to the one node that owns `user`.
 //!
@@ -19,40 +18,11 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use crate::resp::scan::scan_reply;
 use crate::target::Endpoint;
 
-/// Hash slots in a Redis Cluster.
-pub const SLOTS: usize = 16384;
+pub use crate::keyslot::{hash_slot, SLOTS};
 
 /// A slot no master serves (its requests go to the first node, which answers
 /// `-CLUSTERDOWN`: counted as an error, as memtier counts it).
 pub const UNASSIGNED: u16 = u16::MAX;
-
-/// CRC16/XMODEM, bit by bit: the cost is a few ns per key byte, paid once per request.
-fn crc16(bytes: &[u8]) -> u16 {
-    let mut crc: u16 = 0;
-    for &b in bytes {
-        crc ^= u16::from(b) << 8;
-        for _ in 0..8 {
-            crc = if crc & 0x8000 != 0 {
-                (crc << 1) ^ 0x1021
-            } else {
-                crc << 1
-            };
-        }
-    }
-    crc
-}
-
-/// The hash slot of `key`, honouring `{hash tags}` as Redis does (`keyHashSlot`).
-pub fn hash_slot(key: &[u8]) -> u16 {
-    let hashed = match key.iter().position(|&b| b == b'{') {
-        Some(open) => match key[open + 1..].iter().position(|&b| b == b'}') {
-            Some(len) if len > 0 => &key[open + 1..open + 1 + len],
-            _ => key,
-        },
-        None => key,
-    };
-    crc16(hashed) & (SLOTS as u16 - 1)
-}
 
 /// The masters of a cluster and which one serves each slot.
 #[derive(Clone, PartialEq, Eq)]
@@ -345,20 +315,6 @@ pub fn redirect(reply: &[u8]) -> Option<Redirect> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn slots_match_the_cluster_specification() {
-        // The specification's CRC16 check value, and slots Redis itself reports
-        // (CLUSTER KEYSLOT).
-        assert_eq!(crc16(b"123456789"), 0x31C3);
-        assert_eq!(hash_slot(b"foo"), 12182);
-        assert_eq!(hash_slot(b"bar"), 5061);
-        assert_eq!(hash_slot(b"{user1000}.following"), hash_slot(b"user1000"));
-        assert_eq!(hash_slot(b"foo{}{bar}"), hash_slot(b"foo{}{bar}"));
-        assert_ne!(hash_slot(b"foo{}{bar}"), hash_slot(b"bar"));
-        assert_eq!(hash_slot(b"foo{{bar}}zap"), hash_slot(b"{bar"));
-        assert_eq!(hash_slot(b"foo{bar}{zap}"), hash_slot(b"bar"));
-    }
 
     #[test]
     fn redirections_are_read_from_error_replies() {
