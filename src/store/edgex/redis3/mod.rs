@@ -50,6 +50,24 @@
 //!   it (the decoder read for the layout doc, edgex-go with contracts v4, tests `Object` only).
 //! - A record a bulk delete cannot decode stops the call with [`StoreError::Decode`] naming
 //!   its key; EdgeX logs it and goes on. Writing it was not ours, and hiding it helps no one.
+//!
+//! # On Redis Cluster ([`Redis3Store::partitioned`])
+//! EdgeX writes an event with all its index entries in one `MULTI … EXEC`, and some of those
+//! keys (`cd|evt`, `cd|rd:origin`, …) every event touches: on a cluster they must share a
+//! slot. The cluster form keeps EdgeX's records, values and command sequences, in 16
+//! partitions (the hash tags of the 2018 layout's `ClusterKeys`, after `cd|`:
+//! `cd|{TAG}evt:<id>`):
+//! - an event, its readings and all their index entries live in the partition of the
+//!   event's device, so its `MULTI … EXEC` is on one slot; the two per-device index entries
+//!   of a reading that names another device live in that device's partition, written by a
+//!   second pipeline after the `EXEC`;
+//! - ids are the caller's UUIDs and cannot name their partition, so `cd|dir:{<id>}` does
+//!   (in the slot of the id itself). EdgeX's duplicate check becomes `SET cd|dir:{<id>} <p>
+//!   NX`; an entry that names no stored event (its write never reached `EXEC`) frees the id
+//!   again. By-id calls read the entry first; deletes remove it last;
+//! - a read of one device is EdgeX's sequence on its partition; a read that spans devices
+//!   asks every partition in one pipeline and merges (`read`); a delete by age runs in each
+//!   partition in turn; the scrub scans every primary.
 
 mod codec;
 mod delete;
