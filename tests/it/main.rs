@@ -13,6 +13,7 @@ mod common;
 
 mod cli;
 mod cluster_edgex;
+mod cluster_perf;
 mod cluster_targets;
 mod conformance;
 mod docstores_cli;
