@@ -434,6 +434,12 @@ pub struct FleetArgs {
     #[arg(long, value_name = "DURATION")]
     pub purge_interval: Option<String>,
 
+    /// Follow every write with WAIT N 0 (synchronous replication to N replicas), in the same
+    /// round trip, on every target without its own ?wait=; a target with fewer than N replicas
+    /// is refused. N from 1 to 100.
+    #[arg(long, value_name = "N")]
+    pub wait: Option<String>,
+
     /// How long the fleet runs after the warmup (e.g. 10s, 2m).
     /// [default: 10s]
     #[arg(long, value_name = "DURATION")]

@@ -24,6 +24,8 @@ pub fn main(
     let mut cfg = KvConfig::from_args(args).map_err(Error::usage)?;
     cfg.command_line = kv_command_line(std::env::args_os());
     let spec = target_spec(&cfg)?;
+    // A target's own ?wait=N wins over --wait N, as in coredata.
+    cfg.wait = spec.wait;
     if spec.kind == TargetKind::MiniRedis {
         if let Some(e) = mini_redis_refusal(&cfg) {
             return Err(Error::Usage(e));
@@ -50,30 +52,32 @@ pub fn main(
 }
 
 /// What the run goes to: the one `--target` item, or memtier's `-u` / `-S` / `-s -p` server
-/// (column name `server`).
+/// (column name `server`), with `--wait N` unless the item has its own `?wait=`.
 fn target_spec(cfg: &KvConfig) -> Result<TargetSpec, Error> {
     let Some(item) = &cfg.target else {
-        return Ok(TargetSpec::new(
-            "server",
-            TargetKind::Redis(memtier_endpoint(cfg)),
-        ));
+        let mut spec = TargetSpec::new("server", TargetKind::Redis(memtier_endpoint(cfg)));
+        spec.wait = cfg.wait;
+        return Ok(spec);
     };
     let mut specs = crate::target::parse_targets(std::slice::from_ref(item))
         .map_err(|e| Error::Usage(format!("--target: {e}")))?;
     let (shards, replicas) = cfg.cluster_shape;
     crate::target::set_cluster_shape(&mut specs, shards, replicas)
         .map_err(|e| Error::Usage(e.to_string()))?;
-    let [spec] = <[TargetSpec; 1]>::try_from(specs).map_err(|_| {
+    let [mut spec] = <[TargetSpec; 1]>::try_from(specs).map_err(|_| {
         Error::Usage(format!(
             "--target {item:?}: edgebench kv runs against one target at a time"
         ))
     })?;
-    if spec.wait > 0 {
-        // kv writes raw RESP on its own sockets, not through the target's connections.
+    if spec.wait > 0 && cfg.wait_ratio.is_some() {
         return Err(Error::Usage(format!(
-            "--target {item:?}: kv does not send WAIT (?wait=): remove wait= (replicas=, \
-             appendonly=, appendfsync= and save= work), or use coredata or perf --wait"
+            "--target {item:?} with --wait-ratio: wait= follows every write with WAIT {} 0, \
+             --wait-ratio sends memtier's WAITs as requests of their own: drop one",
+            spec.wait
         )));
+    }
+    if spec.wait == 0 {
+        spec.wait = cfg.wait;
     }
     Ok(spec)
 }
@@ -122,7 +126,11 @@ pub fn run(
     let name = target.name();
     let where_ = match &load_target {
         RedisReach::InProcess(_) => "in-process engine".to_string(),
+        // Says its WAIT itself.
         RedisReach::Socket(_) if target.is_cluster() => target.endpoint(),
+        RedisReach::Socket(e) if cfg.wait > 0 => {
+            format!("{e}, WAIT {} 0 after writes", cfg.wait)
+        }
         RedisReach::Socket(e) => e.to_string(),
     };
     let _ = writeln!(status, "edgebench kv: {name} at {where_}");
@@ -257,6 +265,9 @@ fn mini_redis_refusal(cfg: &KvConfig) -> Option<String> {
     }
     if cfg.select_db != 0 {
         return why("SELECT", "--select-db");
+    }
+    if cfg.wait_ratio.is_some_and(|w| w.waits > 0) {
+        return why("WAIT", "--wait-ratio");
     }
     if cfg.commands.is_empty() {
         if cfg.expiry.is_some() {

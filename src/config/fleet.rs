@@ -29,7 +29,7 @@ pub struct FleetConfig {
 }
 
 /// Every key a fleet file may hold, with its default (`None`: unset unless given).
-const KEYS: [(&str, Option<&str>); 21] = [
+const KEYS: [(&str, Option<&str>); 22] = [
     ("target", Some("embedded")),
     ("via", Some("direct")),
     ("devices", Some("100")),
@@ -51,6 +51,7 @@ const KEYS: [(&str, Option<&str>); 21] = [
     ("duration", Some("10s")),
     ("warmup", Some("2s")),
     ("slo", None),
+    ("wait", None),
 ];
 
 /// The most bytes a fleet file may have (it holds a few settings).
@@ -217,8 +218,25 @@ impl FleetConfig {
         }
         let via = text("via");
         let vias = parse_list(&via, Via::parse).ok_or(ConfigError::Via(via))?;
+        // `--wait N` on every target without its own `?wait=`, as coredata does (the note
+        // about engine columns is coredata's: a fleet target on the engine refuses --wait at
+        // start anyway). Its only error is a bad count, named here by where it came from.
+        let wait = s.get("wait");
+        let targets = targets(&text("target"), &vias)?;
+        let targets = super::apply_wait(targets, wait.map(|w| w.value.as_str()), &mut Vec::new())
+            .map_err(|_| {
+            let w = wait.expect("apply_wait fails on a --wait value only");
+            bad(
+                &w.origin,
+                &w.value,
+                &format!(
+                    "expected a number of replicas from 1 to {}",
+                    super::MAX_WAIT
+                ),
+            )
+        })?;
         Ok(FleetConfig {
-            targets: targets(&text("target"), &vias)?,
+            targets,
             spec,
             out: args.out.clone(),
             find_max: args.find_max,
@@ -262,7 +280,7 @@ fn targets(list: &str, vias: &[Via]) -> Result<Vec<TargetSpec>, ConfigError> {
 }
 
 /// The flags given on the command line, by key.
-fn flags(a: &FleetArgs) -> [(&'static str, &Option<String>); 21] {
+fn flags(a: &FleetArgs) -> [(&'static str, &Option<String>); 22] {
     [
         ("target", &a.targets),
         ("via", &a.via),
@@ -285,6 +303,7 @@ fn flags(a: &FleetArgs) -> [(&'static str, &Option<String>); 21] {
         ("duration", &a.duration),
         ("warmup", &a.warmup),
         ("slo", &a.slo),
+        ("wait", &a.wait),
     ]
 }
 

@@ -15,7 +15,9 @@
 
 use super::data::DataGen;
 use super::error::KvConfigError;
-use super::keys::{write_decimal, KeyGen, KeyPattern};
+use super::keys::{write_decimal, Gaussian, KeyGen, KeyPattern};
+use super::options::WaitRatio;
+use super::rng::Rng;
 
 /// One operation of the SET:GET mix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,6 +74,63 @@ impl OpMix {
             self.set_count = 0;
             self.get_count = 0;
         }
+    }
+}
+
+/// memtier's `--wait-ratio SETS:WAITS` schedule (`client::create_request`): before each
+/// request, a WAIT is due when no WAIT was sent yet, or when sets sent ÷ WAITs sent exceeds
+/// SETS ÷ WAITS, both divisions in whole numbers as memtier's C does; otherwise the SET:GET
+/// mix goes on. So a run starts with a WAIT, and `--wait-ratio 1:1` sends a WAIT after each
+/// SET once the first SET went out. Each WAIT waits for `--num-slaves` replicas (uniform in
+/// the range) with `--wait-timeout` ms (normal around the middle of the range, a sixth of it
+/// as standard deviation: `client::create_wait_request`). Deterministic given its seed; the
+/// picks use their own generator, so WAITs never change which keys or values are sent.
+#[derive(Debug, Clone)]
+pub struct WaitMix {
+    ratio: WaitRatio,
+    sets: u64,
+    waits: u64,
+    rng: Rng,
+    timeout: Gaussian,
+}
+
+impl WaitMix {
+    /// The schedule of `ratio`, drawing its picks from `rng`.
+    pub fn new(ratio: WaitRatio, rng: Rng) -> Self {
+        let (lo, hi) = ratio.timeout_ms;
+        WaitMix {
+            ratio,
+            sets: 0,
+            waits: 0,
+            rng,
+            timeout: Gaussian::new(
+                f64::from(hi - lo) / 6.0,
+                f64::from(hi - lo) / 2.0 + f64::from(lo),
+            ),
+        }
+    }
+
+    /// Whether the next request is a WAIT.
+    pub fn due(&self) -> bool {
+        let (s, w) = (u64::from(self.ratio.sets), u64::from(self.ratio.waits));
+        w > 0 && (self.waits == 0 || self.sets / self.waits > s / w)
+    }
+
+    /// Counts a SET sent.
+    pub fn count_set(&mut self) {
+        self.sets += 1;
+    }
+
+    /// Counts a WAIT and picks its replica count and timeout (ms).
+    pub fn next_wait(&mut self) -> (u64, u64) {
+        self.waits += 1;
+        let (lo, hi) = self.ratio.num_slaves;
+        let replicas = self.rng.range_inclusive(u64::from(lo), u64::from(hi));
+        let (lo, hi) = self.ratio.timeout_ms;
+        let timeout = self
+            .timeout
+            .sample(&mut self.rng, u64::from(lo), u64::from(hi));
+        (replicas, timeout)
     }
 }
 
@@ -448,6 +507,82 @@ mod tests {
                 MultiGet(2)
             ]
         );
+    }
+
+    /// The letters of `n` requests: `W` when a WAIT is due, else the SET:GET mix's next op
+    /// (`S` or `G`), a set counted as memtier counts it.
+    fn schedule(wait_ratio: (u32, u32), ratio: (u32, u32), n: usize) -> String {
+        let mut waits = WaitMix::new(
+            WaitRatio {
+                sets: wait_ratio.0,
+                waits: wait_ratio.1,
+                num_slaves: (0, 0),
+                timeout_ms: (0, 0),
+            },
+            Rng::new(1),
+        );
+        let mut ops = OpMix::new(ratio.0, ratio.1, 0);
+        (0..n)
+            .map(|_| {
+                if waits.due() {
+                    waits.next_wait();
+                    return 'W';
+                }
+                match ops.next_op() {
+                    Op::Set => {
+                        waits.count_set();
+                        'S'
+                    }
+                    _ => 'G',
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn waits_follow_memtiers_whole_number_ratio() {
+        // A run starts with a WAIT; then one is due while sets ÷ waits > 1 ÷ 1.
+        assert_eq!(schedule((1, 1), (1, 1), 15), "WSGSWGSGSWGSGSW");
+        // 3:1 in whole numbers: due at 4 sets per WAIT (4 ÷ 1 > 3), not 3.
+        assert_eq!(schedule((3, 1), (1, 0), 16), "WSSSSWSSSSWSSSSW");
+        // 1:2 is 0 in whole numbers: a WAIT after every SET.
+        assert_eq!(schedule((1, 2), (1, 0), 7), "WSWSWSW");
+        // 1:0 (memtier's default) sends none.
+        assert_eq!(schedule((1, 0), (1, 1), 6), "SGSGSG");
+    }
+
+    #[test]
+    fn wait_picks_stay_in_their_ranges() {
+        let mut waits = WaitMix::new(
+            WaitRatio {
+                sets: 1,
+                waits: 1,
+                num_slaves: (1, 3),
+                timeout_ms: (10, 20),
+            },
+            Rng::new(7),
+        );
+        let picks: Vec<(u64, u64)> = (0..2000).map(|_| waits.next_wait()).collect();
+        for r in 1..=3 {
+            assert!(picks.iter().any(|p| p.0 == r), "no WAIT for {r} replicas");
+        }
+        assert!(picks
+            .iter()
+            .all(|p| (1..=3).contains(&p.0) && (10..=20).contains(&p.1)));
+        // Normal around the middle (15.5 after truncation of [10, 21)), sd 10/6.
+        let mean = picks.iter().map(|p| p.1 as f64).sum::<f64>() / picks.len() as f64;
+        assert!((14.5..15.5).contains(&mean), "{mean}");
+        let fixed = WaitMix::new(
+            WaitRatio {
+                sets: 1,
+                waits: 1,
+                num_slaves: (2, 2),
+                timeout_ms: (0, 0),
+            },
+            Rng::new(7),
+        )
+        .next_wait();
+        assert_eq!(fixed, (2, 0));
     }
 
     #[test]

@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use super::command::{ArbitraryCommand, CommandMix, Op, OpMix, RequestBuf};
+use super::command::{ArbitraryCommand, CommandMix, Op, OpMix, RequestBuf, WaitMix};
 use super::data::DataGen;
 use super::keys::KeyGen;
 
@@ -26,6 +26,8 @@ pub enum RequestKind {
     MultiGet(u32),
     /// The arbitrary command at this index of [`crate::kv::KvConfig::commands`].
     Command(usize),
+    /// `WAIT replicas timeout` of `--wait-ratio` (memtier's Waits row).
+    Wait,
 }
 
 /// Everything one connection needs to produce its requests: its keys, its values and its
@@ -36,6 +38,8 @@ pub struct ConnGen {
     pub(crate) keys: KeyGen,
     pub(crate) data: DataGen,
     pub(crate) mode: Mode,
+    /// `--wait-ratio`'s WAITs, between the SET/GET mix's requests.
+    pub(crate) waits: Option<WaitMix>,
 }
 
 /// SET/GET by `--ratio`, or the `--command`s by their ratios.
@@ -60,8 +64,18 @@ impl ConnGen {
     pub fn next_request(&mut self, out: &mut RequestBuf) -> RequestKind {
         out.clear();
         match &mut self.mode {
+            Mode::SetGet(_) if self.waits.as_ref().is_some_and(WaitMix::due) => {
+                let (replicas, timeout) = self.waits.as_mut().expect("due").next_wait();
+                out.push_arg(b"WAIT");
+                out.push_u64_arg(replicas);
+                out.push_u64_arg(timeout);
+                RequestKind::Wait
+            }
             Mode::SetGet(mix) => match mix.next_op() {
                 Op::Set => {
+                    if let Some(w) = &mut self.waits {
+                        w.count_set();
+                    }
                     let expiry = self.data.next_expiry();
                     out.push_arg(if expiry.is_some() { b"SETEX" } else { b"SET" });
                     out.begin_arg();

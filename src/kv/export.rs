@@ -16,7 +16,7 @@ use hdrhistogram::serialization::interval_log::IntervalLogWriterBuilder;
 use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
 
-use super::load::{LoadResult, RowStats, SecondStats};
+use super::load::{LoadResult, RowStats, SecondStats, WAITS_ROW};
 use super::KvConfig;
 
 /// A JSON value whose objects keep their keys in insertion order.
@@ -92,7 +92,7 @@ impl Json {
 /// memtier's name of a row in JSON: `Sets`, `Gets`; a command `HSET` becomes `Hsets`
 /// (`run_stats::print_json`: lower case, first letter upper, plus "s").
 pub fn json_row_name(name: &str) -> String {
-    if name == "Sets" || name == "Gets" {
+    if name == "Sets" || name == "Gets" || name == WAITS_ROW {
         return name.to_string();
     }
     let lower = name.to_lowercase();
@@ -108,6 +108,7 @@ pub fn hdr_row_name(name: &str) -> &str {
     match name {
         "Sets" => "SET",
         "Gets" => "GET",
+        WAITS_ROW => "WAIT",
         other => other,
     }
 }
@@ -338,7 +339,9 @@ pub fn run_json(cfg: &KvConfig, result: &LoadResult) -> Json {
             row_json(cfg, r, secs, h, m, &series_of(i), open),
         ));
     }
-    if setget {
+    // memtier's Waits object is there in SET/GET mode even when no WAIT was sent.
+    let waits_measured = result.rows.iter().any(|(n, _)| n == WAITS_ROW);
+    if setget && !waits_measured {
         o.push((
             "Waits".into(),
             row_json(cfg, &RowStats::default(), secs, 0.0, 0.0, &[], false),
@@ -389,7 +392,7 @@ pub fn run_json(cfg: &KvConfig, result: &LoadResult) -> Json {
                 .collect();
             o.push((hdr_row_name(name).to_string(), Json::Arr(points)));
         }
-        if setget {
+        if setget && !waits_measured {
             o.push(("WAIT".into(), Json::Arr(Vec::new())));
         }
     }

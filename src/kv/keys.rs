@@ -134,13 +134,22 @@ pub fn parallel_slice(min: u64, max: u64, conn_index: u64, total: u64) -> (u64, 
 /// memtier's Gaussian sampler (`gaussian_noise` in `obj_gen.cpp`): Marsaglia's polar method,
 /// keeping the spare value, redrawing until the value falls inside the range.
 #[derive(Debug, Clone)]
-struct Gaussian {
+pub(crate) struct Gaussian {
     stddev: f64,
     median: f64,
     spare: Option<f64>,
 }
 
 impl Gaussian {
+    /// A sampler around `median` with standard deviation `stddev`.
+    pub(crate) fn new(stddev: f64, median: f64) -> Self {
+        Gaussian {
+            stddev,
+            median,
+            spare: None,
+        }
+    }
+
     fn noise(&mut self, rng: &mut Rng) -> f64 {
         if let Some(spare) = self.spare.take() {
             return self.stddev * spare;
@@ -159,7 +168,7 @@ impl Gaussian {
 
     /// memtier accepts `val <= max + 1` and truncates, so `max + 1` itself could escape the
     /// range (with probability zero in exact arithmetic); we take `val < max + 1`.
-    fn sample(&mut self, rng: &mut Rng, min: u64, max: u64) -> u64 {
+    pub(crate) fn sample(&mut self, rng: &mut Rng, min: u64, max: u64) -> u64 {
         if min == max {
             return min;
         }

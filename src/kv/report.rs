@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use super::export::{distribution_points, hdr_row_name};
-use super::load::{LoadResult, RowStats};
+use super::load::{LoadResult, RowStats, WAITS_ROW};
 use super::KvConfig;
 
 /// A client thread busier than this (CPU time over wall time) is the bottleneck.
@@ -168,8 +168,8 @@ pub fn all_stats(cfg: &KvConfig, result: &LoadResult, title: &str) -> String {
         corrected(&mut f, r);
         row(&mut out, name, &f);
     }
-    if cfg.commands.is_empty() {
-        // memtier's WAIT command row; edgebench sends no WAIT.
+    if cfg.commands.is_empty() && !result.rows.iter().any(|(n, _)| n == WAITS_ROW) {
+        // memtier's WAIT command row, empty: this run sent no WAIT (no --wait-ratio).
         let mut waits = format!("{:<6}{:>14.2}{:>13}{:>13}", "Waits", 0.0, "---", "---");
         if cluster {
             let _ = write!(waits, "{:>13}{:>13}", "---", "---");
@@ -568,6 +568,39 @@ mod tests {
             md_totals.contains(totals[5]) && md_totals.contains(totals[7]),
             "{md}"
         );
+    }
+
+    /// With `--wait-ratio` the Waits row is measured: memtier's table and JSON show its
+    /// figures where a run without WAITs shows an empty row.
+    #[test]
+    fn a_measured_waits_row_takes_the_empty_ones_place() {
+        let cfg = config(&["-c", "1", "-t", "1", "--wait-ratio", "1:1"]);
+        let mut result = run(None);
+        let mut waits = RowStats::default();
+        for _ in 0..50 {
+            waits.latency.record(2_000_000).unwrap();
+        }
+        waits.ops = 50;
+        waits.bytes_tx = 51_200;
+        result.rows.push((WAITS_ROW.into(), waits));
+        let text = all_stats(&cfg, &result, "ALL STATS");
+        let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("Waits")).collect();
+        assert_eq!(
+            rows,
+            ["Waits          50.00          ---          ---         2.00038         2.00089         2.00089         2.00089        50.00 "]
+        );
+        let totals = text.lines().find(|l| l.starts_with("Totals")).unwrap();
+        assert!(totals.starts_with("Totals        250.00 "), "{totals}");
+        let json = crate::kv::export::run_json(&cfg, &result).to_pretty();
+        let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(doc["Waits"]["Count"].as_u64(), Some(50));
+        assert_eq!(doc["Totals"]["Count"].as_u64(), Some(250));
+        assert!(doc["WAIT"]
+            .as_array()
+            .is_some_and(|points| !points.is_empty()));
+        // Once each as a key (the exact figures name the row too, as a value).
+        assert_eq!(json.matches("\"Waits\": ").count(), 1, "{json}");
+        assert_eq!(json.matches("\"WAIT\": ").count(), 1, "{json}");
     }
 
     #[test]

@@ -66,7 +66,7 @@ pub use spec::{
     default_targets, parse_targets, redis_server_on_path, set_cluster_shape, PgAt, SqliteAt,
     TargetKind, TargetSpec,
 };
-pub use wait::WaitConnection;
+pub use wait::{may_write, WaitConnection};
 
 /// How long a connection attempt may take before the target counts as unreachable.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
@@ -239,6 +239,18 @@ impl Target {
                 owner: Owner::Nobody,
             },
             TargetKind::SpawnCluster(shape) => {
+                // Refused before any node starts: the shape says how many replicas there
+                // will be.
+                if spec.wait > u32::from(shape.replicas) {
+                    return Err(TargetError::Unsuitable {
+                        name: spec.name.clone(),
+                        why: too_few_replicas_for_cluster(
+                            spec.wait,
+                            usize::from(shape.replicas),
+                            None,
+                        ),
+                    });
+                }
                 let persistence = spec.server.persistence_args();
                 let cluster = SpawnedCluster::spawn(*shape, &persistence).map_err(|error| {
                     TargetError::SpawnCluster {
@@ -431,10 +443,31 @@ impl Target {
 
     /// Refuses a `--wait N` that would block for ever: a target with fewer than N replicas
     /// connected (a spawned server: as many as it was spawned with; a URL: `INFO
-    /// replication`'s `connected_slaves`), or one that has none to wait for.
+    /// replication`'s `connected_slaves`; a cluster: the same, for every primary), or one
+    /// that has none to wait for.
     fn check_replicas_for_wait(&self) -> Result<(), TargetError> {
         let wait = self.wait;
         let has = match &self.backend {
+            // Checked against its shape before any node started.
+            Backend::Cluster {
+                spawned: Some(_), ..
+            } => return Ok(()),
+            Backend::Cluster {
+                seeds,
+                spawned: None,
+            } => {
+                for primary in seeds {
+                    let has = self.connected_replicas(primary)?;
+                    if has < wait as usize {
+                        return Err(self.unsuitable(&too_few_replicas_for_cluster(
+                            wait,
+                            has,
+                            Some(primary),
+                        )));
+                    }
+                }
+                return Ok(());
+            }
             Backend::Redis {
                 owner: Owner::Spawned(server),
                 ..
@@ -442,19 +475,7 @@ impl Target {
             Backend::Redis {
                 endpoint,
                 owner: Owner::Nobody,
-            } => {
-                let info: String = redis::cmd("INFO")
-                    .arg("replication")
-                    .query(&mut self.connect(endpoint)?)
-                    .map_err(|e| TargetError::Ping {
-                        name: self.name.clone(),
-                        endpoint: endpoint.to_string(),
-                        reason: format!("INFO replication failed: {e}"),
-                    })?;
-                spawn::info_field(&info, "connected_slaves")
-                    .and_then(|n| n.parse().ok())
-                    .unwrap_or(0)
-            }
+            } => self.connected_replicas(endpoint)?,
             Backend::Engine { .. }
             | Backend::Redis {
                 owner: Owner::Served { .. },
@@ -485,6 +506,22 @@ impl Target {
             )));
         }
         Ok(())
+    }
+
+    /// How many replicas the server at `endpoint` has connected (`INFO replication`'s
+    /// `connected_slaves`).
+    fn connected_replicas(&self, endpoint: &Endpoint) -> Result<usize, TargetError> {
+        let info: String = redis::cmd("INFO")
+            .arg("replication")
+            .query(&mut self.connect(endpoint)?)
+            .map_err(|e| TargetError::Ping {
+                name: self.name.clone(),
+                endpoint: endpoint.to_string(),
+                reason: format!("INFO replication failed: {e}"),
+            })?;
+        Ok(spawn::info_field(&info, "connected_slaves")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0))
     }
 
     /// A Redis-protocol server someone else runs at `endpoint`, not probed: for a consumer
@@ -556,7 +593,7 @@ impl Target {
                     .map(|s| s.to_string().trim_start_matches("redis://").to_string())
                     .collect();
                 let url = format!("redis-cluster://{}", nodes.join(","));
-                match spawned {
+                let place = match spawned {
                     Some(c) => {
                         let (shards, replicas) = (c.shape().shards, c.shape().replicas);
                         format!(
@@ -566,6 +603,10 @@ impl Target {
                         )
                     }
                     None => format!("{url} ({} primaries)", seeds.len()),
+                };
+                match self.wait {
+                    0 => place,
+                    n => format!("{place}, WAIT {n} 0 after writes"),
                 }
             }
             Backend::Engine { direct: false, .. } => "in-process (redis-rs connection)".into(),
@@ -597,15 +638,7 @@ impl Target {
                     n => Box::new(RedisStore::new(WaitConnection::new(conn, n))),
                 })
             }
-            Backend::Cluster { seeds, .. } => {
-                let conn = ClusterConnection::connect(seeds, CONNECT_TIMEOUT).map_err(|error| {
-                    TargetError::Cluster {
-                        name: self.name.clone(),
-                        error,
-                    }
-                })?;
-                Ok(Box::new(ClusterStore::new(conn)))
-            }
+            Backend::Cluster { .. } => Ok(Box::new(ClusterStore::new(self.cluster_connection()?))),
             Backend::Engine {
                 engine,
                 direct: false,
@@ -758,9 +791,12 @@ impl Target {
             }
             Backend::Cluster { seeds, .. } => {
                 let seeds = seeds.clone();
+                let wait = self.wait;
                 Ok(Box::new(move || {
                     ClusterConnection::connect(&seeds, WORKER_CONNECT_TIMEOUT)
-                        .map(|c| Box::new(c) as Box<dyn redis::ConnectionLike + Send>)
+                        .map(|c| {
+                            Box::new(c.with_wait(wait)) as Box<dyn redis::ConnectionLike + Send>
+                        })
                         .map_err(|e| e.to_string())
                 }))
             }
@@ -782,6 +818,21 @@ impl Target {
             Backend::Redis { endpoint, .. } => Some(endpoint.clone()),
             _ => None,
         }
+    }
+
+    /// A fresh connection to a Redis Cluster target, routing by hash slot, with this
+    /// target's WAIT (`--wait N`, `?wait=N`) after every write on the primary it went to.
+    /// What every store on a cluster is opened over.
+    pub fn cluster_connection(&self) -> Result<ClusterConnection, TargetError> {
+        let Backend::Cluster { seeds, .. } = &self.backend else {
+            return Err(self.unsuitable("this target is not a Redis Cluster"));
+        };
+        ClusterConnection::connect(seeds, CONNECT_TIMEOUT)
+            .map(|c| c.with_wait(self.wait))
+            .map_err(|error| TargetError::Cluster {
+                name: self.name.clone(),
+                error,
+            })
     }
 
     /// Whether the target is a Redis Cluster (commands are routed by hash slot).
@@ -814,6 +865,25 @@ impl Target {
             endpoint: endpoint.to_string(),
             reason: connect_reason(&e, endpoint),
         })
+    }
+}
+
+/// Why a cluster cannot take `--wait wait`: a primary with `has` replicas (`at`: which one,
+/// for a cluster someone else runs; `None`: every primary of a spawned one).
+fn too_few_replicas_for_cluster(wait: u32, has: usize, at: Option<&Endpoint>) -> String {
+    let or = match has {
+        0 => "drop --wait".to_string(),
+        n => format!("--wait {n}"),
+    };
+    match at {
+        None => format!(
+            "--wait {wait} needs {wait} replicas on every primary, this cluster has {has} each \
+             (WAIT would block for ever): use --cluster-replicas {wait}, or {or}"
+        ),
+        Some(primary) => format!(
+            "--wait {wait} needs {wait} replicas on every primary, primary {primary} has {has} \
+             (WAIT would block for ever): add replicas to it, or {or}"
+        ),
     }
 }
 

@@ -9,6 +9,10 @@
 //! - `wait=N` (1..=replicas): every write of this target is followed by `WAIT N 0`, as
 //!   `--wait N` does for every target.
 //!
+//! A spawned Redis Cluster (`redis-cluster?…`) takes the same options except `replicas=`:
+//! its replicas come from `--cluster-replicas`, which `wait=` is checked against when the
+//! cluster starts.
+//!
 //! Only targets edgebench spawns take them; anything else is refused with one line that
 //! names the option and the fix. The parsed options are a [`ServerOptions`] (the server's
 //! arguments) and the `wait` count (the client's behaviour).
@@ -48,8 +52,9 @@ pub(super) fn split(what: &str) -> (&str, Option<&str>) {
     }
 }
 
-/// Parses the options of `item` (the whole `--target` item, for messages).
-pub(super) fn parse(item: &str, query: &str) -> Result<TargetOptions, TargetError> {
+/// Parses the options of `item` (the whole `--target` item, for messages); `cluster`: the
+/// item spawns a Redis Cluster.
+pub(super) fn parse(item: &str, query: &str, cluster: bool) -> Result<TargetOptions, TargetError> {
     let bad = |reason: String| TargetError::BadOption {
         item: item.to_string(),
         reason,
@@ -68,6 +73,13 @@ pub(super) fn parse(item: &str, query: &str) -> Result<TargetOptions, TargetErro
         let value_error =
             |expected: &str| bad(format!("bad {key} value {value:?}: use {expected}"));
         match key {
+            "replicas" if cluster => {
+                return Err(bad(
+                    "a spawned cluster takes no replicas=: its replicas come from \
+                     --cluster-replicas (each primary gets that many): drop replicas="
+                        .to_string(),
+                ))
+            }
             "replicas" => {
                 options.server.replicas = value
                     .parse()
@@ -116,7 +128,8 @@ pub(super) fn parse(item: &str, query: &str) -> Result<TargetOptions, TargetErro
             options.server.appendfsync.as_str()
         )));
     }
-    if options.wait > u32::from(options.server.replicas) {
+    // A cluster's replicas are known once --cluster-replicas is read: checked at start.
+    if !cluster && options.wait > u32::from(options.server.replicas) {
         return Err(bad(format!(
             "wait={0} needs at least {0} replicas (WAIT would block for ever): add \
              &replicas={0}",
@@ -170,12 +183,12 @@ mod tests {
     use super::*;
 
     fn ok(query: &str) -> TargetOptions {
-        parse("redis-tcp?…", query).unwrap_or_else(|e| panic!("{e}"))
+        parse("redis-tcp?…", query, false).unwrap_or_else(|e| panic!("{e}"))
     }
 
     fn err(query: &str) -> String {
         let item = format!("redis-tcp?{query}");
-        match parse(&item, query) {
+        match parse(&item, query, false) {
             Ok(o) => panic!("{query} parsed as {o:?}"),
             Err(e) => e.to_string(),
         }
@@ -259,6 +272,30 @@ mod tests {
         for bad in ["replicas=-1", "appendonly=1", "wait=0", "x=1", ""] {
             assert!(!err(bad).contains('\n'));
         }
+    }
+
+    #[test]
+    fn a_spawned_cluster_takes_wait_but_not_replicas() {
+        let o = parse(
+            "redis-cluster?wait=2&appendonly=yes",
+            "wait=2&appendonly=yes",
+            true,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            (o.wait, o.server.replicas, o.server.appendonly),
+            (2, 0, true)
+        );
+        let refused = parse("redis-cluster?replicas=1", "replicas=1", true)
+            .map(|o| format!("{o:?}"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            refused,
+            "bad target option in \"redis-cluster?replicas=1\": a spawned cluster takes no \
+             replicas=: its replicas come from --cluster-replicas (each primary gets that \
+             many): drop replicas="
+        );
     }
 
     #[test]

@@ -316,18 +316,8 @@ fn parse_item(item: &str) -> Result<TargetSpec, TargetError> {
         ) {
             return Err(options::not_spawned(item, what));
         }
-        let parsed = options::parse(item, query)?;
-        if matches!(spec.kind, TargetKind::SpawnCluster(_))
-            && (parsed.server.replicas > 0 || parsed.wait > 0)
-        {
-            return Err(TargetError::BadOption {
-                item: item.to_string(),
-                reason: "a spawned cluster takes appendonly=, appendfsync= and save= (for \
-                         every node); its replicas come from --cluster-replicas, and WAIT on a \
-                         cluster is not supported yet"
-                    .to_string(),
-            });
-        }
+        let cluster = matches!(spec.kind, TargetKind::SpawnCluster(_));
+        let parsed = options::parse(item, query, cluster)?;
         spec.server = parsed.server;
         spec.wait = parsed.wait;
     }

@@ -10,11 +10,18 @@
 //! Stores and workloads stay as they are: `--wait` is a property of the connection a target
 //! hands out.
 //!
-//! Which commands write: every command that is not on the read-only list below. A command
+//! Which commands write: every command that is not on the read-only list below
+//! ([`may_write`], which the cluster connection and `edgebench kv` use too). A command
 //! missing from the list gets a WAIT it did not need, which costs time but is never wrong.
 //!
 //! `WAIT N 0` blocks until N replicas acknowledged: the target refuses `--wait N` at start
 //! when it has fewer than N replicas (see [`super::Target::start`]).
+//!
+//! [`Wait`] is the command and the check of its reply, shared with
+//! [`super::cluster::ClusterConnection`], which appends WAIT per node itself (a pipeline may
+//! be split over several primaries).
+
+use std::sync::Arc;
 
 use redis::{ConnectionLike, ErrorKind, RedisError, RedisResult, Value};
 
@@ -83,40 +90,50 @@ const READ_ONLY: &[&[u8]] = &[
     b"XREAD",
 ];
 
-/// A connection whose writes each wait for `replicas` replicas (`WAIT replicas 0`).
-pub struct WaitConnection<C> {
-    inner: C,
-    replicas: u32,
-    /// `WAIT replicas 0`, packed once.
-    wait: Vec<u8>,
-    /// The request plus WAIT; reused, so a write allocates nothing once it has grown.
-    buf: Vec<u8>,
-    /// Reads the commands of each request, to tell writes from reads.
-    parser: RequestParser,
+/// Whether a command named `name` may write (it is not on [`READ_ONLY`]; case does not
+/// matter). What every client that sends WAIT asks of each command: the connections here,
+/// [`super::cluster::ClusterConnection`] and `edgebench kv`'s load.
+pub fn may_write(name: &[u8]) -> bool {
+    !READ_ONLY.iter().any(|ro| ro.eq_ignore_ascii_case(name))
 }
 
-impl<C: ConnectionLike> WaitConnection<C> {
-    /// `inner`, with `WAIT replicas 0` after each write.
-    pub fn new(inner: C, replicas: u32) -> WaitConnection<C> {
-        WaitConnection {
-            inner,
+/// `WAIT replicas 0`, packed once, and the check of its reply: what [`WaitConnection`] and
+/// [`super::cluster::ClusterConnection`] append after a write and take off again. Cheap to
+/// clone (the bytes are shared).
+#[derive(Debug, Clone)]
+pub(crate) struct Wait {
+    replicas: u32,
+    packed: Arc<[u8]>,
+}
+
+impl Wait {
+    /// `WAIT replicas 0`.
+    pub(crate) fn new(replicas: u32) -> Wait {
+        Wait {
             replicas,
-            wait: redis::cmd("WAIT").arg(replicas).arg(0).get_packed_command(),
-            buf: Vec::new(),
-            parser: RequestParser::default(),
+            packed: redis::cmd("WAIT")
+                .arg(replicas)
+                .arg(0)
+                .get_packed_command()
+                .into(),
         }
     }
 
-    /// The request with WAIT appended, in `self.buf`.
-    fn with_wait(&mut self, request: &[u8]) {
-        self.buf.clear();
-        self.buf.extend_from_slice(request);
-        self.buf.extend_from_slice(&self.wait);
+    /// How many replicas it waits for.
+    pub(crate) fn replicas(&self) -> u32 {
+        self.replicas
     }
 
-    /// Takes WAIT's reply (the last) off `replies` and checks it.
-    fn take_wait_reply(&self, replies: &mut Vec<Value>) -> RedisResult<()> {
-        let detail = match replies.pop() {
+    /// The packed command.
+    pub(crate) fn packed(&self) -> &[u8] {
+        &self.packed
+    }
+
+    /// Checks WAIT's reply: at least `replicas` acknowledged, else an error for the request
+    /// it followed (with timeout 0 it answers fewer only when the node is no longer a
+    /// primary).
+    pub(crate) fn check(&self, reply: Option<Value>) -> RedisResult<()> {
+        let detail = match reply {
             Some(Value::Int(acked)) if acked >= i64::from(self.replicas) => return Ok(()),
             Some(Value::Int(acked)) => format!(
                 "only {acked} of {} replicas acknowledged the write",
@@ -131,6 +148,35 @@ impl<C: ConnectionLike> WaitConnection<C> {
     }
 }
 
+/// A connection whose writes each wait for `replicas` replicas (`WAIT replicas 0`).
+pub struct WaitConnection<C> {
+    inner: C,
+    wait: Wait,
+    /// The request plus WAIT; reused, so a write allocates nothing once it has grown.
+    buf: Vec<u8>,
+    /// Reads the commands of each request, to tell writes from reads.
+    parser: RequestParser,
+}
+
+impl<C: ConnectionLike> WaitConnection<C> {
+    /// `inner`, with `WAIT replicas 0` after each write.
+    pub fn new(inner: C, replicas: u32) -> WaitConnection<C> {
+        WaitConnection {
+            inner,
+            wait: Wait::new(replicas),
+            buf: Vec::new(),
+            parser: RequestParser::default(),
+        }
+    }
+
+    /// The request with WAIT appended, in `self.buf`.
+    fn with_wait(&mut self, request: &[u8]) {
+        self.buf.clear();
+        self.buf.extend_from_slice(request);
+        self.buf.extend_from_slice(self.wait.packed());
+    }
+}
+
 impl<C: ConnectionLike> ConnectionLike for WaitConnection<C> {
     fn req_packed_command(&mut self, cmd: &[u8]) -> RedisResult<Value> {
         if !has_write(&mut self.parser, cmd) {
@@ -138,7 +184,7 @@ impl<C: ConnectionLike> ConnectionLike for WaitConnection<C> {
         }
         self.with_wait(cmd);
         let mut replies = self.inner.req_packed_commands(&self.buf, 0, 2)?;
-        self.take_wait_reply(&mut replies)?;
+        self.wait.check(replies.pop())?;
         replies.pop().ok_or_else(|| {
             RedisError::from((
                 ErrorKind::Client,
@@ -162,7 +208,7 @@ impl<C: ConnectionLike> ConnectionLike for WaitConnection<C> {
         let mut replies = self
             .inner
             .req_packed_commands(&self.buf, offset, count + 1)?;
-        self.take_wait_reply(&mut replies)?;
+        self.wait.check(replies.pop())?;
         Ok(replies)
     }
 
@@ -185,19 +231,16 @@ impl<C: ConnectionLike> ConnectionLike for WaitConnection<C> {
 
 impl<C: ConnectionLike + Send> StoreConnection for WaitConnection<C> {}
 
-/// Whether packed RESP `request` holds a command not on [`READ_ONLY`], read with the
-/// engine's request parser; anything that does not parse counts as a write (a WAIT too many
-/// is only slower).
+/// Whether packed RESP `request` holds a command that [`may_write`], read with the engine's
+/// request parser; anything that does not parse counts as a write (a WAIT too many is only
+/// slower).
 fn has_write(parser: &mut RequestParser, request: &[u8]) -> bool {
     let mut pos = 0;
     while pos < request.len() {
         let (consumed, write) = match parser.parse(&request[pos..], true) {
             Ok(Some(command)) => (
                 command.consumed(),
-                !command.is_empty()
-                    && !READ_ONLY
-                        .iter()
-                        .any(|ro| ro.eq_ignore_ascii_case(command.arg(0))),
+                !command.is_empty() && may_write(command.arg(0)),
             ),
             Ok(None) => {
                 // A partial command leaves the parser mid-request: start the next one afresh.
@@ -323,6 +366,16 @@ mod tests {
             err.to_string(),
             "WAIT failed - Client: only 1 of 2 replicas acknowledged the write"
         );
+    }
+
+    #[test]
+    fn commands_off_the_read_only_list_may_write_in_any_case() {
+        for w in ["SET", "hset", "Zadd", "MULTI_UNKNOWN", "FLUSHDB", "del"] {
+            assert!(may_write(w.as_bytes()), "{w}");
+        }
+        for r in ["GET", "hget", "Mget", "EXEC", "wait", "ZRANGE"] {
+            assert!(!may_write(r.as_bytes()), "{r}");
+        }
     }
 
     #[test]

@@ -365,8 +365,8 @@ fn a_primary_killed_mid_run_fails_over_and_the_run_completes() {
     assert_eq!(served, 16384);
 }
 
-/// `redis-cluster?…` gives every node the persistence options; replicas and WAIT are refused
-/// there in one line.
+/// `redis-cluster?…` gives every node the persistence options; `replicas=` is refused there
+/// in one line (`wait=` is checked against `--cluster-replicas`: see the WAIT tests below).
 #[test]
 fn a_spawned_cluster_takes_persistence_options_for_every_node() {
     common::require_redis_server();
@@ -403,5 +403,366 @@ fn a_spawned_cluster_takes_persistence_options_for_every_node() {
                 && !message.contains('\n'),
             "{message}"
         );
+    }
+}
+
+/// The replica of `primary` among `cluster`'s nodes (the one whose `master_port` is its).
+fn replica_of(cluster: &SpawnedCluster, primary: &Endpoint) -> Endpoint {
+    let Endpoint::Tcp { port, .. } = primary else {
+        panic!("cluster nodes listen on TCP");
+    };
+    let want = format!("master_port:{port}");
+    cluster
+        .nodes()
+        .iter()
+        .map(|n| n.endpoint())
+        .find(|n| {
+            let info: String = redis::cmd("INFO")
+                .arg("replication")
+                .query(&mut conn(n))
+                .unwrap();
+            info.lines().any(|l| l.trim() == want)
+        })
+        .unwrap_or_else(|| panic!("no replica of {primary}"))
+}
+
+/// `GET key` on a replica (after `READONLY`, which a cluster replica needs to answer).
+fn replica_get(replica: &Endpoint, key: &str) -> Option<String> {
+    let mut c = conn(replica);
+    redis::cmd("READONLY").query::<()>(&mut c).unwrap();
+    redis::cmd("GET").arg(key).query(&mut c).unwrap()
+}
+
+/// `CONFIG RESETSTAT` on every node given.
+fn reset_stats(nodes: &[Endpoint]) {
+    for n in nodes {
+        redis::cmd("CONFIG")
+            .arg("RESETSTAT")
+            .query::<()>(&mut conn(n))
+            .unwrap();
+    }
+}
+
+/// The `redis-cluster://…` URL of a cluster's primaries.
+fn cluster_url(cluster: &SpawnedCluster) -> String {
+    let nodes: Vec<String> = cluster
+        .seeds()
+        .iter()
+        .map(|s| s.to_string().trim_start_matches("redis://").to_string())
+        .collect();
+    format!("redis-cluster://{}", nodes.join(","))
+}
+
+/// `redis-cluster?wait=1`: the cluster connection follows each write with WAIT on the
+/// primary it went to: one after a command, one per part of a scattered pipeline that
+/// writes, one per slot of a split MSET, one after EXEC; none after reads. The replicas
+/// hold each write once it returned.
+#[test]
+fn the_cluster_connection_waits_on_the_primary_each_write_went_to() {
+    use crate::replication::calls;
+    use redis::ConnectionLike as _;
+    common::require_redis_server();
+    let mut specs = parse_targets(&["redis-cluster?wait=1".to_string()]).unwrap();
+    set_cluster_shape(&mut specs, Some(2), Some(1)).unwrap();
+    let target = Target::start(&specs[0]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        target
+            .endpoint()
+            .ends_with("(spawned: 2 primaries, 1 replica each), WAIT 1 0 after writes"),
+        "{}",
+        target.endpoint()
+    );
+    let cluster = target.spawned_cluster().expect("a spawned cluster");
+    let primaries = cluster.seeds();
+    // The primary that serves a key: the other one answers -MOVED.
+    let owner = |key: &str| {
+        primaries
+            .iter()
+            .position(|p| {
+                redis::cmd("GET")
+                    .arg(key)
+                    .query::<Option<String>>(&mut conn(p))
+                    .is_ok()
+            })
+            .unwrap()
+    };
+    let keys_of = |node: usize| -> Vec<String> {
+        (0..)
+            .map(|i| format!("k{i}"))
+            .filter(|k| owner(k) == node)
+            .take(2)
+            .collect()
+    };
+    let (a, b) = (keys_of(0), keys_of(1));
+    let t = owner("{t}x");
+    let mut c = target
+        .cluster_connection()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(c.wait(), 1);
+    reset_stats(&primaries);
+
+    let ok: String = redis::cmd("SET").arg(&a[0]).arg("1").query(&mut c).unwrap();
+    assert_eq!(ok, "OK", "callers see SET's reply, not WAIT's");
+    let got: Option<String> = redis::cmd("GET").arg(&a[0]).query(&mut c).unwrap();
+    assert_eq!(got.as_deref(), Some("1"));
+    // Scattered, both parts write: a WAIT on each primary.
+    let (_, _, got): ((), (), Option<String>) = redis::pipe()
+        .cmd("SET")
+        .arg(&a[1])
+        .arg("2")
+        .cmd("SET")
+        .arg(&b[0])
+        .arg("3")
+        .cmd("GET")
+        .arg(&a[0])
+        .query(&mut c)
+        .unwrap();
+    assert_eq!(got.as_deref(), Some("1"));
+    // Scattered, only B's part writes: a WAIT on B only.
+    let (got, ()): (Option<String>, ()) = redis::pipe()
+        .cmd("GET")
+        .arg(&a[1])
+        .cmd("SET")
+        .arg(&b[1])
+        .arg("4")
+        .query(&mut c)
+        .unwrap();
+    assert_eq!(got.as_deref(), Some("2"));
+    // A transaction: WAIT after EXEC, on its slot's primary.
+    let ((), ()): ((), ()) = redis::pipe()
+        .atomic()
+        .cmd("SET")
+        .arg("{t}x")
+        .arg("5")
+        .cmd("SET")
+        .arg("{t}y")
+        .arg("6")
+        .query(&mut c)
+        .unwrap();
+    // An MSET over both primaries is split per slot, a WAIT after each part.
+    redis::cmd("MSET")
+        .arg(&a[0])
+        .arg("7")
+        .arg(&b[0])
+        .arg("8")
+        .query::<()>(&mut c)
+        .unwrap();
+    // Reads on both: no WAIT.
+    let (x, y): (Option<String>, Option<String>) = redis::pipe()
+        .cmd("GET")
+        .arg(&a[0])
+        .cmd("GET")
+        .arg(&b[0])
+        .query(&mut c)
+        .unwrap();
+    assert_eq!((x.as_deref(), y.as_deref()), (Some("7"), Some("8")));
+    assert!(c.check_connection());
+
+    let on = |node: usize| usize::from(t == node) as u64;
+    assert_eq!(calls(&primaries[0], "wait"), 3 + on(0), "primary A");
+    assert_eq!(calls(&primaries[1], "wait"), 3 + on(1), "primary B");
+    assert_eq!(calls(&primaries[t], "exec"), 1);
+    for (node, key, value) in [
+        (0, &a[0], "7"),
+        (1, &b[0], "8"),
+        (t, &"{t}y".to_string(), "6"),
+    ] {
+        let replica = replica_of(cluster, &primaries[node]);
+        assert_eq!(replica_get(&replica, key).as_deref(), Some(value), "{key}");
+    }
+}
+
+/// On a cluster with a replica per primary (spawned here, given by URL, so its primaries
+/// can be asked): `kv --wait 1` sends WAIT after every SET to the primary the SET went to and
+/// none after a GET; `coredata --wait 1` follows every EXEC with a WAIT and sends no WAIT
+/// without a write; `--wait 2` is refused naming the primary.
+#[test]
+fn kv_and_coredata_wait_on_every_primary_of_a_cluster() {
+    use crate::replication::calls;
+    common::require_redis_server();
+    let shape = ClusterShape {
+        shards: 2,
+        replicas: 1,
+        ..ClusterShape::default()
+    };
+    let cluster = SpawnedCluster::spawn(shape, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let primaries = cluster.seeds();
+    let url = cluster_url(&cluster);
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("kv.json");
+    let out = edgebench(dir.path())
+        .args([
+            "kv",
+            "--target",
+            &url,
+            "--wait",
+            "1",
+            "-t",
+            "1",
+            "-c",
+            "2",
+            "--ratio",
+            "1:1",
+            "-n",
+            "100",
+            "--pipeline",
+            "2",
+            "--hide-histogram",
+        ])
+        .arg(format!("--json-out-file={}", json.display()))
+        .output()
+        .unwrap();
+    succeeded(&out);
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["ALL STATS"]["Sets"]["Count"].as_u64(), Some(100));
+    let mut sets = 0;
+    for p in &primaries {
+        let set = calls(p, "set");
+        assert!(set > 0, "the SETs spread over both primaries");
+        assert_eq!(
+            calls(p, "wait"),
+            set,
+            "{p}: a WAIT after each SET it served"
+        );
+        sets += set;
+        let replica = replica_of(&cluster, p);
+        let dbsize = |n: &Endpoint| -> i64 { redis::cmd("DBSIZE").query(&mut conn(n)).unwrap() };
+        assert_eq!(dbsize(&replica), dbsize(p), "{p}'s replica holds every key");
+    }
+    assert_eq!(sets, 100);
+
+    reset_stats(&primaries);
+    let out = edgebench(dir.path())
+        .args([
+            "coredata",
+            "--target",
+            &url,
+            "--wait",
+            "1",
+            "--benchtime",
+            "10x",
+            "--bench",
+            "AddEvent|AddReading|EventCount",
+            "--out",
+        ])
+        .arg(dir.path().join("coredata"))
+        .output()
+        .unwrap();
+    succeeded(&out);
+    let md = std::fs::read_to_string(dir.path().join("coredata/results.md")).unwrap();
+    for row in ["| AddEvent |", "| AddReading |", "| EventCount |"] {
+        assert!(md.contains(row), "{row} in\n{md}");
+    }
+    let mut waits = 0;
+    for p in &primaries {
+        let info: String = redis::cmd("INFO")
+            .arg("commandstats")
+            .query(&mut conn(p))
+            .unwrap();
+        // Calls of commands that write, other than the cluster's and replication's own.
+        let writes: u64 = info
+            .lines()
+            .filter_map(|l| l.strip_prefix("cmdstat_")?.split_once(":calls="))
+            .filter(|(name, _)| {
+                edgebench::target::may_write(name.as_bytes())
+                    && !["cluster", "replconf", "psync"].contains(name)
+            })
+            .map(|(_, rest)| rest.split(',').next().unwrap().parse::<u64>().unwrap())
+            .sum();
+        let (exec, wait) = (calls(p, "exec"), calls(p, "wait"));
+        assert!(exec > 0, "{p}: transactions on every primary");
+        // Every EXEC has its WAIT; every WAIT follows at least one write.
+        assert!(
+            exec <= wait && wait <= writes,
+            "{p}: {exec} EXEC, {wait} WAIT, {writes} writes"
+        );
+        waits += wait;
+    }
+    assert!(waits > 0);
+
+    let out = edgebench(dir.path())
+        .args([
+            "coredata",
+            "--target",
+            &url,
+            "--wait",
+            "2",
+            "--bench",
+            "EventCount",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let first = &primaries[0];
+    assert_eq!(
+        text(&out.stderr).lines().next(),
+        Some(
+            format!(
+                "edgebench: target RedisCluster: --wait 2 needs 2 replicas on every primary, \
+                 primary {first} has 1 (WAIT would block for ever): add replicas to it, or \
+                 --wait 1"
+            )
+            .as_str()
+        )
+    );
+}
+
+/// A spawned cluster with fewer replicas than `--wait` (or `?wait=`) asks for is refused
+/// (before any node starts: the shape says it), by kv and coredata alike; memtier's `--wait-ratio` is refused in
+/// cluster mode as memtier refuses it.
+#[test]
+fn wait_beyond_a_spawned_clusters_replicas_is_refused_before_it_starts() {
+    common::require_redis_server();
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&[&str], i32, &str); 4] = [
+        (
+            &[
+                "kv",
+                "--target",
+                "redis-cluster",
+                "--cluster-replicas",
+                "0",
+                "--wait",
+                "1",
+            ],
+            1,
+            "edgebench: target RedisCluster: --wait 1 needs 1 replicas on every primary, this \
+             cluster has 0 each (WAIT would block for ever): use --cluster-replicas 1, or drop \
+             --wait",
+        ),
+        (
+            &[
+                "coredata",
+                "--target",
+                "redis-cluster?wait=2",
+                "--bench",
+                "EventCount",
+            ],
+            1,
+            "edgebench: target RedisCluster: --wait 2 needs 2 replicas on every primary, this \
+             cluster has 1 each (WAIT would block for ever): use --cluster-replicas 2, or \
+             --wait 1",
+        ),
+        (
+            &["kv", "--target", "redis-cluster", "--wait-ratio", "1:1"],
+            2,
+            "edgebench: --cluster-mode with --wait-ratio: cluster mode does not support it \
+             (memtier): its WAITs name no key, so no primary; use --wait N, which follows each \
+             write with WAIT N 0 on the primary the write went to",
+        ),
+        (
+            &["kv", "--target", "redis-cluster?replicas=1"],
+            2,
+            "edgebench: --target: bad target option in \"redis-cluster?replicas=1\": a spawned \
+             cluster takes no replicas=: its replicas come from --cluster-replicas (each \
+             primary gets that many): drop replicas=",
+        ),
+    ];
+    for (args, code, want) in cases {
+        let out = edgebench(dir.path()).args(args).output().unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().next(), Some(want), "{args:?}");
     }
 }

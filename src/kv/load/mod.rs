@@ -52,4 +52,4 @@ mod stats;
 
 pub use runner::{run, LoadError};
 pub use schedule::connection_rate;
-pub use stats::{add_seconds, Live, LoadResult, RowStats, SecondStats, ThreadStats};
+pub use stats::{add_seconds, Live, LoadResult, RowStats, SecondStats, ThreadStats, WAITS_ROW};

@@ -3,6 +3,12 @@
 //! over sockets, tick the live line, and merge what the threads measured into a
 //! [`LoadResult`].
 //!
+//! A run whose WAITs could block for ever is refused here, before the clock starts: `--wait
+//! N` on memtier's own server (`-s`/`-p`/`-S`/`-u`; a `--target` was checked when it
+//! started) and `--wait-ratio` WAITs with timeout 0 and more replicas than a node has (`INFO
+//! replication`'s `connected_slaves`, asked with the run's connect sequence, of every primary
+//! in cluster mode).
+//!
 //! Invariants: every connection is planned (its generator and `-n` share) before the clock
 //! starts; the measured time runs from the end of the warm-up to the last thread's end; a
 //! failed connection or a panicked thread ends the run with what finished, and says why.
@@ -15,9 +21,9 @@ use std::time::{Duration, Instant, SystemTime};
 use super::in_process::run_in_process;
 use super::plan::{fail, prelude, ConnPlan, Stop};
 use super::schedule::{connection_rate, Clock};
-use super::socket::{probe, run_sockets};
+use super::socket::{connect, probe, run_sockets, send_prelude};
 use super::stats::{row_names, Live, LoadResult, RowMap, ThreadStats};
-use crate::kv::options::KvConfig;
+use crate::kv::options::{KvConfig, WaitRatio};
 use crate::target::cluster::slots::{self as cluster, Topology};
 use crate::target::{Endpoint, RedisReach};
 
@@ -41,6 +47,55 @@ pub enum LoadError {
     /// The cluster's slot map could not be read, or the server is not a cluster.
     #[error(transparent)]
     Topology(#[from] cluster::TopologyError),
+    /// A node has fewer replicas than a WAIT with timeout 0 of this run waits for.
+    #[error(
+        "{flags}: {node} has {has} connected replicas and WAIT {need} 0 would block for ever: \
+         {fix}"
+    )]
+    TooFewReplicas {
+        /// The flags that send that WAIT, with their values.
+        flags: String,
+        /// The node.
+        node: Endpoint,
+        /// Its connected replicas.
+        has: usize,
+        /// The WAIT's replica count.
+        need: u32,
+        /// What to change.
+        fix: String,
+    },
+}
+
+/// Runs `task` (a question to `endpoint` before the run) to its end, within `--connection-
+/// timeout` when given (`what`: what did not come in time).
+fn ask_before_run<T, E>(
+    endpoint: &Endpoint,
+    timeout: Option<Duration>,
+    what: &str,
+    task: impl std::future::Future<Output = Result<T, E>>,
+) -> Result<T, LoadError>
+where
+    LoadError: From<E>,
+{
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| LoadError::Connect {
+            endpoint: endpoint.to_string(),
+            error,
+        })?;
+    Ok(match timeout {
+        None => runtime.block_on(task)?,
+        Some(t) => runtime
+            .block_on(async { tokio::time::timeout(t, task).await })
+            .map_err(|_| LoadError::Connect {
+                endpoint: endpoint.to_string(),
+                error: io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!("no {what} within --connection-timeout {}", t.as_secs()),
+                ),
+            })??,
+    })
 }
 
 /// Reads the slot map from `endpoint` before the run (memtier's first `CLUSTER SLOTS`), so a
@@ -50,26 +105,114 @@ pub(super) fn read_topology(
     prelude: &[Vec<Vec<u8>>],
     timeout: Option<Duration>,
 ) -> Result<Topology, LoadError> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|error| LoadError::Connect {
-            endpoint: endpoint.to_string(),
-            error,
-        })?;
     let discover = cluster::discover(endpoint, prelude);
-    Ok(match timeout {
-        None => runtime.block_on(discover)?,
-        Some(t) => runtime
-            .block_on(async { tokio::time::timeout(t, discover).await })
-            .map_err(|_| LoadError::Connect {
-                endpoint: endpoint.to_string(),
-                error: io::Error::new(
-                    io::ErrorKind::TimedOut,
-                    format!("no slot map within --connection-timeout {}", t.as_secs()),
-                ),
-            })??,
-    })
+    ask_before_run(endpoint, timeout, "slot map", discover)
+}
+
+/// A WAIT of this run that could block for ever: its replica count, and which flags send it.
+struct BlockingWait {
+    need: u32,
+    /// `--wait-ratio`'s WAITs (`--num-slaves` with `--wait-timeout`), else `--wait`.
+    ratio: Option<WaitRatio>,
+}
+
+impl BlockingWait {
+    /// The WAIT of `cfg` the load must check, if any. A `--target` has checked `--wait`
+    /// itself when it started.
+    fn of(cfg: &KvConfig) -> Option<BlockingWait> {
+        if let Some(ratio) = cfg.wait_ratio {
+            return ratio.blocking_replicas().map(|need| BlockingWait {
+                need,
+                ratio: Some(ratio),
+            });
+        }
+        (cfg.wait > 0 && cfg.target.is_none()).then_some(BlockingWait {
+            need: cfg.wait,
+            ratio: None,
+        })
+    }
+
+    /// The flags that send it, with their values.
+    fn flags(&self) -> String {
+        match self.ratio {
+            Some(r) => format!(
+                "--num-slaves {}-{} with --wait-timeout {}-{}",
+                r.num_slaves.0, r.num_slaves.1, r.timeout_ms.0, r.timeout_ms.1
+            ),
+            None => format!("--wait {}", self.need),
+        }
+    }
+
+    /// What to change for a node with `has` replicas.
+    fn fix(&self, has: usize) -> String {
+        let need = self.need;
+        match (self.ratio, has) {
+            (Some(_), 0) => "drop --num-slaves (its default 0-0 waits for no replica), or give \
+                             --wait-timeout a minimum above 0"
+                .to_string(),
+            (Some(_), n) => format!(
+                "lower --num-slaves' maximum to {n}, or give --wait-timeout a minimum above 0"
+            ),
+            (None, 0) => {
+                format!("give the address of a primary with {need} replicas, or drop --wait")
+            }
+            (None, n) => {
+                format!("give the address of a primary with {need} replicas, or --wait {n}")
+            }
+        }
+    }
+}
+
+/// How many replicas `node` has connected (`INFO replication`'s `connected_slaves`), asked
+/// after the run's connect sequence.
+async fn connected_replicas(node: &Endpoint, prelude: &[Vec<Vec<u8>>]) -> io::Result<usize> {
+    let mut stream = connect(node).await?;
+    send_prelude(&mut stream, prelude).await?;
+    let info = [b"INFO".to_vec(), b"replication".to_vec()];
+    match cluster::query(&mut stream, &info, &mut Vec::new()).await? {
+        cluster::Value::Bulk(text) => Ok(crate::target::spawn::info_field(
+            &String::from_utf8_lossy(&text),
+            "connected_slaves",
+        )
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)),
+        other => Err(io::Error::other(format!(
+            "INFO replication answered {other:?}"
+        ))),
+    }
+}
+
+/// Refuses the run when a WAIT of it would block for ever on one of `nodes` (see
+/// [`BlockingWait`]).
+fn check_replicas(
+    cfg: &KvConfig,
+    nodes: &[Endpoint],
+    prelude: &[Vec<Vec<u8>>],
+) -> Result<(), LoadError> {
+    let Some(wait) = BlockingWait::of(cfg) else {
+        return Ok(());
+    };
+    for node in nodes {
+        let asked = async {
+            connected_replicas(node, prelude)
+                .await
+                .map_err(|error| LoadError::Connect {
+                    endpoint: node.to_string(),
+                    error,
+                })
+        };
+        let has = ask_before_run(node, cfg.connection_timeout, "INFO replication", asked)?;
+        if has < wait.need as usize {
+            return Err(LoadError::TooFewReplicas {
+                flags: wait.flags(),
+                node: node.clone(),
+                has,
+                need: wait.need,
+                fix: wait.fix(has),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Runs the load described by `cfg` against `target` until every connection is done.
@@ -124,6 +267,13 @@ pub fn run(
             cfg.connection_timeout,
         )?)),
     };
+    if let RedisReach::Socket(endpoint) = target {
+        let nodes = match &topology {
+            Some(t) => t.nodes.clone(),
+            None => vec![endpoint.clone()],
+        };
+        check_replicas(cfg, &nodes, &first)?;
+    }
     let rate = connection_rate(cfg);
     // Several load hosts: everything is planned and the target answered; start together.
     // Past the barrier (a later -x run), this returns at once; Ctrl-C ends the wait and the

@@ -3,10 +3,16 @@
 //! flight per server it talks to (one in plain mode, one per master in cluster mode, routed
 //! by [`crate::kv::cluster`]: `-MOVED` re-reads the slot map, `-ASK` is followed once).
 //!
+//! With `--wait N` every write is followed by `WAIT N 0` in the same batch on the same
+//! connection (in cluster mode: to the primary the write went to); the write is recorded when
+//! WAIT's reply is in, so its latency covers both, and a WAIT that answers an error or fewer
+//! than N makes the write an error.
+//!
 //! Invariants: a request's latency runs from the start of the write of its batch to the read
-//! that completed its reply; requests in flight are always drained, so every request sent is
-//! counted; replies are matched to requests in order per connection; a connection's buffers
-//! are [`SOCKET_BUFFER_BYTES`] each at the start and grow only with what is queued.
+//! that completed its reply (with `--wait`: its WAIT's reply); requests in flight are always
+//! drained, so every request sent is counted; replies are matched to requests in order per
+//! connection; a connection's buffers are [`SOCKET_BUFFER_BYTES`] each at the start and grow
+//! only with what is queued.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -71,6 +77,8 @@ pub(super) struct Ctx<'a> {
     connect_timeout: Option<Duration>,
     /// The connect sequence (HELLO, AUTH, SELECT).
     prelude: &'a [Vec<Vec<u8>>],
+    /// `--wait N`: N, and `WAIT N 0` packed (empty without it).
+    wait: (u32, &'a [u8]),
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -98,6 +106,14 @@ pub(super) fn run_sockets(
     };
     let stats = RefCell::new(ThreadStats::new(rows));
     let prelude = conns.first().map(|c| c.prelude.clone()).unwrap_or_default();
+    let mut wait_cmd = Vec::new();
+    if cfg.wait > 0 {
+        let mut req = RequestBuf::new();
+        req.push_arg(b"WAIT");
+        req.push_u64_arg(u64::from(cfg.wait));
+        req.push_arg(b"0");
+        req.write_resp(&mut wait_cmd);
+    }
     let ctx = Ctx {
         clock,
         stop,
@@ -107,6 +123,7 @@ pub(super) fn run_sockets(
         reconnect: cfg.reconnect_interval.map(u64::from),
         connect_timeout: cfg.connection_timeout,
         prelude: &prelude,
+        wait: (cfg.wait, &wait_cmd),
     };
     runtime.block_on(async {
         let futures = conns.into_iter().map(|conn| {
@@ -146,19 +163,21 @@ pub(super) async fn send_prelude<S: AsyncRead + AsyncWrite + Unpin>(
 pub(super) trait Io: AsyncRead + AsyncWrite + Unpin {}
 impl<T: AsyncRead + AsyncWrite + Unpin> Io for T {}
 
+/// Connects to `node`, TCP without Nagle's delay or a Unix socket.
+pub(super) async fn connect(node: &Endpoint) -> io::Result<Box<dyn Io>> {
+    Ok(match node {
+        Endpoint::Tcp { host, port } => {
+            let s = tokio::net::TcpStream::connect((host.as_str(), *port)).await?;
+            let _ = s.set_nodelay(true);
+            Box::new(s)
+        }
+        Endpoint::Unix(path) => Box::new(tokio::net::UnixStream::connect(path).await?),
+    })
+}
+
 /// Connects to `node` (within `--connection-timeout`) and sends the connect sequence.
 pub(super) async fn open(node: &Endpoint, ctx: &Ctx<'_>) -> io::Result<Box<dyn Io>> {
-    let connect = async {
-        let stream: Box<dyn Io> = match node {
-            Endpoint::Tcp { host, port } => {
-                let s = tokio::net::TcpStream::connect((host.as_str(), *port)).await?;
-                let _ = s.set_nodelay(true);
-                Box::new(s)
-            }
-            Endpoint::Unix(path) => Box::new(tokio::net::UnixStream::connect(path).await?),
-        };
-        Ok::<_, io::Error>(stream)
-    };
+    let connect = connect(node);
     let mut stream = match ctx.connect_timeout {
         Some(t) => tokio::time::timeout(t, connect).await.map_err(|_| {
             io::Error::new(
@@ -184,10 +203,13 @@ pub(super) enum Step {
     Asking,
     /// A request resent after `-ASK` (once: a second `-ASK` is counted, not followed).
     Retry,
+    /// `WAIT N 0` after a write (`--wait`): its reply completes the write's.
+    Wait,
 }
 
 /// A request written or in flight: what it is, its size, when its batch went out, when it
-/// was due (open loop), and in cluster mode its bytes, to resend after `-ASK`.
+/// was due (open loop), in cluster mode its bytes, to resend after `-ASK`, and whether a
+/// WAIT follows it (`--wait`).
 pub(super) struct InFlight {
     kind: RequestKind,
     tx: usize,
@@ -195,6 +217,15 @@ pub(super) struct InFlight {
     intended: Option<Instant>,
     step: Step,
     copy: Option<Vec<u8>>,
+    waited: bool,
+}
+
+/// A write whose reply is in and whose WAIT's reply is not yet (`--wait`): it is recorded
+/// when that comes.
+pub(super) struct Held {
+    f: InFlight,
+    outcome: Outcome,
+    rx: usize,
 }
 
 /// One connection to one server (one per master in cluster mode).
@@ -208,6 +239,10 @@ pub(super) struct Shard {
     in_flight: VecDeque<InFlight>,
     /// Requests sent since the connection was opened (`--reconnect-interval`).
     on_connection: u64,
+    /// `--wait`: the WAITs among `batch` and `in_flight` (they take no pipeline slot).
+    waits: usize,
+    /// `--wait`: the write answered, its WAIT not yet.
+    held: Option<Held>,
 }
 
 impl Shard {
@@ -221,11 +256,36 @@ impl Shard {
             input: Vec::with_capacity(SOCKET_BUFFER_BYTES),
             in_flight: VecDeque::with_capacity(ctx.clock.pipeline.min(1024)),
             on_connection: 0,
+            waits: 0,
+            held: None,
         })
     }
 
+    /// Requests written or in flight, each write's WAIT not counted: what `--pipeline`
+    /// bounds.
     fn pending(&self) -> usize {
-        self.in_flight.len() + self.batch.len()
+        self.in_flight.len() + self.batch.len() - self.waits
+    }
+
+    /// Nothing written and unanswered, WAITs included.
+    fn idle(&self) -> bool {
+        self.in_flight.is_empty() && self.batch.is_empty()
+    }
+
+    /// Queues `WAIT N 0` after the request just queued (`--wait`).
+    fn queue_wait(&mut self, kind: RequestKind, sent: Instant, ctx: &Ctx<'_>) {
+        let packed = ctx.wait.1;
+        self.out.extend_from_slice(packed);
+        self.batch.push(InFlight {
+            kind,
+            tx: packed.len(),
+            sent,
+            intended: None,
+            step: Step::Wait,
+            copy: None,
+            waited: false,
+        });
+        self.waits += 1;
     }
 }
 
@@ -314,13 +374,20 @@ impl Client {
         self.shards.iter().map(Shard::pending).sum()
     }
 
+    /// Nothing unanswered on any connection.
+    fn idle(&self) -> bool {
+        self.shards.iter().all(Shard::idle)
+    }
+
     fn has_room(&self, shard: usize, ctx: &Ctx<'_>) -> bool {
         let s = &self.shards[shard];
         s.pending() < ctx.clock.pipeline && ctx.reconnect.is_none_or(|n| s.on_connection < n)
     }
 
-    /// Writes `req` into `shard`'s next batch.
-    fn queue(&mut self, shard: usize, p: Parked, req: &RequestBuf, now: Instant) {
+    /// Writes `req` into `shard`'s next batch (followed by WAIT when it writes and the run
+    /// has `--wait`).
+    fn queue(&mut self, shard: usize, p: Parked, req: &RequestBuf, now: Instant, ctx: &Ctx<'_>) {
+        let waited = ctx.wait.0 > 0 && ctx.map.writes(p.kind);
         let s = &mut self.shards[shard];
         let before = s.out.len();
         req.write_resp(&mut s.out);
@@ -337,13 +404,18 @@ impl Client {
             intended: p.intended,
             step: Step::Request,
             copy,
+            waited,
         });
+        if waited {
+            s.queue_wait(p.kind, now, ctx);
+        }
         s.on_connection += 1;
     }
 
     /// Sends `ASKING` and then the redirected request `f` to `shard` (memtier follows no
-    /// `-ASK`; edgebench follows each once, as a cluster client must for a migrating slot).
-    fn queue_ask(&mut self, shard: usize, mut f: InFlight) {
+    /// `-ASK`; edgebench follows each once, as a cluster client must for a migrating slot),
+    /// and its WAIT there when it has one.
+    fn queue_ask(&mut self, shard: usize, mut f: InFlight, ctx: &Ctx<'_>) {
         const ASKING: &[u8] = b"*1\r\n$6\r\nASKING\r\n";
         let s = &mut self.shards[shard];
         s.out.extend_from_slice(ASKING);
@@ -354,12 +426,17 @@ impl Client {
             intended: None,
             step: Step::Asking,
             copy: None,
+            waited: false,
         });
         if let Some(bytes) = &f.copy {
             s.out.extend_from_slice(bytes);
         }
         f.step = Step::Retry;
+        let (waited, kind, sent) = (f.waited, f.kind, f.sent);
         s.batch.push(f);
+        if waited {
+            s.queue_wait(kind, sent, ctx);
+        }
     }
 
     /// Writes every connection's batch; a batch's requests are sent at the moment its write
@@ -438,7 +515,14 @@ impl Client {
         let broke = Instant::now();
         let s = &mut self.shards[shard];
         let dead = s.node.clone();
-        let lost: Vec<InFlight> = s.in_flight.drain(..).chain(s.batch.drain(..)).collect();
+        // A write answered but not its WAIT is lost too: it was not acknowledged.
+        let held = s.held.take().map(|h| h.f);
+        let lost: Vec<InFlight> = held
+            .into_iter()
+            .chain(s.in_flight.drain(..))
+            .chain(s.batch.drain(..))
+            .collect();
+        s.waits = 0;
         s.out.clear();
         s.input.clear();
         let mut failover = Failover {
@@ -448,7 +532,10 @@ impl Client {
         };
         {
             let mut st = ctx.stats.borrow_mut();
-            for f in lost.into_iter().filter(|f| f.step != Step::Asking) {
+            for f in lost
+                .into_iter()
+                .filter(|f| !matches!(f.step, Step::Asking | Step::Wait))
+            {
                 let (row, counts_hits) = ctx.map.row(f.kind);
                 st.record(
                     ctx.clock,
@@ -510,6 +597,14 @@ impl Client {
     }
 }
 
+/// Whether WAIT's reply `body` counts at least `replicas` replicas (`:N`).
+fn wait_acked(body: &[u8], replicas: u32) -> bool {
+    body.strip_prefix(b":")
+        .and_then(|rest| std::str::from_utf8(rest).ok())
+        .and_then(|n| n.trim_end().parse::<i64>().ok())
+        .is_some_and(|n| n >= i64::from(replicas))
+}
+
 /// Non-nil elements of an array reply: an MGET's hits, one per key found (memtier counts
 /// `get_hits()` hits and `keys − hits` misses per MGET).
 pub(super) fn array_hits(reply: &[u8]) -> u64 {
@@ -562,7 +657,7 @@ pub(super) async fn drive(
         // if there is more to send (memtier also reopens after the last one).
         if let Some(n) = ctx.reconnect {
             let s = &mut client.shards[0];
-            if sending && s.on_connection >= n && s.pending() == 0 {
+            if sending && s.on_connection >= n && s.idle() {
                 s.stream = open(&s.node.clone(), ctx).await?;
                 s.input.clear();
                 s.on_connection = 0;
@@ -580,7 +675,7 @@ pub(super) async fn drive(
                     if !client.has_room(p.shard, ctx) {
                         break;
                     }
-                    client.queue(p.shard, p, &req, now);
+                    client.queue(p.shard, p, &req, now, ctx);
                     parked = None;
                 }
                 if !conn.may_send(sent, clock.deadline, stop) {
@@ -620,7 +715,7 @@ pub(super) async fn drive(
             }
             _ => None,
         };
-        if client.pending() == 0 {
+        if client.idle() {
             match next_due {
                 Some(t) => {
                     tokio::time::sleep_until(t.into()).await;
@@ -679,51 +774,84 @@ pub(super) async fn drive(
                         "a reply arrived for no request",
                     ));
                 };
-                let (row, counts_hits) = ctx.map.row(f.kind);
                 let mut outcome = Outcome::Reply(reply.kind);
-                match (f.step, reply.kind) {
+                // What this reply completes: its own request, or (`--wait`) the write held
+                // for it, with both requests' bytes.
+                let (f, tx, rx) = match (f.step, reply.kind) {
                     (Step::Asking, _) => {
                         bytes += (f.tx + reply.len) as u64;
                         continue;
                     }
-                    (_, ReplyKind::Error) if in_cluster => match cluster::redirect(body) {
-                        Some(Redirect::Ask(node)) if f.step == Step::Request => {
-                            st.note_ask(clock, row, f.intended.unwrap_or(f.sent));
-                            asks.push((node, f));
+                    (Step::Wait, _) => {
+                        shard.waits -= 1;
+                        // None: its write was redirected by -ASK, and waits again there.
+                        let Some(held) = shard.held.take() else {
+                            bytes += (f.tx + reply.len) as u64;
+                            continue;
+                        };
+                        outcome = held.outcome;
+                        if !wait_acked(body, ctx.wait.0)
+                            && !matches!(outcome, Outcome::Moved | Outcome::Ask)
+                        {
+                            outcome = Outcome::Reply(ReplyKind::Error);
+                        }
+                        let (tx, rx) = (held.f.tx + f.tx, held.rx + reply.len);
+                        (held.f, tx, rx)
+                    }
+                    (step, kind) => {
+                        match kind {
+                            ReplyKind::Error if in_cluster => match cluster::redirect(body) {
+                                Some(Redirect::Ask(node)) if step == Step::Request => {
+                                    let (row, _) = ctx.map.row(f.kind);
+                                    st.note_ask(clock, row, f.intended.unwrap_or(f.sent));
+                                    asks.push((node, f));
+                                    continue;
+                                }
+                                Some(Redirect::Ask(_)) => outcome = Outcome::Ask,
+                                Some(Redirect::Moved(node)) => {
+                                    outcome = Outcome::Moved;
+                                    moved_to = Some(node);
+                                }
+                                None => {}
+                            },
+                            ReplyKind::Value => {
+                                if let RequestKind::MultiGet(keys) = f.kind {
+                                    outcome = Outcome::MultiGet {
+                                        hits: array_hits(body),
+                                        keys: u64::from(keys),
+                                    };
+                                }
+                            }
+                            _ => {}
+                        }
+                        if f.waited {
+                            shard.held = Some(Held {
+                                f,
+                                outcome,
+                                rx: reply.len,
+                            });
                             continue;
                         }
-                        Some(Redirect::Ask(_)) => outcome = Outcome::Ask,
-                        Some(Redirect::Moved(node)) => {
-                            outcome = Outcome::Moved;
-                            moved_to = Some(node);
-                        }
-                        None => {}
-                    },
-                    (_, ReplyKind::Value) => {
-                        if let RequestKind::MultiGet(keys) = f.kind {
-                            outcome = Outcome::MultiGet {
-                                hits: array_hits(body),
-                                keys: u64::from(keys),
-                            };
-                        }
+                        let tx = f.tx;
+                        (f, tx, reply.len)
                     }
-                    _ => {}
-                }
+                };
+                let (row, counts_hits) = ctx.map.row(f.kind);
                 latency += st.record(
                     clock,
                     Sample {
                         row,
                         counts_hits,
                         outcome,
-                        tx: f.tx,
-                        rx: reply.len,
+                        tx,
+                        rx,
                         sent: f.sent,
                         intended: f.intended,
                         done: now,
                     },
                 );
                 ops += 1;
-                bytes += (f.tx + reply.len) as u64;
+                bytes += (tx + rx) as u64;
                 if let Some(copy) = f.copy {
                     client.spare.push(copy);
                 }
@@ -733,7 +861,7 @@ pub(super) async fn drive(
         ctx.live.add(ops, bytes, latency);
         for (node, f) in asks.drain(..) {
             let s = client.shard_for(&node, ctx).await?;
-            client.queue_ask(s, f);
+            client.queue_ask(s, f, ctx);
         }
         if let Some(node) = moved_to {
             // memtier's handle_moved: read the slot map again (from the node that answered

@@ -453,10 +453,18 @@ impl Live {
     }
 }
 
+/// The row `--wait-ratio`'s WAITs count in (memtier's name).
+pub const WAITS_ROW: &str = "Waits";
+
 /// The rows of a configuration and which row each request kind counts in.
 pub(super) fn row_names(cfg: &KvConfig) -> Vec<String> {
     if cfg.commands.is_empty() {
-        vec!["Sets".into(), "Gets".into()]
+        let mut names = vec!["Sets".to_string(), "Gets".to_string()];
+        // memtier's Waits row, measured when --wait-ratio sends WAITs.
+        if cfg.wait_ratio.is_some() {
+            names.push(WAITS_ROW.to_string());
+        }
+        names
     } else if cfg.stats_by_line {
         cfg.commands.iter().map(|c| c.text.clone()).collect()
     } else {
@@ -477,6 +485,8 @@ pub(super) struct RowMap {
     pub(super) command_rows: Vec<usize>,
     /// Per `--command`: the argument holding its first key, if it has one.
     pub(super) command_keys: Vec<Option<usize>>,
+    /// Per `--command`: whether it may write (`--wait N` follows it with WAIT).
+    pub(super) command_writes: Vec<bool>,
 }
 
 impl RowMap {
@@ -490,9 +500,15 @@ impl RowMap {
             })
             .collect();
         let command_keys = cfg.commands.iter().map(|c| c.key_arg()).collect();
+        let command_writes = cfg
+            .commands
+            .iter()
+            .map(|c| crate::target::may_write(c.name.as_bytes()))
+            .collect();
         RowMap {
             command_rows,
             command_keys,
+            command_writes,
         }
     }
 
@@ -502,6 +518,17 @@ impl RowMap {
         match kind {
             RequestKind::Set | RequestKind::Get | RequestKind::MultiGet(_) => Some(1),
             RequestKind::Command(i) => self.command_keys[i],
+            RequestKind::Wait => None,
+        }
+    }
+
+    /// Whether a request of this kind may write: what `--wait N` follows with `WAIT N 0`
+    /// (the classification coredata's `--wait` uses, [`crate::target::may_write`]).
+    pub(super) fn writes(&self, kind: RequestKind) -> bool {
+        match kind {
+            RequestKind::Set => true,
+            RequestKind::Get | RequestKind::MultiGet(_) | RequestKind::Wait => false,
+            RequestKind::Command(i) => self.command_writes[i],
         }
     }
 
@@ -511,6 +538,8 @@ impl RowMap {
             RequestKind::Get | RequestKind::MultiGet(_) => (1, true),
             // memtier counts no hits or misses for arbitrary commands (its text shows `---`).
             RequestKind::Command(i) => (self.command_rows[i], false),
+            // The row after Sets and Gets; it exists whenever WAITs are generated.
+            RequestKind::Wait => (2, false),
         }
     }
 }

@@ -300,6 +300,24 @@ pub struct KvArgs {
     #[arg(long = "key-zipf-exp", value_name = "EXP", help_heading = "Keys")]
     pub key_zipf_exp: Option<String>,
 
+    /// SETS:WAITS: a WAIT request after every SETS sets, WAITS at a time (default: no WAIT,
+    /// 1:0); not in cluster mode.
+    #[arg(long = "wait-ratio", value_name = "SETS:WAITS", help_heading = "WAIT")]
+    pub wait_ratio: Option<String>,
+    /// Each --wait-ratio WAIT waits for a random number of replicas in MIN-MAX (default:
+    /// 0-0).
+    #[arg(long = "num-slaves", value_name = "MIN-MAX", help_heading = "WAIT")]
+    pub num_slaves: Option<String>,
+    /// Each --wait-ratio WAIT's timeout in ms, normal around the middle of MIN-MAX (default:
+    /// 0-0, no timeout).
+    #[arg(long = "wait-timeout", value_name = "MIN-MAX", help_heading = "WAIT")]
+    pub wait_timeout: Option<String>,
+    /// edgebench: follow every write (SET, or a --command that writes) with WAIT N 0 on its
+    /// connection (in cluster mode: on the primary it went to); the write's latency includes
+    /// it. N from 1 to 100; a server with fewer than N replicas is refused.
+    #[arg(long, value_name = "N", help_heading = "WAIT")]
+    pub wait: Option<String>,
+
     #[command(flatten)]
     pub commands: CommandFlags,
     /// Group --command statistics by command name (command, default) or by line.

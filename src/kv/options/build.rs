@@ -5,7 +5,7 @@
 
 use super::args::KvArgs;
 use super::config::KvConfig;
-use super::{commands, connection, keys, limits, output, parse, run, values};
+use super::{commands, connection, keys, limits, output, parse, run, values, wait};
 use crate::kv::error::KvConfigError;
 use crate::runner::barrier;
 
@@ -42,6 +42,7 @@ impl KvConfig {
         let (commands, stats_by_line) =
             commands::commands(a, run.ratio_given, run.multi_key_get, &mut warnings)?;
         keys::check_patterns(a, &keys, &commands, run.clients, run.threads)?;
+        let (wait, wait_ratio) = wait::waits(a, !commands.is_empty(), &mut warnings)?;
         // A cluster target is routed as --cluster-mode routes, and has its limits.
         let cluster_mode = a.cluster_mode || a.target.as_deref().is_some_and(is_cluster_item);
         let cluster_shape = (
@@ -54,6 +55,7 @@ impl KvConfig {
                 run.multi_key_get,
                 conn.unix_socket.as_deref(),
                 conn.select_db,
+                wait_ratio.is_some(),
                 &commands,
             )?;
         }
@@ -93,6 +95,8 @@ impl KvConfig {
             keys: keys.space,
             set_pattern: keys.set_pattern,
             get_pattern: keys.get_pattern,
+            wait,
+            wait_ratio,
             commands: commands.into(),
             stats_by_line,
             out_file: a.out_file.clone(),

@@ -105,23 +105,34 @@ pub(super) fn check_cluster(
     multi_key_get: u32,
     unix_socket: Option<&Path>,
     select_db: u32,
+    wait_ratio: bool,
     commands: &[ArbitraryCommand],
 ) -> Result<(), KvConfigError> {
+    // memtier's order: reconnect-interval, multi-key-get, wait-ratio, unix-socket.
     let reason = if reconnect_interval.is_some() {
-        Some("--reconnect-interval")
+        Some(("--reconnect-interval", "drop one"))
     } else if multi_key_get > 0 {
-        Some("--multi-key-get")
+        Some(("--multi-key-get", "drop one"))
+    } else if wait_ratio {
+        Some((
+            "--wait-ratio",
+            "its WAITs name no key, so no primary; use --wait N, which follows each write with \
+             WAIT N 0 on the primary the write went to",
+        ))
     } else if unix_socket.is_some() {
-        Some("--unix-socket")
+        Some(("--unix-socket", "drop one"))
     } else if select_db > 0 {
-        Some("--select-db (Redis Cluster only has database 0)")
+        Some((
+            "--select-db (Redis Cluster only has database 0)",
+            "drop one",
+        ))
     } else {
         None
     };
-    if let Some(flag) = reason {
+    if let Some((flag, fix)) = reason {
         return Err(conflict(
             format!("--cluster-mode with {flag}"),
-            "cluster mode does not support it (memtier): drop one",
+            format!("cluster mode does not support it (memtier): {fix}"),
         ));
     }
     if let Some(c) = commands.iter().find(|c| c.keys_count() > 1) {

@@ -7,11 +7,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::kv::command::{ArbitraryCommand, CommandMix, OpMix};
+use crate::kv::command::{ArbitraryCommand, CommandMix, OpMix, WaitMix};
 use crate::kv::conn_gen::{ConnGen, Mode};
 use crate::kv::data::{DataGen, DataSize, ExpiryRange, ValueBuffer};
 use crate::kv::keys::{parallel_slice, KeyGen, KeyPattern, KeySpace};
 use crate::kv::rng::{splitmix64, Rng};
+
+use super::wait::WaitRatio;
 
 /// `-P/--protocol`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,6 +126,13 @@ pub struct KvConfig {
     /// GET side of `--key-pattern`.
     pub get_pattern: KeyPattern,
 
+    /// edgebench `--wait N` (or the target's `?wait=N`): every write is followed by `WAIT N
+    /// 0`; 0 means none.
+    pub wait: u32,
+    /// memtier's `--wait-ratio` (with `--num-slaves`, `--wait-timeout`); `None` without it,
+    /// or with `--command` (memtier ignores it there).
+    pub wait_ratio: Option<WaitRatio>,
+
     /// `--command`s with their ratios and patterns; empty means SET/GET.
     pub commands: Arc<[ArbitraryCommand]>,
     /// `--command-stats-breakdown=line`: one row per command line instead of per name.
@@ -227,9 +236,10 @@ impl KvConfig {
     /// values from `buffer` (from [`KvConfig::value_buffer`]).
     pub fn conn_gen(&self, conn_index: u64, buffer: &ValueBuffer) -> ConnGen {
         let seed = self.connection_seed(conn_index);
-        let (mut k, mut d) = (seed ^ 1, seed ^ 2);
+        let (mut k, mut d, mut w) = (seed ^ 1, seed ^ 2, seed ^ 3);
         let key_rng = Rng::new(splitmix64(&mut k));
         let data_rng = Rng::new(splitmix64(&mut d));
+        let wait_rng = Rng::new(splitmix64(&mut w));
         let (patterns, mode) = if self.commands.is_empty() {
             (
                 vec![self.set_pattern, self.get_pattern],
@@ -259,6 +269,10 @@ impl KvConfig {
                 data_rng,
             ),
             mode,
+            waits: self
+                .wait_ratio
+                .filter(|_| self.commands.is_empty())
+                .map(|ratio| WaitMix::new(ratio, wait_rng)),
         }
     }
 }

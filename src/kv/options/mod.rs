@@ -2,7 +2,7 @@
 //! [`KvArgs`] (clap, `args.rs`) takes memtier_benchmark's options with memtier's names as
 //! strings; [`KvConfig::from_args`] (`build.rs`) turns them into the typed [`KvConfig`]
 //! (`config.rs`) and checks the rules between them, one section per file (connection, run,
-//! values, keys, commands, output) and last the resource check (`limits.rs`): a client count
+//! values, keys, commands, WAIT, output) and last the resource check (`limits.rs`): a client count
 //! whose sockets or memory cannot fit is refused here, before anything is allocated. Files
 //! import one way: build → sections → config, parse, error. [`reject_unsupported`] (`unsupported.rs`) runs before
 //! clap, so a memtier option edgebench lacks fails with our one-line reason rather than
@@ -19,6 +19,8 @@
 //! - with `P`, every connection's slice is non-empty;
 //! - `-t` × `-c` connections fit the process's open-file limit (socket targets) and their
 //!   estimated memory fits half the machine's ([`limits`]); values are at most 512 MB;
+//! - at most one of `--wait` and `--wait-ratio`; `--wait-ratio` is `None` with `--command`
+//!   (memtier ignores it there) and refused in cluster mode ([`WaitRatio`], `wait.rs`);
 //! - every error message names the flag, the value and the fix, on one line.
 
 mod args;
@@ -34,6 +36,7 @@ mod run;
 mod unsupported;
 mod uri;
 mod values;
+mod wait;
 
 #[cfg(test)]
 mod tests;
@@ -43,3 +46,4 @@ pub use args::{CommandFlag, CommandFlags, KvArgs};
 pub use config::{KvConfig, Protocol, Ratio, Requests};
 pub use unsupported::reject_unsupported;
 pub use values::LARGEST_VALUE;
+pub use wait::WaitRatio;

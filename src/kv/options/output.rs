@@ -129,6 +129,23 @@ impl KvConfig {
                 },
             ),
             ("select-db", self.select_db.to_string()),
+            (
+                "wait-ratio",
+                self.wait_ratio
+                    .map_or("0:0".into(), |w| format!("{}:{}", w.sets, w.waits)),
+            ),
+            (
+                "num-slaves",
+                self.wait_ratio.map_or("0-0".into(), |w| {
+                    format!("{}-{}", w.num_slaves.0, w.num_slaves.1)
+                }),
+            ),
+            (
+                "wait-timeout",
+                self.wait_ratio.map_or("0-0".into(), |w| {
+                    format!("{}-{}", w.timeout_ms.0, w.timeout_ms.1)
+                }),
+            ),
             ("json-out-file", path(&self.json_out_file)),
             ("print-all-runs", yn(self.print_all_runs).to_string()),
             (
@@ -140,6 +157,7 @@ impl KvConfig {
             ("target", self.target.clone().unwrap_or_default()),
             ("rate", self.rate.unwrap_or(0).to_string()),
             ("warmup", format!("{:?}", self.warmup)),
+            ("wait", self.wait.to_string()),
         ];
         for (name, value) in lines {
             let _ = writeln!(s, "{name} = {value}");

@@ -205,7 +205,7 @@ fn unsupported_memtier_options_fail_with_one_line() {
     assert!(err("-D").starts_with("memtier option -D is not supported"));
     assert!(err("-R6").starts_with("memtier option -6 is not supported"));
     assert!(err("--data-offset=4").starts_with("memtier option --data-offset is not supported"));
-    assert!(err("--wait-ratio 1:1").starts_with("memtier option --wait-ratio is not supported"));
+    assert!(err("--monitor-input f").starts_with("memtier option --monitor-input is not supported"));
     assert_eq!(
         err("-P memcache_text"),
         "memtier option --protocol memcache_text is not supported by edgebench kv (edgebench kv speaks the Redis protocol only: use redis, resp2 or resp3)"
@@ -358,5 +358,163 @@ fn show_config_prints_memtier_lines() {
             text.lines().any(|l| l == line),
             "missing {line:?} in\n{text}"
         );
+    }
+}
+
+#[test]
+fn wait_options_take_memtiers_forms() {
+    let c = parse("").unwrap();
+    assert_eq!((c.wait, c.wait_ratio), (0, None));
+    // Ranges given backwards are swapped, as memtier's config_range does.
+    let c = parse("--wait-ratio 1:3 --num-slaves 2-1 --wait-timeout=10-20").unwrap();
+    assert_eq!(
+        c.wait_ratio,
+        Some(WaitRatio {
+            sets: 1,
+            waits: 3,
+            num_slaves: (1, 2),
+            timeout_ms: (10, 20),
+        })
+    );
+    assert_eq!(c.wait, 0);
+    let text = c.show_config();
+    for line in [
+        "wait-ratio = 1:3",
+        "num-slaves = 1-2",
+        "wait-timeout = 10-20",
+        "wait = 0",
+    ] {
+        assert!(
+            text.lines().any(|l| l == line),
+            "missing {line:?} in\n{text}"
+        );
+    }
+    assert_eq!(parse("--wait 2").unwrap().wait, 2);
+    // memtier's default ratio 1:0 is a ratio, which sends no WAIT.
+    assert_eq!(
+        parse("--wait-ratio 1:0")
+            .unwrap()
+            .wait_ratio
+            .map(|w| w.waits),
+        Some(0)
+    );
+    // Only WAITs with timeout 0 and replicas can block.
+    let blocking = |line: &str| parse(line).unwrap().wait_ratio.unwrap().blocking_replicas();
+    assert_eq!(blocking("--wait-ratio 1:1"), None);
+    assert_eq!(blocking("--wait-ratio 1:1 --num-slaves 0-2"), Some(2));
+    assert_eq!(
+        blocking("--wait-ratio 1:1 --num-slaves 0-2 --wait-timeout 1-5"),
+        None
+    );
+    assert_eq!(
+        blocking("--wait-ratio 1:1 --num-slaves 0-2 --wait-timeout 0-5"),
+        Some(2)
+    );
+    assert_eq!(blocking("--wait-ratio 1:0 --num-slaves 0-2"), None);
+}
+
+#[test]
+fn wait_options_refuse_in_one_line() {
+    for (line, message) in [
+        (
+            "--wait-ratio 0:0",
+            "invalid --wait-ratio \"0:0\": wait-ratio must be expressed as [0-n]:[0-n]",
+        ),
+        (
+            "--wait-ratio 1",
+            "invalid --wait-ratio \"1\": wait-ratio must be expressed as [0-n]:[0-n]",
+        ),
+        (
+            "--num-slaves 0-0 --wait-ratio 1:1",
+            "invalid --num-slaves \"0-0\": num-slaves must be expressed as [0-n]-[1-n]",
+        ),
+        (
+            "--wait-timeout 5 --wait-ratio 1:1",
+            "invalid --wait-timeout \"5\": wait-timeout must be expressed as [0-n]-[1-n]",
+        ),
+        (
+            "--wait 0",
+            "invalid --wait \"0\": give a number of replicas from 1 to 100",
+        ),
+        (
+            "--wait 101",
+            "invalid --wait \"101\": give a number of replicas from 1 to 100",
+        ),
+        (
+            "--wait 1 --wait-ratio 1:1",
+            "--wait 1 with --wait-ratio 1:1: --wait N follows every write with WAIT N 0 in the \
+             write's own latency, --wait-ratio sends memtier's WAITs as requests of their own: \
+             drop one",
+        ),
+        (
+            "--cluster-mode --wait-ratio 1:1",
+            "--cluster-mode with --wait-ratio: cluster mode does not support it (memtier): its \
+             WAITs name no key, so no primary; use --wait N, which follows each write with WAIT \
+             N 0 on the primary the write went to",
+        ),
+    ] {
+        assert_eq!(err(line), message, "{line}");
+    }
+    // memtier's order: --multi-key-get is named before --wait-ratio.
+    assert!(err("--cluster-mode --wait-ratio 1:1 --multi-key-get 2")
+        .starts_with("--cluster-mode with --multi-key-get"));
+}
+
+#[test]
+fn wait_options_that_do_nothing_are_warned_about() {
+    let c = parse("--num-slaves 1-2 --wait 1").unwrap();
+    assert_eq!(c.wait_ratio, None);
+    assert_eq!(
+        c.warnings,
+        ["--num-slaves applies to --wait-ratio's WAITs only (as in memtier); ignored"]
+    );
+    let argv: Vec<String> = [
+        "kv",
+        "--command",
+        "SET __key__ __data__",
+        "--wait-ratio",
+        "1:1",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let c = parse_argv(&argv).unwrap();
+    assert_eq!(c.wait_ratio, None);
+    assert_eq!(
+        c.warnings,
+        [
+            "--wait-ratio does not apply to --command (memtier sends its WAITs only between SETs \
+          and GETs); ignored"
+        ]
+    );
+}
+
+#[test]
+fn wait_ratio_requests_are_waits_in_the_mix() {
+    use crate::kv::command::RequestBuf;
+    use crate::kv::conn_gen::RequestKind;
+    let c = parse("--wait-ratio 1:1 --num-slaves 1-1 --ratio 1:0 -c 1 -t 1").unwrap();
+    let mut gen = c.conn_gen(0, &c.value_buffer());
+    let mut req = RequestBuf::new();
+    let mut kinds = Vec::new();
+    for _ in 0..7 {
+        let kind = gen.next_request(&mut req);
+        if kind == RequestKind::Wait {
+            let args: Vec<&[u8]> = req.args().collect();
+            assert_eq!(args, [&b"WAIT"[..], b"1", b"0"]);
+        }
+        kinds.push(kind);
+    }
+    use RequestKind::{Set, Wait};
+    assert_eq!(kinds, [Wait, Set, Set, Wait, Set, Set, Wait]);
+    // The same seed sends the same keys with or without WAITs.
+    let plain = parse("--ratio 1:0 -c 1 -t 1").unwrap();
+    let mut plain_gen = plain.conn_gen(0, &plain.value_buffer());
+    let mut gen = c.conn_gen(0, &c.value_buffer());
+    let mut plain_req = RequestBuf::new();
+    for _ in 0..5 {
+        plain_gen.next_request(&mut plain_req);
+        while gen.next_request(&mut req) == RequestKind::Wait {}
+        assert_eq!(req.arg(1), plain_req.arg(1));
     }
 }

@@ -65,9 +65,6 @@ const UNSUPPORTED: &[(&str, Option<char>, &str)] = &[
     ("verify-only", None, IMPORT_WHY),
     ("generate-keys", None, IMPORT_WHY),
     ("no-expiry", None, IMPORT_WHY),
-    ("wait-ratio", None, WAIT_WHY),
-    ("num-slaves", None, WAIT_WHY),
-    ("wait-timeout", None, WAIT_WHY),
     (
         "monitor-input",
         None,
@@ -136,7 +133,6 @@ const RETRY_WHY: &str = "error replies are counted, never retried";
 const JITTER_WHY: &str = "all connections open before the clock starts";
 const IMPORT_WHY: &str =
     "memcache dump import and verification are not implemented; populate with -n allkeys --key-pattern=P:P --ratio=1:0";
-const WAIT_WHY: &str = "WAIT is not generated; use --command \"WAIT 1 100\" with --command-ratio";
 const STATSD_WHY: &str = "no StatsD/Graphite export; --json-out-file has the per-second series";
 const STAIRCASE_WHY: &str = "no client staircase; run edgebench kv once per -c value";
 
@@ -168,6 +164,10 @@ const VALUE_LONGS: &[&str] = &[
     "key-stddev",
     "key-median",
     "key-zipf-exp",
+    "wait-ratio",
+    "num-slaves",
+    "wait-timeout",
+    "wait",
     "multi-key-get",
     "run-count",
     "rate-limiting",

@@ -19,6 +19,13 @@
 //!   answers, so once a replica has taken over the load goes on.
 //!
 //! Writes are not retried after an I/O error: whether they were applied is unknown.
+//!
+//! **Synchronous replication** ([`ClusterConnection::with_wait`]): every request that reaches
+//! a primary with a command that may write ([`may_write`]) carries `WAIT N 0` after it, in
+//! the same bytes to the same primary, and WAIT's reply is taken off again: a command, each
+//! per-slot part of a split command, each primary's part of a scattered pipeline that
+//! writes, a whole `MULTI … EXEC` (WAIT after EXEC), and every resend after a redirection.
+//! A WAIT answering fewer than N fails the request, as on one server.
 
 use std::time::Duration;
 
@@ -26,6 +33,7 @@ use redis::{ConnectionLike, ErrorKind, RedisError, RedisResult, ServerErrorKind,
 
 use super::super::connect::{connect, connect_reason};
 use super::super::endpoint::Endpoint;
+use super::super::wait::{may_write, Wait};
 use super::slots::{self, hash_slot, Topology};
 use crate::resp::RequestParser;
 
@@ -71,6 +79,8 @@ pub struct ClusterConnection {
     last: usize,
     /// A connection failed: read the slot map again before the next command.
     stale: bool,
+    /// `WAIT N 0` after every request that writes (see [`ClusterConnection::with_wait`]).
+    wait: Option<Wait>,
 }
 
 impl std::fmt::Debug for ClusterConnection {
@@ -94,7 +104,21 @@ impl ClusterConnection {
             timeout,
             last: 0,
             stale: false,
+            wait: None,
         })
+    }
+
+    /// This connection, with `WAIT replicas 0` after every request that writes, on the
+    /// primary the write went to (0: no WAIT). Each primary needs `replicas` replicas, or
+    /// WAIT blocks for ever: the target checks that at start.
+    pub fn with_wait(mut self, replicas: u32) -> Self {
+        self.wait = (replicas > 0).then(|| Wait::new(replicas));
+        self
+    }
+
+    /// How many replicas each write waits for (0: no WAIT).
+    pub fn wait(&self) -> u32 {
+        self.wait.as_ref().map_or(0, Wait::replicas)
     }
 
     /// The primaries of the current slot map.
@@ -190,19 +214,38 @@ impl ClusterConnection {
         }
     }
 
-    /// Sends one packed command to node `i` (after `ASKING` when `asking`).
-    fn send(&mut self, i: usize, packed: &[u8], asking: bool) -> RedisResult<Value> {
+    /// Sends one packed command to node `i` (after `ASKING` when `asking`; followed by
+    /// WAIT when it `writes` and the connection waits).
+    fn send(&mut self, i: usize, packed: &[u8], asking: bool, writes: bool) -> RedisResult<Value> {
         self.last = i;
+        let wait = self.wait.clone().filter(|_| writes);
         let conn = self.node(i)?;
-        let result = if asking {
-            let mut both = pack(&[b"ASKING"]);
-            both.extend_from_slice(packed);
-            conn.req_packed_commands(&both, 1, 1)
-                .map(|mut v| v.pop().unwrap_or(Value::Nil))
+        if wait.is_none() && !asking {
+            return conn
+                .req_packed_command(packed)
+                .map_err(|e| self.failed(i, e));
+        }
+        let mut bytes = if asking {
+            pack(&[b"ASKING"])
         } else {
-            conn.req_packed_command(packed)
+            Vec::new()
         };
-        result.map_err(|e| self.failed(i, e))
+        bytes.extend_from_slice(packed);
+        if let Some(w) = &wait {
+            bytes.extend_from_slice(w.packed());
+        }
+        let count = 1 + usize::from(wait.is_some());
+        let mut replies = conn
+            .req_packed_commands(&bytes, usize::from(asking), count)
+            .map_err(|e| self.failed(i, e))?;
+        let wait_reply = wait.as_ref().and_then(|_| replies.pop());
+        let reply = replies.pop().unwrap_or(Value::Nil);
+        match &wait {
+            // A refused or redirected write wrote nothing here: its WAIT says nothing.
+            Some(w) if !matches!(reply, Value::ServerError(_)) => w.check(wait_reply)?,
+            _ => {}
+        }
+        Ok(reply)
     }
 
     /// One command, routed, with redirections followed.
@@ -210,8 +253,9 @@ impl ClusterConnection {
         self.refresh_if_stale()?;
         let mut node = self.route(args);
         let mut asking = false;
+        let writes = may_write(args[0]);
         for attempt in 1..=ATTEMPTS {
-            let reply = self.send(node, packed, asking)?;
+            let reply = self.send(node, packed, asking, writes)?;
             asking = false;
             let Value::ServerError(e) = &reply else {
                 return Ok(reply);
@@ -300,8 +344,9 @@ impl ClusterConnection {
         let mut keys = Vec::new();
         let mut total = 0;
         let mut last = Value::Okay;
+        let writes = may_write(name);
         for i in 0..self.conns.len() {
-            match self.send(i, packed, false)? {
+            match self.send(i, packed, false, writes)? {
                 Value::Array(mut part) => keys.append(&mut part),
                 Value::Int(n) => total += n,
                 e @ Value::ServerError(_) => return Ok(e),
@@ -340,9 +385,24 @@ impl ClusterConnection {
         let mut replies = if nodes.iter().all(|&n| n == nodes[0]) {
             let i = nodes[0];
             self.last = i;
+            let wait = self
+                .wait
+                .clone()
+                .filter(|_| commands.iter().any(|c| may_write(c.args[0])));
             let conn = self.node(i)?;
-            let result = conn.req_packed_commands(packed, offset, count);
-            result.map_err(|e| self.failed(i, e))?
+            let result = match &wait {
+                None => conn.req_packed_commands(packed, offset, count),
+                Some(w) => {
+                    let mut bytes = packed.to_vec();
+                    bytes.extend_from_slice(w.packed());
+                    conn.req_packed_commands(&bytes, offset, count + 1)
+                }
+            };
+            let mut replies = result.map_err(|e| self.failed(i, e))?;
+            if let Some(w) = &wait {
+                w.check(replies.pop())?;
+            }
+            replies
         } else {
             self.scatter(&commands, &nodes)?
         };
@@ -367,7 +427,10 @@ impl ClusterConnection {
 
     /// A pipeline whose commands route to several nodes: each node's part is written first,
     /// then the replies are read, so the nodes work at once and the pipeline waits about one
-    /// round trip, not one per node. Replies come back in the commands' order.
+    /// round trip, not one per node. Replies come back in the commands' order. When the
+    /// connection waits, each part that writes ends with its own WAIT, whose reply is read
+    /// after the part's and taken off; a WAIT that fails fails the pipeline once every reply
+    /// is in.
     fn scatter(&mut self, commands: &[Packed<'_>], nodes: &[usize]) -> RedisResult<Vec<Value>> {
         let mut order: Vec<usize> = nodes.to_vec();
         order.sort_unstable();
@@ -376,10 +439,20 @@ impl ClusterConnection {
             .into_iter()
             .map(|i| (i, (0..commands.len()).filter(|&c| nodes[c] == i).collect()))
             .collect();
-        for (i, mine) in &parts {
+        let waits: Vec<Option<Wait>> = parts
+            .iter()
+            .map(|(_, mine)| {
+                let writes = mine.iter().any(|&c| may_write(commands[c].args[0]));
+                self.wait.clone().filter(|_| writes)
+            })
+            .collect();
+        for ((i, mine), wait) in parts.iter().zip(&waits) {
             let mut sub = Vec::new();
             for &c in mine {
                 sub.extend_from_slice(commands[c].bytes);
+            }
+            if let Some(w) = wait {
+                sub.extend_from_slice(w.packed());
             }
             let sent = self
                 .node(*i)
@@ -389,7 +462,8 @@ impl ClusterConnection {
             }
         }
         let mut replies = vec![Value::Nil; commands.len()];
-        for (i, mine) in &parts {
+        let mut wait_failed = None;
+        for ((i, mine), wait) in parts.iter().zip(&waits) {
             self.last = *i;
             for &c in mine {
                 let read = self.node(*i).and_then(|conn| conn.recv_response());
@@ -398,8 +472,22 @@ impl ClusterConnection {
                     Err(e) => return Err(self.abandon(&parts, e)),
                 }
             }
+            if let Some(w) = wait {
+                let read = self.node(*i).and_then(|conn| conn.recv_response());
+                match read {
+                    Ok(v) => {
+                        if let Err(e) = w.check(Some(v)) {
+                            wait_failed.get_or_insert(e);
+                        }
+                    }
+                    Err(e) => return Err(self.abandon(&parts, e)),
+                }
+            }
         }
-        Ok(replies)
+        match wait_failed {
+            Some(e) => Err(e),
+            None => Ok(replies),
+        }
     }
 
     /// A scattered pipeline failed half way: replies may still be due on every connection it
@@ -427,12 +515,30 @@ impl ClusterConnection {
             .map(|c| c.args.as_slice());
         let route = |me: &Self| first_keyed.map_or(me.last, |args| me.route(args));
         let mut node = route(self);
+        // WAIT after EXEC, on the transaction's node; its reply follows EXEC's.
+        let wait = self
+            .wait
+            .clone()
+            .filter(|_| commands.iter().any(|c| may_write(c.args[0])));
+        let with_wait;
+        let (bytes, read) = match &wait {
+            None => (packed, count),
+            Some(w) => {
+                with_wait = [packed, w.packed()].concat();
+                (with_wait.as_slice(), count + 1)
+            }
+        };
         for attempt in 1..=ATTEMPTS {
             self.last = node;
             let conn = self.node(node)?;
-            let result = conn.req_packed_commands(packed, offset, count);
+            let result = conn.req_packed_commands(bytes, offset, read);
             let e = match result {
-                Ok(values) => return Ok(values),
+                Ok(mut values) => {
+                    if let Some(w) = &wait {
+                        w.check(values.pop())?;
+                    }
+                    return Ok(values);
+                }
                 Err(e) => e,
             };
             let redirected = e.kind() == ErrorKind::Server(ServerErrorKind::ExecAbort)
