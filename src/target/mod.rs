@@ -715,9 +715,10 @@ impl Target {
             }
             Backend::Cluster { seeds, .. } => {
                 let seeds = seeds.clone();
+                let wait = self.wait;
                 Ok(Arc::new(move || {
                     ClusterConnection::connect(&seeds, CONNECT_TIMEOUT)
-                        .map(|c| boxed(Redis3Store::partitioned(c)))
+                        .map(|c| boxed(Redis3Store::partitioned(c.with_wait(wait))))
                         .map_err(|e| StoreError::Backend {
                             backend: "redis",
                             message: e.to_string(),

@@ -258,3 +258,50 @@ fn coredata_runs_the_ten_benchmarks_in_edgex3_on_a_spawned_cluster() {
     );
     assert!(md.contains("RedisCluster"), "{md}");
 }
+
+/// `redis-cluster?wait=1` in EdgeX 3.1's layout: each add claims its id (`SET … NX`, a write)
+/// and runs its `MULTI … EXEC`, each followed by a WAIT on its own primary; reads wait for
+/// nothing.
+#[test]
+fn edgex3_on_a_cluster_with_wait_waits_after_each_write() {
+    use crate::replication::calls;
+    common::require_redis_server();
+    let mut specs = parse_targets(&["redis-cluster?wait=1".to_string()]).unwrap();
+    set_cluster_shape(&mut specs, Some(2), Some(1)).unwrap();
+    specs[0].layout = Layout::EdgeX3;
+    let target = Target::start(&specs[0]).unwrap_or_else(|e| panic!("{e}"));
+    let primaries = target.spawned_cluster().unwrap().seeds();
+    let mut store = target.open_event_store().unwrap_or_else(|e| panic!("{e}"));
+    store.scrub().unwrap();
+    for p in &primaries {
+        redis::cmd("CONFIG")
+            .arg("RESETSTAT")
+            .query::<()>(&mut conn(p))
+            .unwrap();
+    }
+    let events: Vec<Event> = (0..10)
+        .map(|d| {
+            let device = format!("device{d}");
+            event(&device, 100 + d, vec![reading(&device, "r", 100 + d)])
+        })
+        .collect();
+    for e in &events {
+        store.add_event(e).unwrap();
+    }
+    for e in &events {
+        assert_eq!(store.event_by_id(&e.id).unwrap().id, e.id);
+    }
+    assert_eq!(store.event_count(Filter::all()).unwrap(), 10);
+    let sum = |name: &str| primaries.iter().map(|p| calls(p, name)).sum::<u64>();
+    assert_eq!(sum("exec"), 10, "one MULTI … EXEC per event");
+    assert_eq!(
+        sum("set"),
+        10 + 10 * 2,
+        "a directory claim and 2 records per event"
+    );
+    assert_eq!(
+        sum("wait"),
+        10 + 10,
+        "a WAIT after each claim and each EXEC"
+    );
+}
