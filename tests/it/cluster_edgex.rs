@@ -11,7 +11,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use assert_cmd::cargo::cargo_bin;
-use edgebench::edgex::{self, Event, Reading, ReadingValue};
+use edgebench::edgex::{self, Event, Reading};
 use edgebench::store::edgex::{EventStore, Filter, Page};
 use edgebench::target::cluster::slots::{hash_slot, SLOTS};
 use edgebench::target::{connect, parse_targets, set_cluster_shape, Endpoint, Layout, Target};
@@ -31,18 +31,14 @@ fn conn(node: &Endpoint) -> redis::Connection {
     connect(node, Duration::from_secs(2)).unwrap_or_else(|e| panic!("{node}: {e}"))
 }
 
+/// An Int64 reading with value 1 (the conformance suite's builder).
 fn reading(device: &str, resource: &str, origin: i64) -> Reading {
-    Reading {
-        id: edgex::new_uuid(),
+    crate::edgex_conformance::reading(
+        device,
+        resource,
         origin,
-        device_name: device.to_string(),
-        resource_name: resource.to_string(),
-        profile_name: "profile".to_string(),
-        value_type: "Int64".to_string(),
-        units: String::new(),
-        tags: None,
-        value: ReadingValue::Simple("1".to_string()),
-    }
+        crate::edgex_conformance::simple("1"),
+    )
 }
 
 fn event(device: &str, origin: i64, readings: Vec<Reading>) -> Event {

@@ -145,7 +145,7 @@ fn at(i: i64) -> i64 {
     T0 + i * 1_000
 }
 
-fn reading(device: &str, resource: &str, origin: i64, value: ReadingValue) -> Reading {
+pub(crate) fn reading(device: &str, resource: &str, origin: i64, value: ReadingValue) -> Reading {
     let value_type = match &value {
         ReadingValue::Simple(_) => "Int64",
         ReadingValue::Binary { .. } => "Binary",
@@ -164,7 +164,7 @@ fn reading(device: &str, resource: &str, origin: i64, value: ReadingValue) -> Re
     }
 }
 
-fn simple(value: &str) -> ReadingValue {
+pub(crate) fn simple(value: &str) -> ReadingValue {
     ReadingValue::Simple(value.to_string())
 }
 

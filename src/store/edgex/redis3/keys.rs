@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use super::Filter;
+use crate::keyslot::{hash_slot, SLOTS};
 use crate::store::layout::ClusterKeys;
 
 /// Every key of the layout starts with this (the `SCAN MATCH` pattern of a scrub is it + `*`).
@@ -86,20 +87,13 @@ impl Keyspace {
         }
     }
 
-    /// The partition of a stored key (an index member), from its tag.
+    /// The partition of a stored key (an index member): its slot's.
     pub(super) fn of_key(self, key: &str) -> Part {
         match self {
             Keyspace::Single => Part::SINGLE,
+            // The tag after `cd|` decides the slot, and each partition is a range of slots.
             Keyspace::Partitioned => {
-                let p = key
-                    .strip_prefix(PREFIX)
-                    .and_then(|rest| rest.strip_prefix('{'))
-                    .and_then(|rest| rest.split_once('}'))
-                    .and_then(|(number, _)| {
-                        (0..PARTITIONS).find(|&p| ClusterKeys::tag(p) == number)
-                    })
-                    .unwrap_or(0);
-                self.part(p)
+                self.part(usize::from(hash_slot(key.as_bytes())) * PARTITIONS / SLOTS)
             }
         }
     }
