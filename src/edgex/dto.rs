@@ -110,11 +110,35 @@ impl AddEventRequest {
     /// Checks the request as go-mod-core-contracts' `AddEventRequest.Validate` does and returns
     /// the event, ids lowercased. Reading ids are kept when given (checked to be UUIDs) and
     /// generated when empty, as EdgeX's `checkReadingValue` does.
+    ///
+    /// A `requestId` must be empty or a UUID in its canonical form (go-mod-core-contracts'
+    /// `validate:"len=0|uuid"`, go-playground's lowercase `8-4-4-4-12` pattern). The answer
+    /// echoes it, and the specification says it is a UUID, so one that is not is refused here
+    /// and the refusal carries none ([`AddEventRequest::valid_request_id`]).
     pub fn into_event(self) -> Result<Event, Invalid> {
         if self.api_version.is_empty() {
             return Err(Invalid("AddEventRequest.ApiVersion is required".into()));
         }
+        if self.valid_request_id().is_none() {
+            return Err(Invalid(format!(
+                "AddEventRequest.RequestId {:?} is not a UUID (give none, or one such as \
+                 7a1b2c3d-0000-4000-8000-000000000001)",
+                self.request_id
+            )));
+        }
         self.event.into_event()
+    }
+
+    /// The `requestId` when it may be echoed: empty or a canonical lowercase UUID; `None` for
+    /// anything else, which an answer must not repeat.
+    pub fn valid_request_id(&self) -> Option<&str> {
+        let id = self.request_id.as_str();
+        let canonical = id.len() == 36
+            && id.bytes().enumerate().all(|(i, b)| match i {
+                8 | 13 | 18 | 23 => b == b'-',
+                _ => b.is_ascii_digit() || (b'a'..=b'f').contains(&b),
+            });
+        (id.is_empty() || canonical).then_some(id)
     }
 }
 

@@ -104,7 +104,8 @@ async fn add(
     let encoding = Encoding::of(&headers)?;
     let bytes = read_body(&state, &headers, body).await?;
     let request = encoding.decode(&bytes)?;
-    let request_id = request.request_id.clone();
+    // An invalid `requestId` is itself a 400 (from `into_event`), answered with none.
+    let request_id = request.valid_request_id().unwrap_or_default().to_string();
     let event = request
         .into_event()
         .map_err(|e| ApiError::bad_request(e.0).for_request(&request_id))?;

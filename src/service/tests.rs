@@ -374,6 +374,38 @@ fn each_error_is_answered_and_writes_nothing() {
         (400, "AddEventRequest.ApiVersion is required")
     );
 
+    // A requestId that is not a canonical UUID is a 400 answered without one (`refused`
+    // checks the body has no requestId); a valid one is echoed even on a refusal.
+    for bad_id in [
+        "즄4",
+        "7A1B2C3D-0000-4000-8000-000000000001",
+        "7a1b2c3d000040008000000000000001",
+    ] {
+        let mut with_id: Value = serde_json::from_slice(&body).unwrap();
+        with_id["requestId"] = json!(bad_id);
+        let (status, message) = refused(&post(
+            &mut c,
+            &path,
+            None,
+            serde_json::to_vec(&with_id).unwrap(),
+        ));
+        assert_eq!(status, 400, "{bad_id}");
+        assert!(
+            message.starts_with(&format!(
+                "AddEventRequest.RequestId {bad_id:?} is not a UUID"
+            )),
+            "{message}"
+        );
+    }
+    let mut nameless: Value = serde_json::from_slice(&body).unwrap();
+    nameless["requestId"] = json!("7a1b2c3d-0000-4000-8000-000000000001");
+    nameless["event"]["deviceName"] = json!("");
+    let reply = post(&mut c, &path, None, serde_json::to_vec(&nameless).unwrap());
+    let answer = json_of(&reply);
+    assert_eq!(reply.status, 400);
+    assert_eq!(answer["requestId"], "7a1b2c3d-0000-4000-8000-000000000001");
+    assert_eq!(answer["message"], "Event.DeviceName is required");
+
     let (status, _) = refused(&add(&mut c, &stored));
     assert_eq!(status, 409);
 

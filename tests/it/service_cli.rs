@@ -363,6 +363,9 @@ yaml.safe_dump(spec, open(sys.argv[2], "w"), sort_keys=False)
 print(len(mended))
 "##;
 
+/// The seed of [`schemathesis_finds_the_service_conforms_to_edgex_specification`]'s run.
+const SCHEMATHESIS_SEED: &str = "20261206";
+
 /// schemathesis (PyPI) generates requests from EdgeX's v4.0.2 specification, valid and
 /// malformed, and checks every answer against it: status codes the specification lists,
 /// bodies that match their schemas, content types, and never a 500. The specification's two
@@ -410,6 +413,10 @@ fn schemathesis_finds_the_service_conforms_to_edgex_specification() {
         ])
         .args(["--exclude-path", "/secret"])
         .args(["--max-examples", "30", "--workers", "1"])
+        // One fixed seed and no example database, so every machine generates the same
+        // requests and a failure here is a change in the service, not a new draw. Change the
+        // seed on purpose, after running it, to explore further.
+        .args(["--seed", SCHEMATHESIS_SEED, "--generation-database", "none"])
         .output()
         .expect("schemathesis runs");
     let report = String::from_utf8_lossy(&out.stdout);
