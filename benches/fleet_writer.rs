@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 
 use edgebench::engine::{Engine, EngineConnection};
 use edgebench::runner::alloc::CountingAlloc;
-use edgebench::store::edgex::redis3::Redis3Store;
 use edgebench::store::edgex::EventStore;
+use edgebench::store::redis::edgex3::Redis3Store;
 use edgebench::workload::fleet::schedule::{self, RealPacer};
 use edgebench::workload::fleet::FleetSpec;
 

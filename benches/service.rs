@@ -23,9 +23,9 @@ use edgebench::edgex::dto::{
 use edgebench::edgex::{self, Event, Reading, ReadingValue, API_VERSION};
 use edgebench::engine::{Engine, EngineConnection};
 use edgebench::service::{ServiceConfig, ServiceHandle, StoreOpener};
-use edgebench::store::edgex::http::{HttpBase, HttpStore};
-use edgebench::store::edgex::redis3::Redis3Store;
 use edgebench::store::edgex::{EventStore, Filter, Page};
+use edgebench::store::http::{HttpBase, HttpStore};
+use edgebench::store::redis::edgex3::Redis3Store;
 
 /// An event of `device` with the benchmarks' five Int64 readings.
 fn event(device: &str, origin: i64) -> Event {

@@ -47,6 +47,7 @@ pub mod runner;
 pub mod service;
 pub mod store;
 pub mod target;
+pub mod transport;
 pub mod workload;
 
 pub use edgebench_engine::{engine, keyslot, resp, server};

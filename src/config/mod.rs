@@ -101,6 +101,16 @@ pub enum ConfigError {
     /// `--via`.
     #[error("--via {0:?}: use a comma-separated list of {names}", names = VIA_NAMES)]
     Via(String),
+    /// The one kind of target asked for has no EdgeX layout, and EdgeX data was asked for.
+    #[error("--layout {layout} --via {via}: {why}")]
+    NoEdgexLayout {
+        /// `--layout`.
+        layout: String,
+        /// `--via`.
+        via: String,
+        /// Which target has none, and the one to use instead.
+        why: &'static str,
+    },
     /// No target has any of the layouts asked for.
     #[error(
         "--layout {layout} --via {via}: no target has that layout; edgex3 takes Redis targets \
@@ -179,7 +189,18 @@ impl CoreDataConfig {
         let vias =
             parse_list(&args.via, Via::parse).ok_or_else(|| ConfigError::Via(args.via.clone()))?;
         let default_run = args.targets.is_empty();
+        let asked: Vec<TargetKind> = targets.iter().map(|t| t.kind.clone()).collect();
         let targets = expand(targets, layouts.as_deref(), default_run, &vias, &mut notes);
+        if let (true, Some(why)) = (
+            targets.is_empty(),
+            asked.iter().find_map(target::layout::no_edgex_layout),
+        ) {
+            return Err(ConfigError::NoEdgexLayout {
+                layout: args.layout.clone().unwrap_or_else(|| "2018".to_string()),
+                via: args.via.clone(),
+                why,
+            });
+        }
         if targets.is_empty() {
             return Err(ConfigError::NoColumns {
                 layout: args.layout.clone().unwrap_or_else(|| "2018".to_string()),
@@ -239,9 +260,7 @@ impl CoreDataConfig {
     }
 }
 
-/// Most replicas `--wait` asks for; WAIT takes any number, and more than this many replicas
-/// of one server is a typo.
-pub const MAX_WAIT: u32 = 100;
+pub use crate::transport::MAX_WAIT;
 
 /// `--wait N` on every target without its own `?wait=`; a note when the run compares
 /// persistence or replication and also has in-process engine columns (whose persistence is

@@ -17,7 +17,7 @@
 //!
 //! Why axum 0.8: it serves `tokio::net::TcpListener` and `UnixListener` natively through
 //! `axum::serve`, with graceful shutdown, on hyper 1 (which the HTTP client,
-//! [`crate::store::edgex::http`], uses too), and its router matches EdgeX's `{param}` routes
+//! [`crate::store::http`], uses too), and its router matches EdgeX's `{param}` routes
 //! as written in the specification.
 //!
 //! Where edgebench differs from EdgeX, on purpose (each is documented where it is done):

@@ -17,8 +17,8 @@ use self::double::{opener, Shared};
 use super::{ServiceConfig, ServiceHandle};
 use crate::edgex::dto::{AddEventRequest, EventDto};
 use crate::edgex::{Event, Reading, ReadingValue};
-use crate::store::edgex::http::{HttpBase, HttpStore, Reply};
 use crate::store::edgex::{Doomed, EventStore, Filter, Page};
+use crate::store::http::{HttpBase, HttpStore, Reply};
 use crate::store::StoreError;
 
 const ANY_PORT: &str = "127.0.0.1:0";

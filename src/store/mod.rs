@@ -35,11 +35,10 @@
 
 pub mod edgex;
 pub mod engine;
-pub(crate) mod layout;
+pub mod http;
 pub mod mongo;
 pub mod postgres;
 pub mod redis;
-pub mod redis_cluster;
 pub(crate) mod rules;
 pub mod shared;
 pub mod sqlite;

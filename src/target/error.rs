@@ -60,7 +60,7 @@ pub enum TargetError {
         /// The target's column name.
         name: String,
         /// Why.
-        error: super::cluster::ClusterSpawnError,
+        error: crate::store::redis::ClusterSpawnError,
     },
     /// A cluster could not be reached.
     #[error("target {name}: {error}")]
@@ -68,7 +68,7 @@ pub enum TargetError {
         /// The target's column name.
         name: String,
         /// Why.
-        error: super::cluster::ClusterError,
+        error: crate::transport::cluster::ClusterError,
     },
     /// The server could not be spawned.
     #[error("target {name}: {error}")]

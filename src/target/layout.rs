@@ -110,6 +110,24 @@ impl Layout {
 
 /// Redis-protocol targets that take every command the EdgeX 3.1 layout sends (mini-redis
 /// takes GET and SET only; the typed-API engine column has no command path).
+/// Why a target kind has no EdgeX layout, and what to run instead, when that has an answer
+/// worth more than the list of layouts: the two kinds that speak to the engine or to Redis
+/// and still keep no EdgeX data.
+pub fn no_edgex_layout(kind: &TargetKind) -> Option<&'static str> {
+    match kind {
+        TargetKind::EmbeddedDirect => Some(
+            "embedded-direct is the engine's typed API, which has the 2018 layout only, so it has \
+             no EdgeX layout to run or serve: use --target embedded, the same engine through \
+             redis-rs, which has EdgeX 3.1's (edgex3)",
+        ),
+        TargetKind::MiniRedis => Some(
+            "mini-redis takes only GET and SET, so it has no EdgeX layout: use --target embedded, \
+             redis-tcp or redis-uds",
+        ),
+        _ => None,
+    }
+}
+
 fn speaks_redis(kind: &TargetKind) -> bool {
     matches!(
         kind,

@@ -20,18 +20,12 @@
 //!   every write (`--wait N`); `connect`: connections and their errors;
 //! - `error`: [`TargetError`].
 
-pub mod cluster;
-mod connect;
-mod endpoint;
 mod error;
 pub mod layout;
 pub mod mini_redis;
 mod options;
 mod served;
-pub mod spawn;
 mod spec;
-pub mod url;
-mod wait;
 
 use std::fmt;
 use std::sync::Arc;
@@ -40,23 +34,25 @@ use std::time::Duration;
 use crate::engine::{Engine, EngineConnection};
 use crate::service::{ServiceConfig, ServiceHandle, StoreOpener};
 use crate::store::edgex::as2018::{As2018, Counted};
-use crate::store::edgex::http::{HttpBase, HttpStore};
-use crate::store::edgex::mongo4::Mongo4Database;
-use crate::store::edgex::pg4::Pg4Database;
-use crate::store::edgex::redis3::Redis3Store;
-use crate::store::edgex::sqlite4::Sqlite4Database;
 use crate::store::edgex::EventStore;
 use crate::store::engine::EngineStore;
+use crate::store::http::{HttpBase, HttpStore};
+use crate::store::mongo::edgex4::Mongo4Database;
 use crate::store::mongo::MongoDatabase;
+use crate::store::postgres::edgex4::Pg4Database;
 use crate::store::postgres::{self as pg, PgDatabase};
+use crate::store::redis::edgex3::Redis3Store;
+use crate::store::redis::ClusterStore;
 use crate::store::redis::RedisStore;
-use crate::store::redis_cluster::ClusterStore;
+use crate::store::redis::{spawn, SpawnedCluster};
+use crate::store::sqlite::edgex4::Sqlite4Database;
 use crate::store::sqlite::SqliteDatabase;
 use crate::store::{CoreData, StoreError};
-use cluster::{ClusterConnection, SpawnedCluster};
-pub use connect::connect;
-use connect::{check_ping, connect_reason};
-pub use endpoint::Endpoint;
+use crate::transport::cluster::ClusterConnection;
+use crate::transport::{check_ping, connect_reason};
+pub use crate::transport::{connect, url, Endpoint};
+pub use crate::transport::{may_write, WaitConnection};
+
 pub use error::TargetError;
 pub use layout::{Layout, Via};
 use mini_redis::MiniRedis;
@@ -66,7 +62,6 @@ pub use spec::{
     default_targets, parse_targets, redis_server_on_path, set_cluster_shape, PgAt, SqliteAt,
     TargetKind, TargetSpec,
 };
-pub use wait::{may_write, WaitConnection};
 
 /// How long a connection attempt may take before the target counts as unreachable.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);

@@ -12,8 +12,8 @@
 
 use crate::edgex::{Event, Reading};
 use crate::service::StoreOpener;
-use crate::store::edgex::http::HttpStore;
 use crate::store::edgex::{Behaviour, Doomed, EventStore, Filter, Page};
+use crate::store::http::HttpStore;
 use crate::store::StoreResult;
 
 /// A service client whose scrub goes to the store behind the service.
@@ -87,8 +87,8 @@ mod tests {
     use super::*;
     use crate::engine::{Engine, EngineConnection};
     use crate::service::{ServiceConfig, ServiceHandle};
-    use crate::store::edgex::http::HttpBase;
-    use crate::store::edgex::redis3::Redis3Store;
+    use crate::store::http::HttpBase;
+    use crate::store::redis::edgex3::Redis3Store;
 
     fn engine_opener(engine: &Engine, opened: &Arc<AtomicUsize>) -> StoreOpener {
         let (engine, opened) = (engine.clone(), Arc::clone(opened));

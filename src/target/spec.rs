@@ -10,16 +10,16 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::cluster::ClusterShape;
-use super::endpoint::Endpoint;
 use super::error::TargetError;
 use super::layout::{Layout, Via};
 use super::options;
 use super::spawn::{self, ServerOptions};
-use super::url::{RedisUrl, UrlAt, UrlError};
-use crate::store::edgex::http::HttpBase;
+use crate::store::http::HttpBase;
 use crate::store::mongo::{Fidelity, MongoLayout};
 use crate::store::postgres::{self as pg, PgTransport};
+use crate::store::redis::ClusterShape;
+use crate::transport::url::{RedisUrl, UrlAt, UrlError};
+use crate::transport::Endpoint;
 
 /// Column name of the Redis Cluster targets, spawned or given by URL.
 const CLUSTER_COLUMN: &str = "RedisCluster";

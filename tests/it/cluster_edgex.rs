@@ -1,4 +1,4 @@
-//! EdgeX 3.1's Redis layout on Redis Cluster (the cluster form of `store::edgex::redis3`):
+//! EdgeX 3.1's Redis layout on Redis Cluster (the cluster form of `store::redis::edgex3`):
 //! where its keys land, checked against the server's own `CLUSTER KEYSLOT`; a reading of
 //! another device's partition; a directory entry left behind by a write that never reached
 //! its `EXEC`; and `coredata --layout edgex3` and a core-data service on a spawned cluster.
@@ -13,8 +13,8 @@ use std::time::Duration;
 use assert_cmd::cargo::cargo_bin;
 use edgebench::edgex::{self, Event, Reading};
 use edgebench::store::edgex::{EventStore, Filter, Page};
-use edgebench::target::cluster::slots::{hash_slot, SLOTS};
 use edgebench::target::{connect, parse_targets, set_cluster_shape, Endpoint, Layout, Target};
+use edgebench::transport::cluster::slots::{hash_slot, SLOTS};
 
 use crate::common;
 
@@ -190,7 +190,7 @@ fn edgex3_on_a_cluster_takes_an_id_whose_directory_entry_names_no_event() {
     // What an add leaves when it claimed the id and then lost its connection before EXEC.
     let node = target.spawned_cluster().unwrap().seeds();
     let mut any =
-        edgebench::target::cluster::ClusterConnection::connect(&node, Duration::from_secs(2))
+        edgebench::transport::cluster::ClusterConnection::connect(&node, Duration::from_secs(2))
             .unwrap();
     redis::cmd("SET")
         .arg(format!("cd|dir:{{{}}}", e.id))

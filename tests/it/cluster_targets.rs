@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 
 use assert_cmd::cargo::cargo_bin;
 use edgebench::model::{Event, Reading};
-use edgebench::target::cluster::slots::hash_slot;
-use edgebench::target::cluster::{ClusterShape, SpawnedCluster};
+use edgebench::store::redis::{ClusterShape, SpawnedCluster};
 use edgebench::target::{connect, parse_targets, set_cluster_shape, Endpoint, Target};
+use edgebench::transport::cluster::slots::hash_slot;
 
 use crate::common;
 

@@ -491,8 +491,8 @@ fn now_ns() -> i64 {
 mod mongo4_queries {
     use std::sync::{Arc, Mutex};
 
-    use edgebench::store::edgex::mongo4::Mongo4Database;
     use edgebench::store::edgex::{EventStore, Filter, Page};
+    use edgebench::store::mongo::edgex4::Mongo4Database;
     use mongodb::bson::Document;
     use mongodb::event::command::CommandEvent;
     use mongodb::event::EventHandler;

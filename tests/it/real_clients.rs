@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use edgebench::engine::{Engine, Reply};
 use edgebench::server::{spawn_in_background, ServerHandle};
-use edgebench::target::spawn::{Listen, RedisServer};
+use edgebench::store::redis::spawn::{Listen, RedisServer};
 use edgebench::target::Endpoint;
 
 /// A redis-cli run over a short script takes milliseconds; only a hung server waits this.

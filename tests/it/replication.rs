@@ -8,7 +8,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use assert_cmd::cargo::cargo_bin;
-use edgebench::target::spawn::{Listen, RedisServer, ServerOptions};
+use edgebench::store::redis::spawn::{Listen, RedisServer, ServerOptions};
 use edgebench::target::{connect, Endpoint};
 use edgebench::workload::coredata::BENCHMARKS;
 

@@ -265,7 +265,7 @@ fn layouts_and_the_service_path_are_columns_of_one_run() {
 
 #[test]
 fn bad_service_and_layout_flags_are_one_line() {
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 9] = [
         (
             &["coredata", "--layout", "edgex5"],
             "edgebench: --layout \"edgex5\": use a comma-separated list of 2018, 2018-referenced, 2018-exact, edgex3, edgex4, edgex",
@@ -276,7 +276,15 @@ fn bad_service_and_layout_flags_are_one_line() {
         ),
         (
             &["coredata", "--target", "embedded-direct", "--layout", "edgex"],
-            "edgebench: --layout edgex --via direct: no target has that layout; edgex3 takes Redis targets and the engine (redis-tcp, embedded, ...), edgex4 takes pg-tcp, pg-uds, postgres://, sqlite and mongodb://, and --via http serves those",
+            "edgebench: --layout edgex --via direct: embedded-direct is the engine's typed API, which has the 2018 layout only, so it has no EdgeX layout to run or serve: use --target embedded, the same engine through redis-rs, which has EdgeX 3.1's (edgex3)",
+        ),
+        (
+            &["coredata", "--via", "http", "--target", "embedded-direct"],
+            "edgebench: --layout 2018 --via http: embedded-direct is the engine's typed API, which has the 2018 layout only, so it has no EdgeX layout to run or serve: use --target embedded, the same engine through redis-rs, which has EdgeX 3.1's (edgex3)",
+        ),
+        (
+            &["coredata", "--target", "sqlite", "--layout", "edgex3"],
+            "edgebench: --layout edgex3 --via direct: no target has that layout; edgex3 takes Redis targets and the engine (redis-tcp, embedded, ...), edgex4 takes pg-tcp, pg-uds, postgres://, sqlite and mongodb://, and --via http serves those",
         ),
         (
             &["coredata-service", "--store", "mini-redis"],

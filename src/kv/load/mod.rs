@@ -40,7 +40,7 @@
 //! what both drivers get from it (each connection's plan, the stop flags); `stats.rs` what is
 //! measured ([`LoadResult`] and its rows); `schedule.rs` the open-loop schedule and the run's
 //! clock; `in_process.rs` and `socket.rs` the two drivers (the socket driver routes cluster
-//! requests with [`crate::target::cluster::slots`]). They import one way: runner → drivers →
+//! requests with [`crate::transport::cluster::slots`]). They import one way: runner → drivers →
 //! plan, stats, schedule.
 
 mod in_process;

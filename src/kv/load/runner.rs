@@ -24,8 +24,8 @@ use super::schedule::{connection_rate, Clock};
 use super::socket::{connect, probe, run_sockets, send_prelude};
 use super::stats::{row_names, Live, LoadResult, RowMap, ThreadStats};
 use crate::kv::options::{KvConfig, WaitRatio};
-use crate::target::cluster::slots::{self as cluster, Topology};
 use crate::target::{Endpoint, RedisReach};
+use crate::transport::cluster::slots::{self as cluster, Topology};
 
 /// Why a connection ended before its share was done.
 #[derive(Debug, thiserror::Error)]
@@ -170,7 +170,7 @@ async fn connected_replicas(node: &Endpoint, prelude: &[Vec<Vec<u8>>]) -> io::Re
     send_prelude(&mut stream, prelude).await?;
     let info = [b"INFO".to_vec(), b"replication".to_vec()];
     match cluster::query(&mut stream, &info, &mut Vec::new()).await? {
-        cluster::Value::Bulk(text) => Ok(crate::target::spawn::info_field(
+        cluster::Value::Bulk(text) => Ok(crate::store::redis::spawn::info_field(
             &String::from_utf8_lossy(&text),
             "connected_slaves",
         )

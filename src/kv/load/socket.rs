@@ -30,8 +30,8 @@ use crate::kv::conn_gen::RequestKind;
 use crate::kv::options::limits::SOCKET_BUFFER_BYTES;
 use crate::kv::options::KvConfig;
 use crate::resp::scan::{scan_reply, ReplyKind};
-use crate::target::cluster::slots::{self as cluster, Redirect, Topology};
 use crate::target::Endpoint;
+use crate::transport::cluster::slots::{self as cluster, Redirect, Topology};
 
 /// How often a client whose primary failed asks for the slot map again.
 const FAILOVER_POLL: Duration = Duration::from_millis(100);

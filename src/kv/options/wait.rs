@@ -12,8 +12,8 @@
 
 use super::args::KvArgs;
 use super::parse::parse_range;
-use crate::config::MAX_WAIT;
 use crate::kv::error::{conflict, invalid, KvConfigError};
+use crate::transport::MAX_WAIT;
 
 /// memtier's `--wait-ratio SETS:WAITS` with `--num-slaves` and `--wait-timeout`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

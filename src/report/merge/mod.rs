@@ -57,18 +57,17 @@ pub enum MergeError {
     },
     /// Run ids that differ, or are missing.
     #[error(
-        "report merge: {first} has run id {first_id} but {other} has {other_id}: merge the hosts \
-         of one run (the same --run-id on each), or add --force to merge them anyway"
+        "report merge: {ids}: merge the hosts of one run (the same --run-id on each), or add \
+         --force to merge them anyway"
     )]
     RunIds {
         /// The first input.
         first: PathBuf,
-        /// Its run id, quoted, or "none".
-        first_id: String,
-        /// The first input whose id differs.
+        /// The first input whose id differs from the first's (or, the first having none,
+        /// the second input).
         other: PathBuf,
-        /// Its run id, quoted, or "none".
-        other_id: String,
+        /// Which has which id, in words ([`run_ids_differ`]).
+        ids: String,
     },
     /// The hosts measured different things.
     #[error("report merge: {path} {why}")]
@@ -238,7 +237,6 @@ pub fn already_merged(path: &Path) -> MergeError {
 
 /// Every input has the first one's run id, and it has one.
 fn check_run_ids(inputs: &[Input]) -> Result<(), MergeError> {
-    let quoted = |id: Option<&str>| id.map_or("none".to_string(), |id| format!("{id:?}"));
     let first = &inputs[0];
     let odd = match first.run_id() {
         None => inputs.get(1),
@@ -247,11 +245,27 @@ fn check_run_ids(inputs: &[Input]) -> Result<(), MergeError> {
     match odd {
         Some(other) => Err(MergeError::RunIds {
             first: first.path().to_path_buf(),
-            first_id: quoted(first.run_id()),
             other: other.path().to_path_buf(),
-            other_id: quoted(other.run_id()),
+            ids: run_ids_differ(first.path(), first.run_id(), other.path(), other.run_id()),
         }),
         None => Ok(()),
+    }
+}
+
+/// Which of two inputs has which run id, in words: `neither a nor b has a run id`, `a has no
+/// run id but b has "x"`, `a has run id "x" but b has none` or `… but b has "y"`.
+fn run_ids_differ(
+    first: &Path,
+    first_id: Option<&str>,
+    other: &Path,
+    other_id: Option<&str>,
+) -> String {
+    let (a, b) = (first.display(), other.display());
+    match (first_id, other_id) {
+        (None, None) => format!("neither {a} nor {b} has a run id"),
+        (None, Some(o)) => format!("{a} has no run id but {b} has {o:?}"),
+        (Some(f), None) => format!("{a} has run id {f:?} but {b} has none"),
+        (Some(f), Some(o)) => format!("{a} has run id {f:?} but {b} has {o:?}"),
     }
 }
 
@@ -304,4 +318,40 @@ pub fn decode(b64: &str) -> Option<Histogram<u64>> {
     let mut h = crate::runner::stats::latency_histogram();
     h.add(&decoded).ok()?;
     Some(h)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_id_refusals_say_who_has_which() {
+        let (a, b) = (Path::new("a.json"), Path::new("b.json"));
+        let said = |fa, fb| {
+            MergeError::RunIds {
+                first: a.into(),
+                other: b.into(),
+                ids: run_ids_differ(a, fa, b, fb),
+            }
+            .to_string()
+        };
+        let tail = ": merge the hosts of one run (the same --run-id on each), or add --force \
+                    to merge them anyway";
+        assert_eq!(
+            said(None, None),
+            format!("report merge: neither a.json nor b.json has a run id{tail}")
+        );
+        assert_eq!(
+            said(None, Some("r1")),
+            format!("report merge: a.json has no run id but b.json has \"r1\"{tail}")
+        );
+        assert_eq!(
+            said(Some("r1"), None),
+            format!("report merge: a.json has run id \"r1\" but b.json has none{tail}")
+        );
+        assert_eq!(
+            said(Some("r1"), Some("r2")),
+            format!("report merge: a.json has run id \"r1\" but b.json has \"r2\"{tail}")
+        );
+    }
 }

@@ -30,11 +30,6 @@
 //! - An id that names nothing is [`StoreError::NotFound`].
 
 pub mod as2018;
-pub mod http;
-pub mod mongo4;
-pub mod pg4;
-pub mod redis3;
-pub mod sqlite4;
 
 use crate::edgex::{normalize_uuid, Event, Reading};
 pub use crate::store::{StoreError, StoreResult, UNLIMITED};

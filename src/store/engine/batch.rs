@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::engine::types::ZSet;
 use crate::engine::{CmdError, Db, Entry, Locked, Value};
-use crate::store::layout::{encode, Key};
+use crate::store::redis::records2018::{encode, Key};
 use crate::store::{StoreError, StoreResult};
 
 /// Byte strings packed into one buffer: the keys or ids of one call, gathered without an

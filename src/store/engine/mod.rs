@@ -2,7 +2,7 @@
 //! no command, no argument parsing and no reply in between.
 //!
 //! It keeps the same key layout and the same msgpack records as the Redis store
-//! ([`crate::store::layout`]), so the two columns differ only in the access path:
+//! ([`crate::store::redis::records2018`]), so the two columns differ only in the access path:
 //! [`super::redis::RedisStore`] builds commands that the engine parses and answers;
 //! [`EngineStore`] locks the keys' shards ([`Db::lock`]) and works on the values in place. What
 //! this column costs is what the storage costs: hashing, a few mutexes, map and B-tree
@@ -34,7 +34,9 @@ use std::ops::{Bound, Range};
 use crate::engine::types::ZSet;
 use crate::engine::{Db, Engine, Entry, Locked, Value, DATABASES};
 use crate::model::{now_ms, Event, Reading};
-use crate::store::layout::{decode, found, Key, Keys, Record, RedisEvent, RedisReading};
+use crate::store::redis::records2018::{
+    decode, found, Key, Keys, Record, RedisEvent, RedisReading,
+};
 use crate::store::rules::{key_id, merge_event, merge_reading, stamp_event, stamp_reading};
 use crate::store::{CoreData, StoreResult, UNLIMITED};
 

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 
 use super::*;
-use crate::store::layout::encode;
+use crate::store::redis::records2018::encode;
 use crate::store::StoreError;
 
 fn keys(engine: &Engine) -> BTreeSet<String> {

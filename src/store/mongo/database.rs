@@ -4,7 +4,7 @@
 //!
 //! The part that knows nothing of the 2018 layout ([`PrivateDatabase`]: connect, ping, name,
 //! index creation, drop) is shared with the EdgeX 4.0 document layout
-//! ([`crate::store::edgex::mongo4`]).
+//! ([`crate::store::mongo::edgex4`]).
 
 use mongodb::bson::{doc, Document, RawDocumentBuf};
 use mongodb::options::ClientOptions;

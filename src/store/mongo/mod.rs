@@ -25,19 +25,20 @@
 //!
 //! This file holds the layouts, the store's fields and the ids, limits and errors every
 //! part uses; `database` is [`MongoDatabase`] (and the private database it shares with
-//! [`crate::store::edgex::mongo4`]), `documents` the BSON documents, `store` the queries, and
+//! [`crate::store::mongo::edgex4`]), `documents` the BSON documents, `store` the queries, and
 //! `tests` the unit tests.
 
 mod base;
 mod database;
 mod documents;
+pub mod edgex4;
 mod store;
 #[cfg(test)]
 mod tests;
 
 pub use base::{Fidelity, MongoLayout, MongoStore};
 pub use database::MongoDatabase;
-// What the EdgeX 4.0 document layout (`store::edgex::mongo4`) shares with this store.
+// What the EdgeX 4.0 document layout (`store::mongo::edgex4`) shares with this store.
 pub(crate) use base::{backend, backend_error, documents_bytes, mongo_limit, IN_CHUNK};
 pub(crate) use database::PrivateDatabase;
 pub(crate) use documents::{decode, encode};

@@ -31,7 +31,7 @@ impl PgDatabase {
     }
 
     /// [`Self::create`] with another schema: `schema` is run (as one batch) in the fresh
-    /// database. The EdgeX 4.0 layout ([`crate::store::edgex::pg4`]) makes its private
+    /// database. The EdgeX 4.0 layout ([`crate::store::postgres::edgex4`]) makes its private
     /// databases with it; [`Self::open_store`] is only for databases with the 2018 schema.
     pub(crate) fn create_with_schema(admin: &Config, schema: &str) -> StoreResult<PgDatabase> {
         let mut admin = admin.clone();

@@ -35,6 +35,7 @@ pub use crate::store::shared::redact_password;
 
 mod config;
 mod database;
+pub mod edgex4;
 mod errors;
 mod schema;
 mod store;

@@ -9,8 +9,8 @@ use super::*;
 use crate::edgex;
 use crate::edgex::Event;
 use crate::engine::{Engine, EngineConnection};
-use crate::store::edgex::redis3::Redis3Store;
 use crate::store::edgex::{Doomed, Page};
+use crate::store::redis::edgex3::Redis3Store;
 
 /// A store that sleeps before each write, or answers every `drop_every`th write without
 /// storing it.

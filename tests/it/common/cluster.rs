@@ -3,7 +3,7 @@
 //! each, the slots split evenly, ready once every node says `cluster_state:ok`), with what the
 //! kv cluster tests need to look at it. Dropping it stops the servers.
 
-use edgebench::target::cluster::{ClusterShape, SpawnedCluster};
+use edgebench::store::redis::{ClusterShape, SpawnedCluster};
 use edgebench::target::Endpoint;
 
 /// One master of a [`RedisCluster`].

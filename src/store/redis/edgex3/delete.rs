@@ -20,7 +20,8 @@ use super::keys::{self, Keyspace, Part};
 use super::read::Stored;
 use super::write::Batch;
 use super::{Redis3Store, StoreError, StoreResult};
-use crate::store::redis::{backend, StoreConnection};
+use crate::store::redis::backend;
+use crate::transport::StoreConnection;
 
 /// Records per `MULTI … EXEC` of a bulk delete: EdgeX's `BatchSize`, fixed at 1000 in 3.1.
 const BATCH_SIZE: usize = 1000;

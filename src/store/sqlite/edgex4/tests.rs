@@ -6,8 +6,8 @@ use rusqlite::Connection;
 
 use super::*;
 use crate::edgex::ReadingValue;
-use crate::store::edgex::pg4::suite::{self, OrPanic, CHECKS};
 use crate::store::edgex::{Doomed, EventStore, Filter};
+use crate::store::postgres::edgex4::suite::{self, OrPanic, CHECKS};
 
 fn strings(conn: &Connection, sql: &str) -> Vec<Vec<String>> {
     let mut stmt = conn.prepare(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));

@@ -16,7 +16,7 @@ use std::io;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use crate::resp::scan::scan_reply;
-use crate::target::Endpoint;
+use crate::transport::Endpoint;
 
 pub use crate::keyslot::{hash_slot, SLOTS};
 

@@ -2,14 +2,14 @@
 //!
 //! EdgeX has no SQLite layout. This is its 4.0.2 `core_data` schema
 //! (`../shared/reference/edgex/storage-layouts.md` §A) with the same tables, columns,
-//! indexes and statements as [`crate::store::edgex::pg4`], spelled in SQLite's dialect, so
+//! indexes and statements as [`crate::store::postgres::edgex4`], spelled in SQLite's dialect, so
 //! the in-process SQL column of a benchmark does the work EdgeX 4.0 asks of PostgreSQL:
 //! device_info rows and their cache, the event and its readings in one transaction, no
 //! duplicate-id check, no reading ids, values spread over the value columns, one readings
 //! query per listed event, and the same deletes. `schema` says how each type is ported and
 //! why `numeric_value` is `TEXT`.
 //!
-//! What differs from [`crate::store::edgex::pg4`], besides the dialect:
+//! What differs from [`crate::store::postgres::edgex4`], besides the dialect:
 //! - readings go in by one prepared `INSERT` per reading inside the event's transaction,
 //!   since SQLite has no `COPY`;
 //! - the readings of an event are ordered `origin DESC, reading.rowid`: rowid order is
@@ -32,7 +32,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::store::edgex::pg4::layout::DeviceInfoCache;
+use crate::store::postgres::edgex4::layout::DeviceInfoCache;
 use crate::store::sqlite::SqliteDatabase;
 use crate::store::StoreResult;
 pub use store::Sqlite4Store;

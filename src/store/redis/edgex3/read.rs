@@ -13,7 +13,7 @@ use super::codec::{decode_event, decode_reading};
 use super::keys::{Keyspace, Part};
 use super::{Page, Redis3Store, StoreError, StoreResult, UNLIMITED};
 use crate::edgex::{Event, Reading};
-use crate::store::redis::StoreConnection;
+use crate::transport::StoreConnection;
 
 /// A stored key and the JSON under it.
 pub(super) type Stored = (String, Vec<u8>);

@@ -25,7 +25,7 @@ pub fn connect(endpoint: &Endpoint, timeout: Duration) -> Result<redis::Connecti
 
 /// The `process_id` of the server that answers PING on `endpoint` (`None` if its `INFO server`
 /// has none); used while a spawned server starts, to tell it from another server on the port.
-pub(super) fn ping_pid(endpoint: &Endpoint, timeout: Duration) -> Result<Option<u32>, String> {
+pub fn ping_pid(endpoint: &Endpoint, timeout: Duration) -> Result<Option<u32>, String> {
     let mut conn = connect(endpoint, timeout).map_err(|e| e.to_string())?;
     check_ping(&mut conn)?;
     let info: String = redis::cmd("INFO")
@@ -36,13 +36,13 @@ pub(super) fn ping_pid(endpoint: &Endpoint, timeout: Duration) -> Result<Option<
 }
 
 /// The `process_id:` field of an `INFO` reply.
-pub(super) fn process_id(info: &str) -> Option<u32> {
+pub fn process_id(info: &str) -> Option<u32> {
     info.lines()
         .find_map(|line| line.strip_prefix("process_id:"))
         .and_then(|pid| pid.trim().parse().ok())
 }
 
-pub(super) fn check_ping(conn: &mut redis::Connection) -> Result<(), String> {
+pub fn check_ping(conn: &mut redis::Connection) -> Result<(), String> {
     match redis::cmd("PING").query::<String>(conn) {
         Ok(reply) if reply == "PONG" => Ok(()),
         Ok(reply) => Err(format!(
@@ -55,7 +55,7 @@ pub(super) fn check_ping(conn: &mut redis::Connection) -> Result<(), String> {
 }
 
 /// The error without the `(os error N)` suffix, plus where to look.
-pub(super) fn connect_reason(e: &RedisError, endpoint: &Endpoint) -> String {
+pub fn connect_reason(e: &RedisError, endpoint: &Endpoint) -> String {
     let text = e.to_string();
     let text = match text.rfind(" (os error ") {
         Some(at) if text.ends_with(')') => &text[..at],

@@ -1,5 +1,5 @@
 //! EdgeX 4.0.2's `core_data` schema and statements in SQLite's dialect: the tables, columns
-//! and index names of [`crate::store::edgex::pg4`]'s `SCHEMA`, and its statements, with what
+//! and index names of [`crate::store::postgres::edgex4`]'s `SCHEMA`, and its statements, with what
 //! SQLite spells differently.
 //!
 //! The type mapping: `UUID` → `TEXT` (lowercase hyphenated, as the store writes it);
@@ -14,7 +14,7 @@
 //! readings must come back as they were sent. SQLite's arithmetic (`SUM`, `AVG`, as EdgeX's
 //! aggregate queries use) still reads numbers out of the text.
 
-use crate::store::edgex::pg4::layout::Dialect;
+use crate::store::postgres::edgex4::layout::Dialect;
 
 /// SQLite's spelling of the shared statements.
 pub(super) const DIALECT: Dialect = Dialect {

@@ -14,8 +14,8 @@ use serde_json::{json, Map, Value};
 use super::*;
 use crate::edgex::ReadingValue;
 use crate::engine::{Engine, EngineConnection};
-use crate::store::redis::StoreConnection;
-use crate::target::spawn::{Listen, RedisServer};
+use crate::store::redis::spawn::{Listen, RedisServer};
+use crate::transport::StoreConnection;
 
 const T0: i64 = 1_700_000_000_000_000_000;
 const MS: i64 = 1_000_000;
@@ -28,7 +28,7 @@ macro_rules! on_every_backend {
         for listen in [Listen::Unix, Listen::Tcp] {
             let server = RedisServer::spawn(listen).unwrap_or_else(|e| panic!("{e}"));
             let connect = || {
-                crate::target::connect(&server.endpoint(), Duration::from_secs(5))
+                crate::transport::connect(&server.endpoint(), Duration::from_secs(5))
                     .unwrap_or_else(|e| panic!("{}: {e}", server.endpoint()))
             };
             let backend = format!("redis-server over {listen:?}");

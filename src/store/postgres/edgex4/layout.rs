@@ -1,5 +1,5 @@
 //! What the two ports of EdgeX 4.0's schema share ([`super`] on PostgreSQL,
-//! [`crate::store::edgex::sqlite4`] on SQLite): how a reading's value is spread over the value
+//! [`crate::store::sqlite::edgex4`] on SQLite): how a reading's value is spread over the value
 //! columns and read back (storage-layouts.md §A.4), the `device_info` rows and the cache that
 //! resolves them to ids (§A.5), and the `WHERE` clauses of the filtered counts and lists
 //! (§A.6), written once with the dialect as a parameter so both stores run the same queries.
@@ -322,7 +322,7 @@ pub(crate) fn stored_key<E>(
 
 /// EdgeX's device_info cache: key ([`DeviceInfo::write_key`]) → id. EdgeX keeps one per
 /// core-data service; here a database value ([`super::Pg4Database`],
-/// [`crate::store::edgex::sqlite4::Sqlite4Database`]) keeps one that all its stores share, so
+/// [`crate::store::sqlite::edgex4::Sqlite4Database`]) keeps one that all its stores share, so
 /// a device deleted through one store is evicted for all of them, as in the service. The
 /// mutex is held only for one map operation.
 #[derive(Debug, Default)]

@@ -5,7 +5,7 @@
 //! whoever opens the connection ([`crate::target`]) picks the transport, and nothing here
 //! depends on it.
 //!
-//! It writes the layout of [`crate::store::layout`] (the 2018 client at `2e866b8`,
+//! It writes the layout of [`crate::store::redis::records2018`] (the 2018 client at `2e866b8`,
 //! `../shared/reference/edgex-core-data.md` §3) the way the 2018 client did: every write one
 //! `MULTI … EXEC` round trip, range reads as `ZRANGE` + `MGET` ("local" mode, two round
 //! trips), and every event loading its readings with its own `ZRANGE` + `MGET`. That N+1 is
@@ -19,15 +19,15 @@
 
 use std::io::Write;
 
-use redis::{
-    ConnectionLike, FromRedisValue, Pipeline, RedisError, RedisResult, RedisWrite, ToRedisArgs,
-};
+use redis::{ConnectionLike, FromRedisValue, Pipeline, RedisError, RedisWrite, ToRedisArgs};
 
-use crate::engine::EngineConnection;
 use crate::model::{now_ms, Event, Reading};
-use crate::store::layout::{decode, encode, found, Key, Keys, Record, RedisEvent, RedisReading};
+use crate::store::redis::records2018::{
+    decode, encode, found, Key, Keys, Record, RedisEvent, RedisReading,
+};
 use crate::store::rules::{key_id, merge_event, merge_reading, stamp_event, stamp_reading};
 use crate::store::{CoreData, StoreError, StoreResult, UNLIMITED};
+use crate::transport::StoreConnection;
 
 impl ToRedisArgs for Key<'_> {
     fn write_redis_args<W: ?Sized + RedisWrite>(&self, out: &mut W) {
@@ -35,36 +35,6 @@ impl ToRedisArgs for Key<'_> {
         // redis-rs writes arguments into memory (`Cmd`, `Vec<Vec<u8>>`): this cannot fail.
         let _ = arg.write_all(self.0.as_bytes());
         let _ = arg.write_all(self.1.as_bytes());
-    }
-}
-
-/// A connection the store runs over: any redis-rs connection, and how it runs a pipeline.
-///
-/// Why: redis-rs's sync `Pipeline::query` packs the commands into RESP for the connection,
-/// which is what a socket needs, but the in-process engine would parse those bytes straight
-/// back. The engine runs the pipeline's commands as they are instead (the same commands in the
-/// same order, the same replies); every other connection keeps redis-rs's own path.
-pub trait StoreConnection: ConnectionLike + Send + Sized {
-    /// `pipe.query(self)`.
-    fn query_pipeline<T: FromRedisValue>(&mut self, pipe: &Pipeline) -> RedisResult<T> {
-        pipe.query(self)
-    }
-
-    /// Runs `f` on a connection to each node that holds keys: this connection's server, or
-    /// each primary of a cluster (what `SCAN` and `INFO` need: each answers for one node).
-    fn for_each_node(
-        &mut self,
-        mut f: impl FnMut(&mut dyn ConnectionLike) -> RedisResult<()>,
-    ) -> RedisResult<()> {
-        f(self)
-    }
-}
-
-impl StoreConnection for redis::Connection {}
-
-impl StoreConnection for EngineConnection {
-    fn query_pipeline<T: FromRedisValue>(&mut self, pipe: &Pipeline) -> RedisResult<T> {
-        EngineConnection::query_pipeline(self, pipe)
     }
 }
 
@@ -557,7 +527,7 @@ pub(crate) fn used_memory_of(info: &str) -> Option<u64> {
 }
 
 /// A redis-rs error as a store error; a lost connection says so. Shared with the EdgeX 3.1
-/// layout ([`crate::store::edgex::redis3`]).
+/// layout ([`crate::store::redis::edgex3`]).
 pub(crate) fn backend(e: RedisError) -> StoreError {
     let message = if e.is_io_error() {
         format!("{e} (connection lost: is the server still running?)")

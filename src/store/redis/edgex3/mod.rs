@@ -82,12 +82,13 @@ use redis::{Cmd, FromRedisValue, Pipeline};
 use keys::{Keyspace, Part};
 use write::Batch;
 
-use super::{
+use crate::edgex::{now_ns, Event, Reading};
+use crate::store::edgex::{
     stored_event_id, Behaviour, Doomed, EventStore, Filter, Page, StoreError, StoreResult,
     UNLIMITED,
 };
-use crate::edgex::{now_ns, Event, Reading};
-use crate::store::redis::{backend, StoreConnection};
+use crate::store::redis::backend;
+use crate::transport::StoreConnection;
 
 /// EdgeX 3.1's Redis layout over one connection of any transport.
 pub struct Redis3Store<C> {

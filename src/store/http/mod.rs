@@ -52,12 +52,12 @@ use serde::de::DeserializeOwned;
 
 pub use base::HttpBase;
 
-use super::{Behaviour, Doomed, EventStore, Filter, Page};
 use crate::edgex::dto::{
     AddEventRequest, CountResponse, EventDto, EventResponse, MultiEventsResponse,
     MultiReadingsResponse,
 };
 use crate::edgex::{Event, Reading, API_VERSION};
+use crate::store::edgex::{Behaviour, Doomed, EventStore, Filter, Page};
 use crate::store::{StoreError, StoreResult, UNLIMITED};
 
 /// The `serviceName` path segment of added events.

@@ -19,11 +19,14 @@
 use redis::{FromRedisValue, Pipeline};
 
 use crate::model::{now_ms, Event, Reading};
-use crate::store::layout::{encode, found, ClusterKeys as K, Record, RedisEvent, RedisReading};
-use crate::store::redis::{backend, used_memory_of, RecordReads, StoreConnection};
+use crate::store::redis::records2018::{
+    encode, found, ClusterKeys as K, Record, RedisEvent, RedisReading,
+};
+use crate::store::redis::{backend, used_memory_of, RecordReads};
 use crate::store::rules::{key_id, merge_event, merge_reading, stamp_event, stamp_reading};
 use crate::store::{CoreData, StoreResult, UNLIMITED};
-use crate::target::cluster::ClusterConnection;
+use crate::transport::cluster::ClusterConnection;
+use crate::transport::StoreConnection;
 
 /// Keys per `UNLINK` when scrubbing.
 const UNLINK_CHUNK: usize = 4096;

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
 
-use super::endpoint::Endpoint;
+use crate::transport::Endpoint;
 
 /// Environment variable naming the `redis-server` binary to spawn, instead of the one on
 /// `PATH`. Its value is a path (anything containing `/`, e.g. `/opt/redis-7.2/bin/redis-server`)
@@ -492,7 +492,7 @@ impl RedisServer {
                 });
             }
             // Any server that answers is ours only if it reports the child's pid.
-            if let Ok(answered) = super::connect::ping_pid(&self.endpoint, PING_TIMEOUT) {
+            if let Ok(answered) = crate::transport::ping_pid(&self.endpoint, PING_TIMEOUT) {
                 let pid = self.child.id();
                 if answered == Some(pid) {
                     return Ok(());
@@ -608,7 +608,7 @@ impl Drop for RedisServer {
 
 /// `INFO replication` of the server at `endpoint`.
 fn replication_info(endpoint: &Endpoint) -> Result<String, String> {
-    let mut conn = super::connect::connect(endpoint, PING_TIMEOUT).map_err(|e| e.to_string())?;
+    let mut conn = crate::transport::connect(endpoint, PING_TIMEOUT).map_err(|e| e.to_string())?;
     redis::cmd("INFO")
         .arg("replication")
         .query(&mut conn)
@@ -708,7 +708,7 @@ mod tests {
     }
 
     fn connect(server: &RedisServer) -> redis::Connection {
-        super::super::connect::connect(&server.endpoint(), PING_TIMEOUT)
+        crate::transport::connect(&server.endpoint(), PING_TIMEOUT)
             .unwrap_or_else(|e| panic!("{}: {e}", server.endpoint()))
     }
 
@@ -877,7 +877,7 @@ mod tests {
         }
         // The first server is untouched.
         assert_eq!(
-            super::super::connect::ping_pid(&first.endpoint(), PING_TIMEOUT),
+            crate::transport::ping_pid(&first.endpoint(), PING_TIMEOUT),
             Ok(Some(first.pid()))
         );
     }

@@ -31,11 +31,11 @@ use std::time::Duration;
 
 use redis::{ConnectionLike, ErrorKind, RedisError, RedisResult, ServerErrorKind, Value};
 
-use super::super::connect::{connect, connect_reason};
-use super::super::endpoint::Endpoint;
-use super::super::wait::{may_write, Wait};
 use super::slots::{self, hash_slot, Topology};
 use crate::resp::RequestParser;
+use crate::transport::Endpoint;
+use crate::transport::{connect, connect_reason};
+use crate::transport::{may_write, Wait};
 
 /// Tries per command before a redirection or a down cluster is returned as the reply.
 const ATTEMPTS: u32 = 5;

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use super::Filter;
 use crate::keyslot::{hash_slot, SLOTS};
-use crate::store::layout::ClusterKeys;
+use crate::store::redis::records2018::ClusterKeys;
 
 /// Every key of the layout starts with this (the `SCAN MATCH` pattern of a scrub is it + `*`).
 pub(super) const PREFIX: &str = "cd|";

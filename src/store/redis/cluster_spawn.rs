@@ -12,10 +12,10 @@
 
 use std::time::{Duration, Instant};
 
-use super::super::connect::connect;
-use super::super::endpoint::Endpoint;
-use super::super::spawn::{free_port, Listen, RedisServer, SpawnError};
-use super::slots::SLOTS;
+use super::spawn::{free_port, Listen, RedisServer, SpawnError};
+use crate::transport::cluster::slots::SLOTS;
+use crate::transport::connect;
+use crate::transport::Endpoint;
 
 /// The most primaries `--cluster-shards` may ask for: 16 processes per core on this kind of
 /// machine is already far past what it can measure, and each node costs a few MB.

@@ -11,7 +11,7 @@ use super::codec::{StoredEvent, StoredReading};
 use super::keys::{self, Keyspace, Part};
 use super::{Redis3Store, StoreError, StoreResult};
 use crate::edgex::{Event, Reading};
-use crate::store::redis::StoreConnection;
+use crate::transport::StoreConnection;
 
 /// The commands of one write: `main`, one `MULTI … EXEC` on the keys of partition `home`;
 /// `rest`, the index entries that live in other partitions (sent after `main`, not atomically

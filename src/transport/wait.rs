@@ -26,7 +26,11 @@ use std::sync::Arc;
 use redis::{ConnectionLike, ErrorKind, RedisError, RedisResult, Value};
 
 use crate::resp::RequestParser;
-use crate::store::redis::StoreConnection;
+use crate::transport::StoreConnection;
+
+/// Most replicas `--wait` asks for; WAIT takes any number, and more than this many replicas
+/// of one server is a typo.
+pub const MAX_WAIT: u32 = 100;
 
 /// Commands that never write (upper case): requests made only of these get no WAIT.
 const READ_ONLY: &[&[u8]] = &[

@@ -1,0 +1,54 @@
+//! How edgebench talks to a Redis-protocol server, below every store: where a server is
+//! ([`Endpoint`], from the one Redis URL parser in [`url`]), a connection to it ([`connect`]),
+//! `WAIT N 0` after every write ([`WaitConnection`]), Redis Cluster's routing ([`cluster`]:
+//! the slot map and a [`cluster::ClusterConnection`] over one connection per primary), and
+//! the connection trait the Redis stores are written against ([`StoreConnection`]).
+//!
+//! Stores build on this module and targets open these connections; nothing here knows of
+//! either, so a store never imports `target` and a new transport (a message bus, TLS) lands
+//! here beside the others.
+
+pub mod cluster;
+mod connect;
+mod endpoint;
+pub mod url;
+mod wait;
+
+use redis::{ConnectionLike, FromRedisValue, Pipeline, RedisResult};
+
+use crate::engine::EngineConnection;
+pub use connect::{check_ping, connect, connect_reason, ping_pid, process_id};
+pub use endpoint::Endpoint;
+pub(crate) use wait::Wait;
+pub use wait::{may_write, WaitConnection, MAX_WAIT};
+
+/// A connection a Redis store runs on: any [`redis::ConnectionLike`] that is `Send`, with two
+/// hooks a transport may override.
+///
+/// Why: redis-rs's sync `Pipeline::query` packs the commands into RESP for the connection,
+/// which is what a socket needs, but the in-process engine would parse those bytes straight
+/// back. The engine runs the pipeline's commands as they are instead (the same commands in the
+/// same order, the same replies); every other connection keeps redis-rs's own path.
+pub trait StoreConnection: ConnectionLike + Send + Sized {
+    /// `pipe.query(self)`.
+    fn query_pipeline<T: FromRedisValue>(&mut self, pipe: &Pipeline) -> RedisResult<T> {
+        pipe.query(self)
+    }
+
+    /// Runs `f` on a connection to each node that holds keys: this connection's server, or
+    /// each primary of a cluster (what `SCAN` and `INFO` need: each answers for one node).
+    fn for_each_node(
+        &mut self,
+        mut f: impl FnMut(&mut dyn ConnectionLike) -> RedisResult<()>,
+    ) -> RedisResult<()> {
+        f(self)
+    }
+}
+
+impl StoreConnection for redis::Connection {}
+
+impl StoreConnection for EngineConnection {
+    fn query_pipeline<T: FromRedisValue>(&mut self, pipe: &Pipeline) -> RedisResult<T> {
+        EngineConnection::query_pipeline(self, pipe)
+    }
+}
