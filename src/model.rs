@@ -1,7 +1,7 @@
 //! The EdgeX core-data model of 2018: events and their readings.
 //!
 //! Field names and meanings follow the 2018 `core/domain/models` structs
-//! (`../shared/reference/edgex-core-data.md` §1). Ids are MongoDB ObjectIds exchanged as
+//! (RedisLabs/edgex-go, branch `redis_client` at 2e866b8, `core/domain/models/{event,reading}.go`). Ids are MongoDB ObjectIds exchanged as
 //! 24 lowercase hex characters; every timestamp is milliseconds since the Unix epoch, and 0
 //! means "not set" (for `pushed`: not pushed yet).
 //!

@@ -13,7 +13,8 @@ use super::status::LiveLine;
 use crate::kv::{KvArgs, KvConfig};
 use crate::report::kv::{self as report_kv, KvResults};
 use crate::runner::barrier;
-use crate::target::{mini_redis, RedisReach, Target, TargetKind, TargetSpec};
+use crate::store::redis::mini_redis;
+use crate::target::{RedisReach, Target, TargetKind, TargetSpec};
 
 /// `edgebench kv ARGS`: configure, run, say where the files went.
 pub fn main(

@@ -9,7 +9,7 @@
 //!
 //! Field names, required fields and value types follow go-mod-core-contracts v4.0
 //! (`dtos/event.go`, `dtos/reading.go`, `common/validator.go`) and the v4.0.2 OpenAPI
-//! specification (`../shared/reference/edgex/core-data-openapi-v4.0.2.yaml`).
+//! specification (edgexfoundry/edgex-go at v4.0.2, `openapi/core-data.yaml`).
 //!
 //! Invariant: an [`Event`] that left [`dto::AddEventRequest::into_event`] is valid: its id is
 //! a lowercase UUID, it has at least one reading, and every reading has a value that matches

@@ -23,7 +23,7 @@
 //!
 //! Invariants:
 //! - Behaviour follows PadoGrid's Java and scripts as recorded in
-//!   `shared/reference/padogrid-perf-test.md`; where PadoGrid's Redis code contradicts its own
+//!   padogrid/padogrid at 2fad017, `padogrid-deployment/src/main/resources/redis/apps/perf_test/`; where PadoGrid's Redis code contradicts its own
 //!   documentation, we follow the documentation and `docs/perf.md` lists each difference.
 //! - Everything a results file or CSV contains is computed from plain data passed in (counts,
 //!   milliseconds, [`results::JavaTime`]), so golden tests pin the bytes.

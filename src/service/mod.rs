@@ -41,16 +41,11 @@ mod tests;
 
 use std::future::Future;
 use std::io;
-use std::sync::Arc;
 
 pub use config::ServiceConfig;
 pub use handle::{Listeners, ServiceHandle};
 
-use crate::store::edgex::EventStore;
-use crate::store::StoreResult;
-
-/// Opens one more store; called whenever every open store is busy.
-pub type StoreOpener = Arc<dyn Fn() -> StoreResult<Box<dyn EventStore>> + Send + Sync>;
+pub use crate::store::backend::StoreOpener;
 
 /// Serves the API on every listener given until `shutdown` resolves, then stops accepting and
 /// lets the requests in flight finish (graceful), and returns. The caller owns the

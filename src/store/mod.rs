@@ -1,7 +1,7 @@
 //! The core-data store: one trait, one implementation per backend.
 //!
 //! [`CoreData`] carries the event and reading methods of the 2018 EdgeX `DBClient`
-//! (`../shared/reference/edgex-core-data.md` §1). Every backend (Redis over any transport,
+//! (RedisLabs/edgex-go, branch `redis_client` at 2e866b8, `core/data/clients/database-client.go`). Every backend (Redis over any transport,
 //! the embedded engine, the document stores) implements it, and the same conformance suite
 //! (`tests/it/conformance.rs`) checks that the same calls give the same results everywhere.
 //!
@@ -33,6 +33,7 @@
 //! - `id` and `created` are immutable: `created` is the time the store accepted the record
 //!   and orders it in every by-time list, so an update ignores both fields of its argument.
 
+pub mod backend;
 pub mod edgex;
 pub mod engine;
 pub mod http;

@@ -1,6 +1,7 @@
 //! Why a target could not be parsed, started or reached.
 
-use super::spawn::SpawnError;
+use crate::store::backend::BackendError;
+use crate::store::redis::spawn::SpawnError;
 use crate::store::StoreError;
 
 /// Why a target could not be parsed, started or reached. Each message is one line that names
@@ -116,4 +117,28 @@ pub enum TargetError {
         /// The server's reply or error, with a hint.
         reason: String,
     },
+}
+
+impl TargetError {
+    /// A backend's error, for the target named `name`.
+    pub fn of(name: &str, error: BackendError) -> TargetError {
+        let name = name.to_string();
+        match error {
+            BackendError::Unsuitable(why) => TargetError::Unsuitable { name, why },
+            BackendError::Connect { endpoint, reason } => TargetError::Connect {
+                name,
+                endpoint,
+                reason,
+            },
+            BackendError::Ping { endpoint, reason } => TargetError::Ping {
+                name,
+                endpoint,
+                reason,
+            },
+            BackendError::Store(error) => TargetError::Store { name, error },
+            BackendError::Spawn(error) => TargetError::Spawn { name, error },
+            BackendError::SpawnCluster(error) => TargetError::SpawnCluster { name, error },
+            BackendError::Cluster(error) => TargetError::Cluster { name, error },
+        }
+    }
 }

@@ -18,7 +18,7 @@
 //! arguments) and the `wait` count (the client's behaviour).
 
 use super::error::TargetError;
-use super::spawn::{AppendFsync, SavePoint, ServerOptions, MAX_REPLICAS};
+use crate::store::redis::spawn::{AppendFsync, SavePoint, ServerOptions, MAX_REPLICAS};
 
 /// The options, as the error messages list them.
 const KNOWN: &str = "replicas=N, appendonly=yes|no, appendfsync=always|everysec|no, \

@@ -10,11 +10,78 @@
 //! directly, 1,895 µs through the service, before this). Scrubbing through the store itself
 //! (`TRUNCATE` on PostgreSQL) starts both columns from the same empty store.
 
+use std::any::Any;
+use std::sync::Arc;
+
+use super::{Target, TargetError};
 use crate::edgex::{Event, Reading};
-use crate::service::StoreOpener;
+use crate::service::ServiceHandle;
+use crate::store::backend::{BackendError, Started, StoreOpener};
 use crate::store::edgex::{Behaviour, Doomed, EventStore, Filter, Page};
-use crate::store::http::HttpStore;
-use crate::store::StoreResult;
+use crate::store::http::{HttpBase, HttpStore};
+use crate::store::{CoreData, StoreResult};
+
+/// edgebench's core-data service, started in this process in front of `inner` (`--via
+/// http`): the target's stores are [`Served`] clients of it.
+#[derive(Debug)]
+pub(super) struct InProcessService {
+    // Fields drop in order: the service stops (gracefully) before its store's target, and
+    // the socket's directory goes last.
+    _handle: ServiceHandle,
+    base: HttpBase,
+    inner: Target,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl InProcessService {
+    pub(super) fn new(
+        handle: ServiceHandle,
+        base: HttpBase,
+        inner: Target,
+        dir: Option<tempfile::TempDir>,
+    ) -> InProcessService {
+        InProcessService {
+            _handle: handle,
+            base,
+            inner,
+            _dir: dir,
+        }
+    }
+}
+
+impl Started for InProcessService {
+    fn describe(&self) -> String {
+        format!(
+            "{} (edgebench's core-data service, store {})",
+            self.base,
+            self.inner.endpoint()
+        )
+    }
+
+    /// Never called: a service's 2018 calls are the EdgeX store's, through the adapter.
+    fn open_2018(&self) -> Result<Box<dyn CoreData>, BackendError> {
+        Err(BackendError::Unsuitable(
+            "a core-data service keeps EdgeX 3/4 data only".to_string(),
+        ))
+    }
+
+    /// Clients of the service whose scrub (and size) go to the store directly.
+    fn event_store_opener(&self) -> Result<StoreOpener, BackendError> {
+        let direct = self.inner.event_store_opener().map_err(|e| match e {
+            TargetError::Store { error, .. } => BackendError::Store(error),
+            other => BackendError::Unsuitable(other.to_string()),
+        })?;
+        let base = self.base.clone();
+        Ok(Arc::new(move || {
+            let client = HttpStore::connect(&base)?;
+            Ok(Box::new(Served::new(client, Arc::clone(&direct))) as Box<dyn EventStore>)
+        }))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
 
 /// A service client whose scrub goes to the store behind the service.
 pub(super) struct Served {

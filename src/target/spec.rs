@@ -7,16 +7,15 @@
 //! parser, [`super::url`].
 
 use std::collections::HashSet;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use super::error::TargetError;
 use super::layout::{Layout, Via};
 use super::options;
-use super::spawn::{self, ServerOptions};
 use crate::store::http::HttpBase;
 use crate::store::mongo::{Fidelity, MongoLayout};
 use crate::store::postgres::{self as pg, PgTransport};
+use crate::store::redis::spawn::{self, ServerOptions};
 use crate::store::redis::ClusterShape;
 use crate::transport::url::{RedisUrl, UrlAt, UrlError};
 use crate::transport::Endpoint;
@@ -97,25 +96,8 @@ pub enum TargetKind {
     },
 }
 
-/// Where a SQLite target keeps its database.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SqliteAt {
-    /// A file in a fresh temp directory, removed after the run (`sqlite`).
-    Temp,
-    /// The user's file (`sqlite:///PATH`), kept.
-    File(PathBuf),
-    /// In memory (`sqlite::memory:`).
-    Memory,
-}
-
-/// Which PostgreSQL server a target uses.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PgAt {
-    /// `pg-tcp` / `pg-uds`: the PG* environment variables and libpq's defaults.
-    Env(PgTransport),
-    /// A `postgres://` or `postgresql://` URL.
-    Url(String),
-}
+pub use crate::store::postgres::backend::PgAt;
+pub use crate::store::sqlite::backend::SqliteAt;
 
 impl TargetKind {
     /// The column name a target of this kind gets when the user names none.
@@ -542,7 +524,7 @@ pub(super) mod tests {
     }
 
     pub(in crate::target) fn unix(path: &str) -> TargetKind {
-        TargetKind::Redis(Endpoint::Unix(PathBuf::from(path)))
+        TargetKind::Redis(Endpoint::Unix(std::path::PathBuf::from(path)))
     }
 
     pub(in crate::target) fn spec(name: &str, kind: TargetKind) -> TargetSpec {
@@ -931,7 +913,7 @@ pub(super) mod tests {
                 "redis://[::1]:7000",
             ),
             (
-                Endpoint::Unix(PathBuf::from("/tmp/redis.sock")),
+                Endpoint::Unix(std::path::PathBuf::from("/tmp/redis.sock")),
                 "redis+unix:///tmp/redis.sock",
             ),
         ];

@@ -22,6 +22,18 @@ pub use endpoint::Endpoint;
 pub(crate) use wait::Wait;
 pub use wait::{may_write, WaitConnection, MAX_WAIT};
 
+/// How a key-value load reaches a Redis-protocol target.
+#[derive(Debug, Clone)]
+pub enum RedisReach {
+    /// A Redis-protocol server.
+    Socket(Endpoint),
+    /// The engine in this process: commands run through `Engine::execute`, no RESP.
+    InProcess(crate::engine::Engine),
+}
+
+/// A source of connections to a target, one per call (one per worker).
+pub type Connector = dyn Fn() -> Result<Box<dyn ConnectionLike + Send>, String> + Sync;
+
 /// A connection a Redis store runs on: any [`redis::ConnectionLike`] that is `Send`, with two
 /// hooks a transport may override.
 ///

@@ -1,7 +1,7 @@
 //! The ten EdgeX core-data benchmarks of the 2018 Redis PoC, over any [`CoreData`] store.
 //!
 //! Datasets and per-iteration work follow the final PoC harness (`redis_client@2e866b8`,
-//! `../shared/reference/edgex-core-data.md` §2.2 and §7):
+//! RedisLabs/edgex-go, branch `redis_client` at 2e866b8, `core/data/clients/redis-client_test.go`, and the branch `benchmark` at 54aa9d8, `bench.txt`):
 //!
 //! - readings phase: scrub; `AddReading` adds `Reading{name: "test"+i, device:
 //!   "device"+(i/100)}`; scrub; prep 1,000 readings the same way (10 devices × 100); then

@@ -10,7 +10,7 @@ use edgebench::report::Format;
 use edgebench::workload::coredata::BENCHMARKS;
 
 fn edgebench() -> Command {
-    Command::new(cargo_bin("edgebench"))
+    crate::common::edgebench()
 }
 
 /// Runs edgebench and returns (exit code, stdout, stderr).
@@ -595,7 +595,7 @@ fn assert_no_temp_files(dir: &Path) {
 }
 
 /// Pids of live processes named `name` whose parent is `parent`.
-fn children_named(parent: i32, name: &str) -> Vec<i32> {
+pub(crate) fn children_named(parent: i32, name: &str) -> Vec<i32> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
@@ -708,7 +708,7 @@ fn a_terminal_gets_a_progress_bar_with_an_eta_and_a_log_gets_lines() {
         cargo_bin("edgebench").display(),
         dir.path().join("tty").display()
     );
-    let tty = Command::new("script")
+    let tty = crate::common::child("script")
         .args(["-qfec", &command, "/dev/null"])
         .output()
         .unwrap();

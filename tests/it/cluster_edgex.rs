@@ -10,7 +10,6 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use assert_cmd::cargo::cargo_bin;
 use edgebench::edgex::{self, Event, Reading};
 use edgebench::store::edgex::{EventStore, Filter, Page};
 use edgebench::target::{connect, parse_targets, set_cluster_shape, Endpoint, Layout, Target};
@@ -212,7 +211,7 @@ fn edgex3_on_a_cluster_takes_an_id_whose_directory_entry_names_no_event() {
 }
 
 fn edgebench(dir: &Path) -> Command {
-    let mut cmd = Command::new(cargo_bin("edgebench"));
+    let mut cmd = crate::common::edgebench();
     cmd.current_dir(dir);
     cmd
 }

@@ -4,9 +4,6 @@
 //! cluster's routing itself is `cluster_targets`' and `target::cluster`'s tests.)
 
 use std::path::Path;
-use std::process::Command;
-
-use assert_cmd::cargo::cargo_bin;
 
 use crate::common;
 
@@ -47,7 +44,7 @@ fn pbm(test_case: [&str; 2], test_count: u32) -> String {
 }
 
 fn perf(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new(cargo_bin("edgebench"))
+    let out = crate::common::edgebench()
         .current_dir(dir)
         .arg("perf")
         .args(args)

@@ -10,7 +10,6 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use assert_cmd::cargo::cargo_bin;
 use edgebench::model::{Event, Reading};
 use edgebench::store::redis::{ClusterShape, SpawnedCluster};
 use edgebench::target::{connect, parse_targets, set_cluster_shape, Endpoint, Target};
@@ -19,7 +18,7 @@ use edgebench::transport::cluster::slots::hash_slot;
 use crate::common;
 
 fn edgebench(dir: &Path) -> Command {
-    let mut cmd = Command::new(cargo_bin("edgebench"));
+    let mut cmd = crate::common::edgebench();
     cmd.current_dir(dir);
     cmd
 }

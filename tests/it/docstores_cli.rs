@@ -3,16 +3,14 @@
 //! directly and behind the service, and each run's private database is gone afterwards.
 
 use std::path::Path;
-use std::process::Command;
 
-use assert_cmd::cargo::cargo_bin;
 use edgebench::results::RunResults;
 
 use crate::common::{self, markdown_row};
 
 /// Runs `edgebench coredata ARGS --out OUT`: (exit code, stdout, stderr).
 fn coredata(args: &[&str], out: &Path) -> (Option<i32>, String, String) {
-    let output = Command::new(cargo_bin("edgebench"))
+    let output = crate::common::edgebench()
         .arg("coredata")
         .args(args)
         .arg("--out")

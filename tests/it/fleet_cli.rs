@@ -2,12 +2,8 @@
 //! target through the core-data service, one-line errors for bad flags, and an unreachable
 //! target reported while the others still run.
 
-use std::process::Command;
-
-use assert_cmd::cargo::cargo_bin;
-
 fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(cargo_bin("edgebench"))
+    let out = crate::common::edgebench()
         .arg("fleet")
         .args(args)
         .output()
@@ -365,7 +361,7 @@ fn ctrl_c_keeps_what_was_measured_and_skips_the_targets_not_started() {
 
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("results");
-    let mut child = Command::new(cargo_bin("edgebench"))
+    let mut child = crate::common::edgebench()
         .args([
             "fleet",
             "--target",

@@ -7,13 +7,12 @@
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use assert_cmd::cargo::cargo_bin;
 use edgebench::target::Endpoint;
 
 use crate::common;
 
 fn edgebench() -> Command {
-    Command::new(cargo_bin("edgebench"))
+    crate::common::edgebench()
 }
 
 fn text(bytes: &[u8]) -> String {

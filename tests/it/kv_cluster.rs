@@ -8,13 +8,11 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use assert_cmd::cargo::cargo_bin;
-
 use crate::common;
 use crate::common::cluster::{ClusterNode, RedisCluster};
 
 fn edgebench(dir: &Path) -> Command {
-    let mut cmd = Command::new(cargo_bin("edgebench"));
+    let mut cmd = crate::common::edgebench();
     cmd.current_dir(dir);
     cmd
 }

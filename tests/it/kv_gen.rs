@@ -51,7 +51,7 @@ fn all_requests(c: &KvConfig) -> Vec<(u64, RequestKind, Vec<Vec<u8>>)> {
 
 #[test]
 fn seed_populate_writes_every_key_exactly_once() {
-    // ../shared/seeds/002: `--key-pattern=P:P --ratio=1:0 -n allkeys -d 500`, with a small
+    // memtier_benchmark's documented populate run: `--key-pattern=P:P --ratio=1:0 -n allkeys -d 500`, with a small
     // range and 21 connections that do not divide it (1000 keys).
     let c = config(&words(
         "--hide-histogram --key-minimum=1 --key-maximum=1000 -n allkeys -d 500 --key-pattern=P:P --ratio=1:0 -c 7 -t 3",

@@ -5,11 +5,9 @@
 //! from a second connection in the middle of a 5 s run at 2,000 requests/s.
 
 use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
-
-use assert_cmd::cargo::cargo_bin;
 
 /// A redis-server on a free 127.0.0.1 port with DEBUG allowed from local connections (Redis
 /// 7 refuses DEBUG by default, and edgebench's own spawner does not enable it), killed on
@@ -29,7 +27,7 @@ impl DebuggableRedis {
             .expect("a free port")
             .port();
         let dir = tempfile::tempdir().unwrap();
-        let child = Command::new(&binary)
+        let child = crate::common::child(&binary)
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
             .args(["--enable-debug-command", "local"])
@@ -101,7 +99,7 @@ fn totals(stdout: &str) -> Vec<(String, f64)> {
 fn a_stalled_server_shows_in_the_open_loop_table() {
     let server = DebuggableRedis::start();
     let dir = tempfile::tempdir().unwrap();
-    let child = Command::new(cargo_bin("edgebench"))
+    let child = crate::common::edgebench()
         .current_dir(dir.path())
         .args(["kv", "-s", "127.0.0.1", "-p", &server.port.to_string()])
         .args(["--rate", "2000", "--test-time", "5", "-c", "2", "-t", "1"])

@@ -11,6 +11,7 @@
 
 mod common;
 
+mod children;
 mod cli;
 mod cluster_edgex;
 mod cluster_perf;

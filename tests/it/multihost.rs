@@ -224,7 +224,7 @@ fn load_hosts_in_network_namespaces_merge_into_one_exact_result() {
     }
 
     let merged_dir = tmp.path().join("merged");
-    let out = Command::new(cargo_bin("edgebench"))
+    let out = crate::common::edgebench()
         .args(["report", "merge"])
         .args(&docs)
         .arg("--out")
@@ -318,7 +318,7 @@ fn load_hosts_in_network_namespaces_merge_into_one_exact_result() {
     odd["run information"]["Run id"] = Value::from("other-run");
     let odd_path = tmp.path().join("odd.json");
     std::fs::write(&odd_path, serde_json::to_vec(&odd).unwrap()).unwrap();
-    let refused = Command::new(cargo_bin("edgebench"))
+    let refused = crate::common::edgebench()
         .args(["report", "merge"])
         .arg(&docs[0])
         .arg(&odd_path)
@@ -338,7 +338,7 @@ fn load_hosts_in_network_namespaces_merge_into_one_exact_result() {
 
 /// Runs the built edgebench with `args` in `dir`; its output when it succeeded.
 fn edgebench_ok(dir: &Path, args: &[&str]) -> std::process::Output {
-    let out = Command::new(cargo_bin("edgebench"))
+    let out = crate::common::edgebench()
         .args(args)
         .current_dir(dir)
         .output()
@@ -362,7 +362,7 @@ fn coredata_and_fleet_hosts_merge_into_results_every_exporter_and_report_html_re
     let hosts: Vec<Child> = ["a", "b"]
         .iter()
         .map(|h| {
-            Command::new(cargo_bin("edgebench"))
+            crate::common::edgebench()
                 .args([
                     "coredata",
                     "--target",
@@ -468,7 +468,7 @@ fn coredata_and_fleet_hosts_merge_into_results_every_exporter_and_report_html_re
     assert_eq!(sent(0), sent(1) + sent(2));
     assert_eq!(sent(0), 100);
     edgebench_ok(dir, &["report", "html", "fl-merged"]);
-    let mixed = Command::new(cargo_bin("edgebench"))
+    let mixed = crate::common::edgebench()
         .args(["report", "merge", "fl-a", "cd-a"])
         .current_dir(dir)
         .output()

@@ -5,9 +5,6 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
-
-use assert_cmd::cargo::cargo_bin;
 
 /// The bundle's template, cut to two groups and small counts so the test stays short.
 const TEMPLATE: &str = "\
@@ -42,7 +39,7 @@ const TARGETS: [(&str, &str); 2] = [
 const RUNS: usize = 2;
 
 fn perf(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new(cargo_bin("edgebench"))
+    let out = crate::common::edgebench()
         .current_dir(dir)
         .arg("perf")
         .args(args)

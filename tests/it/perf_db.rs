@@ -11,11 +11,9 @@ use std::collections::BTreeSet;
 use std::hash::{BuildHasher, Hasher};
 use std::io::Write;
 use std::path::Path;
-use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use assert_cmd::cargo::cargo_bin;
 use edgebench::perf::data::{Entity, FactoryKind};
 use edgebench::perf::db::{self, Database, Pool, Writer};
 use edgebench::perf::{GroupTestConfig, Properties};
@@ -512,7 +510,7 @@ fn reads_of_missing_keys_are_counted(server: Server) {
 }
 
 fn cli(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(cargo_bin("edgebench"))
+    let out = crate::common::edgebench()
         .current_dir(dir)
         .args(args)
         .output()

@@ -4,10 +4,8 @@
 //! writer, the results files' shape and their CSVs, and the CLI's one-line errors.
 
 use std::path::Path;
-use std::process::Command;
 use std::sync::atomic::AtomicBool;
 
-use assert_cmd::cargo::cargo_bin;
 use edgebench::perf::csv::{create_csv, PerfApp};
 use edgebench::perf::data::PBM_BASE_DATE_MS;
 use edgebench::perf::ingest::run_ingestion;
@@ -551,7 +549,7 @@ fn getall_and_get_read_every_key_including_the_last_partial_batch() {
 }
 
 fn edgebench(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(cargo_bin("edgebench"))
+    let out = crate::common::edgebench()
         .current_dir(dir)
         .args(args)
         .output()

@@ -5,11 +5,9 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::Command;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use assert_cmd::cargo::cargo_bin;
 use edgebench::engine::{Engine, EngineConnection};
 use edgebench::perf::run::run_group_test;
 use edgebench::perf::{GroupTestConfig, Properties};
@@ -215,7 +213,7 @@ fn a_group_runs_against_a_real_redis_server_too() {
 fn the_cli_prints_the_configuration_without_run_and_refuses_bad_input_in_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let etc = Path::new(env!("CARGO_MANIFEST_DIR")).join("etc");
-    let out = Command::new(cargo_bin("edgebench"))
+    let out = crate::common::edgebench()
         .current_dir(dir.path())
         .args(["perf", "test_group", "-prop"])
         .arg(etc.join("group.properties"))
@@ -255,7 +253,7 @@ fn the_cli_prints_the_configuration_without_run_and_refuses_bad_input_in_one_lin
             "edgebench: ",
         ),
     ] {
-        let out = Command::new(cargo_bin("edgebench"))
+        let out = crate::common::edgebench()
             .current_dir(dir.path())
             .args(&args)
             .output()
@@ -343,7 +341,7 @@ fn list_and_delete_cover_only_what_the_groups_use_and_delete_needs_run() {
     )
     .unwrap();
     let perf = |flags: &[&str]| {
-        let out = Command::new(cargo_bin("edgebench"))
+        let out = crate::common::edgebench()
             .current_dir(dir.path())
             .args(["perf", "test_group"])
             .args(flags)

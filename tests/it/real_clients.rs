@@ -22,7 +22,7 @@
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use edgebench::engine::{Engine, Reply};
@@ -52,7 +52,7 @@ struct Printout {
 /// A missing program fails with the Debian package that has it (redis-tools has both
 /// redis-cli and redis-benchmark, and redis-server depends on it).
 fn run(program: &str, args: &[String], stdin: &[u8], timeout: Duration) -> Printout {
-    let mut child = Command::new(program)
+    let mut child = crate::common::child(program)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

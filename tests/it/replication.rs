@@ -4,10 +4,8 @@
 //! (`--wait-ratio`) follow memtier's schedule to the request, and targets that cannot honour
 //! `--wait` or take options are refused with one line.
 
-use std::process::Command;
 use std::time::Duration;
 
-use assert_cmd::cargo::cargo_bin;
 use edgebench::store::redis::spawn::{Listen, RedisServer, ServerOptions};
 use edgebench::target::{connect, Endpoint};
 use edgebench::workload::coredata::BENCHMARKS;
@@ -49,7 +47,7 @@ pub(crate) fn calls(endpoint: &Endpoint, name: &str) -> u64 {
 }
 
 fn edgebench(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(cargo_bin("edgebench"))
+    let out = crate::common::edgebench()
         .current_dir(dir)
         .args(args)
         .output()

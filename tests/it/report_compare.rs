@@ -2,14 +2,12 @@
 //! are known, two real coredata runs on the in-process engine, and one line per bad input.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use assert_cmd::cargo::cargo_bin;
 use edgebench::workload::coredata::BENCHMARKS;
 
 /// Runs `edgebench report compare OLD NEW` and returns (exit code, stdout, stderr).
 fn compare(old: &Path, new: &Path) -> (i32, String, String) {
-    let out = Command::new(cargo_bin("edgebench"))
+    let out = crate::common::edgebench()
         .args(["report", "compare"])
         .arg(old)
         .arg(new)
@@ -81,7 +79,7 @@ fn two_coredata_runs_on_the_engine_are_compared_benchmark_by_benchmark() {
         .iter()
         .map(|name| {
             let out = dir.path().join(name);
-            let status = Command::new(cargo_bin("edgebench"))
+            let status = crate::common::edgebench()
                 .args([
                     "coredata",
                     "--target",

@@ -10,11 +10,10 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use assert_cmd::cargo::cargo_bin;
 use edgebench::workload::coredata::BENCHMARKS;
 
 fn edgebench() -> Command {
-    Command::new(cargo_bin("edgebench"))
+    crate::common::edgebench()
 }
 
 /// Runs `edgebench ARGS`, which must succeed; returns its stdout.
@@ -174,7 +173,7 @@ fn chromium() -> Option<PathBuf> {
 
 /// Runs headless Chromium on `page` with `args`; returns (stdout, stderr).
 fn headless(browser: &Path, page: &Path, args: &[String]) -> (String, String) {
-    let out = Command::new(browser)
+    let out = crate::common::child(browser)
         .args([
             "--headless=new",
             "--no-sandbox",

@@ -8,12 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Instant;
 
-use assert_cmd::cargo::cargo_bin;
-
 use crate::common::markdown_row as row;
 
 fn edgebench() -> Command {
-    Command::new(cargo_bin("edgebench"))
+    crate::common::edgebench()
 }
 
 /// A running `edgebench coredata-service`, stopped with SIGTERM on drop.
@@ -410,7 +408,7 @@ fn schemathesis_finds_the_service_conforms_to_edgex_specification() {
     assert!(count > 0, "nothing to mend: has the specification changed?");
     let service = Service::start("embedded", None, &[]);
     let started = Instant::now();
-    let out = Command::new("schemathesis")
+    let out = crate::common::child("schemathesis")
         .args(["--no-color", "run"])
         .arg(&mended)
         .args(["--url", &format!("{}/api/v3", service.url)])

@@ -4,7 +4,6 @@
 //! the store's figure end to end (the binary's counting allocator behind the engine's INFO
 //! `used_memory`, redis-server's allocator), not a timing.
 
-use assert_cmd::cargo::cargo_bin;
 use edgebench::engine::{Engine, EngineConnection};
 use edgebench::model::Reading;
 use edgebench::store::redis::RedisStore;
@@ -72,7 +71,7 @@ fn add_reading_reports_at_least_the_data_it_stores_per_reading() {
 
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
-    let run = std::process::Command::new(cargo_bin("edgebench"))
+    let run = crate::common::edgebench()
         .args([
             "coredata",
             "--target",

@@ -101,7 +101,7 @@ fn memtier_readme_gaussian_example() {
 
 #[test]
 fn seed_populate_and_gaussian_commands() {
-    // ../shared/seeds/002: populate.
+    // memtier_benchmark's documented populate run:
     let c = parse("-s localhost -p 6379 --hide-histogram --key-maximum=1000 -n allkeys -d 500 --key-pattern=P:P --ratio=1:0")
         .unwrap();
     assert!(c.hide_histogram && c.parallel());

@@ -2,7 +2,7 @@
 //! PoC run on EdgeX's current layouts and through the `/api/v3` service.
 //!
 //! Each benchmark's call maps onto what EdgeX 3.x/4.x does for the nearest API request
-//! (`../shared/reference/edgex/storage-layouts.md` §C; `docs/service.md` has the table):
+//! (EdgeX's calls as edgexfoundry/edgex-go makes them at v4.0.2 and v3.1.1; `docs/service.md` has the table):
 //!
 //! | 2018 call | EdgeX request | store calls |
 //! |---|---|---|

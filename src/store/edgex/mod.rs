@@ -16,7 +16,7 @@
 //! - [`http`]: any core-data service, reached over HTTP on TCP or a Unix socket; the same trait,
 //!   so the conformance suite and the benchmarks run through a service as they run on a store.
 //!
-//! The reference for every layout is `../shared/reference/edgex/storage-layouts.md`.
+//! Every layout follows edgexfoundry/edgex-go's own storage code: `internal/pkg/infrastructure/postgres/` at v4.0.2 and `internal/pkg/infrastructure/redis/` at v3.1.1.
 //!
 //! # Semantics every implementation shares (the conformance suite checks them)
 //! - Lists are newest first: origin descending. Ties are in no fixed order (EdgeX's are not).
@@ -30,6 +30,7 @@
 //! - An id that names nothing is [`StoreError::NotFound`].
 
 pub mod as2018;
+pub(crate) mod sql4;
 
 use crate::edgex::{normalize_uuid, Event, Reading};
 pub use crate::store::{StoreError, StoreResult, UNLIMITED};

@@ -40,6 +40,7 @@ use crate::store::redis::records2018::{
 use crate::store::rules::{key_id, merge_event, merge_reading, stamp_event, stamp_reading};
 use crate::store::{CoreData, StoreResult, UNLIMITED};
 
+pub mod backend;
 mod batch;
 #[cfg(test)]
 mod tests;

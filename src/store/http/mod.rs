@@ -39,6 +39,7 @@
 //! when the service answers it (1024 otherwise); `/api/v3/ping` must answer, or connect fails
 //! naming the URL.
 
+pub mod backend;
 pub mod base;
 pub mod paths;
 

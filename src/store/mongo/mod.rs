@@ -28,6 +28,7 @@
 //! [`crate::store::mongo::edgex4`]), `documents` the BSON documents, `store` the queries, and
 //! `tests` the unit tests.
 
+pub mod backend;
 mod base;
 mod database;
 mod documents;

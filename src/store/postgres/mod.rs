@@ -33,6 +33,7 @@
 
 pub use crate::store::shared::redact_password;
 
+pub mod backend;
 mod config;
 mod database;
 pub mod edgex4;

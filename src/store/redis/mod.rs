@@ -9,8 +9,10 @@
 //! ([`SpawnedCluster`]: `--cluster-shards` primaries with `--cluster-replicas` replicas each,
 //! on free 127.0.0.1 ports, stopped when it drops).
 
+pub mod backend;
 mod cluster_spawn;
 pub mod edgex3;
+pub mod mini_redis;
 pub(crate) mod records2018;
 pub mod spawn;
 mod v2018;

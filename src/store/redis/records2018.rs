@@ -8,7 +8,7 @@
 //! embedded engine's keyspace. Keeping both on this one module is what makes their columns
 //! comparable: they differ only in the access path, never in what is stored.
 //!
-//! Layout, after the 2018 client at `2e866b8` (`../shared/reference/edgex-core-data.md` §3):
+//! Layout, after the 2018 client at `2e866b8` (RedisLabs/edgex-go, branch `redis_client` at 2e866b8, `core/data/clients/redis-client.go`, `RedisModels.go`):
 //! msgpack records stored under the bare id (lowercase hex: a by-id call lowercases its
 //! argument, see `key_id`) and sorted-set indexes (see `Keys`). It differs from 2018 on
 //! purpose in one place: `event:readings:<id>` holds the bare hex ids, scored by position, so

@@ -6,7 +6,7 @@
 //! depends on it.
 //!
 //! It writes the layout of [`crate::store::redis::records2018`] (the 2018 client at `2e866b8`,
-//! `../shared/reference/edgex-core-data.md` §3) the way the 2018 client did: every write one
+//! RedisLabs/edgex-go, branch `redis_client` at 2e866b8, `core/data/clients/redis-client.go`) the way the 2018 client did: every write one
 //! `MULTI … EXEC` round trip, range reads as `ZRANGE` + `MGET` ("local" mode, two round
 //! trips), and every event loading its readings with its own `ZRANGE` + `MGET`. That N+1 is
 //! what the Events benchmarks measure. It differs from 2018 on purpose in two places: the

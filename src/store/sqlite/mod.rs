@@ -2,6 +2,7 @@
 //! kind) and EdgeX 4.0's schema ([`edgex4`]), each in a private database file edgebench
 //! creates for the run (or one the user names), or in memory.
 
+pub mod backend;
 pub mod edgex4;
 mod v2018;
 

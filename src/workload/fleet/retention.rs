@@ -1,5 +1,5 @@
 //! Retention running alongside the writers, as EdgeX's core data runs it
-//! (`../shared/reference/edgex/storage-layouts.md` §A.8, §B.6), so the cost of purging shows
+//! (edgexfoundry/edgex-go: `internal/core/data/application/eventpurge.go` at v4.0.2, `reading.go` at v3.1.1), so the cost of purging shows
 //! in the writers' and readers' latency:
 //!
 //! - **age** (`--retain D`): every interval, delete the events older than D

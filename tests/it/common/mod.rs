@@ -180,3 +180,20 @@ pub fn watch_lines(
     });
     (rx, reader)
 }
+
+/// `edgebench` as a child of this test that dies with the test process
+/// (`PR_SET_PDEATHSIG`, [`child`]): an interrupted `cargo test` leaves no edgebench behind,
+/// and so none of the servers edgebench spawned (they die with edgebench).
+pub fn edgebench() -> std::process::Command {
+    child(assert_cmd::cargo::cargo_bin("edgebench"))
+}
+
+/// `program` as a child that dies with the test process: every server and client a test
+/// starts goes through here (or through edgebench's own spawns, which do the same), so
+/// Ctrl-C or a SIGKILL of the test run reaps them all. The signal follows the spawning
+/// thread: spawn from the test's own thread, which outlives the child.
+pub fn child(program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
+    let mut cmd = std::process::Command::new(program);
+    edgebench::store::redis::spawn::die_with_parent(&mut cmd);
+    cmd
+}

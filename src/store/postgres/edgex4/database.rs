@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use postgres::Config;
 
-use super::layout::DeviceInfoCache;
 use super::schema::SCHEMA;
 use super::store::Pg4Store;
+use crate::store::edgex::sql4::DeviceInfoCache;
 use crate::store::postgres::PgDatabase;
 use crate::store::StoreResult;
 

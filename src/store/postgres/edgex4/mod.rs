@@ -1,6 +1,6 @@
 //! EdgeX 4.0's PostgreSQL layout: the `core_data` schema (`device_info`, `event`, `reading`)
 //! and the statements EdgeX 4.0.2's core-data runs on it, as
-//! `../shared/reference/edgex/storage-layouts.md` §A reads them from edgex-go v4.0.2.
+//! They are edgexfoundry/edgex-go's at v4.0.2 (`internal/pkg/infrastructure/postgres/`, `internal/pkg/db/postgres/`).
 //!
 //! What is EdgeX's, unchanged: the tables, columns and indexes (and the missing ones: no key
 //! on `event` or `reading`, no index on `event.id`); the SQL text of every statement; the
@@ -41,12 +41,11 @@
 //! - **EdgeX's NullReading** (all value columns NULL) has no place in edgebench's model; a
 //!   row like that is a [`StoreError::Decode`](crate::store::StoreError::Decode).
 //!
-//! The files, by job: `schema` (the DDL and the SQL texts), `layout` (what the SQLite port
-//! shares: values, device_info keys and cache, filter clauses), `wire` (binary `uuid` and
-//! `numeric`), `store` ([`Pg4Store`]), `database` ([`Pg4Database`]), and the tests.
+//! The files, by job: `schema` (the DDL and the SQL texts), `wire` (binary `uuid` and
+//! `numeric`), `store` ([`Pg4Store`]), `database` ([`Pg4Database`]), and the tests. What the SQLite port shares with this one
+//! (values, device_info keys and cache, filter clauses) is [`crate::store::edgex::sql4`].
 
 mod database;
-pub(crate) mod layout;
 mod schema;
 mod store;
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! bookkeeping table and advisory lock are left out: they guard EdgeX's startup, not a
 //! request.
 
-use super::layout::Dialect;
+use crate::store::edgex::sql4::Dialect;
 
 /// PostgreSQL's spelling of the shared statements.
 pub(super) const DIALECT: Dialect = Dialect {

@@ -13,13 +13,13 @@ use postgres::types::{Json, ToSql, Type};
 use postgres::{Client, Row, Statement};
 use serde_json::Value;
 
-use super::layout::{
-    filter_values, stored_key, DeviceInfo, DeviceInfoCache, EventRow, FilterValue, ReadingRow,
-    Shape, SharedSql, ValueColumns,
-};
 use super::schema::*;
 use super::wire::{Numeric, Uuid};
 use crate::edgex::{now_ns, Event, Reading};
+use crate::store::edgex::sql4::{
+    filter_values, stored_key, DeviceInfo, DeviceInfoCache, EventRow, FilterValue, ReadingRow,
+    Shape, SharedSql, ValueColumns,
+};
 use crate::store::edgex::{Behaviour, Doomed, EventStore, Filter, Page};
 use crate::store::postgres::schema_bytes;
 use crate::store::shared::chain;

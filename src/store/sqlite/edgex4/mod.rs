@@ -1,7 +1,7 @@
 //! EdgeX 4.0's PostgreSQL schema and statements ported to SQLite, in process.
 //!
 //! EdgeX has no SQLite layout. This is its 4.0.2 `core_data` schema
-//! (`../shared/reference/edgex/storage-layouts.md` §A) with the same tables, columns,
+//! (edgexfoundry/edgex-go at v4.0.2, `internal/pkg/infrastructure/postgres/`) with the same tables, columns,
 //! indexes and statements as [`crate::store::postgres::edgex4`], spelled in SQLite's dialect, so
 //! the in-process SQL column of a benchmark does the work EdgeX 4.0 asks of PostgreSQL:
 //! device_info rows and their cache, the event and its readings in one transaction, no
@@ -32,7 +32,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::store::postgres::edgex4::layout::DeviceInfoCache;
+use crate::store::edgex::sql4::DeviceInfoCache;
 use crate::store::sqlite::SqliteDatabase;
 use crate::store::StoreResult;
 pub use store::Sqlite4Store;

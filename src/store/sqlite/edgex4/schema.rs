@@ -14,7 +14,7 @@
 //! readings must come back as they were sent. SQLite's arithmetic (`SUM`, `AVG`, as EdgeX's
 //! aggregate queries use) still reads numbers out of the text.
 
-use crate::store::postgres::edgex4::layout::Dialect;
+use crate::store::edgex::sql4::Dialect;
 
 /// SQLite's spelling of the shared statements.
 pub(super) const DIALECT: Dialect = Dialect {

@@ -9,11 +9,11 @@ use serde_json::Value;
 
 use super::schema::*;
 use crate::edgex::{normalize_uuid, now_ns, Event, Reading};
-use crate::store::edgex::{Behaviour, Doomed, EventStore, Filter, Page};
-use crate::store::postgres::edgex4::layout::{
+use crate::store::edgex::sql4::{
     filter_values, stored_key, DeviceInfo, DeviceInfoCache, EventRow, FilterValue, ReadingRow,
     Shape, SharedSql, ValueColumns,
 };
+use crate::store::edgex::{Behaviour, Doomed, EventStore, Filter, Page};
 use crate::store::sqlite::{backend_error, database_bytes, fix_for, one_line};
 use crate::store::{StoreError, StoreResult, UNLIMITED};
 

@@ -1,4 +1,4 @@
-//! What the two ports of EdgeX 4.0's schema share ([`super`] on PostgreSQL,
+//! What the two ports of EdgeX 4.0's schema share ([`crate::store::postgres::edgex4`] on PostgreSQL,
 //! [`crate::store::sqlite::edgex4`] on SQLite): how a reading's value is spread over the value
 //! columns and read back (storage-layouts.md §A.4), the `device_info` rows and the cache that
 //! resolves them to ids (§A.5), and the `WHERE` clauses of the filtered counts and lists
