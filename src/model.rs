@@ -10,6 +10,9 @@
 //! enough not to wrap within a run). The Redis layout relies on it: members of a zset with
 //! equal scores come back in lexicographic, hence insertion, order.
 
+#[doc(hidden)]
+pub mod testing;
+
 use std::fmt;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;

@@ -16,6 +16,8 @@
 //! its value type. Stores may rely on it.
 
 pub mod dto;
+#[doc(hidden)]
+pub mod testing;
 
 use serde_json::{Map, Value};
 

@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 use self::double::{opener, Shared};
 use super::{ServiceConfig, ServiceHandle};
 use crate::edgex::dto::{AddEventRequest, EventDto};
+use crate::edgex::testing::{event, reading, simple, typed, T0};
 use crate::edgex::{Event, Reading, ReadingValue};
 use crate::store::edgex::{Doomed, EventStore, Filter, Page};
 use crate::store::http::{HttpBase, HttpStore, Reply};
@@ -67,31 +68,20 @@ impl Fixture {
     }
 }
 
-/// An event of `device` at `origin` with readings `temp` and `hum` (one ns apart).
-fn event(device: &str, origin: i64) -> Event {
+/// An event of `device` at `origin` with Float64 readings `temp` and `hum` (one ns apart).
+fn temp_and_hum(device: &str, origin: i64) -> Event {
     let reading = |resource: &str, at: i64, value: &str| Reading {
-        id: crate::edgex::new_uuid(),
-        origin: at,
-        device_name: device.to_string(),
-        resource_name: resource.to_string(),
-        profile_name: "p".to_string(),
-        value_type: "Float64".to_string(),
         units: "C".to_string(),
-        tags: None,
-        value: ReadingValue::Simple(value.to_string()),
+        ..typed("Float64", reading(device, resource, at, simple(value)))
     };
-    Event {
-        id: crate::edgex::new_uuid(),
-        device_name: device.to_string(),
-        profile_name: "p".to_string(),
-        source_name: "s".to_string(),
+    event(
+        device,
         origin,
-        readings: vec![
+        vec![
             reading("temp", origin, "21.5"),
             reading("hum", origin + 1, "40"),
         ],
-        tags: None,
-    }
+    )
 }
 
 fn request_body(e: &Event) -> Vec<u8> {
@@ -169,13 +159,15 @@ fn refused(reply: &Reply) -> (u16, String) {
     (reply.status, body["message"].as_str().unwrap().to_string())
 }
 
-const T0: i64 = 1_700_000_000_000_000_000;
-
 #[test]
 fn every_route_answers_with_the_spec_status_and_fields() {
     let fx = Fixture::start(ServiceConfig::default());
     let mut c = fx.tcp();
-    let events = [event("d1", T0), event("d1", T0 + 10), event("d2", T0 + 20)];
+    let events = [
+        temp_and_hum("d1", T0),
+        temp_and_hum("d1", T0 + 10),
+        temp_and_hum("d2", T0 + 20),
+    ];
     for e in &events {
         let reply = add(&mut c, e);
         let body = json_of(&reply);
@@ -334,9 +326,9 @@ fn each_error_is_answered_and_writes_nothing() {
     };
     let fx = Fixture::start(cfg);
     let mut c = fx.tcp();
-    let stored = event("d1", T0);
+    let stored = temp_and_hum("d1", T0);
     assert_eq!(add(&mut c, &stored).status, 201);
-    let fresh = event("d1", T0 + 1);
+    let fresh = temp_and_hum("d1", T0 + 1);
     let path = add_path(&fresh);
     let body = request_body(&fresh);
 
@@ -354,7 +346,7 @@ fn each_error_is_answered_and_writes_nothing() {
     assert_eq!(status, 400);
     assert!(message.contains("text/plain"), "{message}");
 
-    let other_device = "/api/v3/event/svc/p/d9/s";
+    let other_device = "/api/v3/event/svc/profile/d9/source";
     let (status, message) = refused(&post(&mut c, other_device, None, body.clone()));
     assert_eq!(
         (status, message.as_str()),
@@ -498,7 +490,7 @@ fn an_oversized_chunked_body_is_refused_without_a_length() {
 fn a_cbor_event_is_stored_and_read_back_as_json() {
     let fx = Fixture::start(ServiceConfig::default());
     let mut c = fx.unix();
-    let mut e = event("cam", T0);
+    let mut e = temp_and_hum("cam", T0);
     e.readings[0].value_type = "Binary".into();
     e.readings[0].value = ReadingValue::Binary {
         data: vec![0xff, 0x00, 0x10],
@@ -533,7 +525,7 @@ fn paging_defaults_to_20_and_minus_one_means_max_result_count() {
     let fx = Fixture::start(cfg);
     let mut c = fx.tcp();
     for i in 0..25 {
-        assert_eq!(add(&mut c, &event("d", T0 + i)).status, 201);
+        assert_eq!(add(&mut c, &temp_and_hum("d", T0 + i)).status, 201);
     }
     let page = |c: &mut HttpStore, query: &str| {
         let body = ok(c, &format!("/api/v3/event/all{query}"));
@@ -573,7 +565,7 @@ fn without_persist_data_an_event_is_answered_and_not_stored() {
     };
     let fx = Fixture::start(cfg);
     let mut c = fx.tcp();
-    let e = event("d", T0);
+    let e = temp_and_hum("d", T0);
     let reply = add(&mut c, &e);
     assert_eq!(reply.status, 201);
     assert_eq!(json_of(&reply)["id"], e.id.as_str());
@@ -609,7 +601,7 @@ fn stop_lets_the_request_in_flight_finish() {
     let fx = Fixture::start(ServiceConfig::default());
     *fx.shared.add_delay.lock().unwrap() = Duration::from_millis(300);
     let mut c = fx.tcp();
-    let e = event("d", T0);
+    let e = temp_and_hum("d", T0);
     let in_flight = std::thread::spawn(move || add(&mut c, &e).status);
     std::thread::sleep(Duration::from_millis(100));
     let mut fx = fx;
@@ -627,7 +619,7 @@ fn stores_are_pooled_not_opened_per_request() {
     let fx = Fixture::start(ServiceConfig::default());
     let mut c = fx.tcp();
     for i in 0..5 {
-        assert_eq!(add(&mut c, &event("d", T0 + i)).status, 201);
+        assert_eq!(add(&mut c, &temp_and_hum("d", T0 + i)).status, 201);
         ok(&mut c, "/api/v3/event/count");
     }
     assert_eq!(*fx.shared.opened.lock().unwrap(), 1);
@@ -655,7 +647,11 @@ fn binding_a_busy_address_names_it_and_the_fix() {
 fn round_trip(client: &mut HttpStore) {
     assert_eq!(client.max_result_count(), 77);
     client.scrub().unwrap();
-    let events = [event("d1", T0), event("d1", T0 + 10), event("d2", T0 + 20)];
+    let events = [
+        temp_and_hum("d1", T0),
+        temp_and_hum("d1", T0 + 10),
+        temp_and_hum("d2", T0 + 20),
+    ];
     for e in &events {
         client.add_event(e).unwrap();
     }
@@ -722,7 +718,9 @@ fn round_trip(client: &mut HttpStore) {
     client.delete_events(Doomed::Device("d2")).unwrap();
     assert_eq!(client.event_count(Filter::all()).unwrap(), 1);
     // An event from the future survives DELETE /event/age/0; scrub removes it all the same.
-    client.add_event(&event("later", i64::MAX / 2)).unwrap();
+    client
+        .add_event(&temp_and_hum("later", i64::MAX / 2))
+        .unwrap();
     client.scrub().unwrap();
     assert_eq!(client.event_count(Filter::all()).unwrap(), 0);
     let err = client.get("/api/v3/event/all?limit=78").unwrap();

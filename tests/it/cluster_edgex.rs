@@ -10,53 +10,38 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use edgebench::edgex::{self, Event, Reading};
+use edgebench::edgex::testing;
+use edgebench::edgex::{Event, Reading};
 use edgebench::store::edgex::{EventStore, Filter, Page};
 use edgebench::target::{connect, parse_targets, set_cluster_shape, Endpoint, Layout, Target};
 use edgebench::transport::cluster::slots::{hash_slot, SLOTS};
 
 use crate::common;
+use crate::common::cluster::SharedCluster;
 
-/// A spawned cluster of three primaries without replicas, in EdgeX 3.1's layout.
-fn cluster_edgex3() -> Target {
-    common::require_redis_server();
-    let mut specs = parse_targets(&["redis-cluster".to_string()]).unwrap();
-    set_cluster_shape(&mut specs, Some(3), Some(0)).unwrap();
+/// EdgeX 3.1's layout on the shared cluster (three primaries without replicas, empty), and
+/// the turn on it, held until it drops.
+fn cluster_edgex3() -> (Target, SharedCluster) {
+    let cluster = SharedCluster::take();
+    let mut specs = parse_targets(&[cluster.item()]).unwrap();
     specs[0].layout = Layout::EdgeX3;
-    Target::start(&specs[0]).unwrap_or_else(|e| panic!("{e}"))
+    let target = Target::start(&specs[0]).unwrap_or_else(|e| panic!("{e}"));
+    (target, cluster)
 }
 
 fn conn(node: &Endpoint) -> redis::Connection {
     connect(node, Duration::from_secs(2)).unwrap_or_else(|e| panic!("{node}: {e}"))
 }
 
-/// An Int64 reading with value 1 (the conformance suite's builder).
+/// An Int64 reading with value 1.
 fn reading(device: &str, resource: &str, origin: i64) -> Reading {
-    crate::edgex_conformance::reading(
-        device,
-        resource,
-        origin,
-        crate::edgex_conformance::simple("1"),
-    )
-}
-
-fn event(device: &str, origin: i64, readings: Vec<Reading>) -> Event {
-    Event {
-        id: edgex::new_uuid(),
-        device_name: device.to_string(),
-        profile_name: "profile".to_string(),
-        source_name: "source".to_string(),
-        origin,
-        readings,
-        tags: None,
-    }
+    testing::reading(device, resource, origin, testing::simple("1"))
 }
 
 /// Every key of the cluster with its slot as the node holding it computes it.
-fn keys_and_slots(target: &Target) -> BTreeMap<String, u16> {
-    let primaries = target.spawned_cluster().expect("a spawned cluster").seeds();
+fn keys_and_slots(cluster: &SharedCluster) -> BTreeMap<String, u16> {
     let mut slot_of = BTreeMap::new();
-    for node in &primaries {
+    for node in cluster.seeds() {
         let mut c = conn(node);
         let keys: Vec<String> = redis::cmd("KEYS").arg("*").query(&mut c).unwrap();
         for key in keys {
@@ -85,7 +70,7 @@ fn devices_in_two_partitions() -> (String, String) {
 
 #[test]
 fn edgex3_keys_of_one_event_share_the_slot_of_its_device() {
-    let target = cluster_edgex3();
+    let (target, cluster) = cluster_edgex3();
     let mut store = target.open_event_store().unwrap_or_else(|e| panic!("{e}"));
     store.scrub().unwrap();
     let mut events = Vec::new();
@@ -94,11 +79,11 @@ fn edgex3_keys_of_one_event_share_the_slot_of_its_device() {
         let readings = (0..3)
             .map(|i| reading(&device, &format!("r{i}"), 1_000 + d))
             .collect();
-        let e = event(&device, 1_000 + d, readings);
+        let e = testing::event(&device, 1_000 + d, readings);
         store.add_event(&e).unwrap();
         events.push(e);
     }
-    let slot_of = keys_and_slots(&target);
+    let slot_of = keys_and_slots(&cluster);
     let slot = |name: &str| -> u16 {
         let found: Vec<u16> = slot_of
             .iter()
@@ -142,18 +127,18 @@ fn edgex3_keys_of_one_event_share_the_slot_of_its_device() {
     assert!(partitions.len() > 3, "{partitions:?}");
     store.scrub().unwrap();
     assert!(
-        keys_and_slots(&target).is_empty(),
+        keys_and_slots(&cluster).is_empty(),
         "the scrub leaves nothing"
     );
 }
 
 #[test]
 fn edgex3_on_a_cluster_finds_a_reading_of_another_partitions_device() {
-    let target = cluster_edgex3();
+    let (target, cluster) = cluster_edgex3();
     let mut store = target.open_event_store().unwrap_or_else(|e| panic!("{e}"));
     store.scrub().unwrap();
     let (a, b) = devices_in_two_partitions();
-    let e = event(
+    let e = testing::event(
         &a,
         5_000,
         vec![reading(&a, "temp", 5_000), reading(&b, "temp", 5_000)],
@@ -177,20 +162,24 @@ fn edgex3_on_a_cluster_finds_a_reading_of_another_partitions_device() {
     assert_eq!(store.reading_count(Filter::device(&b)).unwrap(), 0);
     assert_eq!(store.reading_count(both).unwrap(), 0);
     assert_eq!(store.reading_count(Filter::all()).unwrap(), 0);
-    assert!(keys_and_slots(&target).is_empty(), "nothing is left behind");
+    assert!(
+        keys_and_slots(&cluster).is_empty(),
+        "nothing is left behind"
+    );
 }
 
 #[test]
 fn edgex3_on_a_cluster_takes_an_id_whose_directory_entry_names_no_event() {
-    let target = cluster_edgex3();
+    let (target, cluster) = cluster_edgex3();
     let mut store = target.open_event_store().unwrap_or_else(|e| panic!("{e}"));
     store.scrub().unwrap();
-    let e = event("device-x", 7_000, vec![reading("device-x", "temp", 7_000)]);
+    let e = testing::event("device-x", 7_000, vec![reading("device-x", "temp", 7_000)]);
     // What an add leaves when it claimed the id and then lost its connection before EXEC.
-    let node = target.spawned_cluster().unwrap().seeds();
-    let mut any =
-        edgebench::transport::cluster::ClusterConnection::connect(&node, Duration::from_secs(2))
-            .unwrap();
+    let mut any = edgebench::transport::cluster::ClusterConnection::connect(
+        cluster.seeds(),
+        Duration::from_secs(2),
+    )
+    .unwrap();
     redis::cmd("SET")
         .arg(format!("cd|dir:{{{}}}", e.id))
         .arg(9)
@@ -207,7 +196,10 @@ fn edgex3_on_a_cluster_takes_an_id_whose_directory_entry_names_no_event() {
         Err(edgebench::store::StoreError::Duplicate { .. })
     ));
     store.delete_event_by_id(&e.id).unwrap();
-    assert!(keys_and_slots(&target).is_empty(), "nothing is left behind");
+    assert!(
+        keys_and_slots(&cluster).is_empty(),
+        "nothing is left behind"
+    );
 }
 
 fn edgebench(dir: &Path) -> Command {
@@ -277,7 +269,7 @@ fn edgex3_on_a_cluster_with_wait_waits_after_each_write() {
     let events: Vec<Event> = (0..10)
         .map(|d| {
             let device = format!("device{d}");
-            event(&device, 100 + d, vec![reading(&device, "r", 100 + d)])
+            testing::event(&device, 100 + d, vec![reading(&device, "r", 100 + d)])
         })
         .collect();
     for e in &events {

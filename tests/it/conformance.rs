@@ -68,7 +68,7 @@ macro_rules! conformance_suite {
 
 conformance_suite!(redis_tcp, || common::spawned_redis("redis-tcp"));
 conformance_suite!(redis_uds, || common::spawned_redis("redis-uds"));
-conformance_suite!(redis_cluster, common::spawned_cluster);
+conformance_suite!(redis_cluster, common::shared_cluster);
 // A replica, WAIT after every write, and the append-only file fsynced on every write: the
 // same results as a single scratch server.
 conformance_suite!(redis_tcp_replica_wait, || common::spawned_redis(
@@ -93,6 +93,7 @@ conformance_suite!(pg_uds, common::postgres::pg_uds);
 mod checks {
     use std::fmt::Debug;
 
+    use edgebench::model::testing::{event, reading};
     use edgebench::model::{is_object_id, now_ms, Event, ObjectId, Reading};
     use edgebench::store::{CoreData, StoreError, StoreResult, UNLIMITED};
 
@@ -124,26 +125,6 @@ mod checks {
         match err(result) {
             StoreError::InvalidId(i) if i == id => {}
             other => panic!("expected InvalidId({id:?}), got {other:?}"),
-        }
-    }
-
-    fn reading(device: &str, name: &str, created: i64) -> Reading {
-        Reading {
-            device: device.into(),
-            name: name.into(),
-            value: format!("{name}@{created}"),
-            created,
-            ..Reading::default()
-        }
-    }
-
-    /// An event whose readings take the event's device (their own is empty).
-    fn event(device: &str, created: i64, names: &[&str]) -> Event {
-        Event {
-            device: device.into(),
-            created,
-            readings: names.iter().map(|n| reading("", n, 0)).collect(),
-            ..Event::default()
         }
     }
 

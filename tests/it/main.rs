@@ -24,6 +24,7 @@ mod kv;
 mod kv_cluster;
 mod kv_gen;
 mod kv_stall;
+mod mongo4_queries;
 mod multihost;
 mod perf_bundle;
 mod perf_config;

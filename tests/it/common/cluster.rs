@@ -2,6 +2,12 @@
 //! `--target redis-cluster` spawns them ([`SpawnedCluster`]: free ports, a temporary directory
 //! each, the slots split evenly, ready once every node says `cluster_state:ok`), with what the
 //! kv cluster tests need to look at it. Dropping it stops the servers.
+//!
+//! And [`SharedCluster`]: the one cluster of the process that the checks needing only an
+//! empty cluster take turns on, instead of spawning one each.
+
+use std::sync::{mpsc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::Duration;
 
 use edgebench::store::redis::{ClusterShape, SpawnedCluster};
 use edgebench::target::Endpoint;
@@ -108,4 +114,108 @@ impl RedisCluster {
             .query(&mut node.connection())
             .unwrap_or_else(|e| panic!("CLUSTER SETSLOT {slot} {state} {id}: {e}"));
     }
+}
+
+// ---- the shared cluster ----
+
+/// The cluster the conformance checks share: spawning one takes seconds (six `redis-server`s
+/// assembled and waited for), and the checks that need a cluster only need an empty one.
+/// One check holds it at a time ([`TURN`]), and it is emptied and found empty before each.
+///
+/// Its nodes are spawned by a keeper thread that lives as long as the process, because
+/// PDEATHSIG follows the spawning thread (a test's thread ends with its test); an `atexit`
+/// hook stops them and removes their directories, and a killed test process takes them
+/// with it.
+static KEPT: Mutex<Option<SpawnedCluster>> = Mutex::new(None);
+/// The shared cluster's primaries, once spawned, or why it could not be.
+static SEEDS: OnceLock<Result<Vec<Endpoint>, String>> = OnceLock::new();
+/// Held by the one check using the shared cluster.
+static TURN: Mutex<()> = Mutex::new(());
+
+/// A turn on the shared cluster (three primaries, no replicas): empty when it is handed out,
+/// and the caller's alone until it drops.
+pub struct SharedCluster {
+    seeds: Vec<Endpoint>,
+    _turn: MutexGuard<'static, ()>,
+}
+
+impl SharedCluster {
+    /// Waits for the shared cluster (starting it on first use), empties every primary and
+    /// checks that each holds no key, so a check cannot pass on another's data.
+    pub fn take() -> SharedCluster {
+        super::require_redis_server();
+        let seeds = match SEEDS.get_or_init(spawn_kept) {
+            Ok(seeds) => seeds.clone(),
+            Err(e) => panic!("{e}"),
+        };
+        // A check that failed holding the turn poisoned it; the next one scrubs anyway.
+        let turn = TURN.lock().unwrap_or_else(PoisonError::into_inner);
+        for node in &seeds {
+            let mut conn = edgebench::target::connect(node, Duration::from_secs(5))
+                .unwrap_or_else(|e| panic!("{node}: {e}"));
+            let _: () = redis::cmd("FLUSHALL")
+                .query(&mut conn)
+                .unwrap_or_else(|e| panic!("FLUSHALL on {node}: {e}"));
+            let keys: u64 = redis::cmd("DBSIZE")
+                .query(&mut conn)
+                .unwrap_or_else(|e| panic!("DBSIZE on {node}: {e}"));
+            assert_eq!(keys, 0, "{node} still holds keys after FLUSHALL");
+        }
+        SharedCluster { seeds, _turn: turn }
+    }
+
+    /// The primaries, in slot order.
+    pub fn seeds(&self) -> &[Endpoint] {
+        &self.seeds
+    }
+
+    /// The `--target` item that names it: `redis-cluster://127.0.0.1:P1,…`.
+    pub fn item(&self) -> String {
+        let nodes: Vec<String> = self
+            .seeds
+            .iter()
+            .map(|s| s.to_string().trim_start_matches("redis://").to_string())
+            .collect();
+        format!("redis-cluster://{}", nodes.join(","))
+    }
+}
+
+/// Spawns the shared cluster from its keeper thread and returns its primaries.
+fn spawn_kept() -> Result<Vec<Endpoint>, String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("redis-cluster-keeper".into())
+        .spawn(move || {
+            let shape = ClusterShape {
+                shards: 3,
+                replicas: 0,
+                ..ClusterShape::default()
+            };
+            match SpawnedCluster::spawn(shape, &[]) {
+                Ok(cluster) => {
+                    let seeds = cluster.seeds();
+                    *KEPT.lock().unwrap_or_else(PoisonError::into_inner) = Some(cluster);
+                    // SAFETY: registers a plain `extern "C" fn()`; it runs once, at exit.
+                    unsafe {
+                        libc::atexit(stop_at_exit);
+                    }
+                    let _ = tx.send(Ok(seeds));
+                    loop {
+                        std::thread::park();
+                    }
+                }
+                Err(e) => {
+                    let _ = tx.send(Err(format!("cannot spawn the shared cluster: {e}")));
+                }
+            }
+        })
+        .map_err(|e| format!("cannot start the cluster keeper thread: {e}"))?;
+    rx.recv()
+        .map_err(|_| "the cluster keeper thread ended before reporting".to_string())?
+}
+
+/// `atexit` hook: stops the shared cluster's nodes and removes their directories.
+extern "C" fn stop_at_exit() {
+    let cluster = KEPT.lock().unwrap_or_else(PoisonError::into_inner).take();
+    drop(cluster);
 }

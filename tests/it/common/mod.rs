@@ -2,7 +2,10 @@
 //! alive for exactly one test.
 //!
 //! Every backend a test opens is its own: a spawned server on a free port or a private
-//! socket, so tests run in parallel without seeing each other's data. CI needs the servers
+//! socket, so tests run in parallel without seeing each other's data. The one exception is
+//! the Redis Cluster of the conformance suites, which takes seconds to spawn: the tests take
+//! turns on one shared cluster, emptied and checked empty before each
+//! ([`cluster::SharedCluster`]). CI needs the servers
 //! installed, and a missing server fails the test with the fix rather than skipping it.
 
 pub mod cluster;
@@ -48,17 +51,15 @@ pub fn spawned_redis(target: &str) -> Backend {
     Backend::new(store, target)
 }
 
-/// A fresh private Redis Cluster started the way `--target redis-cluster` starts it, with
-/// three primaries and no replicas (replicas change nothing a store sees, and take time to
-/// sync), and a store on it. Stopped when the backend drops.
-pub fn spawned_cluster() -> Backend {
-    require_redis_server();
-    let mut specs = parse_targets(&["redis-cluster".to_string()]).unwrap_or_else(|e| panic!("{e}"));
-    edgebench::target::set_cluster_shape(&mut specs, Some(3), Some(0))
-        .unwrap_or_else(|e| panic!("{e}"));
-    let target = Target::start(&specs[0]).unwrap_or_else(|e| panic!("{e}"));
+/// A store on the shared Redis Cluster ([`cluster::SharedCluster`]: three primaries, no
+/// replicas, emptied for this test and held by it until the backend drops). Replicas change
+/// nothing a store sees, and take time to sync.
+pub fn shared_cluster() -> Backend {
+    let cluster = cluster::SharedCluster::take();
+    let target = start(&cluster.item());
     let store = target.open_store().unwrap_or_else(|e| panic!("{e}"));
-    Backend::new(store, target)
+    // Dropped in order: the store, then the target's connections, then the turn.
+    Backend::new(store, (target, cluster))
 }
 
 /// A store on a fresh target that needs no external server (`embedded`, `embedded-tcp`,
@@ -111,9 +112,12 @@ pub fn require_redis_server() {
 
 /// An EdgeX 3/4 store under test, and the target that must outlive it.
 pub struct EdgexBackend {
-    // Declared first so it drops first.
+    // Declared first so it drops first, then the target, then the cluster turn.
     store: Box<dyn edgebench::store::edgex::EventStore>,
     _target: Target,
+    _cluster: Option<cluster::SharedCluster>,
+    service: bool,
+    secantus: bool,
 }
 
 impl EdgexBackend {
@@ -121,23 +125,35 @@ impl EdgexBackend {
     pub fn store(&mut self) -> &mut dyn edgebench::store::edgex::EventStore {
         &mut *self.store
     }
+
+    /// Whether the store is a core-data service in front of the store (`--via http-…`).
+    pub fn is_service(&self) -> bool {
+        self.service
+    }
+
+    /// Whether the data lives in SecantusDB ([`mongo`]), the MongoDB stand-in CI runs, which
+    /// differs from `mongod` where the conformance suite can see it: it reports every
+    /// collection's size as 0, and a `$gte` bound on `origin` walking a compound index
+    /// (`{deviceName: 1, origin: -1, _id: -1}`) leaves out the documents at the bound.
+    pub fn is_on_secantus(&self) -> bool {
+        self.secantus
+    }
 }
 
 /// The `--target` item `item` in `--layout layout`, reached `--via via` (`direct`,
 /// `http-tcp`, `http-uds`: the service started in this process in front of the store), as a
 /// run starts it. Needs redis-server or PostgreSQL where the item does, and fails without.
+/// `redis-cluster` is the shared cluster ([`cluster::SharedCluster`]), held until the backend
+/// drops.
 pub fn edgex(item: &str, layout: &str, via: &str) -> EdgexBackend {
     if item.starts_with("redis-") {
         require_redis_server();
     }
-    let mut spec = spec(item);
-    if item.starts_with("redis-cluster") {
-        // Three primaries without replicas, as `spawned_cluster`.
-        let mut specs = vec![spec];
-        edgebench::target::set_cluster_shape(&mut specs, Some(3), Some(0))
-            .unwrap_or_else(|e| panic!("{e}"));
-        spec = specs.pop().expect("one spec");
-    }
+    let cluster = (item == "redis-cluster").then(cluster::SharedCluster::take);
+    let mut spec = match &cluster {
+        Some(cluster) => spec(&cluster.item()),
+        None => spec(item),
+    };
     spec.layout = edgebench::target::Layout::parse(layout)
         .and_then(|l| l.first().copied())
         .unwrap_or_else(|| panic!("unknown layout {layout}"));
@@ -151,6 +167,9 @@ pub fn edgex(item: &str, layout: &str, via: &str) -> EdgexBackend {
     EdgexBackend {
         store,
         _target: target,
+        _cluster: cluster,
+        service: via != "direct",
+        secantus: item.starts_with("mongodb://"),
     }
 }
 

@@ -9,6 +9,7 @@ use serde_json::json;
 use super::documents::{EventIn, EventOut, ReadingIn, ReadingOut, StoredIds};
 use super::store::query;
 use super::{EVENTS, READINGS};
+use crate::edgex::testing::{event, reading, tags, typed, T0};
 use crate::edgex::{Event, Reading, ReadingValue};
 use crate::store::edgex::Filter;
 use crate::store::mongo::{decode, encode};
@@ -16,40 +17,23 @@ use crate::store::StoreError;
 
 const EVENT_ID: &str = "563513B3-F020-46FA-AE44-0FDD1D129185";
 
-fn reading(id: &str, value_type: &str, value: ReadingValue) -> Reading {
+/// A reading of device `d` at [`T0`] with the given id, resource named after its value type.
+fn with_id(id: &str, value_type: &str, value: ReadingValue) -> Reading {
+    let resource = value_type.to_lowercase();
     Reading {
         id: id.to_string(),
-        origin: 1_700_000_000_000_000_000,
-        device_name: "d".to_string(),
-        resource_name: value_type.to_lowercase(),
-        profile_name: "p".to_string(),
-        value_type: value_type.to_string(),
-        units: String::new(),
-        tags: None,
-        value,
-    }
-}
-
-fn event(readings: Vec<Reading>) -> Event {
-    Event {
-        id: EVENT_ID.to_string(),
-        device_name: "d".to_string(),
-        profile_name: "p".to_string(),
-        source_name: "s".to_string(),
-        origin: 1_700_000_000_000_000_000,
-        readings,
-        tags: json!({"Gateway": "G-1", "n": 25.5}).as_object().cloned(),
+        ..typed(value_type, reading("d", &resource, T0, value))
     }
 }
 
 fn every_kind() -> Event {
-    event(vec![
-        reading(
+    let readings = vec![
+        with_id(
             "00000000-0000-4000-8000-000000000002",
             "Int64",
             ReadingValue::Simple("42".into()),
         ),
-        reading(
+        with_id(
             "00000000-0000-4000-8000-000000000001",
             "Binary",
             ReadingValue::Binary {
@@ -57,17 +41,22 @@ fn every_kind() -> Event {
                 media_type: "image/png".into(),
             },
         ),
-        reading(
+        with_id(
             "00000000-0000-4000-8000-00000000000A",
             "Object",
             ReadingValue::Object(json!({"a": [1, -2, 3.5], "b": {"c": null}})),
         ),
-        reading(
+        with_id(
             "00000000-0000-4000-8000-000000000003",
             "ObjectArray",
             ReadingValue::Object(json!([{"x": 1}, "y"])),
         ),
-    ])
+    ];
+    Event {
+        id: EVENT_ID.to_string(),
+        tags: tags(json!({"Gateway": "G-1", "n": 25.5})),
+        ..event("d", T0, readings)
+    }
 }
 
 #[test]

@@ -1,13 +1,15 @@
-//! Tests of the SQLite port: the shared checks of both ports on every kind of database,
-//! the ported schema (EdgeX 4.0.2's columns and index names), the device_info rows of the
+//! What only the SQLite port has (its answers are the conformance suite's,
+//! `tests/it/edgex_conformance.rs`): a repeated event id stored twice ([`suite`]) on every kind
+//! of database, the ported schema (EdgeX 4.0.2's columns and index names), the device_info rows of the
 //! 2018 dataset, the shared cache, and values kept as sent.
 
 use rusqlite::Connection;
 
 use super::*;
+use crate::edgex::testing::{event, reading, simple, typed, OrPanic};
 use crate::edgex::ReadingValue;
 use crate::store::edgex::{Doomed, EventStore, Filter};
-use crate::store::postgres::edgex4::suite::{self, OrPanic, CHECKS};
+use crate::store::postgres::edgex4::suite;
 
 fn strings(conn: &Connection, sql: &str) -> Vec<Vec<String>> {
     let mut stmt = conn.prepare(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
@@ -33,22 +35,12 @@ fn strings(conn: &Connection, sql: &str) -> Vec<Vec<String>> {
 }
 
 #[test]
-fn passes_the_shared_checks_in_memory() {
-    for (name, check) in CHECKS {
-        let database = Sqlite4Database::memory().or_panic();
+fn checks_no_event_ids_and_keeps_no_reading_ids() {
+    for database in [Sqlite4Database::memory(), Sqlite4Database::temp()] {
+        let database = database.or_panic();
         let mut store = database.open_store().or_panic();
-        eprintln!("sqlite4 memory: {name}");
-        check(&mut store);
-    }
-}
-
-#[test]
-fn passes_the_shared_checks_in_a_wal_file() {
-    for (name, check) in CHECKS {
-        let database = Sqlite4Database::temp().or_panic();
-        let mut store = database.open_store().or_panic();
-        eprintln!("sqlite4 file: {name}");
-        check(&mut store);
+        suite::has_edgex4_behaviour(&store);
+        suite::duplicate_ids_are_stored_twice(&mut store);
     }
 }
 
@@ -146,9 +138,9 @@ fn numeric_values_are_stored_as_text_as_sent() {
     let values = ["1.50", "1.5e+01", "18446744073709551615", "-0", "42"];
     let readings = values
         .iter()
-        .map(|v| suite::reading("d", "r", "Float64", ReadingValue::Simple(v.to_string())))
+        .map(|v| typed("Float64", reading("d", "r", 1, simple(v))))
         .collect();
-    let e = suite::event("d", 1, readings);
+    let e = event("d", 1, readings);
     store.add_event(&e).or_panic();
     let stored = strings(
         store.connection(),
@@ -169,18 +161,18 @@ fn numeric_values_are_stored_as_text_as_sent() {
 fn stores_share_the_cache_and_a_reopened_file_fills_it_from_the_table() {
     let dir = tempfile::tempdir().or_panic();
     let path = dir.path().join("edgex4.db");
-    let reading = |v: &str| suite::reading("d", "r", "Int64", ReadingValue::Simple(v.into()));
+    let reading = |origin: i64, v: &str| reading("d", "r", origin, simple(v));
     {
         let database = Sqlite4Database::file(&path).or_panic();
         let (mut a, mut b) = (
             database.open_store().or_panic(),
             database.open_store().or_panic(),
         );
-        a.add_event(&suite::event("d", 1, vec![reading("1")]))
+        a.add_event(&event("d", 1, vec![reading(1, "1")]))
             .or_panic();
         // `b` deletes the device; `a` must not reuse the deleted rows' ids.
         b.delete_events(Doomed::Device("d")).or_panic();
-        a.add_event(&suite::event("d", 2, vec![reading("2")]))
+        a.add_event(&event("d", 2, vec![reading(2, "2")]))
             .or_panic();
         assert_eq!(b.event_count(Filter::device("d")).ok(), Some(1));
         assert_eq!(b.reading_count(Filter::resource("r")).ok(), Some(1));
@@ -191,7 +183,7 @@ fn stores_share_the_cache_and_a_reopened_file_fills_it_from_the_table() {
     let mut store = database.open_store().or_panic();
     assert_eq!(store.cached_device_infos(), 2);
     store
-        .add_event(&suite::event("d", 3, vec![reading("3")]))
+        .add_event(&event("d", 3, vec![reading(3, "3")]))
         .or_panic();
     let n = strings(store.connection(), "SELECT count(*) FROM device_info");
     assert_eq!(n, vec![vec!["2"]]);

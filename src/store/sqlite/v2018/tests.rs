@@ -3,17 +3,8 @@
 //! writers, file and temp databases, and errors.
 
 use super::*;
-
-trait OrPanic<T> {
-    fn or_panic(self) -> T;
-}
-
-impl<T, E: fmt::Display> OrPanic<T> for Result<T, E> {
-    #[track_caller]
-    fn or_panic(self) -> T {
-        self.unwrap_or_else(|e| panic!("{e}"))
-    }
-}
+use crate::edgex::testing::OrPanic;
+use crate::model::testing::reading;
 
 /// Every plan row of `statement`.
 fn plan(conn: &Connection, statement: &str) -> Vec<String> {
@@ -109,27 +100,18 @@ fn a_database_can_be_shared_by_worker_threads() {
     send_sync::<SqliteDatabase>();
 }
 
-fn reading(device: &str, name: &str) -> Reading {
-    Reading {
-        device: device.into(),
-        name: name.into(),
-        value: "1".into(),
-        ..Reading::default()
-    }
-}
-
 /// Two stores of one database see each other's writes, as concurrent workers must.
 fn stores_share_writes(db: &SqliteDatabase) {
     let mut a = db.open_store().or_panic();
     let mut b = db.open_store().or_panic();
     let mut e = Event {
         device: "d".into(),
-        readings: vec![reading("", "x"), reading("", "y")],
+        readings: vec![reading("", "x", 0), reading("", "y", 0)],
         ..Event::default()
     };
     a.add_event(&mut e).or_panic();
     assert_eq!(b.event_by_id(&e.id).or_panic(), e);
-    let mut r = reading("d", "z");
+    let mut r = reading("d", "z", 0);
     b.add_reading(&mut r).or_panic();
     assert_eq!(a.reading_count().or_panic(), 3);
     b.delete_event_by_id(&e.id).or_panic();
@@ -168,7 +150,7 @@ fn size_is_the_pages_and_holds_what_was_written() {
         // 100 readings of 2,000 distinct digits each: at least 200,000 bytes to keep (a WAL
         // database's pages not yet checkpointed included).
         for i in 0..100u64 {
-            let mut r = reading("d", &format!("n{i}"));
+            let mut r = reading("d", &format!("n{i}"), 0);
             r.value = (0..2_000u64)
                 .map(|k| char::from(b'0' + ((k * 7 + i * 13) % 10) as u8))
                 .collect();
@@ -191,7 +173,7 @@ fn size_is_the_pages_and_holds_what_was_written() {
 fn memory_databases_are_private() {
     let one = SqliteDatabase::memory().or_panic();
     let two = SqliteDatabase::memory().or_panic();
-    let mut r = reading("d", "n");
+    let mut r = reading("d", "n", 0);
     let mut a = one.open_store().or_panic();
     a.add_reading(&mut r).or_panic();
     let mut b = two.open_store().or_panic();
@@ -210,7 +192,7 @@ fn concurrent_writers_all_succeed(db: &SqliteDatabase) {
                 for _ in 0..EVENTS {
                     let mut e = Event {
                         device: format!("w{w}"),
-                        readings: vec![reading("", "a"), reading("", "b")],
+                        readings: vec![reading("", "a", 0), reading("", "b", 0)],
                         ..Event::default()
                     };
                     store.add_event(&mut e).or_panic();
@@ -253,7 +235,9 @@ fn event_lists_pair_readings_with_their_events_in_any_order() {
             let mut e = Event {
                 device: "d".into(),
                 created: 1000 - i, // later added, older: by-time order is reversed id order
-                readings: (0..=i).map(|k| reading("", &format!("e{i}r{k}"))).collect(),
+                readings: (0..=i)
+                    .map(|k| reading("", &format!("e{i}r{k}"), 0))
+                    .collect(),
                 ..Event::default()
             };
             store.add_event(&mut e).or_panic();
@@ -273,7 +257,7 @@ fn event_lists_pair_readings_with_their_events_in_any_order() {
 fn a_file_database_survives_reopening_and_names_its_path() {
     let dir = tempfile::tempdir().or_panic();
     let path = dir.path().join("kept.db");
-    let mut r = reading("d", "n");
+    let mut r = reading("d", "n", 0);
     {
         let db = SqliteDatabase::file(&path).or_panic();
         assert_eq!(db.describe(), path.display().to_string());

@@ -1,7 +1,9 @@
-//! The same checks on redis-server (spawned here, over a Unix socket and over TCP) and on the
-//! embedded engine through its redis-rs connection. Each check gets a store and a second,
-//! raw connection to the same data, for assertions on keys and stored bytes. [`wire`] checks
-//! the commands each call sends.
+//! What only EdgeX 3.1's Redis layout has (its answers are the conformance suite's,
+//! `tests/it/edgex_conformance.rs`, on every Redis target): the keys each call writes and
+//! removes, the stored JSON, and the index entries, on redis-server (spawned here, over a Unix
+//! socket and over TCP) and on the embedded engine through its redis-rs connection. Each check
+//! gets a store and a second, raw connection to the same data, for assertions on keys and
+//! stored bytes. [`wire`] checks the commands each call sends.
 
 mod wire;
 
@@ -9,18 +11,16 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use redis::ConnectionLike;
-use serde_json::{json, Map, Value};
+use serde_json::json;
 
 use super::*;
+use crate::edgex::testing::{self, simple, tags, T0, US};
 use crate::edgex::ReadingValue;
 use crate::engine::{Engine, EngineConnection};
 use crate::store::redis::spawn::{Listen, RedisServer};
 use crate::transport::StoreConnection;
 
-const T0: i64 = 1_700_000_000_000_000_000;
 const MS: i64 = 1_000_000;
-/// Apart from the event origin by more than the 256 ns score resolution at T0.
-const US: i64 = 1_000;
 
 /// Runs `$check(backend, &mut store, &mut raw)` on every backend, each starting empty.
 macro_rules! on_every_backend {
@@ -55,48 +55,31 @@ fn reading_id(event: usize, position: usize) -> String {
     id(0xa, event * 10 + position)
 }
 
-fn reading(event: usize, position: usize, device: &str, resource: &str, origin: i64) -> Reading {
-    Reading {
-        id: reading_id(event, position),
-        origin,
-        device_name: device.into(),
-        resource_name: resource.into(),
-        profile_name: "profile".into(),
-        value_type: "Int64".into(),
-        units: "".into(),
-        tags: None,
-        value: ReadingValue::Simple(format!("{event}{position}")),
-    }
-}
-
-/// Event `n` of `device` with `resources.len()` Int64 readings, the j-th at origin + j µs.
-fn event(n: usize, device: &str, origin: i64, resources: &[&str]) -> Event {
+/// Event `n` of `device` with one Int64 reading per name in `resources`, the j-th at origin +
+/// j µs with value "{n}{j}", and ids the tests can name keys by ([`event_id`], [`reading_id`]).
+fn numbered(n: usize, device: &str, origin: i64, resources: &[&str]) -> Event {
     let readings = resources
         .iter()
         .enumerate()
-        .map(|(j, r)| reading(n, j, device, r, origin + j as i64 * US))
+        .map(|(j, r)| Reading {
+            id: reading_id(n, j),
+            ..testing::reading(
+                device,
+                r,
+                origin + j as i64 * US,
+                simple(&format!("{n}{j}")),
+            )
+        })
         .collect();
     Event {
         id: event_id(n),
-        device_name: device.into(),
-        profile_name: "profile".into(),
-        source_name: "source".into(),
-        origin,
-        readings,
-        tags: None,
-    }
-}
-
-fn tags(value: Value) -> Option<Map<String, Value>> {
-    match value {
-        Value::Object(map) => Some(map),
-        other => panic!("tags must be an object, not {other}"),
+        ..testing::event(device, origin, readings)
     }
 }
 
 /// Event 1: five readings, simple, binary and object, tags on the event and one reading.
 fn mixed_event() -> Event {
-    let mut e = event(1, "dev", T0, &["int", "float", "image", "object", "switch"]);
+    let mut e = numbered(1, "dev", T0, &["int", "float", "image", "object", "switch"]);
     e.tags = tags(json!({"zone": "b", "floor": 2}));
     e.readings[1].value_type = "Float64".into();
     e.readings[1].value = ReadingValue::Simple("1.5e+01".into());
@@ -117,7 +100,7 @@ fn mixed_event() -> Event {
 /// Six events, devices d0 (even n) and d1 (odd n), origin T0 + n ms, readings r0 and r1.
 fn six_events() -> Vec<Event> {
     (0..6)
-        .map(|n| event(n, &format!("d{}", n % 2), T0 + n as i64 * MS, &["r0", "r1"]))
+        .map(|n| numbered(n, &format!("d{}", n % 2), T0 + n as i64 * MS, &["r0", "r1"]))
         .collect()
 }
 
@@ -135,14 +118,6 @@ fn event_ids(events: &[Event]) -> Vec<String> {
 
 fn ids(ns: &[usize]) -> Vec<String> {
     ns.iter().map(|&n| event_id(n)).collect()
-}
-
-fn reading_ids(readings: &[Reading]) -> Vec<String> {
-    readings.iter().map(|r| r.id.clone()).collect()
-}
-
-fn rids(pairs: &[(usize, usize)]) -> Vec<String> {
-    pairs.iter().map(|&(e, p)| reading_id(e, p)).collect()
 }
 
 fn keys_of(raw: &mut impl ConnectionLike) -> BTreeSet<String> {
@@ -167,11 +142,24 @@ fn page(offset: usize, limit: usize) -> Page {
     Page { offset, limit }
 }
 
+/// What the conformance suite asks a store: this layout checks event ids, keeps reading ids,
+/// and blanks binary payloads.
 #[test]
-fn an_event_reads_back_with_its_readings_in_order_and_binary_blanked() {
+fn the_layout_checks_ids_keeps_reading_ids_and_blanks_binary_values() {
+    let store = Redis3Store::new(EngineConnection::new(Engine::new()));
+    assert!(store.checks_duplicate_ids());
+    assert!(store.keeps_reading_ids());
+    assert!(!store.keeps_binary_values());
+}
+
+#[test]
+fn readings_come_back_in_the_order_sent_as_sent_and_binary_blanked() {
     on_every_backend!(reads_back);
 }
 
+/// EdgeX 3.1 keeps an event's readings in the order sent whatever their origins (EdgeX 4.0
+/// returns them newest first), each value's text as sent (`1.5e+01`), and blanks binary
+/// payloads.
 fn reads_back<C: StoreConnection>(
     backend: &str,
     store: &mut Redis3Store<C>,
@@ -184,193 +172,16 @@ fn reads_back<C: StoreConnection>(
         data: Vec::new(),
         media_type: "image/jpeg".into(),
     };
-    let upper = sent.id.to_uppercase();
     assert_eq!(
-        store.event_by_id(&upper).expect("by id"),
+        store.event_by_id(&sent.id).expect("by id"),
         expected,
         "{backend}"
     );
     assert_eq!(
         store.events(Filter::all(), Page::ALL).expect("all"),
-        [expected.clone()],
+        [expected],
         "{backend}"
     );
-    assert!(!store.keeps_binary_values());
-
-    let again = store.add_event(&sent);
-    assert!(
-        matches!(&again, Err(StoreError::Duplicate { kind: "event", id }) if *id == sent.id),
-        "{backend}: {again:?}"
-    );
-    assert_eq!(
-        store.event_count(Filter::all()).expect("count"),
-        1,
-        "{backend}"
-    );
-    assert_eq!(
-        store.reading_count(Filter::all()).expect("count"),
-        5,
-        "{backend}"
-    );
-
-    for unknown in [event_id(9), "not-a-uuid".to_owned()] {
-        let found = store.event_by_id(&unknown);
-        assert!(
-            matches!(&found, Err(StoreError::NotFound { kind: "event", id }) if *id == unknown),
-            "{backend}: {found:?}"
-        );
-    }
-}
-
-#[test]
-fn counts_pages_and_time_ranges_follow_the_filter() {
-    on_every_backend!(counts_and_pages);
-}
-
-fn counts_and_pages<C: StoreConnection>(
-    backend: &str,
-    store: &mut Redis3Store<C>,
-    _: &mut impl ConnectionLike,
-) {
-    add_all(store, &six_events());
-    let events = |store: &mut Redis3Store<C>, filter, page| {
-        event_ids(&store.events(filter, page).expect("events"))
-    };
-    let readings = |store: &mut Redis3Store<C>, filter, page| {
-        reading_ids(&store.readings(filter, page).expect("readings"))
-    };
-    let (t1, t3) = (T0 + MS, T0 + 3 * MS);
-
-    let event_counts = [
-        (Filter::all(), 6),
-        (Filter::device("d0"), 3),
-        (Filter::device("nobody"), 0),
-        (Filter::all().between(t1, t3), 3),
-        (Filter::device("d1").between(T0, t3), 2),
-    ];
-    for (filter, count) in event_counts {
-        assert_eq!(
-            store.event_count(filter).expect("count"),
-            count,
-            "{backend} {filter:?}"
-        );
-    }
-    let reading_counts = [
-        (Filter::all(), 12),
-        (Filter::device("d0"), 6),
-        (Filter::resource("r1"), 6),
-        (
-            Filter {
-                resource: Some("r1"),
-                ..Filter::device("d0")
-            },
-            3,
-        ),
-        (Filter::all().between(t1, t1 + US), 2),
-        (Filter::resource("r1").between(t1, t3 + US), 3),
-        (
-            Filter {
-                resource: Some("r0"),
-                ..Filter::device("d1")
-            }
-            .between(t1, t3),
-            2,
-        ),
-    ];
-    for (filter, count) in reading_counts {
-        assert_eq!(
-            store.reading_count(filter).expect("count"),
-            count,
-            "{backend} {filter:?}"
-        );
-    }
-
-    let all = Filter::all();
-    assert_eq!(
-        events(store, all, Page::first(2)),
-        ids(&[5, 4]),
-        "{backend}"
-    );
-    assert_eq!(events(store, all, page(1, 2)), ids(&[4, 3]), "{backend}");
-    assert_eq!(
-        events(store, all, Page::ALL),
-        ids(&[5, 4, 3, 2, 1, 0]),
-        "{backend}"
-    );
-    assert_eq!(
-        events(store, all, page(4, UNLIMITED)),
-        ids(&[1, 0]),
-        "{backend}"
-    );
-    for past_the_end in [page(6, 2), page(7, 2), page(0, 0)] {
-        assert_eq!(
-            events(store, all, past_the_end),
-            ids(&[]),
-            "{backend} {past_the_end:?}"
-        );
-    }
-    assert_eq!(
-        events(store, Filter::device("d0"), Page::ALL),
-        ids(&[4, 2, 0]),
-        "{backend}"
-    );
-    assert_eq!(
-        events(store, all.between(t1, t3), Page::ALL),
-        ids(&[3, 2, 1]),
-        "{backend}"
-    );
-    assert_eq!(
-        events(store, all.between(t1, T0 + 4 * MS), page(1, 2)),
-        ids(&[3, 2]),
-        "{backend}"
-    );
-    assert_eq!(
-        events(store, all.between(t1, t3), page(3, 1)),
-        ids(&[]),
-        "{backend}"
-    );
-    assert_eq!(
-        events(store, Filter::device("d1").between(T0, t3), Page::ALL),
-        ids(&[3, 1]),
-        "{backend}"
-    );
-    let listed = store
-        .events(Filter::device("d1"), Page::first(1))
-        .expect("events");
-    assert_eq!(
-        reading_ids(&listed[0].readings),
-        rids(&[(5, 0), (5, 1)]),
-        "{backend}"
-    );
-
-    assert_eq!(
-        readings(store, all, Page::first(3)),
-        rids(&[(5, 1), (5, 0), (4, 1)]),
-        "{backend}"
-    );
-    let d1_r0 = Filter {
-        resource: Some("r0"),
-        ..Filter::device("d1")
-    };
-    assert_eq!(
-        readings(store, d1_r0, page(1, UNLIMITED)),
-        rids(&[(3, 0), (1, 0)]),
-        "{backend}"
-    );
-    let r1_range = Filter::resource("r1").between(T0 + 2 * MS, t3 + US);
-    assert_eq!(
-        readings(store, r1_range, Page::ALL),
-        rids(&[(3, 1), (2, 1)]),
-        "{backend}"
-    );
-    // e0r0, e0r1 and e2r0; e2r1 is 1 µs past the end.
-    let d0_range = Filter::device("d0").between(T0, T0 + 2 * MS);
-    assert_eq!(
-        readings(store, d0_range, page(1, 2)),
-        rids(&[(0, 1), (0, 0)]),
-        "{backend}"
-    );
-    assert_eq!(readings(store, all, page(12, 1)), rids(&[]), "{backend}");
 }
 
 #[test]
@@ -453,53 +264,6 @@ fn deletes<C: StoreConnection>(
 }
 
 #[test]
-fn delete_by_age_keeps_newer_and_future_events() {
-    on_every_backend!(deletes_by_age);
-}
-
-fn deletes_by_age<C: StoreConnection>(
-    backend: &str,
-    store: &mut Redis3Store<C>,
-    _: &mut impl ConnectionLike,
-) {
-    let now = now_ns();
-    let hour = 3_600 * 1_000 * MS;
-    let old = event(0, "d0", now - hour, &["r0", "r1"]);
-    let recent = event(1, "d1", now - 10 * 1_000 * MS, &["r0"]);
-    let future = event(2, "d0", now + hour, &["r1"]);
-    add_all(store, &[old, recent, future]);
-    let all = |store: &mut Redis3Store<C>| {
-        event_ids(&store.events(Filter::all(), Page::ALL).expect("events"))
-    };
-
-    store
-        .delete_events(Doomed::OlderThan {
-            age_ns: 60 * 1_000 * MS,
-        })
-        .expect("older than a minute");
-    assert_eq!(all(store), ids(&[2, 1]), "{backend}");
-    assert_eq!(
-        store.reading_count(Filter::all()).expect("count"),
-        2,
-        "{backend}"
-    );
-    store
-        .delete_events(Doomed::OlderThan { age_ns: 0 })
-        .expect("older than now");
-    assert_eq!(all(store), ids(&[2]), "{backend}");
-    assert_eq!(
-        store.reading_count(Filter::all()).expect("count"),
-        1,
-        "{backend}"
-    );
-    assert_eq!(
-        store.reading_count(Filter::device("d1")).expect("count"),
-        0,
-        "{backend}"
-    );
-}
-
-#[test]
 fn bulk_deletes_run_in_batches_of_a_thousand() {
     on_every_backend!(deletes_in_batches);
 }
@@ -512,10 +276,10 @@ fn deletes_in_batches<C: StoreConnection>(
     // 201 events × 5 readings: 1005 readings, two batches of each kind.
     let resources = ["a", "b", "c", "d", "e"];
     let many: Vec<Event> = (0..201)
-        .map(|n| event(n, "big", T0 + n as i64 * MS, &resources))
+        .map(|n| numbered(n, "big", T0 + n as i64 * MS, &resources))
         .collect();
     add_all(store, &many);
-    let small = event(900, "small", T0, &["a"]);
+    let small = numbered(900, "small", T0, &["a"]);
     add_all(store, std::slice::from_ref(&small));
     store
         .delete_events(Doomed::Device("big"))
@@ -592,7 +356,7 @@ fn key_set<C: StoreConnection>(
 ) {
     let names = ["name0", "name1", "name2", "name3", "name4"];
     let events: Vec<Event> = (0..4)
-        .map(|n| event(n, &format!("device{}", n % 2), T0 + n as i64 * MS, &names))
+        .map(|n| numbered(n, &format!("device{}", n % 2), T0 + n as i64 * MS, &names))
         .collect();
     add_all(store, &events);
 
@@ -673,7 +437,7 @@ fn stored_json<C: StoreConnection>(
 ) {
     let e = mixed_event();
     store.add_event(&e).expect("add");
-    let mut plain = event(2, "dev", T0 + MS, &["int"]);
+    let mut plain = numbered(2, "dev", T0 + MS, &["int"]);
     plain.readings[0].units = "°C".into();
     store.add_event(&plain).expect("add");
 

@@ -381,7 +381,7 @@ fn bulk_deletes_exec_every_thousand_records() {
     let mut store = store();
     let resources = ["a", "b", "c", "d", "e"];
     let many: Vec<Event> = (0..201)
-        .map(|n| event(n, "big", T0 + n as i64 * MS, &resources))
+        .map(|n| numbered(n, "big", T0 + n as i64 * MS, &resources))
         .collect();
     add_all(&mut store, &many);
     trips(&mut store);
