@@ -169,26 +169,7 @@ mod tests {
     }
 
     fn event(n: i64) -> Event {
-        let origin = 1_700_000_000_000_000_000 + n;
-        Event {
-            id: crate::edgex::new_uuid(),
-            device_name: "dev".into(),
-            profile_name: "profile".into(),
-            source_name: "source".into(),
-            origin,
-            readings: vec![Reading {
-                id: crate::edgex::new_uuid(),
-                origin,
-                device_name: "dev".into(),
-                resource_name: "temp".into(),
-                profile_name: "profile".into(),
-                value_type: "Int64".into(),
-                units: String::new(),
-                tags: None,
-                value: crate::edgex::ReadingValue::Simple("1".into()),
-            }],
-            tags: None,
-        }
+        crate::edgex::testing::event_of("dev", crate::edgex::testing::T0 + n, &["temp"])
     }
 
     /// Adds and counts go through the service; a scrub opens a direct store on the same engine
