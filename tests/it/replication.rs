@@ -8,9 +8,9 @@ use std::process::Command;
 use std::time::Duration;
 
 use assert_cmd::cargo::cargo_bin;
+use edgebench::coredata::workload::BENCHMARKS;
 use edgebench::store::redis::spawn::{Listen, RedisServer, ServerOptions};
 use edgebench::target::{connect, Endpoint};
-use edgebench::workload::coredata::BENCHMARKS;
 
 use crate::common;
 

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use assert_cmd::cargo::cargo_bin;
-use edgebench::workload::coredata::BENCHMARKS;
+use edgebench::coredata::workload::BENCHMARKS;
 
 /// Runs `edgebench report compare OLD NEW` and returns (exit code, stdout, stderr).
 fn compare(old: &Path, new: &Path) -> (i32, String, String) {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use assert_cmd::cargo::cargo_bin;
-use edgebench::workload::coredata::BENCHMARKS;
+use edgebench::coredata::workload::BENCHMARKS;
 
 fn edgebench() -> Command {
     Command::new(cargo_bin("edgebench"))

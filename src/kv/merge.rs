@@ -19,11 +19,11 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-use super::{already_merged, decode, MergeError};
 use crate::kv::export::{Json, EXACT};
 use crate::kv::load::{add_seconds, LoadResult, RowStats, SecondStats};
+use crate::kv::results::KvResults;
 use crate::kv::KvConfig;
-use crate::report::kv::KvResults;
+use crate::report::merge::{already_merged, decode, MergeError};
 
 /// One host's kv results, rebuilt.
 #[derive(Debug)]
@@ -79,7 +79,7 @@ impl KvInput {
 
 /// The configuration of a host's command line (`--start-at` left out: it has passed).
 fn config_of(path: &Path, args: &[String]) -> Result<KvConfig, MergeError> {
-    let mut argv = vec!["edgebench".to_string(), "kv".to_string()];
+    let mut argv = vec!["kv".to_string()];
     let mut it = args.iter();
     while let Some(a) = it.next() {
         if a == "--start-at" {
@@ -94,12 +94,9 @@ fn config_of(path: &Path, args: &[String]) -> Result<KvConfig, MergeError> {
             format!("its command line no longer parses ({e}); merge results of this edgebench"),
         )
     };
-    let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(&argv)
+    let kv = <crate::kv::KvCommandLine as clap::Parser>::try_parse_from(&argv)
         .map_err(|e| bad(e.to_string().lines().next().unwrap_or_default().to_string()))?;
-    let crate::cli::Command::Kv(kv) = cli.command else {
-        return Err(bad("not a kv command line".into()));
-    };
-    let mut cfg = KvConfig::from_recorded_args(&kv).map_err(|e| bad(e.to_string()))?;
+    let mut cfg = KvConfig::from_recorded_args(&kv.args).map_err(|e| bad(e.to_string()))?;
     cfg.command_line = args.to_vec();
     Ok(cfg)
 }
@@ -482,14 +479,9 @@ mod tests {
         assert_eq!(cfg.start_at, None);
         assert_eq!(cfg.command_line, args);
         // The same flags for a run on this machine are refused (the resource check).
-        let argv = ["edgebench", "kv", "-t", "1024", "-c", "1000"];
-        let crate::cli::Command::Kv(kv) = <crate::cli::Cli as clap::Parser>::try_parse_from(argv)
-            .unwrap()
-            .command
-        else {
-            panic!("a kv command line")
-        };
-        assert!(KvConfig::from_args_with_entropy(&kv, 0).is_err());
+        let argv = ["kv", "-t", "1024", "-c", "1000"];
+        let kv = <crate::kv::KvCommandLine as clap::Parser>::try_parse_from(argv).unwrap();
+        assert!(KvConfig::from_args_with_entropy(&kv.args, 0).is_err());
     }
 
     #[test]
@@ -504,7 +496,7 @@ mod tests {
     fn a_written_document_reads_back_exactly() {
         let (_, a) = input("a", host(&values(7, 900, 5_000_000), 3));
         let results = KvResults::new(a.cfg.clone(), vec![a.result.clone()]);
-        let bytes = crate::report::Exporter::render(&crate::report::kv::KvJson, &results).unwrap();
+        let bytes = crate::report::Exporter::render(&crate::kv::results::KvJson, &results).unwrap();
         let doc: Value = serde_json::from_slice(&bytes).unwrap();
         let back = result_of(Path::new("a"), &doc["ALL STATS"]).unwrap();
         assert_eq!(back.elapsed, a.result.elapsed);
