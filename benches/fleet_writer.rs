@@ -17,11 +17,11 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use edgebench::engine::{Engine, EngineConnection};
+use edgebench::fleet::workload::schedule::{self, RealPacer};
+use edgebench::fleet::workload::FleetSpec;
 use edgebench::runner::alloc::CountingAlloc;
 use edgebench::store::edgex::EventStore;
 use edgebench::store::redis::edgex3::Redis3Store;
-use edgebench::workload::fleet::schedule::{self, RealPacer};
-use edgebench::workload::fleet::FleetSpec;
 
 /// The binary's allocator, so the engine's figures are the fleet's.
 #[global_allocator]

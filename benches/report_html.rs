@@ -153,17 +153,17 @@ fn pages(c: &mut Criterion) {
     g.bench_function("final", |b| {
         b.iter(|| {
             html::forget_drawn();
-            html::write_coredata(dir.path(), black_box(&steps[all - 1])).unwrap()
+            edgebench::coredata::html::write(dir.path(), black_box(&steps[all - 1])).unwrap()
         })
     });
     g.bench_function("final_again", |b| {
-        b.iter(|| html::write_coredata(dir.path(), black_box(&steps[all - 1])).unwrap())
+        b.iter(|| edgebench::coredata::html::write(dir.path(), black_box(&steps[all - 1])).unwrap())
     });
     g.bench_function("whole_run", |b| {
         b.iter(|| {
             html::forget_drawn();
             for r in &steps {
-                html::write_coredata(dir.path(), black_box(r)).unwrap();
+                edgebench::coredata::html::write(dir.path(), black_box(r)).unwrap();
             }
         })
     });

@@ -4,32 +4,42 @@
 //! Data flows one way through the modules, for every command:
 //!
 //! ```text
-//!            coredata          kv                 perf                serve
-//! cli ─→ config::CoreData  kv::KvConfig      perf::args          config::ServeConfig
-//!   (app/: one module per command wires its own row of this table)
-//! workload  workload::coredata  kv::{keys,data,command}  perf::{config,data}   —
-//! runner    runner (go -bench)  kv::load (memtier)       perf::{run,ingest,tx} server
-//! target ─→ Target::open_store  Target::redis_reach      Target::connector     (engine)
-//! store     store::CoreData     engine / RESP socket     redis-rs connection
-//! results   results::RunResults report::kv::KvResults    perf::results
-//! exporters report::write_all (Exporter)                 perf::{csv,summary}
+//!            coredata              kv                    perf                fleet
+//! cli ─→ config::CoreData      kv::KvConfig          perf::args          fleet::config
+//!   (app/: one module per command wires its own column of this table)
+//! workload  coredata::workload  kv::{keys,data,command} perf::{config,data} fleet::workload
+//! runner    runner (go -bench)  kv::load (memtier)      perf::{run,ingest,tx} (open loop)
+//! target ─→ Target::open_store  Target::redis_reach     Target::connector   event stores
+//! results   results::RunResults kv::results::KvResults  perf::results       fleet::results
+//! exporters report's formats    kv::results             perf::{csv,summary} fleet::export
+//! page      coredata::html      kv::html                perf::html          fleet::html
+//! merge     coredata::merge     kv::merge               —                   fleet::merge
 //! ```
 //!
-//! - [`app`]: one module per command, and the exit statuses ([`app::Ending`], [`app::Error`]).
+//! A workload is a slice: each of [`coredata`], [`kv`], [`perf`] and [`fleet`] holds its run,
+//! results, exporters, page section and merge in its own folder, and meets the reports
+//! through one small trait, [`report::Workload`] (its `slice.rs`). `report html` and
+//! `report merge` iterate the list [`app::WORKLOADS`] registers; [`report`] sits beneath every
+//! workload and names none.
+//!
+//! - [`app`]: one module per command, the exit statuses ([`app::Ending`], [`app::Error`]) and
+//!   the registered workloads ([`app::WORKLOADS`]).
 //! - [`cli`] and [`config`]: the two-stage command line (clap strings, then typed config).
 //! - [`model`]: the EdgeX core-data events and readings.
-//! - [`workload`]: the ten EdgeX core-data benchmarks of the 2018 PoC.
+//! - [`coredata`]: the ten EdgeX core-data benchmarks of the 2018 PoC.
 //! - [`kv`]: memtier_benchmark's key-value load; [`perf`]: PadoGrid's perf_test tools.
+//! - [`fleet`]: a device fleet posting EdgeX events open loop: does the store keep up?
 //! - [`runner`]: `go test -bench` calibration, HDR latency, allocation counting.
 //! - [`target`]: the one way any command reaches a server or store: `--target` items, the
 //!   Redis URL parser, spawned servers, and a started [`target::Target`] that opens stores,
 //!   load connections and worker connections.
 //! - [`service`]: EdgeX's core-data REST API (`/api/v3`), served in front of any store.
 //! - [`store`]: the [`store::CoreData`] trait and one module per backend.
-//! - [`results`]: the core-data results model.
-//! - [`report`]: exporters behind one trait (benchtomd markdown, Go bench text, percentiles,
-//!   CSV, JSON; kv's memtier text, markdown and JSON), written through
-//!   [`report::write_all`].
+//! - [`results`]: the core-data results model (beneath the runner, which fills it).
+//! - [`report`]: what no workload owns: the [`report::Exporter`] trait and
+//!   [`report::write_all`] (every results file written whole), the core-data file formats,
+//!   the HTML page and its charts, the merge machinery, `report compare` and `benchtomd`, and
+//!   the [`report::Workload`] seam.
 //! - [`engine`], [`resp`] and [`server`]: the embedded engine, the RESP codec and the RESP
 //!   server, from the `edgebench-engine` crate (`crates/edgebench-engine`), which knows
 //!   nothing of the rest; re-exported here.
@@ -37,7 +47,9 @@
 pub mod app;
 pub mod cli;
 pub mod config;
+pub mod coredata;
 pub mod edgex;
+pub mod fleet;
 pub mod kv;
 pub mod model;
 pub mod perf;
@@ -48,6 +60,5 @@ pub mod service;
 pub mod store;
 pub mod target;
 pub mod transport;
-pub mod workload;
 
 pub use edgebench_engine::{engine, keyslot, resp, server};

@@ -16,12 +16,12 @@ use super::shared::{Ending, Error, Interrupts};
 use super::status::ProgressLine;
 use crate::cli::CoreDataArgs;
 use crate::config::CoreDataConfig;
+use crate::coredata::workload::{self as coredata, Progress, WorkloadError, BENCHMARKS};
 use crate::report;
 use crate::results::{column_name, RunMeta, RunResults, TargetResults};
 use crate::runner::Runner;
 use crate::store::CoreData;
 use crate::target::{Target, TargetSpec};
-use crate::workload::coredata::{self, Progress, WorkloadError, BENCHMARKS};
 
 /// `edgebench coredata ARGS`: configure, run, print the `--format` tables on stdout.
 pub fn main(
@@ -347,7 +347,7 @@ impl Output {
         let dir = &self.dir;
         report::write_files(dir, results)
             .and_then(|()| match page {
-                true => report::html::write_coredata(dir, results),
+                true => crate::coredata::html::write(dir, results),
                 false => Ok(()),
             })
             .with_context(|| {

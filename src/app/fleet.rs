@@ -7,7 +7,7 @@
 //! histograms), `fleet.md` (the table) and `per-second.csv`.
 
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context as _;
@@ -15,10 +15,10 @@ use anyhow::Context as _;
 use super::shared::{Ending, Error, Interrupts};
 use super::status::ProgressLine;
 use crate::cli::FleetArgs;
-use crate::config::FleetConfig;
-use crate::report::fleet::{self as out, FindMax, FleetRun, FleetSettings, FleetTarget, Summary};
+use crate::fleet::results::{FindMax, FleetRun, FleetSettings, FleetTarget, Summary};
+use crate::fleet::workload::{self as fleet, find_max, FleetError, FleetSpec, Live, Verdict};
+use crate::fleet::{export, FleetConfig};
 use crate::target::Target;
-use crate::workload::fleet::{self, find_max, FleetError, FleetSpec, Live, Verdict};
 
 /// `edgebench fleet ARGS`.
 pub fn main(
@@ -40,7 +40,7 @@ pub fn main(
         run_id: cfg.run_id.clone(),
         hosts: Vec::new(),
     };
-    write(&dir, &run)?;
+    let mut files = write(&dir, &run)?;
     let mut failed = 0;
     for spec in &cfg.targets {
         if stop.load(Ordering::Relaxed) {
@@ -87,11 +87,11 @@ pub fn main(
             (None, None) => {}
         }
         run.targets.push(row);
-        write(&dir, &run)?;
+        files = write(&dir, &run)?;
     }
     let mut stdout = std::io::stdout().lock();
     stdout
-        .write_all(out::markdown(&run).as_bytes())
+        .write_all(&files[export::MARKDOWN])
         .context("cannot write to stdout")?;
     let _ = writeln!(status, "edgebench: results in {}", dir.display());
     Ok(if stop.load(Ordering::Relaxed) {
@@ -187,20 +187,8 @@ fn live_line(name: &str, live: &Live) -> String {
     )
 }
 
-/// Rewrites the results files (fleet.json, fleet.md, the CSVs, report.html).
-pub(super) fn write(dir: &PathBuf, run: &FleetRun) -> anyhow::Result<()> {
-    std::fs::create_dir_all(dir)
-        .with_context(|| format!("cannot create the results directory {}", dir.display()))?;
-    let json = serde_json::to_vec_pretty(run).context("cannot encode fleet.json")?;
-    for (name, bytes) in [
-        ("fleet.json", json),
-        ("fleet.md", out::markdown(run).into_bytes()),
-        ("per-second.csv", out::per_second_csv(run).into_bytes()),
-        ("store-size.csv", out::store_size_csv(run).into_bytes()),
-    ] {
-        let path = dir.join(name);
-        std::fs::write(&path, bytes).with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    crate::report::html::write_fleet(dir, run)?;
-    Ok(())
+/// Rewrites the results files (fleet.json, fleet.md, the CSVs, report.html), each one whole;
+/// returns the files' bytes in [`export::exporters`]' order.
+fn write(dir: &Path, run: &FleetRun) -> anyhow::Result<Vec<Vec<u8>>> {
+    Ok(export::write(dir, run)?)
 }

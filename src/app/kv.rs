@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use super::shared::{Ending, Error, Interrupts};
 use super::status::LiveLine;
+use crate::kv::results::{self as report_kv, KvResults};
 use crate::kv::{KvArgs, KvConfig};
-use crate::report::kv::{self as report_kv, KvResults};
 use crate::runner::barrier;
 use crate::store::redis::mini_redis;
 use crate::target::{RedisReach, Target, TargetKind, TargetSpec};
@@ -185,8 +185,7 @@ pub fn run(
 
     let results = KvResults::new(cfg.clone(), runs);
     let dir = super::shared::fresh_run_dir(Path::new("results"), "kv");
-    let files = crate::report::write_all(&dir, &results, &report_kv::exporters())?;
-    crate::report::html::write_kv(&dir, &results)?;
+    let files = crate::kv::slice::write(&dir, &results)?;
     // memtier's -o and --json-out-file: the same bytes as memtier.txt and results.json.
     if let Some(path) = &cfg.json_out_file {
         crate::report::write_whole_file(path, &files[report_kv::JSON])?;

@@ -27,7 +27,18 @@ mod shared;
 pub mod status;
 
 use crate::cli::{Cli, Command};
+use crate::report::Workload;
 pub use shared::{fresh_run_dir, Ending, Error, Interrupts, EXIT_INTERRUPTED, EXIT_USAGE};
+
+/// Every workload the reports know, in the order `report html` shows them on a page. A
+/// directory belongs to the last one that recognises it (kv's hold a `results.json` as
+/// core-data's do), so a more specific workload comes after a more general one.
+pub const WORKLOADS: &[&dyn Workload] = &[
+    &crate::coredata::CoreData,
+    &crate::kv::Kv,
+    &crate::fleet::Fleet,
+    &crate::perf::Perf,
+];
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli, interrupts: &Interrupts<'_>) -> Result<Ending, Error> {

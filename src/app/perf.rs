@@ -73,7 +73,7 @@ pub fn run(
                 crate::perf::apps::write_group_comparison(root, &apps).map_err(csv_error)?
             {
                 let _ = writeln!(out, "   + {}\n\n{md}", path.display());
-                crate::report::html::write_perf(root).map_err(anyhow::Error::from)?;
+                crate::perf::html::write(root).map_err(anyhow::Error::from)?;
             }
             return Ok(());
         }

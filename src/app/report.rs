@@ -65,7 +65,7 @@ fn compare(old: &Path, new: &Path) -> Result<(), Error> {
 /// `report html`: builds the page of `dirs` (one page comparing them when several), writes
 /// it and, with `png`, every chart as a PNG; prints each file written.
 fn html(dirs: &[std::path::PathBuf], png: bool, out: Option<&Path>) -> anyhow::Result<()> {
-    let report = report::html::load::build(dirs)?;
+    let report = report::html::load::build(super::WORKLOADS, dirs)?;
     let page = match (out, dirs) {
         (Some(path), _) => path.to_path_buf(),
         (None, [dir]) => dir.join(report::html::FILE),
@@ -88,35 +88,17 @@ fn html(dirs: &[std::path::PathBuf], png: bool, out: Option<&Path>) -> anyhow::R
 /// `report merge`: merges the hosts' results, writes them with the workload's own exporters
 /// into a fresh results directory (or `out`), prints results.md and says where it went.
 fn merge(paths: &[std::path::PathBuf], out: Option<&Path>, force: bool) -> Result<(), Error> {
-    use crate::report::merge::{self, Merged};
-    let merged = merge::merge(paths, force).map_err(Error::usage)?;
+    let merged = report::merge::merge(super::WORKLOADS, paths, force).map_err(Error::usage)?;
     let dir = match out {
         Some(dir) => dir.to_path_buf(),
         None => super::shared::fresh_run_dir(Path::new("results"), "merge"),
     };
-    let context = || {
+    let markdown = merged.write(&dir).with_context(|| {
         format!(
             "cannot write the merged results to {} (use --out DIR)",
             dir.display()
         )
-    };
-    let markdown = match &merged {
-        Merged::Kv(results) => {
-            let files = report::write_all(&dir, results.as_ref(), &report::kv::exporters())
-                .with_context(context)?;
-            report::html::write_kv(&dir, results).with_context(context)?;
-            files[report::kv::MARKDOWN].clone()
-        }
-        Merged::Fleet(run) => {
-            super::fleet::write(&dir, run).with_context(context)?;
-            report::fleet::markdown(run).into_bytes()
-        }
-        Merged::CoreData(results) => {
-            report::write_files(&dir, results).with_context(context)?;
-            report::html::write_coredata(&dir, results).with_context(context)?;
-            std::fs::read(dir.join("results.md")).with_context(context)?
-        }
-    };
+    })?;
     let mut stdout = std::io::stdout().lock();
     stdout
         .write_all(&markdown)

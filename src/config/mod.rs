@@ -6,16 +6,13 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use crate::cli::{CoreDataArgs, CoreDataServiceArgs, ServeArgs, ServeIo};
+use crate::coredata::BenchFilter;
 use crate::report::Format;
 use crate::results::column_name;
 use crate::runner::BenchTime;
 use crate::store::mongo::{Fidelity, MongoLayout};
 use crate::target::layout::{LAYOUT_NAMES, VIA_NAMES};
 use crate::target::{self, Layout, TargetKind, TargetSpec, Via};
-use crate::workload::BenchFilter;
-
-mod fleet;
-pub use fleet::FleetConfig;
 
 /// A flag's value was rejected.
 #[derive(Debug, thiserror::Error)]
@@ -336,7 +333,7 @@ fn parse_parallel(list: &str) -> Result<Vec<u32>, ConfigError> {
 
 /// A comma-separated list of names, each standing for one or more values, in order, without
 /// repeats; `None` when a name is unknown.
-fn parse_list<T: Copy + PartialEq + 'static>(
+pub fn parse_list<T: Copy + PartialEq + 'static>(
     list: &str,
     parse: fn(&str) -> Option<&'static [T]>,
 ) -> Option<Vec<T>> {

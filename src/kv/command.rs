@@ -167,7 +167,7 @@ impl CommandMix {
 }
 
 /// One argument of an arbitrary command.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum CommandArg {
     /// Sent as written (after unquoting).
     Literal(Vec<u8>),
@@ -187,7 +187,7 @@ const KEY_PLACEHOLDER: &[u8] = b"__key__";
 const DATA_PLACEHOLDER: &[u8] = b"__data__";
 
 /// One `--command` with its `--command-ratio` and `--command-key-pattern`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ArbitraryCommand {
     /// The command line as given.
     pub text: String,

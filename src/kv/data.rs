@@ -18,7 +18,7 @@ use std::sync::Arc;
 use super::rng::Rng;
 
 /// `--data-size-pattern`: how `--data-size-range` picks a size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum SizePattern {
     /// `R`: uniform in `[min, max]` per value (memtier's default).
     Random,
@@ -27,7 +27,7 @@ pub enum SizePattern {
 }
 
 /// One `size:weight` entry of `--data-size-list`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SizeWeight {
     /// Value size in bytes.
     pub size: u32,
@@ -36,7 +36,7 @@ pub struct SizeWeight {
 }
 
 /// How value sizes are chosen.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum DataSize {
     /// `-d N`: every value is N bytes.
     Fixed(u32),
@@ -66,7 +66,7 @@ impl DataSize {
 }
 
 /// `--expiry-range MIN-MAX`, in seconds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ExpiryRange {
     /// Shortest TTL.
     pub min: u32,

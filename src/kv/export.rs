@@ -32,6 +32,27 @@ pub enum Json {
     Arr(Vec<Json>),
 }
 
+impl Json {
+    /// A serde_json value as this document writes it.
+    pub fn of(v: &serde_json::Value) -> Json {
+        use serde_json::Value;
+        match v {
+            Value::Null => Json::Raw("null".into()),
+            Value::Bool(b) => Json::Raw(b.to_string()),
+            Value::Number(n) => Json::Raw(n.to_string()),
+            Value::String(s) => Json::Str(s.clone()),
+            Value::Array(a) => Json::Arr(a.iter().map(Json::of).collect()),
+            Value::Object(o) => {
+                Json::Obj(o.iter().map(|(k, v)| (k.clone(), Json::of(v))).collect())
+            }
+        }
+    }
+}
+
+/// The key, under `run information`, of edgebench's typed [`KvConfig`] (serde's form), from
+/// which `report merge` rebuilds a host's configuration.
+pub const CONFIG: &str = "Config";
+
 /// A number with `prec` decimals, as memtier's `%.2f` / `%.3f`; NaN and infinities become 0
 /// (memtier PR #273: NaN made its JSON invalid).
 fn num(v: f64, prec: usize) -> Json {
@@ -528,10 +549,11 @@ pub fn document(cfg: &KvConfig, sections: &[(String, &LoadResult)]) -> Json {
             info.push(("Run id".into(), Json::Str(id.clone())));
         }
         if !cfg.command_line.is_empty() {
-            info.push((
-                "Command line".into(),
-                Json::Arr(cfg.command_line.iter().cloned().map(Json::Str).collect()),
-            ));
+            // The typed configuration itself (its command line among it), read back as it
+            // is: no argv to parse again.
+            if let Ok(typed) = serde_json::to_value(cfg) {
+                info.push((CONFIG.into(), Json::of(&typed)));
+            }
         }
     }
     for (title, r) in sections {

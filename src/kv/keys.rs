@@ -16,7 +16,7 @@
 use super::rng::Rng;
 
 /// How one side (or one `--command`) picks key indexes: memtier's `--key-pattern` letters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum KeyPattern {
     /// `S`: sequential over `[min, max]`, wrapping; every connection walks the whole range.
     Sequential,
@@ -59,7 +59,7 @@ impl KeyPattern {
 
 /// The key space every connection draws from (`--key-prefix`, `--key-minimum`,
 /// `--key-maximum`, `--key-stddev`, `--key-median`, `--key-zipf-exp`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct KeySpace {
     /// Bytes before the decimal index.
     pub prefix: String,

@@ -32,11 +32,15 @@ pub mod conn_gen;
 pub mod data;
 pub mod error;
 pub mod export;
+pub mod html;
 pub mod keys;
 pub mod load;
+pub mod merge;
 pub mod options;
 pub mod report;
+pub mod results;
 pub mod rng;
+pub mod slice;
 
 pub use command::{ArbitraryCommand, CommandArg, CommandMix, Op, OpMix, RequestBuf};
 pub use conn_gen::{ConnGen, RequestKind, GET_STREAM, SET_STREAM};
@@ -44,6 +48,8 @@ pub use data::{DataGen, DataSize, ExpiryRange, SizePattern, SizeWeight, ValueBuf
 pub use error::KvConfigError;
 pub use keys::{parallel_slice, KeyGen, KeyPattern, KeySpace};
 pub use options::{
-    reject_unsupported, CommandFlag, CommandFlags, KvArgs, KvConfig, Protocol, Ratio, Requests,
+    reject_unsupported, CommandFlag, CommandFlags, KvArgs, KvCommandLine, KvConfig, Protocol,
+    Ratio, Requests,
 };
 pub use rng::{splitmix64, Rng};
+pub use slice::Kv;

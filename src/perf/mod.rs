@@ -41,12 +41,14 @@ pub mod data;
 pub mod db;
 pub mod factory;
 pub mod group_config;
+pub mod html;
 pub mod ingest;
 pub mod pbm;
 pub mod properties;
 pub mod random;
 pub mod results;
 pub mod run;
+pub mod slice;
 pub mod summary;
 pub mod tx;
 
@@ -55,3 +57,4 @@ pub use config::{
     Operation, PbmMap, PbmMapConfig, PbmTest, PbmTestCase, PbmTestConfig, Schedule, TestCase,
 };
 pub use properties::{Properties, PropertiesError};
+pub use slice::Perf;

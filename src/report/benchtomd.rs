@@ -192,14 +192,14 @@ mod tests {
             names,
             ["MongoDB", "RedisDB_Embedded", "RedisDB_TCP", "RedisDB_UDS"]
         );
-        // Benchmarks keep run order within a target.
+        // Benchmarks keep run order within a target (the gist's order is the 2018 harness's,
+        // which `coredata::workload`'s tests check edgebench keeps).
         let mongo: Vec<&str> = r.targets[0]
             .benchmarks
             .iter()
             .map(|b| b.name.as_str())
             .collect();
-        // The gist ran the benchmarks in the 2018 harness order, which edgebench keeps.
-        assert_eq!(mongo, crate::workload::coredata::BENCHMARKS);
+        assert_eq!(mongo[..3], ["AddReading", "Readings", "ReadingCount"]);
         let events = &r.targets[0].bench("Events").unwrap().runs;
         assert_eq!(
             events,

@@ -1,6 +1,10 @@
-//! Exporters: each one turns the same results into one results file; [`write_all`] is the
-//! one entry point every command's results directory is written through (coredata's
-//! [`RunResults`] formats, kv's [`kv::KvResults`] files).
+//! What no workload owns. Exporters: each one turns the same results into one results file;
+//! [`write_all`] is the one entry point every command's results directory is written through
+//! (coredata's [`RunResults`] formats here, and each slice's own: `kv::results`,
+//! `fleet::export`). Besides: the HTML page machinery ([`html`]), the merge machinery
+//! ([`merge`]), `report compare` and `report benchtomd`, and the [`Workload`] seam through
+//! which `report html` and `report merge` reach the workloads, which all sit above this
+//! module.
 //!
 //! Every exporter is a small, pure renderer behind the [`Exporter`] trait: it reads the results
 //! model and returns the file's bytes, and never recomputes a statistic the model already
@@ -13,14 +17,15 @@
 pub mod benchtomd;
 pub mod compare;
 pub mod csv;
-pub mod fleet;
 pub mod gobench;
 pub mod html;
 pub mod json;
-pub mod kv;
 pub mod markdown;
 pub mod merge;
 pub mod percentiles;
+pub mod workload;
+
+pub use workload::Workload;
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -255,6 +260,16 @@ pub(crate) mod fixture {
         }
     }
 
+    /// The names of the files in `dir`, sorted (to show no temp file is left behind).
+    pub(crate) fn file_names(dir: &std::path::Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
     pub(crate) fn run() -> RunResults {
         RunResults {
             meta: RunMeta {
@@ -409,14 +424,9 @@ mod tests {
         // Twice: the second call must replace the files, as after every benchmark.
         write_files(&dir, &RunResults::default()).unwrap();
         write_files(&dir, &results).unwrap();
-        let mut names: Vec<String> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
         // No temp file is left behind.
         assert_eq!(
-            names,
+            fixture::file_names(&dir),
             [
                 "bench.txt",
                 "percentiles.md",

@@ -6,8 +6,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use assert_cmd::cargo::cargo_bin;
+use edgebench::coredata::workload::BENCHMARKS;
 use edgebench::report::Format;
-use edgebench::workload::coredata::BENCHMARKS;
 
 fn edgebench() -> Command {
     crate::common::edgebench()

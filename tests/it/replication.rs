@@ -6,9 +6,9 @@
 
 use std::time::Duration;
 
+use edgebench::coredata::workload::BENCHMARKS;
 use edgebench::store::redis::spawn::{Listen, RedisServer, ServerOptions};
 use edgebench::target::{connect, Endpoint};
-use edgebench::workload::coredata::BENCHMARKS;
 
 use crate::common;
 

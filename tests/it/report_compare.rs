@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use edgebench::workload::coredata::BENCHMARKS;
+use edgebench::coredata::workload::BENCHMARKS;
 
 /// Runs `edgebench report compare OLD NEW` and returns (exit code, stdout, stderr).
 fn compare(old: &Path, new: &Path) -> (i32, String, String) {

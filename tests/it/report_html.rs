@@ -10,7 +10,7 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use edgebench::workload::coredata::BENCHMARKS;
+use edgebench::coredata::workload::BENCHMARKS;
 
 fn edgebench() -> Command {
     crate::common::edgebench()

@@ -99,6 +99,17 @@ impl Args for CommandFlags {
     }
 }
 
+/// `edgebench kv`'s flags alone, as a command line of their own: what `report merge` parses a
+/// host's recorded command line with (kv's own clap definition, so reading results back never
+/// reaches up to the whole CLI).
+#[derive(Debug, clap::Parser)]
+#[command(name = "kv", disable_help_flag = true)]
+pub struct KvCommandLine {
+    /// The flags.
+    #[command(flatten)]
+    pub args: KvArgs,
+}
+
 /// `edgebench kv` flags: memtier_benchmark's, with its names, short letters and defaults,
 /// plus edgebench's `--target`, `--rate`, `--warmup` and `--seed`. Values stay strings here;
 /// [`super::KvConfig::from_args`] types and checks them. A repeated option keeps its last value, as

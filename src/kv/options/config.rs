@@ -16,7 +16,7 @@ use crate::kv::rng::{splitmix64, Rng};
 use super::wait::WaitRatio;
 
 /// `-P/--protocol`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Protocol {
     /// `redis`: RESP2 without HELLO (memtier's default).
     Redis,
@@ -38,7 +38,7 @@ impl Protocol {
 }
 
 /// `--ratio SETS:GETS`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Ratio {
     /// SETs per cycle.
     pub sets: u32,
@@ -47,7 +47,7 @@ pub struct Ratio {
 }
 
 /// `-n/--requests`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Requests {
     /// This many requests per connection.
     Count(u64),
@@ -56,7 +56,7 @@ pub enum Requests {
 }
 
 /// The typed `kv` configuration. Built only by [`KvConfig::from_args`].
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct KvConfig {
     /// TCP host; `None` with a Unix socket.
     pub server: Option<String>,
@@ -161,6 +161,7 @@ pub struct KvConfig {
     pub command_line: Vec<String>,
 
     /// Things memtier would also only warn about (e.g. both -u and -s); print them.
+    #[serde(skip)]
     pub warnings: Vec<String>,
 }
 

@@ -42,7 +42,7 @@ mod wait;
 mod tests;
 
 pub use crate::kv::error::KvConfigError;
-pub use args::{CommandFlag, CommandFlags, KvArgs};
+pub use args::{CommandFlag, CommandFlags, KvArgs, KvCommandLine};
 pub use config::{KvConfig, Protocol, Ratio, Requests};
 pub use unsupported::reject_unsupported;
 pub use values::LARGEST_VALUE;

@@ -16,7 +16,7 @@ use crate::kv::error::{conflict, invalid, KvConfigError};
 use crate::transport::MAX_WAIT;
 
 /// memtier's `--wait-ratio SETS:WAITS` with `--num-slaves` and `--wait-timeout`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct WaitRatio {
     /// The SET side: a WAIT is due while sets ÷ waits (whole numbers) exceeds sets ÷ waits
     /// of the ratio.

@@ -32,7 +32,7 @@ pub fn decode(b64: &str) -> Option<Histogram<u64>> {
 pub static CURVES: Memo<String, Vec<(f64, f64)>> = Memo::new(4096);
 
 /// The curve of the histogram `b64` (as `results.json` keeps it), decoded once per process
-/// ([`super::memo`]); `None` when there is none or it does not decode.
+/// (`super::memo`); `None` when there is none or it does not decode.
 pub fn curve_of(b64: &str) -> Option<Arc<Vec<(f64, f64)>>> {
     if b64.is_empty() {
         return None;

@@ -13,11 +13,8 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::fleet::FleetView;
-use super::kv::KvView;
-use super::perf::{PerfError, PerfView};
-use super::{coredata, escape, fleet, kv, markdown, perf, ChartError, Report, Section, FILE};
-use crate::results::RunResults;
+use super::{ChartError, Report, FILE};
+use crate::report::workload::{Given, Workload};
 
 /// Why a directory could not be made into a page: each names the path and what to give
 /// instead.
@@ -47,88 +44,52 @@ pub enum LoadError {
         /// Why.
         error: serde_json::Error,
     },
-    /// The perf CSV.
+    /// A workload's own reading error (perf's CSV), whose message names the file and the fix.
     #[error(transparent)]
-    Perf(#[from] PerfError),
+    Workload(Box<dyn std::error::Error + Send + Sync>),
     /// A chart.
     #[error(transparent)]
     Chart(#[from] ChartError),
 }
 
-/// One directory's results, by kind.
-enum Loaded {
-    CoreData(RunResults),
-    Kv(KvView),
-    Fleet(FleetView),
-    Perf(PerfView),
-}
-
-impl Loaded {
-    fn kind(&self) -> usize {
-        match self {
-            Loaded::CoreData(_) => 0,
-            Loaded::Kv(_) => 1,
-            Loaded::Fleet(_) => 2,
-            Loaded::Perf(_) => 3,
-        }
-    }
-}
-
-fn read(path: &Path) -> Result<String, LoadError> {
+/// Reads a results file whole.
+pub fn read(path: &Path) -> Result<String, LoadError> {
     std::fs::read_to_string(path).map_err(|error| LoadError::Read {
         path: path.to_path_buf(),
         error,
     })
 }
 
-fn json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, LoadError> {
+/// Reads a JSON results file.
+pub fn json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, LoadError> {
     serde_json::from_str(&read(path)?).map_err(|error| LoadError::Parse {
         path: path.to_path_buf(),
         error,
     })
 }
 
-/// Reads `dir`, naming its series `label: name` when a label is given.
-fn load(dir: &Path, label: Option<&str>) -> Result<Loaded, LoadError> {
-    let named = |name: &str| match label {
+/// `name` as a compared page names it: `label: name` with a label, else as it is.
+pub fn named(label: Option<&str>, name: &str) -> String {
+    match label {
         Some(l) => format!("{l}: {name}"),
         None => name.to_string(),
-    };
-    if dir.join("fleet.json").is_file() {
-        let mut view: FleetView = json(&dir.join("fleet.json"))?;
-        view.markdown = read(&dir.join("fleet.md")).unwrap_or_default();
-        for t in &mut view.targets {
-            t.name = named(&t.name);
-        }
-        return Ok(Loaded::Fleet(view));
     }
-    if dir.join("memtier.txt").is_file() {
-        let doc: serde_json::Value = json(&dir.join("results.json"))?;
-        let mut view = KvView::from_json(&doc, read(&dir.join("results.md")).unwrap_or_default());
-        for r in &mut view.runs {
-            r.name = named(&r.name);
-        }
-        return Ok(Loaded::Kv(view));
+}
+
+/// One directory's markdown under a `## label` heading when a kind has `several`
+/// directories on the page, else as it is.
+pub fn heading(several: bool, label: &str, md: &str) -> String {
+    if several {
+        format!("## {label}\n\n{md}\n")
+    } else {
+        md.to_string()
     }
-    let perf_csv = crate::perf::csv::ResultsKind::Group.all_csv_name();
-    if dir.join(perf_csv).is_file() {
-        return Ok(Loaded::Perf(PerfView::read(dir, label)?));
-    }
-    if dir.join("results.json").is_file() {
-        let mut results: RunResults = json(&dir.join("results.json"))?;
-        if label.is_some() {
-            let columns: Vec<String> = results.targets.iter().map(|t| t.column()).collect();
-            for t in &mut results.targets {
-                t.name = named(&t.name);
-            }
-            // The baseline is a column name: follow the renaming.
-            if let Some(b) = &results.meta.baseline {
-                results.meta.baseline = columns.contains(b).then(|| named(b));
-            }
-        }
-        return Ok(Loaded::CoreData(results));
-    }
-    Err(LoadError::NotResults(dir.to_path_buf()))
+}
+
+/// The place in `workloads` of the workload a directory belongs to: the last registered
+/// that recognises it (see [`crate::report::workload`]).
+pub fn owner(workloads: &[&dyn Workload], dir: &Path) -> Option<usize> {
+    workloads.iter().rposition(|w| w.recognises(dir))
 }
 
 /// The facts a previous `report.html` in `dir` recorded (`<dt>k</dt><dd>v</dd>`), for what
@@ -157,7 +118,7 @@ fn unescape(s: &str) -> String {
 }
 
 /// The recorded facts among `keys`, in `keys`' order.
-fn kept(recorded: &[(String, String)], keys: &[&str]) -> Vec<(String, String)> {
+pub fn kept(recorded: &[(String, String)], keys: &[&str]) -> Vec<(String, String)> {
     keys.iter()
         .filter_map(|k| recorded.iter().find(|(r, _)| r == k).cloned())
         .collect()
@@ -191,35 +152,37 @@ pub fn labels(dirs: &[PathBuf]) -> Vec<String> {
         .collect()
 }
 
-/// The page of one directory, or of several compared.
-pub fn build(dirs: &[PathBuf]) -> Result<Report, LoadError> {
-    let several = dirs.len() > 1;
+/// The page of one directory, or of several compared: each workload's directories merged
+/// into its part of the page, in `workloads`' order.
+pub fn build(workloads: &[&dyn Workload], dirs: &[PathBuf]) -> Result<Report, LoadError> {
     let labels = labels(dirs);
-    let mut loaded = Vec::with_capacity(dirs.len());
+    let mut owned = Vec::with_capacity(dirs.len());
     for (dir, label) in dirs.iter().zip(&labels) {
-        if !dir.is_dir() {
-            return Err(LoadError::NotResults(dir.clone()));
-        }
-        loaded.push((dir, label, load(dir, several.then_some(label.as_str()))?));
+        let owner = dir
+            .is_dir()
+            .then(|| owner(workloads, dir))
+            .flatten()
+            .ok_or_else(|| LoadError::NotResults(dir.clone()))?;
+        owned.push((owner, Given { dir, label }));
     }
     let mut page: Option<Report> = None;
-    for kind in [0, 1, 2, 3] {
-        let of_kind: Vec<&(&PathBuf, &String, Loaded)> =
-            loaded.iter().filter(|(_, _, l)| l.kind() == kind).collect();
+    for (i, workload) in workloads.iter().enumerate() {
+        let of_kind: Vec<Given<'_>> = owned
+            .iter()
+            .filter(|(w, _)| *w == i)
+            .map(|(_, g)| *g)
+            .collect();
         if of_kind.is_empty() {
             continue;
         }
-        let report = merged(&of_kind)?;
+        let report = workload.report(&of_kind, dirs.len())?;
         match &mut page {
             None => page = Some(report),
             Some(p) => p.append(report),
         }
     }
     let mut page = page.ok_or_else(|| LoadError::NotResults(PathBuf::from(".")))?;
-    if let [(old, _, Loaded::CoreData(_)), (new, _, Loaded::CoreData(_))] = loaded.as_slice() {
-        page.push(comparison(old, new));
-    }
-    if several {
+    if dirs.len() > 1 {
         page.page.title = format!("{} ({} results directories)", page.page.title, dirs.len());
         page.page.facts.push((
             "compared".into(),
@@ -230,102 +193,6 @@ pub fn build(dirs: &[PathBuf]) -> Result<Report, LoadError> {
         ));
     }
     Ok(page)
-}
-
-/// Two core-data runs: `edgebench report compare`'s table (benchstat's verdicts) as a section,
-/// or why there is none.
-fn comparison(old: &Path, new: &Path) -> Section {
-    let title = "Old against new: significant changes (benchstat's test)";
-    match crate::report::compare::Comparison::read(old, new) {
-        Ok(c) => Section::new(
-            title,
-            format!(
-                "<p>Each benchmark's median over the repetitions of {} (old) and {} (new), the \
-                 change, and whether it is significant: Mann–Whitney U, p &le; 0.05, as \
-                 benchstat decides; <code>~</code> when it is not. The same table as \
-                 <code>edgebench report compare</code>.</p>{}",
-                escape(&old.display().to_string()),
-                escape(&new.display().to_string()),
-                markdown(&c.markdown())
-            ),
-        ),
-        Err(e) => Section::new(
-            title,
-            format!("<p>No comparison: {}</p>", escape(&e.to_string())),
-        ),
-    }
-}
-
-/// One kind's directories as one report.
-fn merged(of_kind: &[&(&PathBuf, &String, Loaded)]) -> Result<Report, LoadError> {
-    let several = of_kind.len() > 1;
-    let recorded = recorded_facts(of_kind[0].0);
-    let heading = |label: &str, md: &str| {
-        if several {
-            format!("## {label}\n\n{md}\n")
-        } else {
-            md.to_string()
-        }
-    };
-    Ok(match &of_kind[0].2 {
-        Loaded::CoreData(first) => {
-            let mut all = first.clone();
-            all.targets.clear();
-            for (_, _, l) in of_kind {
-                if let Loaded::CoreData(r) = l {
-                    all.targets.extend(r.targets.iter().cloned());
-                }
-            }
-            let facts = if several {
-                Vec::new()
-            } else {
-                kept(&recorded, &["command"])
-            };
-            coredata::report(&all, facts)?
-        }
-        Loaded::Kv(_) => {
-            let mut all = KvView::default();
-            for (_, label, l) in of_kind {
-                if let Loaded::Kv(v) = l {
-                    all.runs.extend(v.runs.iter().cloned());
-                    all.markdown.push_str(&heading(label, &v.markdown));
-                    all.configuration
-                        .extend(v.configuration.iter().map(|(k, x)| {
-                            let k = if several {
-                                format!("{label}: {k}")
-                            } else {
-                                k.clone()
-                            };
-                            (k, x.clone())
-                        }));
-                    all.started = all.started.or(v.started.clone());
-                }
-            }
-            kv::report(&all, kept(&recorded, &["command", "edgebench", "machine"]))?
-        }
-        Loaded::Fleet(first) => {
-            let mut all = first.clone();
-            all.targets.clear();
-            all.markdown.clear();
-            for (_, label, l) in of_kind {
-                if let Loaded::Fleet(v) = l {
-                    all.targets.extend(v.targets.iter().cloned());
-                    all.markdown.push_str(&heading(label, &v.markdown));
-                }
-            }
-            fleet::report(&all)?
-        }
-        Loaded::Perf(_) => {
-            let mut all = PerfView::default();
-            for (_, label, l) in of_kind {
-                if let Loaded::Perf(v) = l {
-                    all.runs.extend(v.runs.iter().cloned());
-                    all.markdown.push_str(&heading(label, &v.markdown));
-                }
-            }
-            perf::report(&all, kept(&recorded, &["command", "edgebench", "machine"]))?
-        }
-    })
 }
 
 #[cfg(test)]
@@ -369,7 +236,7 @@ mod tests {
     #[test]
     fn a_directory_without_results_is_named_with_the_fix() {
         let tmp = tempfile::tempdir().unwrap();
-        let Err(err) = build(&[tmp.path().to_path_buf()]) else {
+        let Err(err) = build(&[], &[tmp.path().to_path_buf()]) else {
             panic!("an empty directory is no results directory")
         };
         let msg = err.to_string();

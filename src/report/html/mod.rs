@@ -2,36 +2,29 @@
 //! plotters as inline SVG, the run's facts and its markdown tables, so that the page alone
 //! tells which target is fastest and by how much.
 //!
-//! Each results kind has a builder (core-data, kv, fleet, perf) that turns its results into a
-//! [`Report`]: a [`Page`] of [`Section`]s (title + HTML fragment) and the [`Chart`]s drawn in
-//! it, kept for `--png`. A later addition (a comparison table) is one more section pushed
-//! onto the page. Every command writes its page through one call here, at the same points it
-//! rewrites its other results files ([`write_coredata`], [`write_kv`], [`write_fleet`],
-//! [`write_perf`]); `edgebench report html DIR...` rebuilds pages from the files
-//! ([`load::build`]).
+//! This is the workload-independent half: the page, its charts and how it is written. Each
+//! workload's slice has its own section builder (`coredata::html`, `kv::html`, `fleet::html`,
+//! `perf::html`) that turns its results into a [`Report`]: a [`Page`] of [`Section`]s (title and
+//! HTML fragment) and the [`Chart`]s drawn in it, kept for `--png`. A later addition (a
+//! comparison table) is one more section pushed onto the page. Every command writes its page
+//! through its slice, at the same points it rewrites its other results files;
+//! `edgebench report html DIR...` rebuilds pages from the files ([`load::build`]), asking
+//! each registered [`crate::report::Workload`] for its part.
 
 pub mod charts;
-mod coredata;
-mod fleet;
 #[cfg(test)]
 mod golden;
-mod kv;
-pub(crate) mod latency;
+pub mod latency;
 pub mod load;
 mod memo;
 mod page;
-mod perf;
-mod series;
+pub mod series;
 
 use std::io;
 use std::path::{Path, PathBuf};
 
 pub use charts::{Chart, ChartError};
 pub use page::{escape, markdown, Page, Section};
-
-use crate::report::fleet::FleetRun;
-use crate::report::kv::KvResults;
-use crate::results::RunResults;
 
 /// The page's file name in a results directory.
 pub const FILE: &str = "report.html";
@@ -149,14 +142,14 @@ fn slug(title: &str) -> String {
 }
 
 /// The command line of this process, as the page records it.
-fn command_line() -> Vec<(String, String)> {
+pub fn command_line() -> Vec<(String, String)> {
     let args: Vec<String> = std::env::args().collect();
     vec![("command".into(), args.join(" "))]
 }
 
 /// The command line, edgebench's version and the machine, for the kinds whose results files
 /// do not record them (kv, perf).
-fn this_process() -> Vec<(String, String)> {
+pub fn this_process() -> Vec<(String, String)> {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|info| {
@@ -183,33 +176,6 @@ fn this_process() -> Vec<(String, String)> {
 pub fn forget_drawn() {
     latency::CURVES.clear();
     charts::SVGS.clear();
-}
-
-/// Writes a core-data run's `report.html` into `dir` (the run calls this after every
-/// benchmark, beside the other results files).
-pub fn write_coredata(dir: &Path, results: &RunResults) -> io::Result<()> {
-    let report = coredata::report(results, command_line()).map_err(io::Error::other)?;
-    report.write(&dir.join(FILE), false).map(drop)
-}
-
-/// Writes a kv run's `report.html` into `dir`, with every `-x` run's series.
-pub fn write_kv(dir: &Path, results: &KvResults) -> io::Result<()> {
-    let report = kv::report(&kv::KvView::of(results), this_process()).map_err(io::Error::other)?;
-    report.write(&dir.join(FILE), false).map(drop)
-}
-
-/// Writes a fleet run's `report.html` into `dir` (after every target, as the other files).
-pub fn write_fleet(dir: &Path, run: &FleetRun) -> io::Result<()> {
-    let view = fleet::FleetView::of(run).map_err(io::Error::other)?;
-    let report = fleet::report(&view).map_err(io::Error::other)?;
-    report.write(&dir.join(FILE), false).map(drop)
-}
-
-/// Writes `root/report.html` from the `-all` CSVs `create_csv -all` has just written there.
-pub fn write_perf(root: &Path) -> io::Result<()> {
-    let view = perf::PerfView::read(root, None).map_err(io::Error::other)?;
-    let report = perf::report(&view, this_process()).map_err(io::Error::other)?;
-    report.write(&root.join(FILE), false).map(drop)
 }
 
 #[cfg(test)]

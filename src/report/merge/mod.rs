@@ -11,17 +11,11 @@
 //! `--force`; a merge is never merged again (its hosts would count twice); files are read
 //! whole up to [`LARGEST_INPUT`].
 
-pub mod coredata;
-pub mod fleet;
-pub mod kv;
-
 use std::path::{Path, PathBuf};
 
 use hdrhistogram::Histogram;
 
-use crate::report::fleet::FleetRun;
-use crate::report::kv::KvResults;
-use crate::results::RunResults;
+use crate::report::workload::{Host, Merged, Workload};
 
 /// The largest results file read (a kv document with a thousand rows is a few MB).
 pub const LARGEST_INPUT: u64 = 256 << 20;
@@ -97,133 +91,75 @@ impl MergeError {
     }
 }
 
-/// What a merge produced: results of the workload's own model, written by its own exporters.
-#[derive(Debug)]
-pub enum Merged {
-    /// `edgebench kv`'s hosts.
-    Kv(Box<KvResults>),
-    /// `edgebench coredata`'s hosts.
-    CoreData(Box<RunResults>),
-    /// `edgebench fleet`'s hosts.
-    Fleet(Box<FleetRun>),
-}
-
-/// Merges the results at `paths` (see the module doc); `force` merges inputs whose run ids
-/// differ or are missing.
-pub fn merge(paths: &[PathBuf], force: bool) -> Result<Merged, MergeError> {
+/// Merges the results at `paths` (see the module doc) with the workload that reads them,
+/// among `workloads`; `force` merges inputs whose run ids differ or are missing.
+pub fn merge(
+    workloads: &[&dyn Workload],
+    paths: &[PathBuf],
+    force: bool,
+) -> Result<Box<dyn Merged>, MergeError> {
     if paths.len() < 2 {
         return Err(MergeError::TooFew);
     }
     let mut inputs = Vec::with_capacity(paths.len());
     for path in paths {
-        inputs.push(Input::read(path)?);
+        inputs.push(read(workloads, path)?);
     }
-    let first = &inputs[0];
-    if let Some(other) = inputs.iter().find(|i| i.kind() != first.kind()) {
+    let (first_kind, first) = &inputs[0];
+    if let Some((other_kind, other)) = inputs.iter().find(|(k, _)| k != first_kind) {
         return Err(MergeError::Mixed {
-            first: first.path().to_path_buf(),
-            first_kind: first.kind(),
-            other: other.path().to_path_buf(),
-            other_kind: other.kind(),
+            first: first.path.clone(),
+            first_kind: workloads[*first_kind].name(),
+            other: other.path.clone(),
+            other_kind: workloads[*other_kind].name(),
         });
     }
+    let workload = workloads[*first_kind];
+    let hosts: Vec<Host> = inputs.into_iter().map(|(_, host)| host).collect();
     if !force {
-        check_run_ids(&inputs)?;
+        check_run_ids(&hosts)?;
     }
     let labels = crate::report::html::load::labels(paths);
-    let mut kv_hosts = Vec::new();
-    let mut coredata_hosts = Vec::new();
-    let mut fleet_hosts = Vec::new();
-    for (input, label) in inputs.into_iter().zip(labels) {
-        match input {
-            Input::Kv(k) => kv_hosts.push((label, *k)),
-            Input::CoreData(p, r) => coredata_hosts.push((label, p, *r)),
-            Input::Fleet(p, r) => fleet_hosts.push((label, p, *r)),
-        }
-    }
-    // One kind only (checked above): the others are empty.
-    if !kv_hosts.is_empty() {
-        Ok(Merged::Kv(Box::new(kv::merge(kv_hosts)?)))
-    } else if !fleet_hosts.is_empty() {
-        Ok(Merged::Fleet(Box::new(fleet::merge(fleet_hosts)?)))
+    workload.merge(labels.into_iter().zip(hosts).collect())
+}
+
+/// Reads `path` (a results directory, whose file is the one its workload merges, or a
+/// results file) and the workload, by its place in `workloads`, that recognises it.
+fn read(workloads: &[&dyn Workload], path: &Path) -> Result<(usize, Host), MergeError> {
+    let file = if path.is_dir() {
+        // The last registered workload whose file is there (the later, the more specific);
+        // else the first's, so the error names the file looked for.
+        let files: Vec<&str> = workloads.iter().filter_map(|w| w.merge_file()).collect();
+        let name = files
+            .iter()
+            .rev()
+            .find(|f| path.join(f).is_file())
+            .or(files.first())
+            .copied()
+            .unwrap_or("results.json");
+        path.join(name)
     } else {
-        coredata::merge(coredata_hosts).map(|r| Merged::CoreData(Box::new(r)))
-    }
-}
-
-/// One input, read and recognised.
-enum Input {
-    Kv(Box<kv::KvInput>),
-    CoreData(PathBuf, Box<RunResults>),
-    Fleet(PathBuf, Box<FleetRun>),
-}
-
-impl Input {
-    /// Reads `path`: a results directory (its `results.json`, or a fleet's `fleet.json`), a
-    /// kv JSON document or a `fleet.json`.
-    fn read(path: &Path) -> Result<Input, MergeError> {
-        let file = match (path.is_dir(), path.join("fleet.json").is_file()) {
-            (true, true) => path.join("fleet.json"),
-            (true, false) => path.join("results.json"),
-            (false, _) => path.to_path_buf(),
-        };
-        let doc = read_json(path, &file)?;
-        if doc.get("run information").is_some() {
-            return Ok(Input::Kv(Box::new(kv::KvInput::read(path, &doc)?)));
-        }
-        if doc.get("fleet").is_some() && doc.get("targets").is_some() {
-            let run: FleetRun = serde_json::from_value(doc)
-                .map_err(|e| MergeError::read(&file, format!("not a fleet.json ({e})")))?;
-            if !run.hosts.is_empty() {
-                return Err(already_merged(path));
-            }
-            return Ok(Input::Fleet(path.to_path_buf(), Box::new(run)));
-        }
-        match doc.pointer("/meta/workload").and_then(|w| w.as_str()) {
-            Some("coredata") => {
-                let results: RunResults = serde_json::from_value(doc)
-                    .map_err(|e| MergeError::read(&file, format!("not coredata results ({e})")))?;
-                if !results.meta.hosts.is_empty() {
-                    return Err(already_merged(path));
-                }
-                Ok(Input::CoreData(path.to_path_buf(), Box::new(results)))
-            }
-            Some(other) => Err(MergeError::read(
-                path,
-                format!(
-                    "{other} results cannot be merged; give results directories of edgebench \
-                     kv, coredata or fleet"
-                ),
-            )),
-            None => Err(MergeError::read(
-                path,
-                "not results of edgebench kv, coredata or fleet; give their results \
-                 directories, or kv's --json-out-file files",
-            )),
+        path.to_path_buf()
+    };
+    let doc = read_json(path, &file)?;
+    for (i, w) in workloads.iter().enumerate() {
+        if let Some(host) = w.host(path, &file, &doc) {
+            return host.map(|h| (i, h));
         }
     }
-
-    fn kind(&self) -> &'static str {
-        match self {
-            Input::Kv(_) => "kv",
-            Input::CoreData(..) => "coredata",
-            Input::Fleet(..) => "fleet",
-        }
-    }
-
-    fn path(&self) -> &Path {
-        match self {
-            Input::Kv(k) => &k.path,
-            Input::CoreData(p, _) | Input::Fleet(p, _) => p,
-        }
-    }
-
-    fn run_id(&self) -> Option<&str> {
-        match self {
-            Input::Kv(k) => k.run_id.as_deref(),
-            Input::CoreData(_, r) => r.meta.run_id.as_deref(),
-            Input::Fleet(_, r) => r.run_id.as_deref(),
-        }
+    match doc.pointer("/meta/workload").and_then(|w| w.as_str()) {
+        Some(other) => Err(MergeError::read(
+            path,
+            format!(
+                "{other} results cannot be merged; give results directories of edgebench \
+                 kv, coredata or fleet"
+            ),
+        )),
+        None => Err(MergeError::read(
+            path,
+            "not results of edgebench kv, coredata or fleet; give their results \
+             directories, or kv's --json-out-file files",
+        )),
     }
 }
 
@@ -236,17 +172,22 @@ pub fn already_merged(path: &Path) -> MergeError {
 }
 
 /// Every input has the first one's run id, and it has one.
-fn check_run_ids(inputs: &[Input]) -> Result<(), MergeError> {
+fn check_run_ids(inputs: &[Host]) -> Result<(), MergeError> {
     let first = &inputs[0];
-    let odd = match first.run_id() {
+    let odd = match first.run_id.as_deref() {
         None => inputs.get(1),
-        Some(id) => inputs.iter().find(|i| i.run_id() != Some(id)),
+        Some(id) => inputs.iter().find(|i| i.run_id.as_deref() != Some(id)),
     };
     match odd {
         Some(other) => Err(MergeError::RunIds {
-            first: first.path().to_path_buf(),
-            other: other.path().to_path_buf(),
-            ids: run_ids_differ(first.path(), first.run_id(), other.path(), other.run_id()),
+            first: first.path.clone(),
+            other: other.path.clone(),
+            ids: run_ids_differ(
+                &first.path,
+                first.run_id.as_deref(),
+                &other.path,
+                other.run_id.as_deref(),
+            ),
         }),
         None => Ok(()),
     }

@@ -16,8 +16,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{decode, sum_histograms, MergeError};
-use crate::report::fleet::{FleetRun, FleetTarget, Percentiles, Reads, Second, Summary};
+use crate::fleet::results::{FleetRun, FleetTarget, Percentiles, Reads, Second, Summary};
+use crate::report::merge::{decode, sum_histograms, MergeError};
 
 /// The hosts (label, path, run), at least one, merged.
 pub fn merge(hosts: Vec<(String, PathBuf, FleetRun)>) -> Result<FleetRun, MergeError> {
@@ -145,7 +145,7 @@ fn total_summary(hosts: &[(&str, &Path, &Summary)]) -> Result<Summary, MergeErro
         .map(|(_, p, s)| s.purges.as_ref().map(|x| (*p, x)))
         .collect::<Option<Vec<_>>>()
     {
-        Some(purges) if !purges.is_empty() => Some(crate::report::fleet::Purges {
+        Some(purges) if !purges.is_empty() => Some(crate::fleet::results::Purges {
             purges: purges.iter().map(|(_, x)| x.purges).sum(),
             failed: purges.iter().map(|(_, x)| x.failed).sum(),
             first_error: purges.iter().find_map(|(_, x)| x.first_error.clone()),
@@ -209,7 +209,7 @@ fn percentiles(of: &[(&Path, &Percentiles)]) -> Result<Percentiles, MergeError> 
 
 /// The hosts' per-second events added, second by second (no percentiles: see the module doc).
 fn seconds<'a>(hosts: impl Iterator<Item = &'a [Second]>) -> Vec<Second> {
-    let longest = crate::workload::fleet::MAX_RUN.as_secs() as usize;
+    let longest = crate::fleet::workload::MAX_RUN.as_secs() as usize;
     let mut out: Vec<Second> = Vec::new();
     for series in hosts {
         // A second past the longest run is not a fleet's (an edited file): left out.
@@ -234,7 +234,7 @@ fn seconds<'a>(hosts: impl Iterator<Item = &'a [Second]>) -> Vec<Second> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::fleet::FleetSettings;
+    use crate::fleet::results::FleetSettings;
     use crate::runner::stats::latency_histogram;
 
     fn pct(values: &[u64]) -> Percentiles {
@@ -357,7 +357,7 @@ mod tests {
     #[test]
     fn find_max_searches_are_refused() {
         let mut searched = run(summary(1, 1, &[1], "kept up"));
-        searched.targets[0].find_max = Some(crate::report::fleet::FindMax {
+        searched.targets[0].find_max = Some(crate::fleet::results::FindMax {
             max_rate: None,
             first_failing: None,
             probes: Vec::new(),

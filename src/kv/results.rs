@@ -4,9 +4,9 @@
 
 use std::io;
 
-use super::Exporter;
 use crate::kv::load::LoadResult;
 use crate::kv::{export, report, KvConfig};
+use crate::report::Exporter;
 
 /// What a kv run measured: its configuration and its `-x` runs.
 #[derive(Debug)]
@@ -128,7 +128,7 @@ impl Exporter<KvResults> for KvMarkdown {
         let (cfg, runs) = (&results.cfg, &results.runs);
         let mut md = String::new();
         if !results.hosts.is_empty() {
-            md.push_str(&crate::report::merge::kv::hosts_markdown(results));
+            md.push_str(&crate::kv::merge::hosts_markdown(results));
             md.push_str(&format!(
                 "\n## All hosts ({} hosts)\n\n",
                 results.hosts.len()
@@ -163,7 +163,7 @@ impl Exporter<KvResults> for KvJson {
     fn render(&self, results: &KvResults) -> io::Result<Vec<u8>> {
         let mut doc = export::document(&results.cfg, &results.sections());
         if !results.hosts.is_empty() {
-            crate::report::merge::kv::note_hosts(&mut doc, results);
+            crate::kv::merge::note_hosts(&mut doc, results);
         }
         Ok(doc.to_pretty().into_bytes())
     }

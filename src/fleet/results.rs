@@ -3,8 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::fleet::workload::{FleetReport, FleetSpec, WriterReport};
 use crate::runner::stats::encoded;
-use crate::workload::fleet::{FleetReport, FleetSpec, WriterReport};
 
 /// One target's row: its name, where it was, and what it measured or why it did not run.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -48,7 +48,7 @@ pub struct ProbeRow {
 
 impl FindMax {
     /// From a search.
-    pub fn of(found: &crate::workload::fleet::find_max::Found) -> Self {
+    pub fn of(found: &crate::fleet::workload::find_max::Found) -> Self {
         FindMax {
             max_rate: found.max_rate,
             first_failing: found.first_failing,

@@ -7,11 +7,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::{parse_list, ConfigError};
 use crate::cli::FleetArgs;
+use crate::config::{parse_list, ConfigError};
+use crate::fleet::workload::{FleetSpec, Retention};
 use crate::runner::barrier;
 use crate::target::{self, Layout, TargetKind, TargetSpec, Via};
-use crate::workload::fleet::{FleetSpec, Retention};
 
 /// The typed flags of `edgebench fleet`.
 #[derive(Debug, Clone)]
@@ -223,18 +223,19 @@ impl FleetConfig {
         // start anyway). Its only error is a bad count, named here by where it came from.
         let wait = s.get("wait");
         let targets = targets(&text("target"), &vias)?;
-        let targets = super::apply_wait(targets, wait.map(|w| w.value.as_str()), &mut Vec::new())
-            .map_err(|_| {
-            let w = wait.expect("apply_wait fails on a --wait value only");
-            bad(
-                &w.origin,
-                &w.value,
-                &format!(
-                    "expected a number of replicas from 1 to {}",
-                    super::MAX_WAIT
-                ),
-            )
-        })?;
+        let targets =
+            crate::config::apply_wait(targets, wait.map(|w| w.value.as_str()), &mut Vec::new())
+                .map_err(|_| {
+                    let w = wait.expect("apply_wait fails on a --wait value only");
+                    bad(
+                        &w.origin,
+                        &w.value,
+                        &format!(
+                            "expected a number of replicas from 1 to {}",
+                            crate::config::MAX_WAIT
+                        ),
+                    )
+                })?;
         Ok(FleetConfig {
             targets,
             spec,

@@ -19,11 +19,11 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-use super::{already_merged, decode, MergeError};
-use crate::kv::export::{Json, EXACT};
+use crate::kv::export::{Json, CONFIG, EXACT};
 use crate::kv::load::{add_seconds, LoadResult, RowStats, SecondStats};
+use crate::kv::results::KvResults;
 use crate::kv::KvConfig;
-use crate::report::kv::KvResults;
+use crate::report::merge::{already_merged, decode, MergeError};
 
 /// One host's kv results, rebuilt.
 #[derive(Debug)]
@@ -45,17 +45,15 @@ impl KvInput {
         if info.get("Hosts").is_some() {
             return Err(already_merged(path));
         }
-        let Some(args) = info["Command line"].as_array() else {
+        // The typed configuration; an edgebench before it kept the command line instead.
+        let (typed, args) = (info.get(CONFIG), info["Command line"].as_array());
+        if typed.is_none() && args.is_none() {
             return Err(MergeError::read(
                 path,
-                "it has no \"Command line\" under \"run information\" (written by \
+                "it has no \"Config\" under \"run information\" (written by \
                  memtier_benchmark or an older edgebench); run the hosts with this edgebench kv",
             ));
-        };
-        let args: Vec<String> = args
-            .iter()
-            .filter_map(|a| a.as_str().map(str::to_string))
-            .collect();
+        }
         let section = doc
             .as_object()
             .and_then(|o| {
@@ -71,15 +69,39 @@ impl KvInput {
         Ok(KvInput {
             path: path.to_path_buf(),
             run_id: info["Run id"].as_str().map(str::to_string),
-            cfg: config_of(path, &args)?,
+            cfg: match (typed, args) {
+                (Some(typed), _) => typed_config(path, typed)?,
+                (None, args) => {
+                    let args: Vec<String> = args
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|a| a.as_str().map(str::to_string))
+                        .collect();
+                    config_of(path, &args)?
+                }
+            },
             result: result_of(path, section)?,
         })
     }
 }
 
-/// The configuration of a host's command line (`--start-at` left out: it has passed).
+/// A host's typed configuration, as its results.json keeps it (`--start-at` left out: it has
+/// passed).
+fn typed_config(path: &Path, typed: &Value) -> Result<KvConfig, MergeError> {
+    let mut cfg: KvConfig = serde_json::from_value(typed.clone()).map_err(|e| {
+        MergeError::read(
+            path,
+            format!("its {CONFIG:?} does not read ({e}); merge results of this edgebench"),
+        )
+    })?;
+    cfg.start_at = None;
+    Ok(cfg)
+}
+
+/// The configuration of a host's command line, as an edgebench before the typed
+/// configuration kept it (`--start-at` left out: it has passed), parsed with kv's own flags.
 fn config_of(path: &Path, args: &[String]) -> Result<KvConfig, MergeError> {
-    let mut argv = vec!["edgebench".to_string(), "kv".to_string()];
+    let mut argv = vec!["kv".to_string()];
     let mut it = args.iter();
     while let Some(a) = it.next() {
         if a == "--start-at" {
@@ -94,12 +116,9 @@ fn config_of(path: &Path, args: &[String]) -> Result<KvConfig, MergeError> {
             format!("its command line no longer parses ({e}); merge results of this edgebench"),
         )
     };
-    let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(&argv)
+    let kv = <crate::kv::KvCommandLine as clap::Parser>::try_parse_from(&argv)
         .map_err(|e| bad(e.to_string().lines().next().unwrap_or_default().to_string()))?;
-    let crate::cli::Command::Kv(kv) = cli.command else {
-        return Err(bad("not a kv command line".into()));
-    };
-    let mut cfg = KvConfig::from_recorded_args(&kv).map_err(|e| bad(e.to_string()))?;
+    let mut cfg = KvConfig::from_recorded_args(&kv.args).map_err(|e| bad(e.to_string()))?;
     cfg.command_line = args.to_vec();
     Ok(cfg)
 }
@@ -482,14 +501,9 @@ mod tests {
         assert_eq!(cfg.start_at, None);
         assert_eq!(cfg.command_line, args);
         // The same flags for a run on this machine are refused (the resource check).
-        let argv = ["edgebench", "kv", "-t", "1024", "-c", "1000"];
-        let crate::cli::Command::Kv(kv) = <crate::cli::Cli as clap::Parser>::try_parse_from(argv)
-            .unwrap()
-            .command
-        else {
-            panic!("a kv command line")
-        };
-        assert!(KvConfig::from_args_with_entropy(&kv, 0).is_err());
+        let argv = ["kv", "-t", "1024", "-c", "1000"];
+        let kv = <crate::kv::KvCommandLine as clap::Parser>::try_parse_from(argv).unwrap();
+        assert!(KvConfig::from_args_with_entropy(&kv.args, 0).is_err());
     }
 
     #[test]
@@ -501,10 +515,35 @@ mod tests {
     }
 
     #[test]
+    fn a_host_keeps_its_typed_config_and_an_older_argv_still_merges() {
+        let args: Vec<String> = "--target embedded -c 7 --command=HSET_h_f_v --command-ratio 3"
+            .split(' ')
+            .map(|a| a.replace('_', " "))
+            .collect();
+        let cfg = config_of(Path::new("a"), &args).unwrap();
+        let results = KvResults::new(cfg.clone(), vec![host(&[5, 6], 2)]);
+        let bytes = crate::report::Exporter::render(&crate::kv::results::KvJson, &results).unwrap();
+        let mut doc: Value = serde_json::from_slice(&bytes).unwrap();
+        let info = &doc["run information"];
+        assert!(info.get("Command line").is_none(), "no argv to parse again");
+        let typed = KvInput::read(Path::new("a"), &doc).unwrap().cfg;
+        assert_eq!(typed.command_line, args);
+        assert_eq!(typed.clients, 7);
+        assert_eq!(typed.commands, cfg.commands);
+        assert_eq!(format!("{typed:?}"), format!("{cfg:?}"));
+        // A results.json of an edgebench before the typed config: its argv, parsed by kv.
+        let info = doc["run information"].as_object_mut().unwrap();
+        info.remove(CONFIG);
+        info.insert("Command line".into(), serde_json::json!(args));
+        let parsed = KvInput::read(Path::new("a"), &doc).unwrap().cfg;
+        assert_eq!(format!("{parsed:?}"), format!("{cfg:?}"));
+    }
+
+    #[test]
     fn a_written_document_reads_back_exactly() {
         let (_, a) = input("a", host(&values(7, 900, 5_000_000), 3));
         let results = KvResults::new(a.cfg.clone(), vec![a.result.clone()]);
-        let bytes = crate::report::Exporter::render(&crate::report::kv::KvJson, &results).unwrap();
+        let bytes = crate::report::Exporter::render(&crate::kv::results::KvJson, &results).unwrap();
         let doc: Value = serde_json::from_slice(&bytes).unwrap();
         let back = result_of(Path::new("a"), &doc["ALL STATS"]).unwrap();
         assert_eq!(back.elapsed, a.result.elapsed);

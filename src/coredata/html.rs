@@ -7,13 +7,20 @@
 //! repetition of `--count`.
 
 use std::fmt::Write as _;
+use std::io;
+use std::path::Path;
 
-use super::charts::{self, Axis, Bar, Chart, ChartError, Line, Marks, Palette, Unit};
-use super::latency;
-use super::page::{escape, markdown, Section};
-use super::Report;
+use crate::report::html::charts::{self, Axis, Bar, Chart, ChartError, Line, Marks, Palette, Unit};
+use crate::report::html::{command_line, escape, latency, markdown, Report, Section, FILE};
 use crate::report::Exporter as _;
 use crate::results::{BenchResults, RunResults, TargetResults};
+
+/// Writes a core-data run's `report.html` into `dir` (the run calls this after every
+/// benchmark, beside the other results files).
+pub fn write(dir: &Path, results: &RunResults) -> io::Result<()> {
+    let report = report(results, command_line()).map_err(io::Error::other)?;
+    report.write(&dir.join(FILE), false).map(drop)
+}
 
 /// The page of a core-data run (or of several merged, their columns named by directory).
 /// `facts` come first (the command line, when known); the run's own follow.

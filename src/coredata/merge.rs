@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{decode, sum_histograms, MergeError};
+use crate::report::merge::{decode, sum_histograms, MergeError};
 use crate::results::{BenchResults, Measurement, RunResults, TargetResults};
 
 /// The hosts (label, path, results), at least one, merged.

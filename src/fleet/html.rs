@@ -5,13 +5,22 @@
 //! The page reads `fleet.json`'s shape (the run's [`FleetRun`] goes through serde_json once),
 //! so a page written by the run and one rebuilt from the directory are the same page.
 
+use std::io;
+use std::path::Path;
+
 use serde::Deserialize;
 
-use super::charts::{ChartError, Palette};
-use super::page::{escape, markdown, Section};
-use super::series::{self, Second, Series};
-use super::Report;
-use crate::report::fleet::FleetRun;
+use crate::fleet::results::FleetRun;
+use crate::report::html::charts::{ChartError, Palette};
+use crate::report::html::series::{self, Second, Series};
+use crate::report::html::{escape, markdown, Report, Section, FILE};
+
+/// Writes a fleet run's `report.html` into `dir` (after every target, as the other files).
+pub fn write(dir: &Path, run: &FleetRun) -> io::Result<()> {
+    let view = FleetView::of(run).map_err(io::Error::other)?;
+    let report = report(&view).map_err(io::Error::other)?;
+    report.write(&dir.join(FILE), false).map(drop)
+}
 
 /// What the fleet page shows: `fleet.json`'s fields it needs, and `fleet.md`.
 #[derive(Debug, Clone, Deserialize)]
@@ -82,7 +91,7 @@ impl FleetView {
     /// The view of a run in progress or finished.
     pub fn of(run: &FleetRun) -> Result<FleetView, serde_json::Error> {
         let mut view: FleetView = serde_json::from_value(serde_json::to_value(run)?)?;
-        view.markdown = crate::report::fleet::markdown(run);
+        view.markdown = crate::fleet::results::markdown(run);
         Ok(view)
     }
 }

@@ -1,11 +1,5 @@
-//! Workloads: what is run against a store, independent of how it is timed (the runner) and
-//! of where the store lives (the target).
-//!
-//! [`coredata`] is the EdgeX core-data workload of the 2018 PoC. [`BenchFilter`] selects
-//! benchmarks the way `go test -bench REGEX` does.
-
-pub mod coredata;
-pub mod fleet;
+//! `--bench REGEX`: [`BenchFilter`] selects core-data benchmarks the way `go test -bench REGEX`
+//! does.
 
 use regex::Regex;
 

@@ -7,12 +7,19 @@
 //! something other than a number (`∞` for a run too short to time) are left out.
 
 use std::collections::BTreeMap;
+use std::io;
 use std::path::{Path, PathBuf};
 
-use super::charts::{self, Bar, Chart, ChartError, Palette, Unit};
-use super::page::{markdown, Section};
-use super::Report;
 use crate::perf::csv::ResultsKind;
+use crate::report::html::charts::{self, Bar, Chart, ChartError, Palette, Unit};
+use crate::report::html::{markdown, this_process, Report, Section, FILE};
+
+/// Writes `root/report.html` from the `-all` CSVs `create_csv -all` has just written there.
+pub fn write(root: &Path) -> io::Result<()> {
+    let view = PerfView::read(root, None).map_err(io::Error::other)?;
+    let report = report(&view, this_process()).map_err(io::Error::other)?;
+    report.write(&root.join(FILE), false).map(drop)
+}
 
 /// One group run: a row of `results-group-all.csv`.
 #[derive(Debug, Clone, PartialEq)]

@@ -543,3 +543,19 @@ fn cycle(i: u64) -> usize {
 fn device_of(i: u64) -> usize {
     cycle(i) / PER_DEVICE as usize
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn benchmarks_run_in_the_2018_harness_order() {
+        // The seed gist is Go output of the 2018 harness: its benchmarks, in its order.
+        let gist = include_str!("../../tests/fixtures/seed-gist-bench.txt");
+        let r = crate::report::benchtomd::parse_go_bench(gist);
+        for target in &r.targets {
+            let names: Vec<&str> = target.benchmarks.iter().map(|b| b.name.as_str()).collect();
+            assert_eq!(names, BENCHMARKS, "{}", target.name);
+        }
+    }
+}

@@ -8,14 +8,22 @@
 //! `Time-Serie` has, per second, `Count` and the `--print-percentiles` figures in ms; the
 //! latency chart needs p50 and p99 among them (memtier's default 50,99,99.9 has both).
 
+use std::io;
+use std::path::Path;
+
 use serde_json::Value;
 
-use super::charts::{ChartError, Palette};
-use super::page::{escape, markdown, Section};
-use super::series::{self, Second, Series};
-use super::Report;
-use crate::report::kv::KvResults;
+use crate::kv::results::KvResults;
+use crate::report::html::charts::{ChartError, Palette};
+use crate::report::html::series::{self, Second, Series};
+use crate::report::html::{escape, markdown, this_process, Report, Section, FILE};
 use crate::report::Exporter as _;
+
+/// Writes a kv run's `report.html` into `dir`, with every `-x` run's series.
+pub fn write(dir: &Path, results: &KvResults) -> io::Result<()> {
+    let report = report(&KvView::of(results), this_process()).map_err(io::Error::other)?;
+    report.write(&dir.join(FILE), false).map(drop)
+}
 
 /// What the kv page shows.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -47,7 +55,7 @@ impl KvView {
                 .collect()
         };
         let doc = export::document(&results.cfg, &sections).to_pretty();
-        let markdown = crate::report::kv::KvMarkdown
+        let markdown = crate::kv::results::KvMarkdown
             .render(results)
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .unwrap_or_default();
