@@ -25,16 +25,21 @@
 //! - [`app`]: one module per command, the exit statuses ([`app::Ending`], [`app::Error`]) and
 //!   the registered workloads ([`app::WORKLOADS`]).
 //! - [`cli`] and [`config`]: the two-stage command line (clap strings, then typed config).
-//! - [`model`]: the EdgeX core-data events and readings.
+//! - [`v2018`] and [`edgex`]: the data of each contract, named for it: the 2018 PoC's events
+//!   and readings (`v2018::Event`), and EdgeX 3/4's with their `/api/v3` DTOs (`edgex::Event`).
 //! - [`coredata`]: the ten EdgeX core-data benchmarks of the 2018 PoC.
 //! - [`kv`]: memtier_benchmark's key-value load; [`perf`]: PadoGrid's perf_test tools.
 //! - [`fleet`]: a device fleet posting EdgeX events open loop: does the store keep up?
 //! - [`runner`]: `go test -bench` calibration, HDR latency, allocation counting.
 //! - [`target`]: the one way any command reaches a server or store: `--target` items, the
-//!   Redis URL parser, spawned servers, and a started [`target::Target`] that opens stores,
-//!   load connections and worker connections.
+//!   registry that starts each kind, and a started [`target::Target`] that opens stores, load
+//!   connections and worker connections through its backend.
 //! - [`service`]: EdgeX's core-data REST API (`/api/v3`), served in front of any store.
-//! - [`store`]: the [`store::CoreData`] trait and one module per backend.
+//! - [`store`]: the two store contracts ([`store::CoreData`], 2018; [`store::edgex::EventStore`],
+//!   EdgeX 3/4), the seam a started backend implements ([`store::backend::Started`]), and one
+//!   folder per database holding its layouts and how it starts.
+//! - [`transport`]: how edgebench talks to a Redis-protocol server, below every store:
+//!   endpoints, Redis URLs, connections, `WAIT` after writes, Redis Cluster's routing.
 //! - [`results`]: the core-data results model (beneath the runner, which fills it).
 //! - [`report`]: what no workload owns: the [`report::Exporter`] trait and
 //!   [`report::write_all`] (every results file written whole), the core-data file formats,
@@ -51,7 +56,6 @@ pub mod coredata;
 pub mod edgex;
 pub mod fleet;
 pub mod kv;
-pub mod model;
 pub mod perf;
 pub mod report;
 pub mod results;
@@ -60,5 +64,6 @@ pub mod service;
 pub mod store;
 pub mod target;
 pub mod transport;
+pub mod v2018;
 
 pub use edgebench_engine::{engine, keyslot, resp, server};

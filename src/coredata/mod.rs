@@ -8,16 +8,18 @@
 //! merge: several hosts' RunResults → one; slice: how report html and report merge see it
 //! ```
 //!
-//! The typed config is `config::CoreDataConfig` and the command `app::coredata`. The results
+//! The typed config is [`CoreDataConfig`] (`config.rs`) and the command `app::coredata`. The results
 //! model stays in [`crate::results`] because the runner fills its measurements; its file
 //! formats stay in [`crate::report`], beside the `report benchtomd` and `report compare`
 //! tools that read them.
 
+pub mod config;
 pub mod filter;
 pub mod html;
 pub mod merge;
 pub mod slice;
 pub mod workload;
 
+pub use config::CoreDataConfig;
 pub use filter::BenchFilter;
 pub use slice::CoreData;

@@ -34,10 +34,10 @@
 
 use std::fmt::Write as _;
 
-use crate::model::{Event, Reading};
 use crate::results::BenchResults;
 use crate::runner::{Clock, Round, RunError, Runner};
 use crate::store::{CoreData, StoreError};
+use crate::v2018::{Event, Reading};
 
 /// The benchmarks, in the order the 2018 harness ran them.
 pub const BENCHMARKS: [&str; 10] = [

@@ -5,7 +5,7 @@
 //! This is the data of the service path (issue 12): `edgebench coredata-service` speaks it over
 //! HTTP, the EdgeX 3.1 Redis and EdgeX 4.0 PostgreSQL layouts store it, and the HTTP client
 //! sends it. The 2018 PoC's model (ObjectIds, millisecond timestamps, one value string) stays in
-//! [`crate::model`]; the ten benchmarks map onto this one in [`crate::store::edgex::as2018`].
+//! [`crate::v2018`]; the ten benchmarks map onto this one in [`crate::store::edgex::as2018`].
 //!
 //! Field names, required fields and value types follow go-mod-core-contracts v4.0
 //! (`dtos/event.go`, `dtos/reading.go`, `common/validator.go`) and the v4.0.2 OpenAPI

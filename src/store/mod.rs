@@ -44,7 +44,7 @@ pub(crate) mod rules;
 pub mod shared;
 pub mod sqlite;
 
-use crate::model::{Event, Reading};
+use crate::v2018::{Event, Reading};
 
 /// Pass as a `limit` to mean "no limit".
 pub const UNLIMITED: usize = usize::MAX;

@@ -7,8 +7,8 @@
 
 use std::borrow::Cow;
 
-use crate::model::{is_object_id, now_ms, Event, ObjectId, Reading};
 use crate::store::{StoreError, StoreResult};
+use crate::v2018::{is_object_id, now_ms, Event, ObjectId, Reading};
 
 /// `id` as every key holds it: ids are case-insensitive ([`ObjectId::parse`] takes either
 /// case) and stored in lowercase, the form the store assigns. Allocates only for an id with

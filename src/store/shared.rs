@@ -7,7 +7,7 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::Event;
+use crate::v2018::Event;
 
 /// `edgebench_` and 12 random lowercase hex digits, different for every call: the name of a
 /// run's private database (PostgreSQL, MongoDB) or in-memory SQLite file.

@@ -404,10 +404,10 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{args:?}: {e}"))
         };
         let mut store = target.open_store().unwrap_or_else(|e| panic!("{e}"));
-        let mut event = crate::model::Event {
+        let mut event = crate::v2018::Event {
             device: "d1".into(),
             origin: 1,
-            readings: vec![crate::model::Reading {
+            readings: vec![crate::v2018::Reading {
                 device: "d1".into(),
                 name: "t".into(),
                 value: "20".into(),

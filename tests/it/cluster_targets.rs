@@ -10,10 +10,10 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use edgebench::model::{Event, Reading};
 use edgebench::store::redis::{ClusterShape, SpawnedCluster};
 use edgebench::target::{connect, parse_targets, set_cluster_shape, Endpoint, Target};
 use edgebench::transport::cluster::slots::hash_slot;
+use edgebench::v2018::{Event, Reading};
 
 use crate::common;
 

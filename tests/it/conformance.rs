@@ -93,9 +93,9 @@ conformance_suite!(pg_uds, common::postgres::pg_uds);
 mod checks {
     use std::fmt::Debug;
 
-    use edgebench::model::testing::{event, reading};
-    use edgebench::model::{is_object_id, now_ms, Event, ObjectId, Reading};
     use edgebench::store::{CoreData, StoreError, StoreResult, UNLIMITED};
+    use edgebench::v2018::testing::{event, reading};
+    use edgebench::v2018::{is_object_id, now_ms, Event, ObjectId, Reading};
 
     // ---- helpers ----
 
@@ -963,9 +963,9 @@ mod checks {
 
 /// What only the Redis store has: the 2018 key layout, checked over a raw connection.
 mod redis_layout {
-    use edgebench::model::Event;
-    use edgebench::model::Reading;
     use edgebench::target::Target;
+    use edgebench::v2018::Event;
+    use edgebench::v2018::Reading;
 
     fn raw(target: &Target) -> redis::Connection {
         let client = redis::Client::open(target.endpoint()).unwrap_or_else(|e| panic!("{e}"));
@@ -1089,9 +1089,9 @@ mod redis_layout {
 mod mongo_queries {
     use std::sync::{Arc, Mutex};
 
-    use edgebench::model::{Event, Reading};
     use edgebench::store::mongo::{Fidelity, MongoDatabase, MongoLayout};
     use edgebench::store::{CoreData, StoreResult, UNLIMITED};
+    use edgebench::v2018::{Event, Reading};
     use mongodb::bson::Document;
     use mongodb::event::command::CommandEvent;
     use mongodb::event::EventHandler;

@@ -5,9 +5,9 @@
 //! `used_memory`, redis-server's allocator), not a timing.
 
 use edgebench::engine::{Engine, EngineConnection};
-use edgebench::model::Reading;
 use edgebench::store::redis::RedisStore;
 use edgebench::store::CoreData;
+use edgebench::v2018::Reading;
 use redis::ConnectionLike;
 
 /// Iterations of the measured round.

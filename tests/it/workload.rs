@@ -6,10 +6,10 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use edgebench::coredata::workload::{self as coredata, Progress, BENCHMARKS};
-use edgebench::model::{Event, Reading};
 use edgebench::runner::{BenchTime, Runner};
 use edgebench::store::{CoreData, StoreResult};
 use edgebench::target::{parse_targets, Target};
+use edgebench::v2018::{Event, Reading};
 
 /// Logs each call (method and the arguments that matter), then delegates.
 struct Recording {

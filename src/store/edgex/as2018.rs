@@ -30,8 +30,8 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use super::{EventStore, Filter, Page};
 use crate::edgex::{self, ReadingValue};
-use crate::model::{Event, Reading};
 use crate::store::{CoreData, StoreError, StoreResult};
+use crate::v2018::{Event, Reading};
 
 /// The profile of every event the benchmarks send.
 pub const PROFILE: &str = "edgebench-profile";

@@ -33,12 +33,12 @@ use std::ops::{Bound, Range};
 
 use crate::engine::types::ZSet;
 use crate::engine::{Db, Engine, Entry, Locked, Value, DATABASES};
-use crate::model::{now_ms, Event, Reading};
 use crate::store::redis::records2018::{
     decode, found, Key, Keys, Record, RedisEvent, RedisReading,
 };
 use crate::store::rules::{key_id, merge_event, merge_reading, stamp_event, stamp_reading};
 use crate::store::{CoreData, StoreResult, UNLIMITED};
+use crate::v2018::{now_ms, Event, Reading};
 
 pub mod backend;
 mod batch;

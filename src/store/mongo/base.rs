@@ -9,10 +9,10 @@ use mongodb::bson::oid::ObjectId as Oid;
 use mongodb::bson::{doc, Bson, RawDocumentBuf};
 use mongodb::sync::Collection;
 
-use crate::model::ObjectId;
 use crate::store::rules::key_id;
 use crate::store::shared::one_line;
 use crate::store::{StoreError, StoreResult, UNLIMITED};
+use crate::v2018::ObjectId;
 
 pub(super) const BACKEND: &str = "mongodb";
 pub(super) const EVENTS: &str = "event";

@@ -11,9 +11,9 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::base::backend_error;
-use crate::model::{Event, Reading};
 use crate::store::shared::one_line;
 use crate::store::{StoreError, StoreResult};
+use crate::v2018::{Event, Reading};
 
 /// A reading document as written: the 2018 field names, `_id` an ObjectId, and (in
 /// `reading` only) the event it was added with.

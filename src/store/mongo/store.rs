@@ -20,10 +20,10 @@ use super::base::{
 use super::documents::{
     decode, encode, EventIn, EventLink, EventOut, IdOnly, ReadingIn, ReadingOut,
 };
-use crate::model::{now_ms, Event, Reading};
 use crate::store::rules::{merge_event, merge_reading, stamp_event, stamp_reading};
 use crate::store::shared::one_line;
 use crate::store::{CoreData, StoreResult, UNLIMITED};
+use crate::v2018::{now_ms, Event, Reading};
 
 impl MongoStore {
     /// The documents of `coll` matching `filter`, by `sort`, at most `limit` (> 0).

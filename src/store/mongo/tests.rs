@@ -11,8 +11,8 @@ use mongodb::bson::oid::ObjectId as Oid;
 
 use super::base::*;
 use super::*;
-use crate::model::{Event, ObjectId, Reading};
 use crate::store::{StoreError, UNLIMITED};
+use crate::v2018::{Event, ObjectId, Reading};
 
 #[test]
 fn limits_map_to_mongo_limits() {

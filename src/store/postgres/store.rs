@@ -12,11 +12,11 @@ use serde::Serialize;
 
 use super::errors::query_error;
 use super::schema::Statements;
-use crate::model::{now_ms, Event, Reading};
 use crate::store::rules::{key_id, merge_event, merge_reading, stamp_event, stamp_reading};
 use crate::store::shared::chain;
 use crate::store::shared::{sql_limit, EventDoc};
 use crate::store::{CoreData, StoreError, StoreResult};
+use crate::v2018::{now_ms, Event, Reading};
 
 /// Picks one prepared statement of a store.
 type StatementOf = fn(&Statements) -> &Statement;

@@ -14,8 +14,8 @@ use super::config::passwd_user;
 use super::errors::connect_error;
 use super::schema::*;
 use super::*;
-use crate::model::{Event, Reading};
 use crate::store::{CoreData, StoreError};
+use crate::v2018::{Event, Reading};
 
 fn lookup(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
     let vars: Vec<(String, String)> = vars

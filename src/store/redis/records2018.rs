@@ -25,8 +25,8 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Event, Reading};
 use crate::store::{StoreError, StoreResult};
+use crate::v2018::{Event, Reading};
 
 /// The key layout of the 2018 client (reference §3.2), in one place.
 ///

@@ -21,13 +21,13 @@ use std::io::Write;
 
 use redis::{ConnectionLike, FromRedisValue, Pipeline, RedisError, RedisWrite, ToRedisArgs};
 
-use crate::model::{now_ms, Event, Reading};
 use crate::store::redis::records2018::{
     decode, encode, found, Key, Keys, Record, RedisEvent, RedisReading,
 };
 use crate::store::rules::{key_id, merge_event, merge_reading, stamp_event, stamp_reading};
 use crate::store::{CoreData, StoreError, StoreResult, UNLIMITED};
 use crate::transport::StoreConnection;
+use crate::v2018::{now_ms, Event, Reading};
 
 impl ToRedisArgs for Key<'_> {
     fn write_redis_args<W: ?Sized + RedisWrite>(&self, out: &mut W) {
@@ -552,7 +552,7 @@ mod tests {
     use serde::Serialize;
 
     use super::*;
-    use crate::model::ObjectId;
+    use crate::v2018::ObjectId;
 
     /// Records every request (one per round trip) and answers from a script; unscripted
     /// requests get a harmless default.

@@ -18,7 +18,6 @@
 
 use redis::{FromRedisValue, Pipeline};
 
-use crate::model::{now_ms, Event, Reading};
 use crate::store::redis::records2018::{
     encode, found, ClusterKeys as K, Record, RedisEvent, RedisReading,
 };
@@ -27,6 +26,7 @@ use crate::store::rules::{key_id, merge_event, merge_reading, stamp_event, stamp
 use crate::store::{CoreData, StoreResult, UNLIMITED};
 use crate::transport::cluster::ClusterConnection;
 use crate::transport::StoreConnection;
+use crate::v2018::{now_ms, Event, Reading};
 
 /// Keys per `UNLINK` when scrubbing.
 const UNLINK_CHUNK: usize = 4096;
@@ -604,7 +604,7 @@ mod tests {
             let mut id = r.id;
             K::mark_id(&mut id, p);
             assert_eq!(K::of_id(&id), p, "{id}");
-            assert!(crate::model::is_object_id(&id), "{id}");
+            assert!(crate::v2018::is_object_id(&id), "{id}");
             ids.push(id);
         }
         let mut sorted = ids.clone();

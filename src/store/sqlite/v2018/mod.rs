@@ -35,10 +35,10 @@ use rusqlite::{
 use serde::Serialize;
 use tempfile::TempDir;
 
-use crate::model::{now_ms, Event, Reading};
 use crate::store::rules::{key_id, merge_event, merge_reading, stamp_event, stamp_reading};
 use crate::store::shared::{self, private_name, sql_limit, EventDoc};
 use crate::store::{CoreData, StoreError, StoreResult};
+use crate::v2018::{now_ms, Event, Reading};
 
 const BACKEND: &str = "sqlite";
 

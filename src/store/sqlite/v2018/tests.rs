@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::edgex::testing::OrPanic;
-use crate::model::testing::reading;
+use crate::v2018::testing::reading;
 
 /// Every plan row of `statement`.
 fn plan(conn: &Connection, statement: &str) -> Vec<String> {
