@@ -23,6 +23,8 @@ mod registry;
 mod served;
 mod spec;
 
+use std::sync::Arc;
+
 use crate::service::{ServiceConfig, ServiceHandle};
 use crate::store::backend::{BackendError, Started, StoreOpener};
 use crate::store::edgex::as2018::{As2018, Counted};
@@ -111,6 +113,7 @@ impl Target {
             ..spec.clone()
         })?;
         let opener = inner.event_store_opener()?;
+        let direct = Arc::clone(&opener);
         let behaviour =
             opener()
                 .map(|store| store.behaviour())
@@ -150,7 +153,7 @@ impl Target {
         };
         Ok(Target {
             name: spec.name.clone(),
-            backend: Box::new(InProcessService::new(handle, base, inner, dir)),
+            backend: Box::new(InProcessService::new(handle, base, inner, direct, dir)),
             layout,
             wait: 0,
             service: true,

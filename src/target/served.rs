@@ -13,7 +13,7 @@
 use std::any::Any;
 use std::sync::Arc;
 
-use super::{Target, TargetError};
+use super::Target;
 use crate::edgex::{Event, Reading};
 use crate::service::ServiceHandle;
 use crate::store::backend::{BackendError, Started, StoreOpener};
@@ -23,14 +23,21 @@ use crate::store::{CoreData, StoreResult};
 
 /// edgebench's core-data service, started in this process in front of `inner` (`--via
 /// http`): the target's stores are [`Served`] clients of it.
-#[derive(Debug)]
 pub(super) struct InProcessService {
     // Fields drop in order: the service stops (gracefully) before its store's target, and
     // the socket's directory goes last.
     _handle: ServiceHandle,
     base: HttpBase,
     inner: Target,
+    /// Opens stores on `inner` directly: what [`Served`] scrubs and sizes through.
+    direct: StoreOpener,
     _dir: Option<tempfile::TempDir>,
+}
+
+impl std::fmt::Debug for InProcessService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.describe())
+    }
 }
 
 impl InProcessService {
@@ -38,12 +45,14 @@ impl InProcessService {
         handle: ServiceHandle,
         base: HttpBase,
         inner: Target,
+        direct: StoreOpener,
         dir: Option<tempfile::TempDir>,
     ) -> InProcessService {
         InProcessService {
             _handle: handle,
             base,
             inner,
+            direct,
             _dir: dir,
         }
     }
@@ -67,10 +76,7 @@ impl Started for InProcessService {
 
     /// Clients of the service whose scrub (and size) go to the store directly.
     fn event_store_opener(&self) -> Result<StoreOpener, BackendError> {
-        let direct = self.inner.event_store_opener().map_err(|e| match e {
-            TargetError::Store { error, .. } => BackendError::Store(error),
-            other => BackendError::Unsuitable(other.to_string()),
-        })?;
+        let direct = Arc::clone(&self.direct);
         let base = self.base.clone();
         Ok(Arc::new(move || {
             let client = HttpStore::connect(&base)?;
