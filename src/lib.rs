@@ -31,13 +31,14 @@
 //! - [`kv`]: memtier_benchmark's key-value load; [`perf`]: PadoGrid's perf_test tools.
 //! - [`fleet`]: a device fleet posting EdgeX events open loop: does the store keep up?
 //! - [`runner`]: `go test -bench` calibration, HDR latency, allocation counting.
-//! - [`target`]: the one way any command reaches a server or store: `--target` items, the
-//!   registry that starts each kind, and a started [`target::Target`] that opens stores, load
+//! - [`target`]: the one way any command reaches a server or store: `--target` items (each
+//!   read by its backend), and a started [`target::Target`] that opens stores, load
 //!   connections and worker connections through its backend.
 //! - [`service`]: EdgeX's core-data REST API (`/api/v3`), served in front of any store.
 //! - [`store`]: the two store contracts ([`store::CoreData`], 2018; [`store::edgex::EventStore`],
-//!   EdgeX 3/4), the seam a started backend implements ([`store::backend::Started`]), and one
-//!   folder per database holding its layouts and how it starts.
+//!   EdgeX 3/4), the seam a backend implements ([`store::backend`]: `Backend`, `Kind`,
+//!   `Started`), the registry of backends ([`store::BACKENDS`]), and one folder per database
+//!   holding its items, its layouts and how it starts.
 //! - [`transport`]: how edgebench talks to a Redis-protocol server, below every store:
 //!   endpoints, Redis URLs, connections, `WAIT` after writes, Redis Cluster's routing.
 //! - [`results`]: the core-data results model (beneath the runner, which fills it).

@@ -13,8 +13,9 @@ use super::status::LiveLine;
 use crate::kv::results::{self as report_kv, KvResults};
 use crate::kv::{KvArgs, KvConfig};
 use crate::runner::barrier;
+use crate::store::redis::kind::RedisKind;
 use crate::store::redis::mini_redis;
-use crate::target::{RedisReach, Target, TargetKind, TargetSpec};
+use crate::target::{RedisReach, Target, TargetSpec};
 
 /// `edgebench kv ARGS`: configure, run, say where the files went.
 pub fn main(
@@ -27,7 +28,7 @@ pub fn main(
     let spec = target_spec(&cfg)?;
     // A target's own ?wait=N wins over --wait N, as in coredata.
     cfg.wait = spec.wait;
-    if spec.kind == TargetKind::MiniRedis {
+    if spec.kind.as_any().downcast_ref() == Some(&RedisKind::MiniRedis) {
         if let Some(e) = mini_redis_refusal(&cfg) {
             return Err(Error::Usage(e));
         }
@@ -56,7 +57,10 @@ pub fn main(
 /// (column name `server`), with `--wait N` unless the item has its own `?wait=`.
 fn target_spec(cfg: &KvConfig) -> Result<TargetSpec, Error> {
     let Some(item) = &cfg.target else {
-        let mut spec = TargetSpec::new("server", TargetKind::Redis(memtier_endpoint(cfg)));
+        let mut spec = TargetSpec::new(
+            "server",
+            crate::target::TargetKind::new(RedisKind::At(memtier_endpoint(cfg))),
+        );
         spec.wait = cfg.wait;
         return Ok(spec);
     };
@@ -86,9 +90,9 @@ fn target_spec(cfg: &KvConfig) -> Result<TargetSpec, Error> {
 /// Starts the target. memtier's own server is not probed here: the load's first connection
 /// probes it with the run's AUTH, SELECT and `--connection-timeout`, as memtier does.
 fn start(cfg: &KvConfig, spec: &TargetSpec) -> anyhow::Result<Target> {
-    Ok(match (&cfg.target, &spec.kind) {
-        (None, TargetKind::Redis(endpoint)) => Target::at(&spec.name, endpoint.clone()),
-        _ => Target::start(spec)?,
+    Ok(match &cfg.target {
+        None => Target::at(&spec.name, memtier_endpoint(cfg)),
+        Some(_) => Target::start(spec)?,
     })
 }
 

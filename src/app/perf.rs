@@ -325,7 +325,7 @@ fn perf_pbm(
         return Ok(());
     }
     let (_target, connector) = perf_start_target(chosen, out)?;
-    let fresh = !matches!(spec.kind, crate::target::TargetKind::Redis(_));
+    let fresh = !spec.kind.is_external();
     if cfg.test == PbmTest::Tx && fresh {
         // A target this command started is empty and ends with it: load what PadoGrid's
         // users load first with test_ingestion, from the ingestion file beside -prop.

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use crate::cli::{CoreDataServiceArgs, ServeArgs, ServeIo};
 use crate::report::Format;
 use crate::target::layout::{LAYOUT_NAMES, VIA_NAMES};
-use crate::target::{self, Layout, TargetKind, TargetSpec};
+use crate::target::{self, TargetSpec};
 
 /// A flag's value was rejected.
 #[derive(Debug, thiserror::Error)]
@@ -152,18 +152,12 @@ pub fn apply_wait(
             spec.wait = n;
         }
     }
-    let compares = targets.iter().any(|s| s.wait > 0 || !s.server.is_default());
+    let compares = targets
+        .iter()
+        .any(|s| s.wait > 0 || s.kind.configures_server());
     let engines: Vec<&str> = targets
         .iter()
-        .filter(|s| {
-            matches!(
-                s.kind,
-                TargetKind::Embedded
-                    | TargetKind::EmbeddedDirect
-                    | TargetKind::EmbeddedTcp
-                    | TargetKind::EmbeddedUds
-            )
-        })
+        .filter(|s| s.kind.memory_only())
         .map(|s| s.name.as_str())
         .collect();
     if compares && !engines.is_empty() {
@@ -337,7 +331,7 @@ impl CoreDataServiceConfig {
             return Err(bad("store", &args.store, "give one store"));
         }
         let mut store = specs.remove(0);
-        store.layout = Layout::edgex_of(&store.kind).ok_or_else(|| {
+        store.layout = store.edgex_layout().ok_or_else(|| {
             bad(
                 "store",
                 &args.store,

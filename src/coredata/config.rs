@@ -70,7 +70,7 @@ impl CoreDataConfig {
         let targets = expand(targets, layouts.as_deref(), default_run, &vias, &mut notes);
         if let (true, Some(why)) = (
             targets.is_empty(),
-            asked.iter().find_map(target::layout::no_edgex_layout),
+            asked.iter().find_map(|kind| kind.no_edgex_layout()),
         ) {
             return Err(ConfigError::NoEdgexLayout {
                 layout: args.layout.clone().unwrap_or_else(|| "2018".to_string()),
@@ -228,13 +228,13 @@ fn expand(
 ) -> Vec<TargetSpec> {
     let mut out = Vec::new();
     for spec in specs {
-        if matches!(spec.kind, TargetKind::Service(_)) {
+        if spec.kind.is_service() {
             out.push(spec);
             continue;
         }
         for &via in vias {
             if via.is_http() {
-                match Layout::edgex_of(&spec.kind) {
+                match spec.edgex_layout() {
                     Some(layout) => out.push(TargetSpec {
                         name: format!("{}{}", spec.name, via.column_suffix()),
                         layout,
@@ -250,32 +250,16 @@ fn expand(
                 }
                 continue;
             }
-            let defaults: &[Layout] = if default_run && matches!(spec.kind, TargetKind::Postgres(_))
-            {
-                &[Layout::Y2018, Layout::EdgeX4]
-            } else {
-                &[Layout::Y2018]
+            let defaults = match default_run {
+                true => spec.kind.default_run_layouts(),
+                false => &[Layout::Y2018],
             };
             for &layout in layouts.unwrap_or(defaults) {
-                if !layout.applies_to(&spec.kind) {
+                if !spec.has_layout(layout) {
                     continue;
-                }
-                let mut kind = spec.kind.clone();
-                if let TargetKind::Mongo {
-                    layout: l,
-                    fidelity: f,
-                    ..
-                } = &mut kind
-                {
-                    (*l, *f) = match layout {
-                        Layout::Y2018Referenced => (MongoLayout::Referenced, Fidelity::Modern),
-                        Layout::Y2018Exact => (MongoLayout::Referenced, Fidelity::Y2018),
-                        _ => (MongoLayout::Embedded, Fidelity::Modern),
-                    };
                 }
                 out.push(TargetSpec {
                     name: format!("{}{}", spec.name, layout.column_suffix()),
-                    kind,
                     layout,
                     via,
                     ..spec.clone()

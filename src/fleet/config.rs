@@ -11,7 +11,7 @@ use crate::cli::FleetArgs;
 use crate::config::{parse_list, ConfigError};
 use crate::fleet::workload::{FleetSpec, Retention};
 use crate::runner::barrier;
-use crate::target::{self, Layout, TargetKind, TargetSpec, Via};
+use crate::target::{self, TargetSpec, Via};
 
 /// The typed flags of `edgebench fleet`.
 #[derive(Debug, Clone)]
@@ -250,11 +250,11 @@ impl FleetConfig {
 fn targets(list: &str, vias: &[Via]) -> Result<Vec<TargetSpec>, ConfigError> {
     let mut targets = Vec::new();
     for spec in target::parse_targets(&[list.to_string()])? {
-        if matches!(spec.kind, TargetKind::Service(_)) {
+        if spec.kind.is_service() {
             targets.push(spec);
             continue;
         }
-        let layout = Layout::edgex_of(&spec.kind).ok_or_else(|| {
+        let layout = spec.edgex_layout().ok_or_else(|| {
             bad(
                 "--target",
                 &spec.name,

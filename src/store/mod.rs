@@ -37,6 +37,7 @@ pub mod backend;
 pub mod edgex;
 pub mod engine;
 pub mod http;
+pub mod layout;
 pub mod mongo;
 pub mod postgres;
 pub mod redis;
@@ -45,6 +46,19 @@ pub mod shared;
 pub mod sqlite;
 
 use crate::v2018::{Event, Reading};
+
+/// The registry: every backend `--target` knows, in the order a run without `--target` lists
+/// their columns and `--target` asks them to read an item. Each backend is a folder here that
+/// implements [`backend::Backend`] (its items, its default targets) and [`backend::Kind`]
+/// (what an item starts); a new one adds its `mod` line above and one line here.
+pub static BACKENDS: &[&dyn backend::Backend] = &[
+    &engine::backend::EngineBackend,
+    &redis::kind::RedisBackend,
+    &sqlite::backend::SqliteBackend,
+    &postgres::backend::PgBackend,
+    &mongo::backend::MongoBackend,
+    &http::backend::ServiceBackend,
+];
 
 /// Pass as a `limit` to mean "no limit".
 pub const UNLIMITED: usize = usize::MAX;

@@ -16,16 +16,12 @@ pub enum TargetError {
         value: String,
     },
     /// Neither a known target name nor a URL.
-    #[error(
-        "unknown target {item:?}: use embedded, embedded-direct, embedded-tcp, embedded-uds, \
-         redis-tcp, redis-uds, redis-cluster, redis://HOST:PORT, redis+unix:///PATH, \
-         redis-cluster://HOST:PORT[,HOST:PORT…], sqlite, \
-         sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://…, mongodb://HOST:PORT \
-         or NAME=any of these"
-    )]
+    #[error("unknown target {item:?}: use {forms} or NAME=any of these")]
     Unknown {
         /// The item as given.
         item: String,
+        /// Every backend's item forms.
+        forms: String,
     },
     /// A URL that does not parse.
     #[error("bad target URL {url:?}: {reason}")]

@@ -6,20 +6,18 @@
 //!
 //! What a target *is* lives with its backend under `store/` (a spawned `redis-server`, a
 //! cluster, the engine, a private PostgreSQL, SQLite or MongoDB database, someone's core-data
-//! service), behind [`crate::store::backend::Started`]; [`registry`] is the one place that
-//! starts a kind of target, and a [`Target`] dispatches every call through its
-//! `Box<dyn Started>`. What this module adds on top: the target's name in every error, its
+//! service): its backend parses the item into a [`crate::store::backend::Kind`], which starts
+//! a [`crate::store::backend::Started`], and a [`Target`] dispatches every call through its
+//! `Box<dyn Started>`; [`crate::store::BACKENDS`] lists the backends. What this module adds on top: the target's name in every error, its
 //! layout (the 2018 calls on an EdgeX layout go through the `As2018` adapter), and
 //! `--via http`, edgebench's core-data service started in this process in front of another
 //! target ([`served`]).
 //!
-//! - [`spec`]: `--target` items and the default targets; `options`: a spawned server's
-//!   `?…` options; [`layout`]: `--layout` and `--via`; `error`: [`TargetError`].
+//! - [`spec`]: `--target` items (`NAME=`, `?…`, unique names) and the default targets, each
+//!   read by its backend; [`layout`]: `--layout` and `--via`; `error`: [`TargetError`].
 
 mod error;
 pub mod layout;
-mod options;
-mod registry;
 mod served;
 mod spec;
 
@@ -38,12 +36,13 @@ use crate::transport::cluster::ClusterConnection;
 pub use crate::transport::{connect, url, Endpoint};
 pub use crate::transport::{may_write, Connector, RedisReach, WaitConnection};
 
+pub use crate::store::postgres::backend::PgAt;
+pub use crate::store::sqlite::backend::SqliteAt;
 pub use error::TargetError;
 pub use layout::{Layout, Via};
 use served::InProcessService;
 pub use spec::{
-    default_targets, parse_targets, redis_server_on_path, set_cluster_shape, PgAt, SqliteAt,
-    TargetKind, TargetSpec,
+    default_targets, parse_targets, redis_server_on_path, set_cluster_shape, TargetKind, TargetSpec,
 };
 
 /// A started target: its backend (which owns what it started: a spawned server, a private
@@ -77,14 +76,16 @@ impl Target {
         if spec.via.is_http() {
             return Target::start_behind_service(spec);
         }
-        let backend = registry::start(spec).map_err(|e| TargetError::of(&spec.name, e))?;
-        let service = matches!(spec.kind, TargetKind::Service(_));
-        if !spec.layout.applies_to(&spec.kind) && !service {
+        let service = spec.kind.is_service();
+        if !spec.has_layout(spec.layout) && !service {
             return Err(TargetError::Unsuitable {
                 name: spec.name.clone(),
                 why: format!("this target has no {} layout", spec.layout.name()),
             });
         }
+        let backend = (spec.kind)
+            .start(spec.layout, spec.wait)
+            .map_err(|e| TargetError::of(&spec.name, e))?;
         Ok(Target {
             name: spec.name.clone(),
             backend,
@@ -99,7 +100,7 @@ impl Target {
             name: spec.name.clone(),
             why,
         };
-        let layout = Layout::edgex_of(&spec.kind).ok_or_else(|| {
+        let layout = spec.edgex_layout().ok_or_else(|| {
             unsuitable(
                 "--via http needs a store with an EdgeX layout (redis-tcp, redis-uds, redis://, \
                  embedded, embedded-tcp, embedded-uds, sqlite, pg-tcp, pg-uds, postgres://, \
@@ -302,7 +303,9 @@ impl Target {
 mod tests {
     use super::spec::tests::{spec, tcp, unix};
     use super::*;
+    use crate::store::redis::spawn::Listen;
     use crate::store::redis::spawn::SpawnError;
+    use spec::tests::spawned;
 
     #[test]
     fn a_target_can_be_shared_by_worker_threads() {
@@ -354,8 +357,8 @@ mod tests {
     #[test]
     fn spawned_servers_answer_and_are_stopped_and_cleaned_up_on_drop() {
         for (kind, scheme) in [
-            (TargetKind::SpawnRedisTcp, "redis://127.0.0.1:"),
-            (TargetKind::SpawnRedisUds, "redis+unix:///"),
+            (spawned(Listen::Tcp), "redis://127.0.0.1:"),
+            (spawned(Listen::Unix), "redis+unix:///"),
         ] {
             let target = Target::start(&spec("T", kind)).unwrap_or_else(|e| panic!("{e}"));
             assert!(
@@ -470,8 +473,8 @@ mod tests {
     fn a_panic_stops_the_spawned_server() {
         let pid = std::sync::Mutex::new(None);
         let result = std::panic::catch_unwind(|| {
-            let target = Target::start(&spec("T", TargetKind::SpawnRedisUds))
-                .unwrap_or_else(|e| panic!("{e}"));
+            let target =
+                Target::start(&spec("T", spawned(Listen::Unix))).unwrap_or_else(|e| panic!("{e}"));
             *pid.lock().unwrap() = target.spawned().map(|s| s.pid());
             panic!("a benchmark panicked");
         });

@@ -1,140 +1,64 @@
 //! What `--target` says: a [`TargetSpec`] (a column name and a [`TargetKind`]) per item,
 //! parsed from the command line, and the default targets of a run without `--target`.
 //!
+//! Each item is read by the backend whose form it is ([`crate::store::BACKENDS`] lists them, and each
+//! backend's folder under `store/` parses its own). What this module adds: `NAME=` before an
+//! item, `?…` options after a keyword, a cluster URL's further nodes, and unique column names.
+//!
 //! Each target has a column name (`RedisDB_TCP`, `RedisDB_UDS`, or the user's `NAME=`). It
 //! becomes part of Go benchmark names such as `BenchmarkRedisDB_TCP/AddEvent-2`, so it is
-//! restricted to `[A-Za-z0-9_.]` and unique within a run. Redis URLs are read by the one
-//! parser, [`super::url`].
+//! restricted to `[A-Za-z0-9_.]` and unique within a run.
 
 use std::collections::HashSet;
-use std::time::Duration;
+use std::sync::Arc;
 
 use super::error::TargetError;
 use super::layout::{Layout, Via};
-use super::options;
-use crate::store::http::HttpBase;
-use crate::store::mongo::{Fidelity, MongoLayout};
-use crate::store::postgres::{self as pg, PgTransport};
-use crate::store::redis::spawn::{self, ServerOptions};
-use crate::store::redis::ClusterShape;
-use crate::transport::url::{RedisUrl, UrlAt, UrlError};
-use crate::transport::Endpoint;
+use crate::store::backend::{Kind, ParseError};
+use crate::store::redis::spawn;
+use crate::store::BACKENDS;
 
-/// Column name of the Redis Cluster targets, spawned or given by URL.
-const CLUSTER_COLUMN: &str = "RedisCluster";
-/// Column name of the Redis-over-TCP targets (the 2018 `BenchmarkRedisDB_TCP`).
-const TCP_COLUMN: &str = "RedisDB_TCP";
-/// Column name of the Redis-over-Unix-socket targets (the 2018 `BenchmarkRedisDB_UDS`).
-const UDS_COLUMN: &str = "RedisDB_UDS";
-/// The Redis store on the in-process engine through its redis-rs connection (the 2018
-/// eredis column was `BenchmarkRedisDB_Embedded`).
-const EMBEDDED_COLUMN: &str = "RedisDB_Embedded";
-/// The `mini-redis` crate's server.
-const MINI_REDIS_COLUMN: &str = "MiniRedis";
-/// The engine's typed API, called directly.
-const DIRECT_COLUMN: &str = "Embedded_Direct";
-/// The engine served by edgebench's RESP server over TCP.
-const EMBEDDED_TCP_COLUMN: &str = "Embedded_TCP";
-/// The engine served by edgebench's RESP server over a Unix socket.
-const EMBEDDED_UDS_COLUMN: &str = "Embedded_UDS";
-/// SQLite, in-process, as a document store.
-const SQLITE_COLUMN: &str = "SQLite_Embedded";
-/// PostgreSQL (JSONB) over TCP.
-const PG_TCP_COLUMN: &str = "PostgreSQL_TCP";
-/// PostgreSQL (JSONB) over its Unix socket.
-const PG_UDS_COLUMN: &str = "PostgreSQL_UDS";
-/// MongoDB (the seed's document-store column was `BenchmarkMongoDB`).
-const MONGO_COLUMN: &str = "MongoDB";
-/// A core-data service over HTTP on TCP.
-const SERVICE_TCP_COLUMN: &str = "EdgeX_HTTP_TCP";
-/// A core-data service over HTTP on a Unix socket.
-const SERVICE_UDS_COLUMN: &str = "EdgeX_HTTP_UDS";
-/// How long the default run waits for a PostgreSQL server to answer before leaving it out.
-const PG_PROBE_TIMEOUT: Duration = Duration::from_secs(1);
+/// What a target is, as its backend parsed it from the item: compare it, ask its column and
+/// layouts ([`Kind`]'s methods), start it.
+#[derive(Clone)]
+pub struct TargetKind(Arc<dyn Kind>);
 
-/// How a target's server comes to exist.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum TargetKind {
-    /// A `redis-server` spawned for the run, on a free 127.0.0.1 port.
-    SpawnRedisTcp,
-    /// A `redis-server` spawned for the run, on a Unix socket in a temporary directory.
-    SpawnRedisUds,
-    /// A Redis server already running at this endpoint.
-    Redis(Endpoint),
-    /// A private Redis Cluster spawned for the run, on free 127.0.0.1 ports.
-    SpawnCluster(ClusterShape),
-    /// A Redis Cluster already running; the nodes given (`redis-cluster://HOST:PORT,…`), of
-    /// which any one that answers is enough.
-    Cluster(Vec<Endpoint>),
-    /// The `mini-redis` crate's server on a free 127.0.0.1 port, in this process (GET and
-    /// SET loads of `edgebench kv` only).
-    MiniRedis,
-    /// The in-process engine, through its redis-rs connection (no socket).
-    Embedded,
-    /// The in-process engine's typed API, called directly by its own store.
-    EmbeddedDirect,
-    /// The engine served over TCP by edgebench's RESP server, inside this process.
-    EmbeddedTcp,
-    /// The engine served over a Unix socket by edgebench's RESP server, inside this process.
-    EmbeddedUds,
-    /// SQLite in this process, as a document store.
-    Sqlite(SqliteAt),
-    /// A PostgreSQL server (JSONB documents) in which the run creates a private database.
-    Postgres(PgAt),
-    /// A core-data service already running (edgebench's `coredata-service` or EdgeX's), at
-    /// `http://HOST:PORT` or `http+unix:///PATH`; the benchmarks go through its API.
-    Service(HttpBase),
-    /// A MongoDB server in which the run creates a private database.
-    Mongo {
-        /// The `mongodb://` URL.
-        url: String,
-        /// Readings inside their event, or in their own collection.
-        layout: MongoLayout,
-        /// The 2018 client's one-query-per-reading loads, or one `$in` query.
-        fidelity: Fidelity,
-    },
-}
-
-pub use crate::store::postgres::backend::PgAt;
-pub use crate::store::sqlite::backend::SqliteAt;
-
-impl TargetKind {
-    /// The column name a target of this kind gets when the user names none.
-    fn default_column(&self) -> &'static str {
-        match self {
-            TargetKind::SpawnRedisUds | TargetKind::Redis(Endpoint::Unix(_)) => UDS_COLUMN,
-            TargetKind::SpawnRedisTcp | TargetKind::Redis(Endpoint::Tcp { .. }) => TCP_COLUMN,
-            TargetKind::SpawnCluster(_) | TargetKind::Cluster(_) => CLUSTER_COLUMN,
-            TargetKind::Embedded => EMBEDDED_COLUMN,
-            TargetKind::MiniRedis => MINI_REDIS_COLUMN,
-            TargetKind::EmbeddedDirect => DIRECT_COLUMN,
-            TargetKind::EmbeddedTcp => EMBEDDED_TCP_COLUMN,
-            TargetKind::EmbeddedUds => EMBEDDED_UDS_COLUMN,
-            TargetKind::Sqlite(_) => SQLITE_COLUMN,
-            TargetKind::Postgres(PgAt::Env(PgTransport::Tcp)) => PG_TCP_COLUMN,
-            TargetKind::Postgres(PgAt::Env(PgTransport::Uds)) => PG_UDS_COLUMN,
-            TargetKind::Postgres(PgAt::Url(url)) => match pg::config_from_url(url) {
-                Ok(c) if is_pg_socket(&c) => PG_UDS_COLUMN,
-                _ => PG_TCP_COLUMN,
-            },
-            TargetKind::Mongo { .. } => MONGO_COLUMN,
-            TargetKind::Service(HttpBase::Tcp { .. }) => SERVICE_TCP_COLUMN,
-            TargetKind::Service(HttpBase::Unix(_)) => SERVICE_UDS_COLUMN,
-        }
+// By hand: a derived `==` on `Arc<dyn Kind>` moves out of the reference (rust-lang/rust#31740).
+impl PartialEq for TargetKind {
+    fn eq(&self, other: &TargetKind) -> bool {
+        *self.0 == *other.0
     }
 }
 
-/// Whether a PostgreSQL config connects through a Unix socket (its first host is a socket
-/// directory).
-fn is_pg_socket(config: &postgres::Config) -> bool {
-    matches!(
-        config.get_hosts().first(),
-        Some(postgres::config::Host::Unix(_))
-    )
+impl Eq for TargetKind {}
+
+impl TargetKind {
+    /// A backend's kind.
+    pub fn new(kind: impl Kind + 'static) -> TargetKind {
+        TargetKind(Arc::new(kind))
+    }
 }
 
-/// A named target, as parsed from the command line; [`Target::start`] brings it up.
+impl From<Arc<dyn Kind>> for TargetKind {
+    fn from(kind: Arc<dyn Kind>) -> TargetKind {
+        TargetKind(kind)
+    }
+}
+
+impl std::ops::Deref for TargetKind {
+    type Target = dyn Kind;
+    fn deref(&self) -> &(dyn Kind + 'static) {
+        &*self.0
+    }
+}
+
+impl std::fmt::Debug for TargetKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// A named target, as parsed from the command line; [`super::Target::start`] brings it up.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TargetSpec {
     /// Column name in results, `[A-Za-z0-9_.]+`, unique within a run.
@@ -145,8 +69,6 @@ pub struct TargetSpec {
     pub layout: Layout,
     /// How the benchmarks reach the store (`--via`).
     pub via: Via,
-    /// A spawned server's persistence and replicas (`redis-tcp?…`); the default otherwise.
-    pub server: ServerOptions,
     /// Follow every write with `WAIT wait 0` (`?wait=N`, `--wait N`); 0: no WAIT.
     pub wait: u32,
 }
@@ -159,28 +81,32 @@ impl TargetSpec {
             kind,
             layout: Layout::default(),
             via: Via::default(),
-            server: ServerOptions::default(),
             wait: 0,
         }
+    }
+
+    /// Whether it can keep its data in `layout`.
+    pub fn has_layout(&self, layout: Layout) -> bool {
+        self.kind.layouts().contains(&layout)
+    }
+
+    /// Its current EdgeX layout, if it has one.
+    pub fn edgex_layout(&self) -> Option<Layout> {
+        self.kind.layouts().iter().copied().find(|l| l.is_edgex())
     }
 }
 
 /// Parses `--target` values into specs, in order.
 ///
-/// Each value is a comma-separated list of items:
-/// - `redis-tcp` / `redis-uds`: spawn a `redis-server` (columns `RedisDB_TCP` / `RedisDB_UDS`);
-/// - `redis://HOST[:PORT]` (port 6379 by default; column `RedisDB_TCP`);
-/// - `redis+unix:///PATH` or `unix:///PATH` (column `RedisDB_UDS`);
-/// - `redis-cluster`: spawn a private Redis Cluster (column `RedisCluster`; its shape from
-///   [`set_cluster_shape`]);
-/// - `redis-cluster://HOST:PORT[,HOST:PORT…]`: a Redis Cluster's nodes (column `RedisCluster`);
-/// - `NAME=ITEM`: any of the above, in column `NAME` (`[A-Za-z0-9_.]+`);
-/// - `redis-tcp?OPTIONS` / `redis-uds?OPTIONS`: persistence, replicas and WAIT (see
-///   [`super::options`]).
+/// Each value is a comma-separated list of items, each one of a backend's forms (the
+/// backend's `forms()`: `redis-tcp`, `redis://HOST:PORT`, `sqlite`, `pg-uds`, `mongodb://…`,
+/// …), optionally `NAME=ITEM` to name its column (`[A-Za-z0-9_.]+`), and, on a keyword, `?…`
+/// options for the backend (`redis-tcp?replicas=1&wait=1`). The items after a
+/// `redis-cluster://HOST:PORT` that are `HOST:PORT` are more of its nodes.
 ///
 /// A column name given twice gets `_2`, `_3`, ... appended from its second use on.
 pub fn parse_targets(values: &[String]) -> Result<Vec<TargetSpec>, TargetError> {
-    let mut specs = Vec::new();
+    let mut specs: Vec<TargetSpec> = Vec::new();
     for value in values {
         for item in value.split(',').map(str::trim) {
             if item.is_empty() {
@@ -188,15 +114,9 @@ pub fn parse_targets(values: &[String]) -> Result<Vec<TargetSpec>, TargetError> 
                     value: value.clone(),
                 });
             }
-            // `redis-cluster://A:1,B:2`: the items after a cluster URL that are HOST:PORT
-            // are more of its nodes.
-            if let Some(TargetSpec {
-                kind: TargetKind::Cluster(nodes),
-                ..
-            }) = specs.last_mut()
-            {
-                if let Some(node) = cluster_node(item) {
-                    nodes.push(node);
+            if let Some(last) = specs.last_mut() {
+                if let Some(kind) = last.kind.with_item(item) {
+                    last.kind = kind.into();
                     continue;
                 }
             }
@@ -207,68 +127,22 @@ pub fn parse_targets(values: &[String]) -> Result<Vec<TargetSpec>, TargetError> 
     Ok(specs)
 }
 
-/// The targets of a run without `--target`: every embedded transport; `redis-tcp` and
-/// `redis-uds` when a `redis-server` can be spawned; `SQLite_Embedded`; and `pg-tcp`, `pg-uds`
-/// when a PostgreSQL server answers there (the PG* variables and libpq's defaults). The notes
+/// The targets of a run without `--target`, from each backend in the registry's order (every
+/// embedded transport; `redis-tcp` and `redis-uds` when a `redis-server` can be spawned;
+/// `SQLite_Embedded`; `pg-tcp`, `pg-uds` when a PostgreSQL server answers there). The notes
 /// say what was left out and how to get it (one line each).
 pub fn default_targets() -> (Vec<TargetSpec>, Vec<String>) {
-    let mut kinds = vec![
-        TargetKind::EmbeddedDirect,
-        TargetKind::Embedded,
-        TargetKind::EmbeddedTcp,
-        TargetKind::EmbeddedUds,
-    ];
     let mut notes = Vec::new();
-    if redis_server_on_path() {
-        kinds.extend([TargetKind::SpawnRedisTcp, TargetKind::SpawnRedisUds]);
-    } else {
-        notes.push(
-            "redis-server is not on PATH: no RedisDB_TCP and RedisDB_UDS columns (install \
-             redis-server, or set EDGEBENCH_REDIS_SERVER to its path)"
-                .to_string(),
-        );
-    }
-    kinds.push(TargetKind::Sqlite(SqliteAt::Temp));
-    let mut missing = Vec::new();
-    for transport in [PgTransport::Tcp, PgTransport::Uds] {
-        let config = pg::config_from_env(transport);
-        if pg_answers(&config) {
-            kinds.push(TargetKind::Postgres(PgAt::Env(transport)));
-        } else {
-            missing.push(pg::endpoint(&config));
-        }
-    }
-    if !missing.is_empty() {
-        notes.push(format!(
-            "no PostgreSQL answered at {}: no {} column (start PostgreSQL, set PGHOST/PGPORT/\
-             PGUSER, or give --target postgres://USER@HOST:PORT/DB)",
-            missing.join(" or "),
-            if missing.len() == 2 {
-                "PostgreSQL_TCP or PostgreSQL_UDS"
-            } else if missing[0].starts_with('/') {
-                PG_UDS_COLUMN
-            } else {
-                PG_TCP_COLUMN
-            }
-        ));
-    }
-    let specs = kinds
-        .into_iter()
-        .map(|kind| TargetSpec::new(kind.default_column(), kind))
+    let specs = BACKENDS
+        .iter()
+        .flat_map(|backend| backend.defaults(&mut notes))
+        .map(|kind| TargetSpec::new(&kind.column(), kind.into()))
         .collect();
     (specs, notes)
 }
 
-/// Whether a PostgreSQL server accepts a connection with `config` within
-/// [`PG_PROBE_TIMEOUT`].
-fn pg_answers(config: &postgres::Config) -> bool {
-    let mut config = config.clone();
-    config.connect_timeout(PG_PROBE_TIMEOUT);
-    config.connect(postgres::NoTls).is_ok()
-}
-
-/// Whether [`TargetKind::SpawnRedisTcp`] and [`TargetKind::SpawnRedisUds`] can start a
-/// server: `redis-server` is on `PATH`, or [`spawn::REDIS_SERVER_ENV`] names one.
+/// Whether `redis-tcp` and `redis-uds` can start a server: `redis-server` is on `PATH`, or
+/// [`spawn::REDIS_SERVER_ENV`] names one.
 pub fn redis_server_on_path() -> bool {
     spawn::redis_server_binary().is_ok()
 }
@@ -287,159 +161,71 @@ fn parse_item(item: &str) -> Result<TargetSpec, TargetError> {
         }
         _ => (None, item),
     };
-    let (what, query) = options::split(what);
-    let kind = parse_kind(what)?;
-    let name = name.unwrap_or(kind.default_column());
-    let mut spec = TargetSpec::new(name, kind);
-    if let Some(query) = query {
-        if !matches!(
-            spec.kind,
-            TargetKind::SpawnRedisTcp | TargetKind::SpawnRedisUds | TargetKind::SpawnCluster(_)
-        ) {
-            return Err(options::not_spawned(item, what));
+    // A keyword's options; a URL keeps its own query (PostgreSQL's `?host=`), and its backend
+    // refuses options it does not take.
+    let (what, query) = match what.split_once('?') {
+        Some((base, query)) if !base.contains("://") => (base, Some(query)),
+        _ => (what, None),
+    };
+    let kind = parse_kind(what, item)?;
+    let (kind, wait) = match query {
+        None => (kind, 0),
+        Some(query) => {
+            let (kind, wait) =
+                kind.with_options(query)
+                    .map_err(|reason| TargetError::BadOption {
+                        item: item.to_string(),
+                        reason,
+                    })?;
+            (kind.into(), wait)
         }
-        let cluster = matches!(spec.kind, TargetKind::SpawnCluster(_));
-        let parsed = options::parse(item, query, cluster)?;
-        spec.server = parsed.server;
-        spec.wait = parsed.wait;
-    }
+    };
+    let column = kind.column();
+    let mut spec = TargetSpec::new(name.unwrap_or(&column), kind);
+    spec.wait = wait;
     Ok(spec)
 }
 
-fn parse_kind(what: &str) -> Result<TargetKind, TargetError> {
-    match what {
-        "redis-tcp" => return Ok(TargetKind::SpawnRedisTcp),
-        "redis-uds" => return Ok(TargetKind::SpawnRedisUds),
-        "redis-cluster" => return Ok(TargetKind::SpawnCluster(ClusterShape::default())),
-        "embedded" => return Ok(TargetKind::Embedded),
-        "mini-redis" => return Ok(TargetKind::MiniRedis),
-        "embedded-direct" => return Ok(TargetKind::EmbeddedDirect),
-        "embedded-tcp" => return Ok(TargetKind::EmbeddedTcp),
-        "embedded-uds" => return Ok(TargetKind::EmbeddedUds),
-        "sqlite" => return Ok(TargetKind::Sqlite(SqliteAt::Temp)),
-        "sqlite::memory:" | "sqlite://:memory:" => return Ok(TargetKind::Sqlite(SqliteAt::Memory)),
-        "pg-tcp" => return Ok(TargetKind::Postgres(PgAt::Env(PgTransport::Tcp))),
-        "pg-uds" => return Ok(TargetKind::Postgres(PgAt::Env(PgTransport::Uds))),
-        _ => {}
-    }
-    let Some((scheme, rest)) = what.split_once("://") else {
-        return Err(TargetError::Unknown {
-            item: what.to_string(),
-        });
-    };
-    let bad = |reason: String| TargetError::BadUrl {
-        url: what.to_string(),
-        reason,
-    };
-    if scheme.eq_ignore_ascii_case("redis-cluster") {
-        return parse_cluster_url(what, rest).map_err(bad);
-    }
-    if scheme.eq_ignore_ascii_case("sqlite") {
-        return match rest {
-            path if path.starts_with('/') => Ok(TargetKind::Sqlite(SqliteAt::File(path.into()))),
-            _ => Err(bad(
-                "expected sqlite:///ABSOLUTE/PATH (three slashes), sqlite::memory: or plain \
-                 sqlite for a temp file"
-                    .to_string(),
-            )),
-        };
-    }
-    if scheme.eq_ignore_ascii_case("postgres") || scheme.eq_ignore_ascii_case("postgresql") {
-        // Checked now, so a typo fails before any benchmark runs; parsed again at start.
-        pg::config_from_url(what).map_err(|reason| TargetError::BadUrl {
+/// The first backend's reading of `what` (from `item`), or why no backend reads it.
+fn parse_kind(what: &str, item: &str) -> Result<TargetKind, TargetError> {
+    let parsed = BACKENDS.iter().find_map(|backend| backend.parse(what));
+    match (parsed, what.split_once("://")) {
+        (Some(Ok(kind)), _) => Ok(kind.into()),
+        (Some(Err(ParseError::BadUrl(reason))), _) => Err(TargetError::BadUrl {
             url: what.to_string(),
             reason,
-        })?;
-        return Ok(TargetKind::Postgres(PgAt::Url(what.to_string())));
-    }
-    if scheme.eq_ignore_ascii_case("mongodb") {
-        if rest.trim_end_matches('/').is_empty() {
-            return Err(bad("expected mongodb://HOST:PORT".to_string()));
+        }),
+        (Some(Err(ParseError::BadOption(reason))), _) => Err(TargetError::BadOption {
+            item: item.to_string(),
+            reason,
+        }),
+        (None, Some((scheme, _))) => {
+            let urls: Vec<&str> = BACKENDS
+                .iter()
+                .map(|b| b.urls())
+                .filter(|u| !u.is_empty())
+                .collect();
+            Err(TargetError::BadUrl {
+                url: what.to_string(),
+                reason: format!("unsupported scheme {scheme:?}: use {}", one_of(&urls)),
+            })
         }
-        return Ok(TargetKind::Mongo {
-            url: what.to_string(),
-            layout: MongoLayout::default(),
-            fidelity: Fidelity::default(),
-        });
-    }
-    if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("http+unix") {
-        return HttpBase::parse(what).map(TargetKind::Service).map_err(bad);
-    }
-    if scheme.eq_ignore_ascii_case("mongodb+srv") {
-        return Err(bad(
-            "mongodb+srv:// needs DNS SRV lookups, which this build leaves out: give the \
-             hosts as mongodb://HOST:PORT[,HOST:PORT]"
-                .to_string(),
-        ));
-    }
-    let url = match RedisUrl::parse(what) {
-        Ok(url) => url,
-        Err(UrlError::Bad(reason)) => return Err(bad(reason)),
-        Err(UrlError::Tls | UrlError::NotRedis) => {
-            return Err(bad(format!(
-                "unsupported scheme {scheme:?}: use redis://HOST:PORT, redis+unix:///PATH, \
-                 unix:///PATH, redis-cluster://HOST:PORT, sqlite:///PATH, postgres://… or \
-                 mongodb://HOST:PORT"
-            )))
+        (None, None) => {
+            let forms: Vec<&str> = BACKENDS.iter().map(|b| b.forms()).collect();
+            Err(TargetError::Unknown {
+                item: what.to_string(),
+                forms: forms.join(", "),
+            })
         }
-    };
-    // What --target leaves to the server's own configuration.
-    if url.auth.is_some() {
-        return Err(bad(
-            "user names and passwords are not supported: use redis://HOST:PORT".into(),
-        ));
-    }
-    if let Some(db) = url.db {
-        return Err(bad(format!(
-            "unexpected \"/{db}\" after HOST:PORT (database numbers and options are not \
-             supported): use redis://HOST:PORT"
-        )));
-    }
-    if let UrlAt::Tcp { host, .. } = &url.at {
-        match host.as_deref() {
-            None => return Err(bad("missing host: use redis://HOST:PORT".into())),
-            // The 2018 configs said 0.0.0.0; that is where a server listens, not where to
-            // connect.
-            Some(host @ ("0.0.0.0" | "::")) => {
-                return Err(bad(format!(
-                    "{host} is a listen-on-all address, not one to connect to: use 127.0.0.1 \
-                     (or ::1)"
-                )))
-            }
-            Some(_) => {}
-        }
-    }
-    Ok(TargetKind::Redis(url.endpoint()))
-}
-
-/// The first node of `redis-cluster://HOST:PORT` (more nodes follow as separate items).
-fn parse_cluster_url(url: &str, rest: &str) -> Result<TargetKind, String> {
-    let rest = rest.trim_end_matches('/');
-    if rest.is_empty() {
-        return Err("no node: use redis-cluster://HOST:PORT[,HOST:PORT…]".to_string());
-    }
-    match cluster_node(rest) {
-        Some(node) => Ok(TargetKind::Cluster(vec![node])),
-        None => Err(format!(
-            "{rest:?} in {url} is not HOST:PORT (a cluster's nodes are reached over TCP, with \
-             their port): use redis-cluster://HOST:PORT[,HOST:PORT…]"
-        )),
     }
 }
 
-/// `HOST:PORT` (a name, an IPv4 address or `[IPv6]`, and a port 1..=65535), as a node of a
-/// cluster URL; `None` for anything else.
-fn cluster_node(item: &str) -> Option<Endpoint> {
-    if item.contains(['/', '=', '@', '?']) {
-        return None;
-    }
-    let url = RedisUrl::parse(&format!("redis://{item}")).ok()?;
-    match url.at {
-        UrlAt::Tcp {
-            host: Some(host),
-            port: Some(port),
-        } if host != "0.0.0.0" && host != "::" => Some(Endpoint::Tcp { host, port }),
-        _ => None,
+/// `a, b or c`.
+fn one_of(forms: &[&str]) -> String {
+    match forms.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
     }
 }
 
@@ -451,13 +237,13 @@ pub fn set_cluster_shape(
     replicas: Option<u16>,
 ) -> Result<(), TargetError> {
     for spec in specs {
-        if let TargetKind::SpawnCluster(shape) = &mut spec.kind {
-            shape.shards = shards.unwrap_or(shape.shards);
-            shape.replicas = replicas.unwrap_or(shape.replicas);
-            shape.check().map_err(|why| TargetError::Unsuitable {
-                name: spec.name.clone(),
-                why,
-            })?;
+        if let Some(reshaped) = spec.kind.with_cluster_shape(shards, replicas) {
+            spec.kind = reshaped
+                .map_err(|why| TargetError::Unsuitable {
+                    name: spec.name.clone(),
+                    why,
+                })?
+                .into();
         }
     }
     Ok(())
@@ -495,6 +281,14 @@ fn dedupe_names(specs: &mut [TargetSpec]) {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+    use crate::store::mongo::backend::MongoKind;
+    use crate::store::postgres::backend::PgAt;
+    use crate::store::postgres::PgTransport;
+    use crate::store::redis::kind::RedisKind;
+    use crate::store::redis::spawn::{Listen, ServerOptions};
+    use crate::store::redis::ClusterShape;
+    use crate::store::sqlite::backend::SqliteAt;
+    use crate::transport::Endpoint;
 
     fn parse(values: &[&str]) -> Result<Vec<TargetSpec>, TargetError> {
         let values: Vec<String> = values.iter().map(|v| v.to_string()).collect();
@@ -517,14 +311,24 @@ pub(super) mod tests {
     }
 
     pub(in crate::target) fn tcp(host: &str, port: u16) -> TargetKind {
-        TargetKind::Redis(Endpoint::Tcp {
+        kind(RedisKind::At(Endpoint::Tcp {
             host: host.to_string(),
             port,
-        })
+        }))
     }
 
     pub(in crate::target) fn unix(path: &str) -> TargetKind {
-        TargetKind::Redis(Endpoint::Unix(std::path::PathBuf::from(path)))
+        kind(RedisKind::At(Endpoint::Unix(std::path::PathBuf::from(
+            path,
+        ))))
+    }
+
+    pub(in crate::target) fn spawned(listen: Listen) -> TargetKind {
+        kind(RedisKind::spawn(listen))
+    }
+
+    fn kind(kind: impl Kind + 'static) -> TargetKind {
+        TargetKind::new(kind)
     }
 
     pub(in crate::target) fn spec(name: &str, kind: TargetKind) -> TargetSpec {
@@ -546,8 +350,8 @@ pub(super) mod tests {
         assert_eq!(
             specs,
             vec![
-                spec("RedisDB_TCP", TargetKind::SpawnRedisTcp),
-                spec("RedisDB_UDS", TargetKind::SpawnRedisUds),
+                spec("RedisDB_TCP", spawned(Listen::Tcp)),
+                spec("RedisDB_UDS", spawned(Listen::Unix)),
                 spec("RedisDB_TCP_2", tcp("db.local", 6380)),
                 spec("RedisDB_TCP_3", tcp("10.0.0.1", 6379)),
                 spec("RedisDB_TCP_4", tcp("::1", 7000)),
@@ -571,35 +375,25 @@ pub(super) mod tests {
             "mongo=mongodb://db.local:27018/",
         ])
         .unwrap_or_else(|e| panic!("{e}"));
-        let mongo = |url: &str| TargetKind::Mongo {
-            url: url.into(),
-            layout: MongoLayout::Embedded,
-            fidelity: Fidelity::Modern,
-        };
+        let mongo = |url: &str| kind(MongoKind { url: url.into() });
         assert_eq!(
             specs,
             vec![
-                spec("SQLite_Embedded", TargetKind::Sqlite(SqliteAt::Temp)),
+                spec("SQLite_Embedded", kind(SqliteAt::Temp)),
                 spec(
                     "SQLite_Embedded_2",
-                    TargetKind::Sqlite(SqliteAt::File("/tmp/eb.db".into()))
+                    kind(SqliteAt::File("/tmp/eb.db".into()))
                 ),
-                spec("SQLite_Embedded_3", TargetKind::Sqlite(SqliteAt::Memory)),
-                spec(
-                    "PostgreSQL_TCP",
-                    TargetKind::Postgres(PgAt::Env(PgTransport::Tcp))
-                ),
-                spec(
-                    "PostgreSQL_UDS",
-                    TargetKind::Postgres(PgAt::Env(PgTransport::Uds))
-                ),
+                spec("SQLite_Embedded_3", kind(SqliteAt::Memory)),
+                spec("PostgreSQL_TCP", kind(PgAt::Env(PgTransport::Tcp))),
+                spec("PostgreSQL_UDS", kind(PgAt::Env(PgTransport::Uds))),
                 spec(
                     "PostgreSQL_TCP_2",
-                    TargetKind::Postgres(PgAt::Url("postgres://me@127.0.0.1:5432/db".into()))
+                    kind(PgAt::Url("postgres://me@127.0.0.1:5432/db".into()))
                 ),
                 spec(
                     "PostgreSQL_UDS_2",
-                    TargetKind::Postgres(PgAt::Url(
+                    kind(PgAt::Url(
                         "postgresql:///db?host=/var/run/postgresql".into()
                     ))
                 ),
@@ -640,10 +434,10 @@ pub(super) mod tests {
         assert_eq!(
             specs,
             vec![
-                spec("RedisDB_TCP", TargetKind::SpawnRedisTcp),
+                spec("RedisDB_TCP", spawned(Listen::Tcp)),
                 spec("local", tcp("127.0.0.1", 6379)),
                 spec("v7.2", unix("/tmp/r.sock")),
-                spec("uds_spawned", TargetKind::SpawnRedisUds),
+                spec("uds_spawned", spawned(Listen::Unix)),
             ]
         );
     }
@@ -673,17 +467,22 @@ pub(super) mod tests {
         assert_eq!(specs[0].name, "RedisCluster");
         assert_eq!(
             specs[0].kind,
-            TargetKind::Cluster(vec![node(7000), node(7001)])
+            kind(RedisKind::Cluster(vec![node(7000), node(7001)]))
         );
-        assert_eq!(specs[1].kind, TargetKind::SpawnRedisTcp);
+        assert_eq!(specs[1].kind, spawned(Listen::Tcp));
         let mut specs = parse(&["C=redis-cluster"]).unwrap();
         assert_eq!(specs[0].name, "C");
         assert_eq!(
             specs[0].kind,
-            TargetKind::SpawnCluster(ClusterShape::default())
+            kind(RedisKind::SpawnCluster {
+                shape: ClusterShape::default(),
+                server: ServerOptions::default(),
+            })
         );
         set_cluster_shape(&mut specs, Some(6), None).unwrap();
-        let TargetKind::SpawnCluster(shape) = specs[0].kind else {
+        let Some(RedisKind::SpawnCluster { shape, .. }) =
+            specs[0].kind.as_any().downcast_ref::<RedisKind>()
+        else {
             panic!("{:?}", specs[0].kind);
         };
         assert_eq!((shape.shards, shape.replicas), (6, 1));
@@ -702,7 +501,7 @@ pub(super) mod tests {
              embedded-uds, redis-tcp, redis-uds, redis-cluster, redis://HOST:PORT, \
              redis+unix:///PATH, redis-cluster://HOST:PORT[,HOST:PORT…], sqlite, \
              sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://…, \
-             mongodb://HOST:PORT or NAME=any of these"
+             mongodb://HOST:PORT, http://HOST:PORT, http+unix:///PATH or NAME=any of these"
         );
         assert_eq!(
             error(&["redis-cluster://"]),
@@ -721,7 +520,7 @@ pub(super) mod tests {
              embedded-uds, redis-tcp, redis-uds, redis-cluster, redis://HOST:PORT, \
              redis+unix:///PATH, redis-cluster://HOST:PORT[,HOST:PORT…], sqlite, \
              sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://…, \
-             mongodb://HOST:PORT or NAME=any of these"
+             mongodb://HOST:PORT, http://HOST:PORT, http+unix:///PATH or NAME=any of these"
         );
         assert_eq!(
             error(&["redis://h:xx"]),
@@ -753,7 +552,7 @@ pub(super) mod tests {
             error(&["rediss://h:1"]),
             "bad target URL \"rediss://h:1\": unsupported scheme \"rediss\": use \
              redis://HOST:PORT, redis+unix:///PATH, unix:///PATH, redis-cluster://HOST:PORT, \
-             sqlite:///PATH, postgres://… or mongodb://HOST:PORT"
+             sqlite:///PATH, postgres://…, mongodb://HOST:PORT or http://HOST:PORT"
         );
         assert_eq!(
             error(&["unix://r.sock"]),
@@ -776,7 +575,7 @@ pub(super) mod tests {
              embedded-uds, redis-tcp, redis-uds, redis-cluster, redis://HOST:PORT, \
              redis+unix:///PATH, redis-cluster://HOST:PORT[,HOST:PORT…], sqlite, \
              sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://…, \
-             mongodb://HOST:PORT or NAME=any of these"
+             mongodb://HOST:PORT, http://HOST:PORT, http+unix:///PATH or NAME=any of these"
         );
         assert_eq!(
             error(&["redis-tcp,"]),
@@ -814,21 +613,24 @@ pub(super) mod tests {
             replicas: 2,
             ..ServerOptions::default()
         };
+        let with = |listen, server| kind(RedisKind::Spawn { listen, server });
         let got: Vec<_> = specs
             .iter()
-            .map(|s| (s.name.as_str(), &s.kind, &s.server, s.wait))
+            .map(|s| (s.name.as_str(), s.kind.clone(), s.wait))
             .collect();
         assert_eq!(
             got,
             [
-                ("Replica", &TargetKind::SpawnRedisTcp, &replica, 0),
-                ("RedisDB_UDS", &TargetKind::SpawnRedisUds, &aof, 0),
-                ("RedisDB_TCP", &TargetKind::SpawnRedisTcp, &save, 2),
+                ("Replica", with(Listen::Tcp, replica), 0),
+                ("RedisDB_UDS", with(Listen::Unix, aof), 0),
+                ("RedisDB_TCP", with(Listen::Tcp, save), 2),
             ]
         );
+        assert!(specs.iter().all(|s| s.kind.configures_server()));
         // Without options, the defaults: what a spawned server always was.
         let plain = parse(&["redis-tcp"]).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(plain[0].server, ServerOptions::default());
+        assert_eq!(plain[0].kind, spawned(Listen::Tcp));
+        assert!(!plain[0].kind.configures_server());
         assert_eq!(plain[0].wait, 0);
     }
 
@@ -920,7 +722,7 @@ pub(super) mod tests {
         for (endpoint, url) in endpoints {
             assert_eq!(endpoint.to_string(), url);
             let parsed = parse(&[url]).unwrap_or_else(|e| panic!("{e}"));
-            assert_eq!(parsed[0].kind, TargetKind::Redis(endpoint));
+            assert_eq!(parsed[0].kind, kind(RedisKind::At(endpoint)));
         }
     }
 }

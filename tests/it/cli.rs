@@ -51,7 +51,7 @@ fn one_line_error(args: &[&str]) -> String {
 fn unknown_target_is_one_line() {
     assert_one_line_error(
         &["coredata", "--target", "redis-tcp,foo"],
-        "edgebench: --target: unknown target \"foo\": use embedded, embedded-direct, embedded-tcp, embedded-uds, redis-tcp, redis-uds, redis-cluster, redis://HOST:PORT, redis+unix:///PATH, redis-cluster://HOST:PORT[,HOST:PORT…], sqlite, sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://…, mongodb://HOST:PORT or NAME=any of these",
+        "edgebench: --target: unknown target \"foo\": use embedded, embedded-direct, embedded-tcp, embedded-uds, redis-tcp, redis-uds, redis-cluster, redis://HOST:PORT, redis+unix:///PATH, redis-cluster://HOST:PORT[,HOST:PORT…], sqlite, sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://…, mongodb://HOST:PORT, http://HOST:PORT, http+unix:///PATH or NAME=any of these",
     );
 }
 

@@ -117,14 +117,8 @@ impl KvConfig {
 
 /// Whether a `--target` item is a Redis Cluster (spawned or by URL).
 fn is_cluster_item(item: &str) -> bool {
-    crate::target::parse_targets(&[item.to_string()]).is_ok_and(|specs| {
-        specs.iter().any(|s| {
-            matches!(
-                s.kind,
-                crate::target::TargetKind::SpawnCluster(_) | crate::target::TargetKind::Cluster(_)
-            )
-        })
-    })
+    crate::target::parse_targets(&[item.to_string()])
+        .is_ok_and(|specs| specs.iter().any(|s| s.kind.is_cluster()))
 }
 
 /// `--cluster-shards` / `--cluster-replicas`: a count (bounds are checked with the target).

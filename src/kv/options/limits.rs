@@ -23,7 +23,7 @@
 use super::config::KvConfig;
 use crate::kv::command::CommandArg;
 use crate::kv::error::{conflict, invalid, KvConfigError};
-use crate::target::{parse_targets, TargetKind};
+use crate::target::parse_targets;
 
 /// Files the process keeps besides its connections: stdio, the results files, the probe
 /// connection, a spawned redis-server's pipes, the allocator's and the runtime's own.
@@ -88,25 +88,15 @@ impl Transport {
     /// A `--target` that does not parse counts as one socket; it is refused later, with the
     /// target's own message.
     pub fn of_target(target: Option<&str>) -> Transport {
-        let one = Transport::Socket {
-            fds_per_connection: 1,
+        let fds = match target.map(|t| parse_targets(&[t.to_string()])) {
+            Some(Ok(specs)) if specs.len() == 1 => specs[0].kind.fds_per_connection(),
+            _ => 1,
         };
-        let both_ends = Transport::Socket {
-            fds_per_connection: 2,
-        };
-        let Some(t) = target else {
-            return one;
-        };
-        if t == "mini-redis" {
-            return both_ends;
-        }
-        match parse_targets(&[t.to_string()]).as_deref() {
-            Ok([spec]) => match spec.kind {
-                TargetKind::Embedded | TargetKind::EmbeddedDirect => Transport::InProcess,
-                TargetKind::EmbeddedTcp | TargetKind::EmbeddedUds => both_ends,
-                _ => one,
+        match fds {
+            0 => Transport::InProcess,
+            n => Transport::Socket {
+                fds_per_connection: u64::from(n),
             },
-            _ => one,
         }
     }
 }

@@ -6,9 +6,69 @@ use std::any::Any;
 use std::sync::Arc;
 
 use super::{HttpBase, HttpStore};
-use crate::store::backend::{BackendError, Started, StoreOpener};
+use crate::store::backend::{
+    no_wait, Backend, BackendError, Kind, ParseError, Started, StoreOpener,
+};
 use crate::store::edgex::EventStore;
+use crate::store::layout::Layout;
 use crate::store::CoreData;
+
+/// The service's `--target` items: `http://HOST:PORT`, `http+unix:///PATH`.
+pub struct ServiceBackend;
+
+/// A core-data service at its address (columns `EdgeX_HTTP_TCP`, `EdgeX_HTTP_UDS`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServiceKind(pub HttpBase);
+
+impl Backend for ServiceBackend {
+    fn forms(&self) -> &'static str {
+        "http://HOST:PORT, http+unix:///PATH"
+    }
+
+    fn urls(&self) -> &'static str {
+        "http://HOST:PORT"
+    }
+
+    fn parse(&self, what: &str) -> Option<Result<Arc<dyn Kind>, ParseError>> {
+        let (scheme, _) = what.split_once("://")?;
+        if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("http+unix") {
+            return None;
+        }
+        Some(
+            HttpBase::parse(what)
+                .map(|base| Arc::new(ServiceKind(base)) as Arc<dyn Kind>)
+                .map_err(ParseError::BadUrl),
+        )
+    }
+}
+
+impl Kind for ServiceKind {
+    fn column(&self) -> String {
+        match self.0 {
+            HttpBase::Tcp { .. } => "EdgeX_HTTP_TCP",
+            HttpBase::Unix(_) => "EdgeX_HTTP_UDS",
+        }
+        .to_string()
+    }
+
+    /// None of its own: it keeps whatever layout the store behind it has.
+    fn layouts(&self) -> &'static [Layout] {
+        &[]
+    }
+
+    fn is_service(&self) -> bool {
+        true
+    }
+
+    fn is_external(&self) -> bool {
+        true
+    }
+
+    fn start(&self, _layout: Layout, wait: u32) -> Result<Box<dyn Started>, BackendError> {
+        no_wait(wait)?;
+        Ok(Box::new(ServiceTarget::connect(&self.0)?))
+    }
+}
 
 /// Someone else's core-data service.
 #[derive(Debug)]

@@ -6,8 +6,84 @@ use std::sync::Arc;
 
 use super::edgex4::{Mongo4Database, Mongo4Store};
 use super::{Fidelity, MongoDatabase, MongoLayout, MongoStore};
-use crate::store::backend::{BackendError, Database, InLayout};
+use crate::store::backend::{
+    no_wait, Backend, BackendError, Database, InLayout, Kind, ParseError, Started,
+};
+use crate::store::layout::Layout;
 use crate::store::StoreResult;
+
+/// MongoDB's `--target` item: `mongodb://HOST:PORT[,HOST:PORT…][/…]`.
+pub struct MongoBackend;
+
+/// A MongoDB server at its `mongodb://` URL (column `MongoDB`, the seed's document-store
+/// column was `BenchmarkMongoDB`); which of its layouts the run makes is the target's layout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MongoKind {
+    /// The `mongodb://` URL.
+    pub url: String,
+}
+
+impl Backend for MongoBackend {
+    fn forms(&self) -> &'static str {
+        "mongodb://HOST:PORT"
+    }
+
+    fn urls(&self) -> &'static str {
+        "mongodb://HOST:PORT"
+    }
+
+    fn parse(&self, what: &str) -> Option<Result<Arc<dyn Kind>, ParseError>> {
+        let (scheme, rest) = what.split_once("://")?;
+        if scheme.eq_ignore_ascii_case("mongodb+srv") {
+            return Some(Err(ParseError::BadUrl(
+                "mongodb+srv:// needs DNS SRV lookups, which this build leaves out: give the \
+                 hosts as mongodb://HOST:PORT[,HOST:PORT]"
+                    .to_string(),
+            )));
+        }
+        if !scheme.eq_ignore_ascii_case("mongodb") {
+            return None;
+        }
+        if rest.trim_end_matches('/').is_empty() {
+            return Some(Err(ParseError::BadUrl(
+                "expected mongodb://HOST:PORT".to_string(),
+            )));
+        }
+        Some(Ok(Arc::new(MongoKind {
+            url: what.to_string(),
+        })))
+    }
+}
+
+impl Kind for MongoKind {
+    fn column(&self) -> String {
+        "MongoDB".to_string()
+    }
+
+    fn layouts(&self) -> &'static [Layout] {
+        &[
+            Layout::Y2018,
+            Layout::Y2018Referenced,
+            Layout::Y2018Exact,
+            Layout::EdgeX4,
+        ]
+    }
+
+    fn start(&self, layout: Layout, wait: u32) -> Result<Box<dyn Started>, BackendError> {
+        no_wait(wait)?;
+        let (v2018, fidelity) = match layout {
+            Layout::Y2018Referenced => (MongoLayout::Referenced, Fidelity::Modern),
+            Layout::Y2018Exact => (MongoLayout::Referenced, Fidelity::Y2018),
+            _ => (MongoLayout::Embedded, Fidelity::Modern),
+        };
+        Ok(Box::new(start(
+            &self.url,
+            v2018,
+            fidelity,
+            layout == Layout::EdgeX4,
+        )?))
+    }
+}
 
 /// A MongoDB target's private database, in the layout it was made for.
 pub type MongoTarget = InLayout<MongoDatabase, Mongo4Database>;

@@ -3,10 +3,14 @@
 //! the 2018 layout or EdgeX 4.0's schema and dropped when the target drops.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::edgex4::{Pg4Database, Pg4Store};
 use super::{config_from_env, config_from_url, PgDatabase, PgStore, PgTransport};
-use crate::store::backend::{BackendError, Database, InLayout};
+use crate::store::backend::{
+    no_wait, Backend, BackendError, Database, InLayout, Kind, ParseError, Started,
+};
+use crate::store::layout::Layout;
 use crate::store::{StoreError, StoreResult};
 
 /// Which PostgreSQL server a target uses.
@@ -28,6 +32,118 @@ impl PgAt {
                 message,
             }),
         }
+    }
+}
+
+/// How long a run without `--target` waits for a PostgreSQL server to answer before leaving
+/// it out.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// PostgreSQL's `--target` items: `pg-tcp`, `pg-uds`, `postgres://…`; `pg-tcp` and `pg-uds`
+/// are also in a run without `--target` when a server answers there.
+pub struct PgBackend;
+
+impl Backend for PgBackend {
+    fn forms(&self) -> &'static str {
+        "pg-tcp, pg-uds, postgres://…"
+    }
+
+    fn urls(&self) -> &'static str {
+        "postgres://…"
+    }
+
+    fn parse(&self, what: &str) -> Option<Result<Arc<dyn Kind>, ParseError>> {
+        let at = match what {
+            "pg-tcp" => PgAt::Env(PgTransport::Tcp),
+            "pg-uds" => PgAt::Env(PgTransport::Uds),
+            _ => {
+                let (scheme, _) = what.split_once("://")?;
+                if !scheme.eq_ignore_ascii_case("postgres")
+                    && !scheme.eq_ignore_ascii_case("postgresql")
+                {
+                    return None;
+                }
+                // Checked now, so a typo fails before any benchmark runs; parsed again at
+                // start.
+                if let Err(reason) = config_from_url(what) {
+                    return Some(Err(ParseError::BadUrl(reason)));
+                }
+                PgAt::Url(what.to_string())
+            }
+        };
+        Some(Ok(Arc::new(at)))
+    }
+
+    fn defaults(&self, notes: &mut Vec<String>) -> Vec<Arc<dyn Kind>> {
+        let mut kinds: Vec<Arc<dyn Kind>> = Vec::new();
+        let mut missing = Vec::new();
+        for transport in [PgTransport::Tcp, PgTransport::Uds] {
+            let config = config_from_env(transport);
+            if answers(&config) {
+                kinds.push(Arc::new(PgAt::Env(transport)));
+            } else {
+                missing.push(super::endpoint(&config));
+            }
+        }
+        if !missing.is_empty() {
+            notes.push(format!(
+                "no PostgreSQL answered at {}: no {} column (start PostgreSQL, set PGHOST/PGPORT/\
+                 PGUSER, or give --target postgres://USER@HOST:PORT/DB)",
+                missing.join(" or "),
+                if missing.len() == 2 {
+                    "PostgreSQL_TCP or PostgreSQL_UDS"
+                } else if missing[0].starts_with('/') {
+                    UDS_COLUMN
+                } else {
+                    TCP_COLUMN
+                }
+            ));
+        }
+        kinds
+    }
+}
+
+/// Column name of PostgreSQL over TCP.
+const TCP_COLUMN: &str = "PostgreSQL_TCP";
+/// Column name of PostgreSQL over its Unix socket.
+const UDS_COLUMN: &str = "PostgreSQL_UDS";
+
+/// Whether a PostgreSQL server accepts a connection with `config` within [`PROBE_TIMEOUT`].
+fn answers(config: &postgres::Config) -> bool {
+    let mut config = config.clone();
+    config.connect_timeout(PROBE_TIMEOUT);
+    config.connect(postgres::NoTls).is_ok()
+}
+
+/// Whether a PostgreSQL config connects through a Unix socket (its first host is a socket
+/// directory).
+fn is_socket(config: &postgres::Config) -> bool {
+    matches!(
+        config.get_hosts().first(),
+        Some(postgres::config::Host::Unix(_))
+    )
+}
+
+impl Kind for PgAt {
+    fn column(&self) -> String {
+        let uds = match self {
+            PgAt::Env(transport) => *transport == PgTransport::Uds,
+            PgAt::Url(url) => config_from_url(url).is_ok_and(|c| is_socket(&c)),
+        };
+        if uds { UDS_COLUMN } else { TCP_COLUMN }.to_string()
+    }
+
+    fn layouts(&self) -> &'static [Layout] {
+        &[Layout::Y2018, Layout::EdgeX4]
+    }
+
+    fn default_run_layouts(&self) -> &'static [Layout] {
+        &[Layout::Y2018, Layout::EdgeX4]
+    }
+
+    fn start(&self, layout: Layout, wait: u32) -> Result<Box<dyn Started>, BackendError> {
+        no_wait(wait)?;
+        Ok(Box::new(start(self, layout == Layout::EdgeX4)?))
     }
 }
 

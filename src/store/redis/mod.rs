@@ -12,7 +12,9 @@
 pub mod backend;
 mod cluster_spawn;
 pub mod edgex3;
+pub mod kind;
 pub mod mini_redis;
+pub mod options;
 pub(crate) mod records2018;
 pub mod spawn;
 mod v2018;

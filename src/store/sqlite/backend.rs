@@ -7,7 +7,10 @@ use std::sync::Arc;
 
 use super::edgex4::{Sqlite4Database, Sqlite4Store};
 use super::{SqliteDatabase, SqliteStore};
-use crate::store::backend::{BackendError, Database, InLayout};
+use crate::store::backend::{
+    no_wait, Backend, BackendError, Database, InLayout, Kind, ParseError, Started,
+};
+use crate::store::layout::Layout;
 use crate::store::StoreResult;
 
 /// Where a SQLite target keeps its database.
@@ -19,6 +22,65 @@ pub enum SqliteAt {
     File(PathBuf),
     /// In memory (`sqlite::memory:`).
     Memory,
+}
+
+/// SQLite's `--target` items: `sqlite`, `sqlite:///PATH`, `sqlite::memory:`; `sqlite` is also
+/// in a run without `--target`.
+pub struct SqliteBackend;
+
+impl Backend for SqliteBackend {
+    fn forms(&self) -> &'static str {
+        "sqlite, sqlite:///PATH, sqlite::memory:"
+    }
+
+    fn urls(&self) -> &'static str {
+        "sqlite:///PATH"
+    }
+
+    fn parse(&self, what: &str) -> Option<Result<Arc<dyn Kind>, ParseError>> {
+        let at = match what {
+            "sqlite" => Ok(SqliteAt::Temp),
+            "sqlite::memory:" | "sqlite://:memory:" => Ok(SqliteAt::Memory),
+            _ => {
+                let (scheme, rest) = what.split_once("://")?;
+                if !scheme.eq_ignore_ascii_case("sqlite") {
+                    return None;
+                }
+                match rest {
+                    path if path.starts_with('/') => Ok(SqliteAt::File(path.into())),
+                    _ => Err(ParseError::BadUrl(
+                        "expected sqlite:///ABSOLUTE/PATH (three slashes), sqlite::memory: or \
+                         plain sqlite for a temp file"
+                            .to_string(),
+                    )),
+                }
+            }
+        };
+        Some(at.map(|at| Arc::new(at) as Arc<dyn Kind>))
+    }
+
+    fn defaults(&self, _notes: &mut Vec<String>) -> Vec<Arc<dyn Kind>> {
+        vec![Arc::new(SqliteAt::Temp)]
+    }
+}
+
+impl Kind for SqliteAt {
+    fn column(&self) -> String {
+        "SQLite_Embedded".to_string()
+    }
+
+    fn layouts(&self) -> &'static [Layout] {
+        &[Layout::Y2018, Layout::EdgeX4]
+    }
+
+    fn fds_per_connection(&self) -> u8 {
+        0
+    }
+
+    fn start(&self, layout: Layout, wait: u32) -> Result<Box<dyn Started>, BackendError> {
+        no_wait(wait)?;
+        Ok(Box::new(start(self, layout == Layout::EdgeX4)?))
+    }
 }
 
 /// A SQLite target's database, in the layout it was made for.

@@ -17,8 +17,7 @@
 //! names the option and the fix. The parsed options are a [`ServerOptions`] (the server's
 //! arguments) and the `wait` count (the client's behaviour).
 
-use super::error::TargetError;
-use crate::store::redis::spawn::{AppendFsync, SavePoint, ServerOptions, MAX_REPLICAS};
+use super::spawn::{AppendFsync, SavePoint, ServerOptions, MAX_REPLICAS};
 
 /// The options, as the error messages list them.
 const KNOWN: &str = "replicas=N, appendonly=yes|no, appendfsync=always|everysec|no, \
@@ -28,37 +27,17 @@ const MAX_SAVE_POINTS: usize = 8;
 
 /// What a target's `?…` says.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(super) struct TargetOptions {
+pub struct TargetOptions {
     /// The spawned server's configuration.
     pub server: ServerOptions,
     /// `WAIT N 0` after every write; 0 means no WAIT.
     pub wait: u32,
 }
 
-/// Splits `what` into the target and its options, when it has `?` and is not a URL whose
-/// own syntax has a query (PostgreSQL's `?host=`). Redis URLs with `?` come back split, so
-/// the caller can refuse their options with the fix.
-pub(super) fn split(what: &str) -> (&str, Option<&str>) {
-    match what.split_once('?') {
-        Some((base, query))
-            if !base.contains("://")
-                || ["redis://", "redis+unix://", "unix://"]
-                    .iter()
-                    .any(|s| base.to_ascii_lowercase().starts_with(s)) =>
-        {
-            (base, Some(query))
-        }
-        _ => (what, None),
-    }
-}
-
-/// Parses the options of `item` (the whole `--target` item, for messages); `cluster`: the
-/// item spawns a Redis Cluster.
-pub(super) fn parse(item: &str, query: &str, cluster: bool) -> Result<TargetOptions, TargetError> {
-    let bad = |reason: String| TargetError::BadOption {
-        item: item.to_string(),
-        reason,
-    };
+/// Parses the options `query` (after the `?`); `cluster`: the item spawns a Redis Cluster.
+/// The error says what is wrong and the fix.
+pub fn parse(query: &str, cluster: bool) -> Result<TargetOptions, String> {
+    let bad = |reason: String| reason;
     let mut options = TargetOptions::default();
     let mut seen: Vec<&str> = Vec::new();
     let mut fsync_given = false;
@@ -155,42 +134,18 @@ fn parse_save(value: &str) -> Option<Vec<SavePoint>> {
     (points.len() <= MAX_SAVE_POINTS).then_some(points)
 }
 
-/// The error for options on a target edgebench does not spawn, with the reason for `base`.
-pub(super) fn not_spawned(item: &str, base: &str) -> TargetError {
-    let why = match base {
-        "embedded" | "embedded-direct" | "embedded-tcp" | "embedded-uds" => {
-            "the in-process engine has no persistence or replicas (out of scope for it): use \
-             redis-tcp?… or redis-uds?… for these options"
-        }
-        _ if base.contains("://") => {
-            "this server is not spawned by edgebench, so its persistence and replicas are its \
-             own configuration: set them there (or use redis-tcp?… / redis-uds?…); --wait N \
-             works on it"
-        }
-        _ => {
-            "only targets edgebench spawns (redis-tcp, redis-uds) take options: remove ?… or \
-              use redis-tcp?…"
-        }
-    };
-    TargetError::BadOption {
-        item: item.to_string(),
-        reason: why.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn ok(query: &str) -> TargetOptions {
-        parse("redis-tcp?…", query, false).unwrap_or_else(|e| panic!("{e}"))
+        parse(query, false).unwrap_or_else(|e| panic!("{e}"))
     }
 
     fn err(query: &str) -> String {
-        let item = format!("redis-tcp?{query}");
-        match parse(&item, query, false) {
+        match parse(query, false) {
             Ok(o) => panic!("{query} parsed as {o:?}"),
-            Err(e) => e.to_string(),
+            Err(e) => e,
         }
     }
 
@@ -226,28 +181,28 @@ mod tests {
     fn bad_options_are_one_line_naming_the_option_and_the_fix() {
         assert_eq!(
             err("replica=1"),
-            "bad target option in \"redis-tcp?replica=1\": unknown option \"replica\": use \
+            "unknown option \"replica\": use \
              replicas=N, appendonly=yes|no, appendfsync=always|everysec|no, \
              save=SECONDS:CHANGES[+SECONDS:CHANGES], wait=N, joined with &"
         );
         assert_eq!(
             err("replicas=6"),
-            "bad target option in \"redis-tcp?replicas=6\": bad replicas value \"6\": use a \
+            "bad replicas value \"6\": use a \
              number from 0 to 5"
         );
         assert_eq!(
             err("appendfsync=sometimes&appendonly=yes"),
-            "bad target option in \"redis-tcp?appendfsync=sometimes&appendonly=yes\": bad \
+            "bad \
              appendfsync value \"sometimes\": use always, everysec or no"
         );
         assert_eq!(
             err("appendfsync=always"),
-            "bad target option in \"redis-tcp?appendfsync=always\": appendfsync=always needs \
+            "appendfsync=always needs \
              appendonly=yes: add &appendonly=yes"
         );
         assert_eq!(
             err("save=60"),
-            "bad target option in \"redis-tcp?save=60\": bad save value \"60\": use \
+            "bad save value \"60\": use \
              SECONDS:CHANGES, up to 8 joined with + (e.g. save=900:1+60:1000), each number \
              from 1 to 4294967295"
         );
@@ -255,17 +210,17 @@ mod tests {
         assert!(err("save=1:1+").contains("bad save value \"1:1+\""));
         assert_eq!(
             err("wait=1"),
-            "bad target option in \"redis-tcp?wait=1\": wait=1 needs at least 1 replicas (WAIT \
+            "wait=1 needs at least 1 replicas (WAIT \
              would block for ever): add &replicas=1"
         );
         assert_eq!(
             err("appendonly=yes&appendonly=no"),
-            "bad target option in \"redis-tcp?appendonly=yes&appendonly=no\": appendonly is \
+            "appendonly is \
              given twice: keep one"
         );
         assert_eq!(
             err("replicas"),
-            "bad target option in \"redis-tcp?replicas\": \"replicas\" is not KEY=VALUE: use \
+            "\"replicas\" is not KEY=VALUE: use \
              replicas=N, appendonly=yes|no, appendfsync=always|everysec|no, \
              save=SECONDS:CHANGES[+SECONDS:CHANGES], wait=N, joined with &"
         );
@@ -276,42 +231,16 @@ mod tests {
 
     #[test]
     fn a_spawned_cluster_takes_wait_but_not_replicas() {
-        let o = parse(
-            "redis-cluster?wait=2&appendonly=yes",
-            "wait=2&appendonly=yes",
-            true,
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        let o = parse("wait=2&appendonly=yes", true).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
             (o.wait, o.server.replicas, o.server.appendonly),
             (2, 0, true)
         );
-        let refused = parse("redis-cluster?replicas=1", "replicas=1", true)
-            .map(|o| format!("{o:?}"))
-            .unwrap_err()
-            .to_string();
+        let refused = parse("replicas=1", true).unwrap_err();
         assert_eq!(
             refused,
-            "bad target option in \"redis-cluster?replicas=1\": a spawned cluster takes no \
-             replicas=: its replicas come from --cluster-replicas (each primary gets that \
+            "a spawned cluster takes no replicas=: its replicas come from --cluster-replicas (each primary gets that \
              many): drop replicas="
         );
-    }
-
-    #[test]
-    fn only_keywords_and_redis_urls_are_split_at_the_question_mark() {
-        assert_eq!(
-            split("redis-tcp?replicas=1"),
-            ("redis-tcp", Some("replicas=1"))
-        );
-        assert_eq!(
-            split("redis://h:1?replicas=1"),
-            ("redis://h:1", Some("replicas=1"))
-        );
-        assert_eq!(
-            split("postgresql:///db?host=/run/pg"),
-            ("postgresql:///db?host=/run/pg", None)
-        );
-        assert_eq!(split("redis-uds"), ("redis-uds", None));
     }
 }
