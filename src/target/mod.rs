@@ -36,8 +36,6 @@ use crate::transport::cluster::ClusterConnection;
 pub use crate::transport::{connect, url, Endpoint};
 pub use crate::transport::{may_write, Connector, RedisReach, WaitConnection};
 
-pub use crate::store::postgres::backend::PgAt;
-pub use crate::store::sqlite::backend::SqliteAt;
 pub use error::TargetError;
 pub use layout::{Layout, Via};
 use served::InProcessService;
