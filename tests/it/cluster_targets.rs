@@ -255,6 +255,35 @@ fn bad_cluster_urls_and_unreachable_nodes_are_one_line() {
     }
 }
 
+/// Each primary of a freshly spawned cluster has a config epoch of its own from the start (as
+/// `redis-cli --cluster create` sets them), so a slot moved right away stays moved: with
+/// epochs left to settle by gossip, the node that took a slot could hand it back.
+#[test]
+fn a_spawned_clusters_primaries_have_distinct_config_epochs_at_once() {
+    common::require_redis_server();
+    let shape = ClusterShape {
+        shards: 3,
+        replicas: 0,
+        ..ClusterShape::default()
+    };
+    let cluster = SpawnedCluster::spawn(shape, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let epochs: Vec<u64> = cluster
+        .primaries()
+        .iter()
+        .map(|node| {
+            let info: String = redis::cmd("CLUSTER")
+                .arg("INFO")
+                .query(&mut conn(&node.endpoint()))
+                .unwrap();
+            info.lines()
+                .find_map(|l| l.trim().strip_prefix("cluster_my_epoch:"))
+                .and_then(|e| e.parse().ok())
+                .unwrap_or_else(|| panic!("no cluster_my_epoch in {info}"))
+        })
+        .collect();
+    assert_eq!(epochs, [1, 2, 3]);
+}
+
 /// A primary is killed while `edgebench kv` runs on the cluster: its replica takes over, the
 /// requests that were in flight on it are counted as errors, the run reports the failover
 /// window and ends on time.

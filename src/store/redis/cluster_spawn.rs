@@ -3,7 +3,8 @@
 //!
 //! The cluster is assembled with cluster commands, not `redis-cli --cluster create`, so no
 //! prompt and no redis-cli are involved: each primary takes an even share of the 16384 slots
-//! (`CLUSTER ADDSLOTSRANGE`), every node meets the first (`CLUSTER MEET`), replicas follow
+//! (`CLUSTER ADDSLOTSRANGE`), every node gets a config epoch of its own (`CLUSTER
+//! SET-CONFIG-EPOCH`), every node meets the first (`CLUSTER MEET`), replicas follow
 //! their primary (`CLUSTER REPLICATE`), and the cluster is ready when every node says
 //! `cluster_state:ok`, knows every other node, and every replica's link to its primary is up.
 //!
@@ -214,6 +215,19 @@ impl SpawnedCluster {
                 .arg(end)
                 .query::<()>(conn)
                 .map_err(|e| setup(endpoint, "CLUSTER ADDSLOTSRANGE", e))?;
+        }
+        // A distinct config epoch per node before any node meets another, as
+        // `redis-cli --cluster create` gives them: left at 0, the nodes settle their epoch
+        // collisions by gossip over the next seconds, and a slot moved by `CLUSTER SETSLOT`
+        // meanwhile can fall back to its old owner on the node that took it (that node's
+        // bumped epoch loses to its donor's fresh one), leaving a slot that every node
+        // redirects away from.
+        for (epoch, (endpoint, conn)) in (1u64..).zip(conns.iter_mut()) {
+            redis::cmd("CLUSTER")
+                .arg("SET-CONFIG-EPOCH")
+                .arg(epoch)
+                .query::<()>(conn)
+                .map_err(|e| setup(endpoint, "CLUSTER SET-CONFIG-EPOCH", e))?;
         }
         let Endpoint::Tcp {
             port: first_port, ..
