@@ -28,6 +28,8 @@ Examples:
       PostgreSQL in EdgeX 4.0's schema (a private database, dropped on exit), on a Unix
       socket only: curl --unix-socket /tmp/core-data.sock http://x/api/v3/event/count
   edgebench coredata-service --store redis://127.0.0.1:6379 --persist false
+  edgebench coredata-service --store pg-uds --bus mqtt://127.0.0.1:1883
+      Also persist what device services publish on the MQTT bus (EdgeX 4.0's path).
       Answer every POST with 201 and store nothing (EdgeX's Writable.PersistData=false).";
 
 const BENCHTOMD_EXAMPLES: &str = "\
@@ -326,6 +328,17 @@ pub struct CoreDataServiceArgs {
     /// 0 for no limit.
     #[arg(long, value_name = "KB", default_value = "25000")]
     pub max_event_size: String,
+
+    /// Also take events from the message bus, as EdgeX 3.x/4.x's core-data does: subscribe to
+    /// edgex/events/device/# on each broker and persist every valid event, one at a time.
+    /// mqtt://HOST:PORT, mqtt+unix:///PATH (MQTT 3.1.1, EdgeX 4.0's default), redis://HOST:PORT,
+    /// redis+unix:///PATH (Redis Pub/Sub, EdgeX 3.x's default), nats://HOST:PORT.
+    #[arg(long, value_name = "URL[,URL...]")]
+    pub bus: Option<String>,
+
+    /// MQTT QoS of the bus subscription: 0 (EdgeX's default) or 1.
+    #[arg(long, value_name = "0|1", default_value = "0")]
+    pub qos: String,
 }
 
 const FLEET_EXAMPLES: &str = "\

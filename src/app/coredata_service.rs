@@ -1,5 +1,6 @@
 //! `edgebench coredata-service`: EdgeX's core-data REST API in front of one store (in its
-//! EdgeX layout), on TCP and/or a Unix socket, until Ctrl-C or SIGTERM. The store's target is
+//! EdgeX layout), on TCP and/or a Unix socket, and with `--bus` its message-bus subscriber
+//! into the same store, until Ctrl-C or SIGTERM. The store's target is
 //! started as a benchmark run starts it (a spawned redis-server, a private PostgreSQL
 //! database) and stopped, or dropped, when the service has stopped.
 
@@ -32,6 +33,28 @@ pub fn run(cfg: &CoreDataServiceConfig, status: &mut dyn Write) -> anyhow::Resul
         ..cfg.service.clone()
     };
     drop(first);
+    // The bus subscribers start before anything listens, so an unreachable broker fails first.
+    let subscribers = if cfg.bus.is_empty() {
+        None
+    } else {
+        let sub_cfg = crate::service::bus::SubscriberConfig {
+            persist: cfg.service.persist,
+            options: crate::transport::bus::SubscribeOptions {
+                qos: cfg.qos,
+                ..Default::default()
+            },
+        };
+        let subs = crate::service::bus::BusSubscribers::start(&cfg.bus, &stores, &sub_cfg)
+            .map_err(anyhow::Error::msg)?;
+        for url in &cfg.bus {
+            let _ = writeln!(
+                status,
+                "edgebench coredata-service: subscribed to {} on {url}",
+                crate::service::bus::EVENTS_FILTER
+            );
+        }
+        Some(subs)
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("edgebench-core-data")
@@ -71,6 +94,16 @@ pub fn run(cfg: &CoreDataServiceConfig, status: &mut dyn Write) -> anyhow::Resul
     })?;
     if let Some(path) = &cfg.unixsocket {
         let _ = std::fs::remove_file(path);
+    }
+    if let Some(subs) = subscribers {
+        let counts = std::sync::Arc::clone(subs.counts());
+        let stopped = subs.stop();
+        let _ = writeln!(
+            status,
+            "edgebench coredata-service: bus {}",
+            counts.summary()
+        );
+        stopped.map_err(anyhow::Error::msg)?;
     }
     drop(target);
     Ok(())

@@ -45,6 +45,9 @@ pub enum ConfigError {
         /// What is expected.
         fix: &'static str,
     },
+    /// `--bus` or `--qos` (the message names the flag and the fix).
+    #[error("{0}")]
+    Bus(String),
     /// A fleet setting that is not what it should be: where it came from, its value, the fix.
     #[error("{0}")]
     FleetSetting(String),
@@ -299,6 +302,8 @@ const MAX_RESULT_COUNT_LIMIT: usize = 1_000_000;
 
 /// The largest `--max-event-size`, KB (1 GiB): a body is buffered before it is decoded.
 const MAX_EVENT_SIZE_LIMIT_KB: u64 = 1024 * 1024;
+/// The most buses one core-data service subscribes to (one thread and connection each).
+const MAX_BUSES: usize = 16;
 
 /// Everything `edgebench coredata-service` needs, typed.
 #[derive(Debug, Clone)]
@@ -311,6 +316,10 @@ pub struct CoreDataServiceConfig {
     pub unixsocket: Option<PathBuf>,
     /// What the service answers with.
     pub service: crate::service::ServiceConfig,
+    /// The message buses to take events from (`--bus`); empty: REST only.
+    pub bus: Vec<crate::transport::bus::BusUrl>,
+    /// The MQTT QoS of the bus subscriptions (`--qos`).
+    pub qos: crate::transport::bus::mqtt::Qos,
 }
 
 impl CoreDataServiceConfig {
@@ -382,10 +391,30 @@ impl CoreDataServiceConfig {
                 ))
             }
         };
+        let bus = match &args.bus {
+            None => Vec::new(),
+            Some(list) => {
+                let urls = list
+                    .split(',')
+                    .map(crate::transport::bus::BusUrl::parse)
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(ConfigError::Bus)?;
+                if urls.len() > MAX_BUSES {
+                    return Err(ConfigError::Bus(format!(
+                        "--bus: {} buses; give at most {MAX_BUSES}",
+                        urls.len()
+                    )));
+                }
+                urls
+            }
+        };
+        let qos = crate::transport::bus::mqtt::Qos::parse(&args.qos).map_err(ConfigError::Bus)?;
         Ok(CoreDataServiceConfig {
             store,
             tcp,
             unixsocket: args.unixsocket.clone(),
+            bus,
+            qos,
             service: crate::service::ServiceConfig {
                 persist,
                 max_result_count,

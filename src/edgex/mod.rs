@@ -16,6 +16,7 @@
 //! its value type. Stores may rely on it.
 
 pub mod dto;
+pub mod envelope;
 #[doc(hidden)]
 pub mod testing;
 

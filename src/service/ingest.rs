@@ -18,7 +18,8 @@
 //!    duplicate id is 409 and success is 201 with a `BaseWithIdResponse` carrying the id and
 //!    the request's `requestId`.
 //!
-//! EdgeX also republishes the body on its message bus; edgebench has no bus.
+//! EdgeX also republishes the body on its message bus (`edgex/events/core/…`); edgebench does
+//! not: its bus subscriber ([`super::bus`]) only takes events in.
 
 use axum::body::Body;
 use axum::extract::State;

@@ -14,6 +14,7 @@
 //!   [`list`]: the list-then-count of every list route.
 //! - [`query`]: paging, time ranges and path parameters, checked as EdgeX checks them.
 //! - [`pool`]: the stores; [`handle`]: listeners and [`ServiceHandle`].
+//! - [`bus`]: the message-bus subscriber, EdgeX's other way in, into the same store.
 //!
 //! Why axum 0.8: it serves `tokio::net::TcpListener` and `UnixListener` natively through
 //! `axum::serve`, with graceful shutdown, on hyper 1 (which the HTTP client,
@@ -24,6 +25,7 @@
 //! bulk deletes finish before their 202 ([`events`]); an unsupported `Content-Type` is 400
 //! rather than read as JSON ([`ingest`]); `aggregateFunc` is refused ([`query`]).
 
+pub mod bus;
 pub mod config;
 pub mod errors;
 pub mod events;

@@ -2,12 +2,15 @@
 //! ([`Endpoint`], from the one Redis URL parser in [`url`]), a connection to it ([`connect`]),
 //! `WAIT N 0` after every write ([`WaitConnection`]), Redis Cluster's routing ([`cluster`]:
 //! the slot map and a [`cluster::ClusterConnection`] over one connection per primary), and
-//! the connection trait the Redis stores are written against ([`StoreConnection`]).
+//! the connection trait the Redis stores are written against ([`StoreConnection`]), and the
+//! processes edgebench starts beside itself ([`child`]: PDEATHSIG, free ports, binaries).
 //!
 //! Stores build on this module and targets open these connections; nothing here knows of
 //! either, so a store never imports `target` and a new transport (a message bus, TLS) lands
 //! here beside the others.
 
+pub mod bus;
+pub mod child;
 pub mod cluster;
 mod connect;
 mod endpoint;

@@ -2,7 +2,7 @@
 //! the middle of a run (no handler runs, no destructor) leaves none of its spawned servers
 //! behind. Each spawned kind is checked: a `redis-server` with a replica (two processes, the
 //! replica started for the primary) and a Redis Cluster (a primary and its replica, each a
-//! process of its own). They carry `PR_SET_PDEATHSIG` (`store::redis::spawn::die_with_parent`);
+//! process of its own). They carry `PR_SET_PDEATHSIG` (`transport::child::die_with_parent`);
 //! a spawned kind added later (a broker, a private database server) joins the table below.
 
 use std::process::Stdio;

@@ -11,6 +11,7 @@
 
 mod common;
 
+mod bus;
 mod children;
 mod cli;
 mod cluster_edgex;

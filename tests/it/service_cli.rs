@@ -143,7 +143,7 @@ fn coredata_runs_against_a_running_service_over_tcp_and_a_unix_socket() {
     let json = std::fs::read_to_string(out.join("results.json")).unwrap();
     assert!(json.contains("\"not_applicable\""), "{json}");
     // The benchmarks scrub through the API (DELETE /event/age/0) when they finish.
-    let count = edgebench_get(&service.url, "/api/v3/event/count");
+    let count = crate::common::http_get(&service.url, "/api/v3/event/count");
     assert!(count.contains("\"count\":0"), "{count}");
     let unix = service.unix.clone().unwrap();
     assert_eq!(service.stop(), Some(0));
@@ -196,21 +196,6 @@ fn coredata_service_serves_mongodb_in_its_edgex_layout_and_drops_its_database() 
     assert_eq!(service.stop(), Some(0));
     let after = client.list_database_names().run().unwrap();
     assert!(!after.contains(&database), "{database} is still in MongoDB");
-}
-
-/// GET over plain TCP with std only: the body of the answer.
-fn edgebench_get(base: &str, path: &str) -> String {
-    use std::io::{Read, Write};
-    let addr = base.trim_start_matches("http://");
-    let mut s = std::net::TcpStream::connect(addr).unwrap();
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut text = String::new();
-    s.read_to_string(&mut text).unwrap();
-    text
 }
 
 #[test]

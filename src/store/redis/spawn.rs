@@ -22,7 +22,6 @@
 
 use std::fs::{self, File};
 use std::io;
-use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -30,6 +29,8 @@ use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
 
+pub use crate::transport::child::{die_with_parent, free_port};
+use crate::transport::child::{find_on_path, is_executable};
 use crate::transport::Endpoint;
 
 /// Environment variable naming the `redis-server` binary to spawn, instead of the one on
@@ -582,27 +583,8 @@ impl RedisServer {
 
 impl Drop for RedisServer {
     fn drop(&mut self) {
-        // try_wait is Some once the child has been reaped: then its pid may belong to
-        // another process already, and must not be signalled.
-        if !matches!(self.child.try_wait(), Ok(None)) {
-            return;
-        }
-        let pid = self.child.id() as libc::pid_t;
-        // SAFETY: kill(2) with a pid we own (the child is not reaped yet) has no memory
-        // effects; SIGTERM lets redis-server shut down cleanly.
-        unsafe {
-            libc::kill(pid, libc::SIGTERM);
-        }
-        let deadline = Instant::now() + STOP_TIMEOUT;
-        while Instant::now() < deadline {
-            match self.child.try_wait() {
-                Ok(None) => std::thread::sleep(POLL_INTERVAL),
-                _ => return,
-            }
-        }
-        // Still running after SIGTERM: SIGKILL, and reap it so no zombie is left.
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        // SIGTERM lets redis-server shut down cleanly; SIGKILL after STOP_TIMEOUT.
+        crate::transport::child::stop(&mut self.child, STOP_TIMEOUT);
     }
 }
 
@@ -648,49 +630,10 @@ pub(crate) fn redis_server_binary() -> Result<PathBuf, SpawnError> {
     }
 }
 
-fn find_on_path(program: &Path) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(program))
-        .find(|candidate| is_executable(candidate))
-}
-
-fn is_executable(path: &Path) -> bool {
-    fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
 fn temp_dir() -> io::Result<TempDir> {
     tempfile::Builder::new()
         .prefix("edgebench-redis-")
         .tempdir()
-}
-
-/// A port that was free a moment ago: bind port 0, read what the kernel chose, release it.
-pub(crate) fn free_port() -> io::Result<u16> {
-    let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
-    Ok(listener.local_addr()?.port())
-}
-
-/// Makes the child `cmd` spawns die (SIGKILL) when the spawning thread's process goes away,
-/// and refuse to start when that already happened: `PR_SET_PDEATHSIG`, set in the child
-/// before exec. PDEATHSIG follows the spawning *thread*: spawn from one that lives as long
-/// as the child should. Shared by spawned redis-servers and the tests' helper servers.
-pub fn die_with_parent(cmd: &mut Command) {
-    let parent = std::process::id() as libc::pid_t;
-    // SAFETY: the closure runs in the forked child before exec and only makes
-    // async-signal-safe calls (prctl, getppid), without allocating.
-    unsafe {
-        cmd.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                return Err(io::Error::last_os_error());
-            }
-            // The parent may have died before prctl took effect: then nobody owns us.
-            if libc::getppid() != parent {
-                return Err(io::Error::from_raw_os_error(libc::ESRCH));
-            }
-            Ok(())
-        });
-    }
 }
 
 #[cfg(test)]

@@ -128,7 +128,7 @@ pub enum Value {
 }
 
 /// Parses the one complete reply at the start of `buf` (already framed by [`scan_reply`]).
-fn parse(buf: &[u8], pos: &mut usize, depth: usize) -> Result<Value, String> {
+pub(crate) fn parse(buf: &[u8], pos: &mut usize, depth: usize) -> Result<Value, String> {
     let line_end = buf[*pos..]
         .windows(2)
         .position(|w| w == b"\r\n")

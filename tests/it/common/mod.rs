@@ -213,6 +213,22 @@ pub fn edgebench() -> std::process::Command {
 /// thread: spawn from the test's own thread, which outlives the child.
 pub fn child(program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
     let mut cmd = std::process::Command::new(program);
-    edgebench::store::redis::spawn::die_with_parent(&mut cmd);
+    edgebench::transport::child::die_with_parent(&mut cmd);
     cmd
+}
+
+/// GET over plain TCP with std only (`base` is `http://HOST:PORT` or `HOST:PORT`): the whole
+/// answer, status line and headers included.
+pub fn http_get(base: &str, path: &str) -> String {
+    use std::io::{Read, Write};
+    let addr = base.trim_start_matches("http://");
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    text
 }

@@ -199,7 +199,7 @@ fn keep(port: u16, storage: &Path, ready: &mpsc::Sender<Result<(), String>>) {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .process_group(0);
-    edgebench::store::redis::spawn::die_with_parent(&mut cmd);
+    edgebench::transport::child::die_with_parent(&mut cmd);
     let mut child = match cmd.spawn() {
         Ok(child) => child,
         Err(e) => {

@@ -1,0 +1,286 @@
+//! A broker this process starts, owns and stops: Mosquitto (MQTT, a TCP listener and a
+//! Unix-socket listener) or nats-server (TCP; NATS has no Unix socket), each on a free port
+//! with a private directory, as spawned redis-servers are.
+//!
+//! Mosquitto runs with a private config equal to EdgeX's `mosquitto-no-auth.conf` (anonymous
+//! clients, Mosquitto's defaults otherwise) plus the two listeners and no persistence;
+//! nats-server with its defaults on a free port. [`Broker::spawn`] returns once the broker
+//! answers its protocol's handshake (CONNACK, INFO) on every listener. Dropping the guard
+//! stops it (SIGTERM, then SIGKILL after 2 s) and removes the directory.
+//!
+//! Invariants: a broker never outlives edgebench (`PR_SET_PDEATHSIG`, and its own process
+//! group so a terminal's Ctrl-C reaches edgebench alone, which stops it in order).
+
+use std::io::{self, Read};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use tempfile::TempDir;
+
+use super::mqtt;
+use super::stream::{Addr, Stream};
+use crate::transport::child::{die_with_parent, find_on_path, free_port, stop};
+
+/// How long a spawned broker gets to answer.
+const START_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a stopping broker gets after SIGTERM before SIGKILL.
+const STOP_TIMEOUT: Duration = Duration::from_secs(2);
+/// Attempts on a fresh free port (another process can take it between probe and bind).
+const ATTEMPTS: usize = 3;
+
+/// Which broker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BrokerKind {
+    /// Eclipse Mosquitto, EdgeX 4.0's default bus (MQTT 3.1.1).
+    Mosquitto,
+    /// nats-server (core NATS).
+    Nats,
+}
+
+impl BrokerKind {
+    /// The binary's name.
+    pub fn program(self) -> &'static str {
+        match self {
+            BrokerKind::Mosquitto => "mosquitto",
+            BrokerKind::Nats => "nats-server",
+        }
+    }
+
+    /// The Debian package that brings the binary.
+    fn package(self) -> &'static str {
+        match self {
+            BrokerKind::Mosquitto => "mosquitto",
+            BrokerKind::Nats => "nats-server",
+        }
+    }
+}
+
+/// Why a broker could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum BrokerError {
+    /// The binary is not installed.
+    #[error("{program} not found on PATH or in /usr/sbin: install it (Debian: apt-get install {package}) or give the bus by URL")]
+    NotFound {
+        /// The binary.
+        program: &'static str,
+        /// Its Debian package.
+        package: &'static str,
+    },
+    /// It could not be started or did not answer.
+    #[error("cannot start {program}: {reason}")]
+    Start {
+        /// The binary.
+        program: &'static str,
+        /// What went wrong, with the broker's own last words when it printed any.
+        reason: String,
+    },
+}
+
+/// A running broker; dropping it stops it.
+#[derive(Debug)]
+pub struct Broker {
+    kind: BrokerKind,
+    child: Child,
+    tcp: Addr,
+    unix: Option<Addr>,
+    dir: TempDir,
+}
+
+impl Broker {
+    /// Starts a private broker of `kind` and waits until it answers on every listener.
+    pub fn spawn(kind: BrokerKind) -> Result<Broker, BrokerError> {
+        let program = find(kind)?;
+        let start = |reason: String| BrokerError::Start {
+            program: kind.program(),
+            reason,
+        };
+        let mut last = String::new();
+        for _ in 0..ATTEMPTS {
+            let dir = tempfile::Builder::new()
+                .prefix("edgebench-broker-")
+                .tempdir()
+                .map_err(|e| start(format!("cannot make its directory: {e}")))?;
+            let port = free_port().map_err(|e| start(format!("no free port: {e}")))?;
+            let tcp = Addr::Tcp {
+                host: "127.0.0.1".into(),
+                port,
+            };
+            let mut cmd = Command::new(&program);
+            let unix = match kind {
+                BrokerKind::Mosquitto => {
+                    let socket = dir.path().join("mosquitto.sock");
+                    let conf = dir.path().join("mosquitto.conf");
+                    std::fs::write(&conf, mosquitto_conf(port, &socket))
+                        .map_err(|e| start(format!("cannot write its config: {e}")))?;
+                    cmd.arg("-c").arg(&conf);
+                    Some(Addr::Unix(socket))
+                }
+                BrokerKind::Nats => {
+                    cmd.args(["-a", "127.0.0.1", "-p", &port.to_string()]);
+                    None
+                }
+            };
+            // Its log goes to a file, not a pipe: a pipe nobody drains would stall it.
+            let log = std::fs::File::create(dir.path().join("broker.log"))
+                .map_err(|e| start(format!("cannot make its log file: {e}")))?;
+            cmd.current_dir(dir.path())
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(log)
+                .process_group(0);
+            die_with_parent(&mut cmd);
+            let child = cmd
+                .spawn()
+                .map_err(|e| start(format!("{}: {e}", program.display())))?;
+            let mut broker = Broker {
+                kind,
+                child,
+                tcp,
+                unix,
+                dir,
+            };
+            match broker.wait_ready() {
+                Ok(()) => return Ok(broker),
+                Err(reason) => last = reason,
+            }
+        }
+        Err(start(last))
+    }
+
+    /// Which broker this is.
+    pub fn kind(&self) -> BrokerKind {
+        self.kind
+    }
+
+    /// Its TCP listener.
+    pub fn tcp(&self) -> &Addr {
+        &self.tcp
+    }
+
+    /// Its Unix-socket listener (Mosquitto's; nats-server has none).
+    pub fn unix(&self) -> Option<&Addr> {
+        self.unix.as_ref()
+    }
+
+    /// Its process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Polls every listener until the broker answers its handshake, or it exits, or time is
+    /// up; on failure the broker is stopped and its stderr tail is the reason.
+    fn wait_ready(&mut self) -> Result<(), String> {
+        let deadline = Instant::now() + START_TIMEOUT;
+        let addrs: Vec<Addr> = std::iter::once(self.tcp.clone())
+            .chain(self.unix.clone())
+            .collect();
+        let mut last;
+        for addr in &addrs {
+            loop {
+                if let Ok(Some(status)) = self.child.try_wait() {
+                    return Err(format!("it exited ({status}): {}", self.stderr_tail()));
+                }
+                match handshake(self.kind, addr) {
+                    Ok(()) => break,
+                    Err(e) => last = format!("{addr}: {e}"),
+                }
+                if Instant::now() >= deadline {
+                    self.stop();
+                    return Err(format!(
+                        "no answer within {START_TIMEOUT:?} ({last}): {}",
+                        self.stderr_tail()
+                    ));
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        Ok(())
+    }
+
+    /// The last 5 lines the broker logged.
+    fn stderr_tail(&mut self) -> String {
+        let text = std::fs::read_to_string(self.dir.path().join("broker.log")).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().rev().take(5).collect();
+        if lines.is_empty() {
+            "no message".into()
+        } else {
+            lines.into_iter().rev().collect::<Vec<_>>().join(" / ")
+        }
+    }
+
+    fn stop(&mut self) {
+        stop(&mut self.child, STOP_TIMEOUT);
+    }
+}
+
+impl Drop for Broker {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// The broker's binary: on `PATH`, else in `/usr/sbin` (where Debian puts both, and which a
+/// user's `PATH` often lacks).
+fn find(kind: BrokerKind) -> Result<PathBuf, BrokerError> {
+    let name = Path::new(kind.program());
+    find_on_path(name)
+        .or_else(|| {
+            let p = Path::new("/usr/sbin").join(name);
+            crate::transport::child::is_executable(&p).then_some(p)
+        })
+        .ok_or(BrokerError::NotFound {
+            program: kind.program(),
+            package: kind.package(),
+        })
+}
+
+/// EdgeX's `mosquitto-no-auth.conf` (anonymous clients, defaults otherwise), on a private
+/// TCP port and a Unix socket, keeping nothing on disk. Started as root, Mosquitto would
+/// switch to its own `mosquitto` user, which cannot bind a socket in our private directory:
+/// it stays root then (`user root`).
+fn mosquitto_conf(port: u16, socket: &Path) -> String {
+    // SAFETY: geteuid has no preconditions.
+    let as_root = unsafe { libc::geteuid() } == 0;
+    format!(
+        "# edgebench's private broker\n\
+         {}\
+         per_listener_settings false\n\
+         allow_anonymous true\n\
+         persistence false\n\
+         log_dest stderr\n\
+         log_type error\n\
+         log_type warning\n\
+         listener {port} 127.0.0.1\n\
+         listener 0 {}\n",
+        if as_root { "user root\n" } else { "" },
+        socket.display()
+    )
+}
+
+/// One handshake: an MQTT CONNECT answered by CONNACK, or NATS's INFO line.
+fn handshake(kind: BrokerKind, addr: &Addr) -> io::Result<()> {
+    match kind {
+        BrokerKind::Mosquitto => {
+            let options = mqtt::Options {
+                client_id: "edgebench-probe".into(),
+                keep_alive: Duration::ZERO,
+                connect_timeout: Duration::from_millis(500),
+            };
+            mqtt::Client::connect(addr, &options)?.disconnect();
+            Ok(())
+        }
+        BrokerKind::Nats => {
+            let mut stream = Stream::connect(addr, Duration::from_millis(500))?;
+            stream.set_read_timeout(Some(Duration::from_millis(500)))?;
+            let mut head = [0u8; 5];
+            stream.read_exact(&mut head)?;
+            if &head == b"INFO " {
+                Ok(())
+            } else {
+                Err(io::Error::other("not a NATS server (no INFO)"))
+            }
+        }
+    }
+}

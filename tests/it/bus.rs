@@ -1,0 +1,461 @@
+//! EdgeX's ingestion path over the message bus, against real brokers: private Mosquitto (TCP
+//! and its Unix socket), nats-server (TCP) and redis-server (Pub/Sub over TCP and a Unix
+//! socket), each spawned for its test. Device-side publishes go through edgebench's own
+//! protocol clients; the core-data side is `service::bus`, EdgeX's subscriber loop, into a
+//! store in its EdgeX layout; every count is checked in the store itself.
+
+use std::time::{Duration, Instant};
+
+use edgebench::edgex::dto::{AddEventRequest, EventDto};
+use edgebench::edgex::envelope::{self, Encoding, EnvelopeVersion};
+use edgebench::edgex::testing;
+use edgebench::edgex::{Event, ReadingValue};
+use edgebench::service::bus::{BusSubscribers, Counts, SubscriberConfig, EVENTS_FILTER};
+use edgebench::store::edgex::{EventStore, Filter};
+use edgebench::target::Target;
+use edgebench::transport::bus::broker::{Broker, BrokerKind};
+use edgebench::transport::bus::{self, mqtt, nats, redis_pubsub, Addr, BusUrl, SubscribeOptions};
+
+use crate::common;
+
+const TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A device service's publisher on one bus.
+enum Publisher {
+    Mqtt(mqtt::Client, mqtt::Qos),
+    Nats(nats::Client, bool),
+    Redis(redis_pubsub::Client),
+}
+
+impl Publisher {
+    fn new(url: &BusUrl, qos: mqtt::Qos, nats_headers: bool) -> Publisher {
+        match url {
+            BusUrl::Mqtt(a) => {
+                let options = mqtt::Options {
+                    client_id: "device-virtual".into(),
+                    ..mqtt::Options::default()
+                };
+                Publisher::Mqtt(mqtt::Client::connect(a, &options).unwrap(), qos)
+            }
+            BusUrl::Nats(a) => Publisher::Nats(
+                nats::Client::connect(a, "device-virtual", TIMEOUT).unwrap(),
+                nats_headers,
+            ),
+            BusUrl::RedisPubSub(a) => {
+                Publisher::Redis(redis_pubsub::Client::connect(a, TIMEOUT).unwrap())
+            }
+        }
+    }
+
+    /// Publishes `event` as a device service of `version` does (CBOR when a reading is Binary).
+    fn send(&mut self, version: EnvelopeVersion, event: &Event) {
+        let request = AddEventRequest {
+            api_version: "v3".into(),
+            request_id: String::new(),
+            event: EventDto::of(event),
+        };
+        let encoding = Encoding::for_request(&request);
+        let topic = envelope::event_topic("edgex", "device-virtual", event);
+        self.send_raw(&topic, &request, version, encoding);
+    }
+
+    fn send_raw(
+        &mut self,
+        topic: &str,
+        request: &AddEventRequest,
+        version: EnvelopeVersion,
+        encoding: Encoding,
+    ) {
+        match self {
+            Publisher::Mqtt(c, qos) => {
+                let wire = envelope::encode(request, version, encoding, "corr");
+                c.publish(topic, &wire, *qos).unwrap();
+            }
+            Publisher::Nats(c, true) => {
+                let payload = envelope::payload_bytes(request, encoding);
+                let headers = [
+                    ("Content-Type", encoding.content_type()),
+                    ("X-Correlation-ID", "corr"),
+                ];
+                c.publish(&bus::nats_subject(topic), &headers, &payload)
+                    .unwrap();
+            }
+            Publisher::Nats(c, false) => {
+                let wire = envelope::encode(request, version, encoding, "corr");
+                c.publish(&bus::nats_subject(topic), &[], &wire).unwrap();
+            }
+            Publisher::Redis(c) => {
+                let wire = envelope::encode(request, version, encoding, "corr");
+                c.publish(&redis_pubsub::channel_of(topic), &wire).unwrap();
+            }
+        }
+    }
+
+    fn send_bytes(&mut self, topic: &str, bytes: &[u8]) {
+        match self {
+            Publisher::Mqtt(c, qos) => c.publish(topic, bytes, *qos).unwrap(),
+            Publisher::Nats(c, _) => c.publish(&bus::nats_subject(topic), &[], bytes).unwrap(),
+            Publisher::Redis(c) => c.publish(&redis_pubsub::channel_of(topic), bytes).unwrap(),
+        }
+    }
+}
+
+/// The in-process engine in EdgeX 3.1's layout, as `coredata-service --store embedded` starts it.
+fn engine_store() -> Target {
+    in_edgex_layout("embedded")
+}
+
+/// The `--target` item in its EdgeX layout, started.
+fn in_edgex_layout(item: &str) -> Target {
+    let mut spec = edgebench::target::parse_targets(&[item.to_string()])
+        .unwrap()
+        .remove(0);
+    spec.layout = spec.edgex_layout().expect("an EdgeX layout");
+    Target::start(&spec).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn subscribe(url: &BusUrl, target: &Target, persist: bool, qos: mqtt::Qos) -> BusSubscribers {
+    let stores = target.event_store_opener().unwrap();
+    let cfg = SubscriberConfig {
+        persist,
+        options: SubscribeOptions {
+            qos,
+            ..SubscribeOptions::default()
+        },
+    };
+    BusSubscribers::start(std::slice::from_ref(url), &stores, &cfg)
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Waits until the subscribers have handled `n` messages (or fails after 10 s).
+fn wait_handled(counts: &Counts, n: u64) {
+    use std::sync::atomic::Ordering::Relaxed;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let handled = counts.persisted.load(Relaxed)
+            + counts.rejected.load(Relaxed)
+            + counts.failed.load(Relaxed);
+        let received = counts.received.load(Relaxed);
+        if handled >= n && (received >= n) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "after 10 s: {}",
+            counts.summary()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn n(c: &std::sync::atomic::AtomicU64) -> u64 {
+    c.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Publishes `count` events of each release's envelope (half of them with a Binary reading,
+/// so CBOR) on `url` and checks the store holds exactly those events.
+fn delivers_and_persists_exactly(url: &BusUrl, qos: mqtt::Qos, nats_headers: bool) {
+    let target = engine_store();
+    let subs = subscribe(url, &target, true, qos);
+    let mut publisher = Publisher::new(url, qos, nats_headers);
+    let mut sent = Vec::new();
+    for i in 0..40 {
+        let device = format!("dev-{}", i % 4);
+        let event = if i % 2 == 0 {
+            testing::event_of(&device, testing::at(i), &["a", "b"])
+        } else {
+            testing::every_value_kind(&device, testing::at(i))
+        };
+        let version = if i % 4 < 2 {
+            EnvelopeVersion::V3
+        } else {
+            EnvelopeVersion::V4
+        };
+        publisher.send(version, &event);
+        sent.push(event);
+    }
+    wait_handled(subs.counts(), 40);
+    let counts = std::sync::Arc::clone(subs.counts());
+    subs.stop().unwrap();
+    assert_eq!(
+        (
+            n(&counts.received),
+            n(&counts.persisted),
+            n(&counts.rejected),
+            n(&counts.failed)
+        ),
+        (40, 40, 0, 0),
+        "{url}: {}",
+        counts.summary()
+    );
+    let mut store = target.open_event_store().unwrap();
+    assert_eq!(store.event_count(Filter::all()).unwrap(), 40, "{url}");
+    for event in &sent {
+        let got = store
+            .event_by_id(&event.id)
+            .unwrap_or_else(|e| panic!("{url}: {}: {e}", event.id));
+        assert_eq!(got.device_name, event.device_name);
+        assert_eq!(got.origin, event.origin);
+        assert_eq!(got.readings.len(), event.readings.len());
+        for (g, s) in got.readings.iter().zip(&event.readings) {
+            let mut want = s.value.clone();
+            // EdgeX 3.1's Redis layout keeps a Binary reading's media type, not its bytes.
+            if let (false, ReadingValue::Binary { data, .. }) =
+                (store.keeps_binary_values(), &mut want)
+            {
+                data.clear();
+            }
+            assert_eq!(
+                (&g.resource_name, &g.value, &g.value_type),
+                (&s.resource_name, &want, &s.value_type)
+            );
+        }
+    }
+}
+
+fn mosquitto() -> Broker {
+    Broker::spawn(BrokerKind::Mosquitto).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn mqtt_over_tcp_delivers_and_persists_exactly_at_qos_0_and_1() {
+    let broker = mosquitto();
+    let url = BusUrl::Mqtt(broker.tcp().clone());
+    delivers_and_persists_exactly(&url, mqtt::Qos::AtMostOnce, false);
+    delivers_and_persists_exactly(&url, mqtt::Qos::AtLeastOnce, false);
+}
+
+#[test]
+fn mqtt_over_mosquittos_unix_socket_delivers_and_persists_exactly() {
+    let broker = mosquitto();
+    let url = BusUrl::Mqtt(
+        broker
+            .unix()
+            .expect("mosquitto listens on a socket")
+            .clone(),
+    );
+    assert!(matches!(url.addr(), Addr::Unix(_)));
+    delivers_and_persists_exactly(&url, mqtt::Qos::AtMostOnce, false);
+}
+
+#[test]
+fn nats_delivers_and_persists_exactly_in_both_of_edgexs_formats() {
+    let broker = Broker::spawn(BrokerKind::Nats).unwrap_or_else(|e| panic!("{e}"));
+    assert!(broker.unix().is_none());
+    let url = BusUrl::Nats(broker.tcp().clone());
+    delivers_and_persists_exactly(&url, mqtt::Qos::AtMostOnce, true);
+    delivers_and_persists_exactly(&url, mqtt::Qos::AtMostOnce, false);
+}
+
+#[test]
+fn redis_pubsub_delivers_and_persists_exactly_over_tcp_and_a_unix_socket() {
+    common::require_redis_server();
+    for item in ["redis-tcp", "redis-uds"] {
+        let server = common::start(item);
+        let addr = match server.redis_endpoint() {
+            Some(edgebench::target::Endpoint::Tcp { host, port }) => Addr::Tcp { host, port },
+            Some(edgebench::target::Endpoint::Unix(path)) => Addr::Unix(path),
+            None => panic!("{item} has an endpoint"),
+        };
+        delivers_and_persists_exactly(&BusUrl::RedisPubSub(addr), mqtt::Qos::AtMostOnce, false);
+    }
+}
+
+#[test]
+fn bad_messages_are_counted_as_rejected_and_the_loop_goes_on() {
+    let broker = mosquitto();
+    let url = BusUrl::Mqtt(broker.tcp().clone());
+    let target = engine_store();
+    let subs = subscribe(&url, &target, true, mqtt::Qos::AtMostOnce);
+    let mut publisher = Publisher::new(&url, mqtt::Qos::AtMostOnce, false);
+    let event = testing::event_of("dev-1", testing::at(1), &["a"]);
+    let topic = envelope::event_topic("edgex", "svc", &event);
+    // A stray publisher's junk, then an event on a topic naming another device.
+    publisher.send_bytes(&topic, b"not an envelope");
+    let request = AddEventRequest {
+        api_version: "v3".into(),
+        request_id: String::new(),
+        event: EventDto::of(&event),
+    };
+    let wrong = topic.replace("dev-1", "dev-2");
+    publisher.send_raw(&wrong, &request, EnvelopeVersion::V4, Encoding::Json);
+    // An event without readings fails the request's own rules.
+    let empty = AddEventRequest {
+        event: EventDto {
+            readings: Vec::new(),
+            ..EventDto::of(&event)
+        },
+        ..request.clone()
+    };
+    publisher.send_raw(&topic, &empty, EnvelopeVersion::V3, Encoding::Json);
+    // And a good one, which must still be persisted.
+    publisher.send(EnvelopeVersion::V4, &event);
+    wait_handled(subs.counts(), 4);
+    let counts = std::sync::Arc::clone(subs.counts());
+    subs.stop().unwrap();
+    assert_eq!(
+        (
+            n(&counts.received),
+            n(&counts.rejected),
+            n(&counts.persisted)
+        ),
+        (4, 3, 1),
+        "{}",
+        counts.summary()
+    );
+    let first = counts.first_rejection().unwrap();
+    assert!(first.contains("not an EdgeX envelope"), "{first}");
+    let mut store = target.open_event_store().unwrap();
+    assert_eq!(store.event_count(Filter::all()).unwrap(), 1);
+    store.event_by_id(&event.id).unwrap();
+}
+
+#[test]
+fn persist_false_receives_and_validates_but_stores_nothing() {
+    let broker = mosquitto();
+    let url = BusUrl::Mqtt(broker.tcp().clone());
+    let target = engine_store();
+    let subs = subscribe(&url, &target, false, mqtt::Qos::AtMostOnce);
+    let mut publisher = Publisher::new(&url, mqtt::Qos::AtMostOnce, false);
+    for i in 0..10 {
+        publisher.send(
+            EnvelopeVersion::V4,
+            &testing::event_of("d", testing::at(i), &["a"]),
+        );
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while n(&subs.counts().received) < 10 {
+        assert!(Instant::now() < deadline, "{}", subs.counts().summary());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let counts = std::sync::Arc::clone(subs.counts());
+    subs.stop().unwrap();
+    assert_eq!(
+        (n(&counts.persisted), n(&counts.rejected), n(&counts.failed)),
+        (0, 0, 0)
+    );
+    let mut store = target.open_event_store().unwrap();
+    assert_eq!(store.event_count(Filter::all()).unwrap(), 0);
+}
+
+#[test]
+fn an_unreachable_broker_is_one_line_naming_it() {
+    let port = edgebench::transport::child::free_port().unwrap();
+    let url = BusUrl::parse(&format!("mqtt://127.0.0.1:{port}")).unwrap();
+    let target = engine_store();
+    let stores = target.event_store_opener().unwrap();
+    let cfg = SubscriberConfig {
+        persist: true,
+        options: SubscribeOptions::default(),
+    };
+    let e = BusSubscribers::start(&[url], &stores, &cfg).unwrap_err();
+    assert!(
+        e.contains(&format!("--bus mqtt://127.0.0.1:{port}: cannot subscribe")),
+        "{e}"
+    );
+    assert!(!e.contains('\n'));
+}
+
+#[test]
+fn core_data_subscribes_to_edgexs_device_events_filter() {
+    assert_eq!(EVENTS_FILTER, "edgex/events/device/#");
+}
+
+/// `edgebench coredata-service --bus` as a separate process: events published on the bus are
+/// counted by its REST API, and SIGTERM prints the bus's counts.
+#[test]
+fn coredata_service_persists_what_the_bus_brings_and_serves_it_over_rest() {
+    use std::io::{BufRead, BufReader};
+    let broker = mosquitto();
+    let url = BusUrl::Mqtt(broker.unix().unwrap().clone());
+    let mut child = common::edgebench()
+        .args([
+            "coredata-service",
+            "--store",
+            "embedded",
+            "--listen",
+            "127.0.0.1:0",
+            "--bus",
+        ])
+        .arg(url.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut base = None;
+    let mut subscribed = false;
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        if let Some(rest) = line.strip_prefix("edgebench coredata-service: listening on http://") {
+            base = Some(rest.trim_end_matches("/api/v3").to_string());
+        }
+        subscribed |= line.contains("subscribed to edgex/events/device/# on mqtt+unix://");
+        if line.starts_with("edgebench coredata-service: store ") {
+            break;
+        }
+    }
+    assert!(subscribed);
+    let base = base.expect("it says where it listens");
+    let mut publisher = Publisher::new(&url, mqtt::Qos::AtMostOnce, false);
+    for i in 0..25 {
+        publisher.send(
+            EnvelopeVersion::V4,
+            &testing::event_of("d", testing::at(i), &["a", "b"]),
+        );
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let body = common::http_get(&base, "/api/v3/event/count");
+        if body.contains("\"count\":25") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{body}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill(2) on the child we spawned and have not reaped.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    assert!(
+        rest.iter().any(|l| l
+            == "edgebench coredata-service: bus received 25, persisted 25, rejected 0, failed 0"),
+        "{rest:?}"
+    );
+}
+
+#[test]
+fn bad_bus_flags_are_one_line_and_exit_2() {
+    for (args, says) in [
+        (
+            &["--bus", "amqp://h"][..],
+            "--bus \"amqp://h\": an unknown scheme",
+        ),
+        (
+            &["--bus", "mqtt://h", "--qos", "2"],
+            "--qos 2: exactly-once delivery is not supported",
+        ),
+    ] {
+        let out = common::edgebench()
+            .args(["coredata-service", "--listen", "127.0.0.1:0"])
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    }
+    let port = edgebench::transport::child::free_port().unwrap();
+    let out = common::edgebench()
+        .args(["coredata-service", "--listen", "127.0.0.1:0", "--bus"])
+        .arg(format!("nats://127.0.0.1:{port}"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        stderr.contains(&format!("--bus nats://127.0.0.1:{port}: cannot subscribe")),
+        "{stderr}"
+    );
+}
