@@ -350,7 +350,9 @@ Examples:
   edgebench fleet --target redis-uds --via http-uds --devices 1000 --per-device-rate 2
       The same fleet through EdgeX's REST service in front of the store.
   edgebench fleet --target embedded,redis-uds --find-max --slo 10ms --duration 3s --warmup 1s
-      The highest events/s each keeps up with, p99 write latency under 10 ms.";
+      The highest events/s each keeps up with, p99 write latency under 10 ms.
+  edgebench fleet --target embedded,pg-uds --via bus --bus mqtt-tcp,mqtt-uds
+      EdgeX 4.0's ingestion path: devices publish on a private Mosquitto, core-data persists.";
 
 /// `edgebench fleet` flags. Numbers are checked and bounded by the typed config.
 #[derive(Debug, Args)]
@@ -364,10 +366,35 @@ pub struct FleetArgs {
     pub targets: Option<String>,
 
     /// How the writers reach each store: direct, http-tcp, http-uds (EdgeX's REST service
-    /// started in front of it, in process), or http (both).
+    /// started in front of it, in process), http (both), or bus (published on --bus as EdgeX's
+    /// device services do, persisted by edgebench's core-data subscriber in process).
     /// [default: direct]
     #[arg(long, value_name = "VIA")]
     pub via: Option<String>,
+
+    /// With --via bus, the buses, each a column per target: mqtt-tcp, mqtt-uds (a private
+    /// Mosquitto), nats (a private nats-server), redis-pubsub-tcp, redis-pubsub-uds (a private
+    /// redis-server), or a broker's URL (mqtt://…, mqtt+unix://…, nats://…, redis://…,
+    /// redis+unix://…).
+    #[arg(long, value_name = "BUS[,BUS...]")]
+    pub bus: Option<String>,
+
+    /// With --via bus, which release's envelope the devices publish: 3 (payload base64) or
+    /// 4 (payload a JSON object).
+    /// [default: 4]
+    #[arg(long, value_name = "3|4")]
+    pub edgex: Option<String>,
+
+    /// With --via bus, MQTT QoS of publishes and of core-data's subscription: 0 or 1.
+    /// [default: 0]
+    #[arg(long, value_name = "0|1")]
+    pub qos: Option<String>,
+
+    /// With --via bus, how long to wait after the writers stop for the bus to deliver what it
+    /// still carries; what is not persisted then is lost.
+    /// [default: 5s]
+    #[arg(long, value_name = "DURATION")]
+    pub drain: Option<String>,
 
     /// Devices in the fleet.
     /// [default: 100]

@@ -133,7 +133,13 @@ fn run_one(
         }
     };
     if !cfg.find_max {
-        let report = fleet::run(&cfg.spec, &open, stop, &on_second).map_err(one_line);
+        let bus = BusDelivery {
+            target: &target,
+            drain: cfg.drain,
+        };
+        let delivery = target.is_bus().then_some(&bus as &dyn fleet::Delivery);
+        let report =
+            fleet::run_with(&cfg.spec, &open, delivery, stop, &on_second).map_err(one_line);
         keep();
         let report = report?;
         row.summary = Some(Summary::of(&cfg.spec, &report));
@@ -171,6 +177,23 @@ fn run_one(
     });
     row.find_max = Some(FindMax::of(&found));
     Ok(())
+}
+
+/// A `--via bus` target as the fleet's [`fleet::Delivery`]: its subscriber times commits, and
+/// the run waits for it (at most `drain`) before counting.
+struct BusDelivery<'a> {
+    target: &'a Target,
+    drain: std::time::Duration,
+}
+
+impl fleet::Delivery for BusDelivery<'_> {
+    fn measure_from(&self, origin_ns: i64) {
+        self.target.record_bus_commits_from(origin_ns);
+    }
+
+    fn settle(&self) -> crate::target::BusReport {
+        self.target.settle_bus(self.drain).unwrap_or_default()
+    }
 }
 
 /// The once-a-second status: where the run is, events due and written, the backlog, reads.

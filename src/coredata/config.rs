@@ -65,6 +65,13 @@ impl CoreDataConfig {
         let layouts = parse_layouts(args, &mut notes)?;
         let vias =
             parse_list(&args.via, Via::parse).ok_or_else(|| ConfigError::Via(args.via.clone()))?;
+        if vias.contains(&Via::Bus) {
+            return Err(ConfigError::Bus(
+                "--via bus: the ten benchmarks read back what they write at once, and a bus \
+                 delivers later; measure the bus with edgebench fleet --via bus --bus …"
+                    .to_string(),
+            ));
+        }
         let default_run = args.targets.is_empty();
         let asked: Vec<TargetKind> = targets.iter().map(|t| t.kind.clone()).collect();
         let targets = expand(targets, layouts.as_deref(), default_run, &vias, &mut notes);

@@ -35,7 +35,7 @@ pub const CONTENT_JSON: &str = "application/json";
 pub const CONTENT_CBOR: &str = "application/cbor";
 
 /// Which release's envelope a publisher writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum EnvelopeVersion {
     /// EdgeX 3.0 and 3.1: the payload is always base64 bytes.
     V3,

@@ -26,10 +26,12 @@ pub struct FleetConfig {
     pub find_max: bool,
     /// `--run-id`: shared by the load hosts of one run.
     pub run_id: Option<String>,
+    /// With `--via bus`: how long the bus gets to deliver after the writers stop.
+    pub drain: Duration,
 }
 
 /// Every key a fleet file may hold, with its default (`None`: unset unless given).
-const KEYS: [(&str, Option<&str>); 22] = [
+const KEYS: [(&str, Option<&str>); 26] = [
     ("target", Some("embedded")),
     ("via", Some("direct")),
     ("devices", Some("100")),
@@ -52,6 +54,10 @@ const KEYS: [(&str, Option<&str>); 22] = [
     ("warmup", Some("2s")),
     ("slo", None),
     ("wait", None),
+    ("bus", None),
+    ("edgex", Some("4")),
+    ("qos", Some("0")),
+    ("drain", Some("5s")),
 ];
 
 /// The most bytes a fleet file may have (it holds a few settings).
@@ -217,12 +223,30 @@ impl FleetConfig {
             ));
         }
         let via = text("via");
-        let vias = parse_list(&via, Via::parse).ok_or(ConfigError::Via(via))?;
+        let vias = parse_list(&via, Via::parse).ok_or_else(|| {
+            ConfigError::FleetSetting(format!(
+                "--via {via:?}: use a comma-separated list of {}, bus",
+                target::layout::VIA_NAMES
+            ))
+        })?;
+        let bus = bus_settings(&s, vias.contains(&Via::Bus))?;
+        if !bus.is_empty() && args.find_max {
+            return Err(ConfigError::FleetSpec(
+                "--find-max with --via bus is not supported yet: run the bus at fixed rates \
+                 (--events-per-second) and read the lost and commit columns"
+                    .to_string(),
+            ));
+        }
+        let (drain_value, drain_origin) = s.value("drain");
+        let drain = duration(&drain_value, &drain_origin)?;
+        if drain > MAX_DRAIN {
+            return Err(bad(&drain_origin, &drain_value, "give at most 10m"));
+        }
         // `--wait N` on every target without its own `?wait=`, as coredata does (the note
         // about engine columns is coredata's: a fleet target on the engine refuses --wait at
         // start anyway). Its only error is a bad count, named here by where it came from.
         let wait = s.get("wait");
-        let targets = targets(&text("target"), &vias)?;
+        let targets = targets(&text("target"), &vias, &bus)?;
         let targets =
             crate::config::apply_wait(targets, wait.map(|w| w.value.as_str()), &mut Vec::new())
                 .map_err(|_| {
@@ -242,15 +266,79 @@ impl FleetConfig {
             out: args.out.clone(),
             find_max: args.find_max,
             run_id,
+            drain,
         })
     }
 }
 
-/// Each `--target` item in its EdgeX layout, once per `--via`.
-fn targets(list: &str, vias: &[Via]) -> Result<Vec<TargetSpec>, ConfigError> {
+/// The longest `--drain`.
+const MAX_DRAIN: Duration = Duration::from_secs(600);
+
+/// `--bus`, `--edgex`, `--qos`: one [`target::BusSettings`] per bus with `--via bus`, none
+/// without (a `--bus` without `--via bus` is a mistake worth a line).
+fn bus_settings(s: &Settings, via_bus: bool) -> Result<Vec<target::BusSettings>, ConfigError> {
+    let given = s.get("bus");
+    if !via_bus {
+        return match given {
+            Some(b) => Err(bad(&b.origin, &b.value, "a bus needs --via bus")),
+            None => Ok(Vec::new()),
+        };
+    }
+    let Some(list) = given else {
+        return Err(ConfigError::FleetSpec(format!(
+            "--via bus needs --bus: give one or more of {}",
+            target::bused::BUS_NAMES
+        )));
+    };
+    let (edgex, edgex_origin) = s.value("edgex");
+    let envelope = match edgex.trim() {
+        "3" => crate::edgex::envelope::EnvelopeVersion::V3,
+        "4" => crate::edgex::envelope::EnvelopeVersion::V4,
+        _ => {
+            return Err(bad(
+                &edgex_origin,
+                &edgex,
+                "give 3 or 4 (the EdgeX release)",
+            ))
+        }
+    };
+    let (qos, qos_origin) = s.value("qos");
+    let qos = crate::transport::bus::mqtt::Qos::parse(&qos)
+        .map_err(|why| ConfigError::FleetSetting(format!("{qos_origin}: {why}")))?;
+    let mut out = Vec::new();
+    for item in list.value.split(',') {
+        let choice = target::BusChoice::parse(item)
+            .map_err(|why| ConfigError::FleetSetting(format!("{}: {why}", list.origin)))?;
+        if out.iter().any(|b: &target::BusSettings| b.choice == choice) {
+            return Err(bad(&list.origin, &list.value, "a bus is named twice"));
+        }
+        out.push(target::BusSettings {
+            choice,
+            envelope,
+            qos,
+        });
+    }
+    Ok(out)
+}
+
+/// Each `--target` item in its EdgeX layout, once per `--via` (and with `--via bus`, once per
+/// bus).
+fn targets(
+    list: &str,
+    vias: &[Via],
+    buses: &[target::BusSettings],
+) -> Result<Vec<TargetSpec>, ConfigError> {
     let mut targets = Vec::new();
     for spec in target::parse_targets(&[list.to_string()])? {
         if spec.kind.is_service() {
+            if vias.contains(&Via::Bus) {
+                return Err(bad(
+                    "--target",
+                    &spec.name,
+                    "--via bus runs edgebench's own core-data subscriber in front of a store; \
+                     a bus in front of someone's core-data service is not supported yet",
+                ));
+            }
             targets.push(spec);
             continue;
         }
@@ -264,6 +352,23 @@ fn targets(list: &str, vias: &[Via]) -> Result<Vec<TargetSpec>, ConfigError> {
             )
         })?;
         for &via in vias {
+            if via == Via::Bus {
+                for bus in buses {
+                    targets.push(TargetSpec {
+                        name: format!(
+                            "{}{}+{}",
+                            spec.name,
+                            layout.column_suffix(),
+                            bus.choice.column_suffix()
+                        ),
+                        layout,
+                        via,
+                        bus: Some(bus.clone()),
+                        ..spec.clone()
+                    });
+                }
+                continue;
+            }
             let suffix = if via.is_http() {
                 via.column_suffix()
             } else {
@@ -281,7 +386,7 @@ fn targets(list: &str, vias: &[Via]) -> Result<Vec<TargetSpec>, ConfigError> {
 }
 
 /// The flags given on the command line, by key.
-fn flags(a: &FleetArgs) -> [(&'static str, &Option<String>); 22] {
+fn flags(a: &FleetArgs) -> [(&'static str, &Option<String>); 26] {
     [
         ("target", &a.targets),
         ("via", &a.via),
@@ -305,6 +410,10 @@ fn flags(a: &FleetArgs) -> [(&'static str, &Option<String>); 22] {
         ("warmup", &a.warmup),
         ("slo", &a.slo),
         ("wait", &a.wait),
+        ("bus", &a.bus),
+        ("edgex", &a.edgex),
+        ("qos", &a.qos),
+        ("drain", &a.drain),
     ]
 }
 

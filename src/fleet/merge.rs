@@ -16,7 +16,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::fleet::results::{FleetRun, FleetTarget, Percentiles, Reads, Second, Summary};
+use crate::fleet::results::{
+    BusSummary, FleetRun, FleetTarget, Percentiles, Reads, Second, Summary,
+};
 use crate::report::merge::{decode, sum_histograms, MergeError};
 
 /// The hosts (label, path, run), at least one, merged.
@@ -190,7 +192,39 @@ fn total_summary(hosts: &[(&str, &Path, &Summary)]) -> Result<Summary, MergeErro
         per_second: seconds(hosts.iter().map(|(_, _, s)| s.per_second.as_slice())),
         reads,
         verdict,
+        bus: bus(hosts)?,
     })
+}
+
+/// The hosts' bus figures added, their commit histograms merged; `None` unless every host
+/// went through a bus.
+fn bus(hosts: &[(&str, &Path, &Summary)]) -> Result<Option<BusSummary>, MergeError> {
+    let Some(buses) = hosts
+        .iter()
+        .map(|(_, p, s)| s.bus.as_ref().map(|b| (*p, b)))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return Ok(None);
+    };
+    let add = |f: &dyn Fn(&BusSummary) -> u64| buses.iter().map(|(_, b)| f(b)).sum::<u64>();
+    let commits: Vec<_> = buses
+        .iter()
+        .filter_map(|(p, b)| b.commit.as_ref().map(|c| (*p, c)))
+        .collect();
+    Ok(Some(BusSummary {
+        published: add(&|b| b.published),
+        received: add(&|b| b.received),
+        persisted: add(&|b| b.persisted),
+        rejected: add(&|b| b.rejected),
+        failed: add(&|b| b.failed),
+        lost: add(&|b| b.lost),
+        first_reason: buses.iter().find_map(|(_, b)| b.first_reason.clone()),
+        drain_s: buses.iter().map(|(_, b)| b.drain_s).fold(0.0, f64::max),
+        commit: match commits.is_empty() {
+            true => None,
+            false => Some(percentiles(&commits)?),
+        },
+    }))
 }
 
 /// The percentiles of the hosts' histograms added together.
@@ -281,6 +315,7 @@ mod tests {
             ],
             reads: None,
             verdict: verdict.into(),
+            bus: None,
         }
     }
 

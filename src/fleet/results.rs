@@ -163,6 +163,56 @@ pub struct Summary {
     pub reads: Option<Reads>,
     /// "kept up", or "fell behind: why".
     pub verdict: String,
+    /// With `--via bus`: what the bus did with the events.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub bus: Option<BusSummary>,
+}
+
+/// What a bus did with a fleet's events (`--via bus`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BusSummary {
+    /// Events the writers published.
+    pub published: u64,
+    /// Messages the core-data subscriber took off the bus.
+    pub received: u64,
+    /// Events the store committed.
+    pub persisted: u64,
+    /// Messages that did not decode or validate.
+    pub rejected: u64,
+    /// Events the store refused.
+    pub failed: u64,
+    /// Published and never persisted after the drain.
+    pub lost: u64,
+    /// Why the first message was dropped.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub first_reason: Option<String>,
+    /// How long the drain waited after the writers stopped, s.
+    pub drain_s: f64,
+    /// From each measured event's intended publish time (its origin) to its commit in the
+    /// store; absent when nothing measured was committed.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub commit: Option<Percentiles>,
+}
+
+impl BusSummary {
+    /// The summary of a bus report.
+    pub fn of(b: &crate::target::BusReport) -> Self {
+        BusSummary {
+            published: b.published,
+            received: b.received,
+            persisted: b.persisted,
+            rejected: b.rejected,
+            failed: b.failed,
+            lost: b.lost,
+            first_reason: b.first_reason.clone(),
+            drain_s: b.drained.as_secs_f64(),
+            commit: b
+                .commit
+                .as_ref()
+                .filter(|h| !h.is_empty())
+                .map(Percentiles::of),
+        }
+    }
 }
 
 impl Summary {
@@ -222,6 +272,7 @@ impl Summary {
                 per_second: seconds(reads),
             }),
             verdict: r.verdict.to_string(),
+            bus: r.bus.as_ref().map(BusSummary::of),
         }
     }
 }
@@ -340,7 +391,51 @@ fn ms(ns: u64) -> String {
 /// The markdown table across targets.
 pub fn markdown(run: &FleetRun) -> String {
     let mut out = table(run);
+    out.push_str(&bus_markdown(run));
     out.push_str(&find_max_markdown(run));
+    out
+}
+
+/// The `--via bus` table: what each bus did with the events, and the time from each event's
+/// intended publish to its commit; empty without a bus.
+pub fn bus_markdown(run: &FleetRun) -> String {
+    let rows: Vec<_> = run
+        .targets
+        .iter()
+        .filter_map(|t| t.summary.as_ref()?.bus.as_ref().map(|b| (t, b)))
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "\n| Target | published | received | persisted | rejected | failed | lost | drain s | \
+         commit p50 ms | p99 ms | p99.9 ms | max ms | first reason |\n\
+         |-|-|-|-|-|-|-|-|-|-|-|-|-|\n",
+    );
+    for (t, b) in rows {
+        let commit = match &b.commit {
+            Some(c) => format!(
+                "{} | {} | {} | {}",
+                ms(c.p50_ns),
+                ms(c.p99_ns),
+                ms(c.p999_ns),
+                ms(c.max_ns)
+            ),
+            None => "— | — | — | —".to_string(),
+        };
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {:.2} | {commit} | {} |\n",
+            t.name,
+            b.published,
+            b.received,
+            b.persisted,
+            b.rejected,
+            b.failed,
+            b.lost,
+            b.drain_s,
+            b.first_reason.as_deref().unwrap_or("—")
+        ));
+    }
     out
 }
 

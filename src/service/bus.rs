@@ -29,7 +29,7 @@ pub const EVENTS_FILTER: &str = "edgex/events/device/#";
 const POLL: Duration = Duration::from_millis(50);
 
 /// What the subscribers did, all buses together.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Counts {
     /// Messages taken off the bus.
     pub received: AtomicU64,
@@ -41,9 +41,68 @@ pub struct Counts {
     pub failed: AtomicU64,
     first_rejection: Mutex<Option<String>>,
     first_failure: Mutex<Option<String>>,
+    /// Commit time minus the event's origin, ns, for events whose origin is at or after
+    /// [`Counts::record_from`]: from the intended publish time a fleet writes into each
+    /// origin to the store's commit.
+    commit: Mutex<Option<hdrhistogram::Histogram<u64>>>,
+    record_from: std::sync::atomic::AtomicI64,
+}
+
+impl Default for Counts {
+    fn default() -> Self {
+        Counts {
+            received: AtomicU64::new(0),
+            persisted: AtomicU64::new(0),
+            rejected: AtomicU64::new(0),
+            failed: AtomicU64::new(0),
+            first_rejection: Mutex::new(None),
+            first_failure: Mutex::new(None),
+            commit: Mutex::new(None),
+            record_from: std::sync::atomic::AtomicI64::new(i64::MAX),
+        }
+    }
 }
 
 impl Counts {
+    /// Starts recording commit latencies of events with an origin at or after `origin_ns`
+    /// (ns since the epoch); none are recorded before this is called.
+    pub fn record_commits_from(&self, origin_ns: i64) {
+        *self.commit.lock().unwrap_or_else(PoisonError::into_inner) =
+            Some(crate::runner::stats::latency_histogram());
+        self.record_from.store(origin_ns, Ordering::Relaxed);
+    }
+
+    /// The commit latencies recorded so far.
+    pub fn commit_latency(&self) -> Option<hdrhistogram::Histogram<u64>> {
+        self.commit
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Persisted, rejected and failed: every message the loops are done with.
+    pub fn handled(&self) -> u64 {
+        let n = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        n(&self.persisted) + n(&self.rejected) + n(&self.failed)
+    }
+
+    fn record_commit(&self, origin: i64) {
+        if origin < self.record_from.load(Ordering::Relaxed) {
+            return;
+        }
+        let latency = crate::edgex::now_ns().saturating_sub(origin).max(0) as u64;
+        if let Some(h) = self
+            .commit
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_mut()
+        {
+            // `record`, not `saturating_record`: the histogram grows to fit (a saturating
+            // record would clamp to its current top instead).
+            let _ = h.record(latency.max(1));
+        }
+    }
+
     /// Why the first rejected message was rejected.
     pub fn first_rejection(&self) -> Option<String> {
         self.first_rejection
@@ -173,10 +232,11 @@ fn run(
         };
         counts.received.fetch_add(1, Ordering::Relaxed);
         match handle(&delivery, persist, store.as_mut()) {
-            Ok(true) => {
+            Ok(Some(origin)) => {
+                counts.record_commit(origin);
                 counts.persisted.fetch_add(1, Ordering::Relaxed);
             }
-            Ok(false) => {}
+            Ok(None) => {}
             Err(Handled::Rejected(why)) => {
                 counts.rejected.fetch_add(1, Ordering::Relaxed);
                 Counts::note(&counts.first_rejection, || why);
@@ -197,12 +257,13 @@ enum Handled {
     Failed(String),
 }
 
-/// Decodes, validates and (with `persist`) stores one message; `Ok(true)` when stored.
+/// Decodes, validates and (with `persist`) stores one message; `Ok(Some(origin))` when
+/// stored.
 fn handle(
     delivery: &Delivery,
     persist: bool,
     store: &mut dyn crate::store::edgex::EventStore,
-) -> Result<bool, Handled> {
+) -> Result<Option<i64>, Handled> {
     let received = match &delivery.content_type {
         Some(ct) => envelope::decode_parts(
             &delivery.payload,
@@ -218,10 +279,10 @@ fn handle(
         .map_err(|e| Handled::Rejected(e.0))?;
     check_topic(&delivery.topic, &event).map_err(|e| Handled::Rejected(e.0))?;
     if !persist {
-        return Ok(false);
+        return Ok(None);
     }
     store
         .add_event(&event)
         .map_err(|e| Handled::Failed(format!("fail to persist the event: {e}")))?;
-    Ok(true)
+    Ok(Some(event.origin))
 }

@@ -18,9 +18,14 @@ pub enum Via {
     HttpTcp,
     /// Through edgebench's core-data service over a Unix socket (in this process).
     HttpUds,
+    /// Published on a message bus, as EdgeX's device services do, and persisted by
+    /// edgebench's core-data subscriber (in this process); the bus is the spec's
+    /// [`super::TargetSpec::bus`].
+    Bus,
 }
 
 /// Every `--via` name, for error messages.
+/// (`fleet` also takes `bus`, and says so in its own message.)
 pub const VIA_NAMES: &str = "direct, http, http-tcp, http-uds";
 
 impl Via {
@@ -31,14 +36,16 @@ impl Via {
             "http" => &[Via::HttpTcp, Via::HttpUds],
             "http-tcp" => &[Via::HttpTcp],
             "http-uds" => &[Via::HttpUds],
+            "bus" => &[Via::Bus],
             _ => return None,
         })
     }
 
-    /// What the column name gets appended: `+HTTP_TCP`, `+HTTP_UDS`.
+    /// What the column name gets appended: `+HTTP_TCP`, `+HTTP_UDS` (a bus's column is
+    /// named after its bus, [`super::bused::BusChoice::column_suffix`]).
     pub fn column_suffix(self) -> &'static str {
         match self {
-            Via::Direct => "",
+            Via::Direct | Via::Bus => "",
             Via::HttpTcp => "+HTTP_TCP",
             Via::HttpUds => "+HTTP_UDS",
         }
@@ -46,7 +53,7 @@ impl Via {
 
     /// Whether this goes through the service.
     pub fn is_http(self) -> bool {
-        self != Via::Direct
+        matches!(self, Via::HttpTcp | Via::HttpUds)
     }
 }
 

@@ -16,6 +16,7 @@
 //! - [`spec`]: `--target` items (`NAME=`, `?…`, unique names) and the default targets, each
 //!   read by its backend; [`layout`]: `--layout` and `--via`; `error`: [`TargetError`].
 
+pub mod bused;
 mod error;
 pub mod layout;
 mod served;
@@ -36,6 +37,8 @@ use crate::transport::cluster::ClusterConnection;
 pub use crate::transport::{connect, url, Endpoint};
 pub use crate::transport::{may_write, Connector, RedisReach, WaitConnection};
 
+use bused::InProcessBus;
+pub use bused::{BusChoice, BusReport, BusSettings, SpawnedBus};
 pub use error::TargetError;
 pub use layout::{Layout, Via};
 use served::InProcessService;
@@ -74,6 +77,9 @@ impl Target {
         if spec.via.is_http() {
             return Target::start_behind_service(spec);
         }
+        if spec.via == Via::Bus {
+            return Target::start_behind_bus(spec);
+        }
         let service = spec.kind.is_service();
         if !spec.has_layout(spec.layout) && !service {
             return Err(TargetError::Unsuitable {
@@ -93,24 +99,28 @@ impl Target {
         })
     }
 
-    fn start_behind_service(spec: &TargetSpec) -> Result<Target, TargetError> {
-        let unsuitable = |why: String| TargetError::Unsuitable {
+    /// The store `spec` names in its EdgeX layout, called directly: what a service or a bus
+    /// is put in front of (`via` names which, for the error).
+    fn start_inner(spec: &TargetSpec, via: &str) -> Result<(Target, Layout), TargetError> {
+        let layout = spec.edgex_layout().ok_or_else(|| TargetError::Unsuitable {
             name: spec.name.clone(),
-            why,
-        };
-        let layout = spec.edgex_layout().ok_or_else(|| {
-            unsuitable(
-                "--via http needs a store with an EdgeX layout (redis-tcp, redis-uds, redis://, \
+            why: format!(
+                "--via {via} needs a store with an EdgeX layout (redis-tcp, redis-uds, redis://, \
                  embedded, embedded-tcp, embedded-uds, sqlite, pg-tcp, pg-uds, postgres://, \
                  mongodb://)"
-                    .to_string(),
-            )
+            ),
         })?;
         let inner = Target::start(&TargetSpec {
             layout,
             via: Via::Direct,
+            bus: None,
             ..spec.clone()
         })?;
+        Ok((inner, layout))
+    }
+
+    fn start_behind_service(spec: &TargetSpec) -> Result<Target, TargetError> {
+        let (inner, layout) = Target::start_inner(spec, "http")?;
         let opener = inner.event_store_opener()?;
         let direct = Arc::clone(&opener);
         let behaviour =
@@ -157,6 +167,51 @@ impl Target {
             wait: 0,
             service: true,
         })
+    }
+
+    /// `--via bus`: the store in its EdgeX layout, a bus (spawned, or someone's by URL) and
+    /// edgebench's core-data subscriber on it; the target's stores publish their adds.
+    fn start_behind_bus(spec: &TargetSpec) -> Result<Target, TargetError> {
+        let settings = spec.bus.clone().ok_or_else(|| TargetError::Unsuitable {
+            name: spec.name.clone(),
+            why: "--via bus needs --bus (which bus)".to_string(),
+        })?;
+        let (inner, layout) = Target::start_inner(spec, "bus")?;
+        let bus = InProcessBus::start(&settings, inner).map_err(|why| TargetError::Connect {
+            name: spec.name.clone(),
+            endpoint: "the message bus".to_string(),
+            reason: why,
+        })?;
+        Ok(Target {
+            name: spec.name.clone(),
+            backend: Box::new(bus),
+            layout,
+            wait: 0,
+            service: false,
+        })
+    }
+
+    /// With `--via bus`: waits at most `drain` for the subscriber to handle every event
+    /// published so far, then says what the bus did with them; `None` for other targets.
+    pub fn settle_bus(&self, drain: std::time::Duration) -> Option<BusReport> {
+        self.bus().map(|b| b.settle(drain))
+    }
+
+    /// With `--via bus`: commit latencies are recorded from now on for events with an origin
+    /// at or after `origin_ns`.
+    pub fn record_bus_commits_from(&self, origin_ns: i64) {
+        if let Some(b) = self.bus() {
+            b.counts().record_commits_from(origin_ns);
+        }
+    }
+
+    /// Whether a bus carries its adds.
+    pub fn is_bus(&self) -> bool {
+        self.bus().is_some()
+    }
+
+    fn bus(&self) -> Option<&InProcessBus> {
+        self.backend.as_any().downcast_ref::<InProcessBus>()
     }
 
     /// A target for a Redis-protocol server someone else runs, not checked (kv's own

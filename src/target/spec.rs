@@ -71,6 +71,8 @@ pub struct TargetSpec {
     pub via: Via,
     /// Follow every write with `WAIT wait 0` (`?wait=N`, `--wait N`); 0: no WAIT.
     pub wait: u32,
+    /// With [`Via::Bus`]: the bus, and how devices publish on it.
+    pub bus: Option<super::bused::BusSettings>,
 }
 
 impl TargetSpec {
@@ -82,6 +84,7 @@ impl TargetSpec {
             layout: Layout::default(),
             via: Via::default(),
             wait: 0,
+            bus: None,
         }
     }
 

@@ -459,3 +459,208 @@ fn bad_bus_flags_are_one_line_and_exit_2() {
         "{stderr}"
     );
 }
+
+/// Runs `edgebench fleet ARGS --out DIR/run` (`args` split at spaces): (status, stderr,
+/// fleet.json if written).
+fn fleet(args: &str) -> (Option<i32>, String, Option<serde_json::Value>) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = common::edgebench()
+        .arg("fleet")
+        .args(args.split_whitespace())
+        .arg("--out")
+        .arg(dir.path().join("run"))
+        .output()
+        .unwrap();
+    let json = std::fs::read(dir.path().join("run/fleet.json"))
+        .ok()
+        .map(|b| serde_json::from_slice(&b).unwrap());
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        json,
+    )
+}
+
+fn count(v: &serde_json::Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
+}
+
+/// `fleet --via bus`: a column per bus, each event published, received and persisted exactly
+/// once (the store's own count agrees), and commit latencies measured.
+#[test]
+fn fleet_via_bus_persists_every_event_on_every_bus() {
+    common::require_redis_server();
+    let (status, stderr, json) = fleet(
+        "--target embedded --via bus --bus mqtt-tcp,mqtt-uds,nats,redis-pubsub-tcp,redis-pubsub-uds --events-per-second 200 --duration 1s --warmup 500ms --edgex 3",
+    );
+    assert_eq!(status, Some(0), "{stderr}");
+    let json = json.expect("fleet.json");
+    let names: Vec<&str> = json["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "RedisDB_Embedded_EdgeX3+MQTT_TCP",
+            "RedisDB_Embedded_EdgeX3+MQTT_UDS",
+            "RedisDB_Embedded_EdgeX3+NATS_TCP",
+            "RedisDB_Embedded_EdgeX3+RedisPubSub_TCP",
+            "RedisDB_Embedded_EdgeX3+RedisPubSub_UDS",
+        ]
+    );
+    for t in json["targets"].as_array().unwrap() {
+        let s = &t["summary"];
+        let b = &s["bus"];
+        let sent = count(&s["sent"]);
+        assert_eq!(sent, 300, "{}", t["name"]);
+        assert_eq!(count(&b["published"]), sent, "{b}");
+        assert_eq!(count(&b["received"]), sent, "{b}");
+        assert_eq!(count(&b["persisted"]), sent, "{b}");
+        assert_eq!(count(&s["stored"]), sent, "{s}");
+        assert_eq!(count(&b["lost"]), 0, "{b}");
+        assert_eq!(count(&b["rejected"]) + count(&b["failed"]), 0, "{b}");
+        // The measured events (after the warmup) were timed from intended publish to commit.
+        let commit = &b["commit"];
+        assert!(count(&commit["p50_ns"]) > 0, "{commit}");
+        assert!(
+            count(&commit["max_ns"]) >= count(&commit["p99_ns"]),
+            "{commit}"
+        );
+        assert_eq!(s["verdict"], "kept up", "{s}");
+    }
+}
+
+/// With no drain and more events than the subscriber takes in the time, what the bus still
+/// carried when the run counted is lost: exactly published − persisted, and the verdict says so.
+#[test]
+fn fleet_via_bus_counts_what_it_lost_exactly() {
+    let (status, stderr, json) = fleet(
+        "--target embedded --via bus --bus mqtt-uds --events-per-second 20000 --duration 1s --warmup 0s --drain 0s",
+    );
+    // Falling behind is a result, not a failed run.
+    assert_eq!(status, Some(0), "{stderr}");
+    let json = json.expect("fleet.json");
+    let s = &json["targets"][0]["summary"];
+    let b = &s["bus"];
+    let (published, persisted, lost) = (
+        count(&b["published"]),
+        count(&b["persisted"]),
+        count(&b["lost"]),
+    );
+    assert!(lost > 0, "{b}");
+    assert_eq!(lost, published - persisted, "{b}");
+    let verdict = s["verdict"].as_str().unwrap();
+    assert!(
+        verdict.starts_with(&format!(
+            "fell behind: the bus lost {lost} of {published} events"
+        )),
+        "{verdict}"
+    );
+}
+
+#[test]
+fn fleet_bus_flags_are_one_line_and_exit_2() {
+    let port = edgebench::transport::child::free_port()
+        .unwrap()
+        .to_string();
+    for (args, says) in [
+        (
+            vec!["--via", "bus"],
+            "--via bus needs --bus: give one or more of mqtt-tcp",
+        ),
+        (
+            vec!["--via", "ftp"],
+            "--via \"ftp\": use a comma-separated list of direct, http, http-tcp, http-uds, bus",
+        ),
+        (
+            vec!["--bus", "mqtt-tcp"],
+            "--bus \"mqtt-tcp\": a bus needs --via bus",
+        ),
+        (
+            vec!["--via", "bus", "--bus", "kafka"],
+            "--bus \"kafka\": unknown; give mqtt-tcp",
+        ),
+        (
+            vec!["--via", "bus", "--bus", "mqtt-tcp", "--qos", "2"],
+            "--qos 2: exactly-once",
+        ),
+        (
+            vec!["--via", "bus", "--bus", "mqtt-tcp", "--edgex", "5"],
+            "--edgex \"5\": give 3 or 4",
+        ),
+        (
+            vec!["--via", "bus", "--bus", "mqtt-tcp,mqtt-tcp"],
+            "a bus is named twice",
+        ),
+        (
+            vec![
+                "--via",
+                "bus",
+                "--bus",
+                "mqtt-tcp",
+                "--find-max",
+                "--slo",
+                "10ms",
+            ],
+            "--find-max with --via bus is not supported yet",
+        ),
+        (
+            vec![
+                "--via",
+                "bus",
+                "--bus",
+                "mqtt-tcp",
+                "--target",
+                "http://127.0.0.1:59880",
+            ],
+            "a bus in front of someone's core-data service is not supported yet",
+        ),
+        (
+            vec!["--via", "bus", "--bus", "mqtt-tcp", "--drain", "1h"],
+            "--drain \"1h\": give at most 10m",
+        ),
+    ] {
+        let out = common::edgebench()
+            .arg("fleet")
+            .args(&args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{args:?}: {stderr}");
+    }
+    let out = common::edgebench()
+        .args(["coredata", "--via", "bus"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--via bus: the ten benchmarks read back"),
+        "{stderr}"
+    );
+    // An unreachable broker fails its column in one line; the other column still runs.
+    let (status, stderr, json) = fleet(&format!(
+        "--via bus --bus mqtt://127.0.0.1:{port},mqtt-uds --events-per-second 100 --duration 500ms --warmup 0s"
+    ));
+    assert_eq!(status, Some(1), "{stderr}");
+    let json = json.expect("fleet.json");
+    let targets = json["targets"].as_array().unwrap();
+    assert!(
+        targets[0]["error"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("mqtt://127.0.0.1:{port}")),
+        "{}",
+        targets[0]
+    );
+    assert_eq!(
+        targets[1]["summary"]["verdict"], "kept up",
+        "{}",
+        targets[1]
+    );
+}

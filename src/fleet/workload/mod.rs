@@ -10,7 +10,7 @@
 //!
 //! Events: event `j` comes from device `j % devices` (`device-0000` ...), profile
 //! [`FleetSpec::profile`], source `fleet`, origin = the wall clock when it is built (ns, at
-//! least 1 µs after the writer's previous one), with `readings_per_event` readings named after
+//! least 1 µs after the writer's previous one; with a [`Delivery`], its intended send time), with `readings_per_event` readings named after
 //! `resources` (cycled), all of `value_type`.
 
 pub mod find_max;
@@ -434,6 +434,8 @@ pub struct FleetReport {
     pub elapsed: Duration,
     /// Whether the target kept up, and if not, why.
     pub verdict: Verdict,
+    /// With a bus between the writers and the store: what it did with the events.
+    pub bus: Option<crate::target::BusReport>,
 }
 
 /// Did the target keep up with the fleet?
@@ -466,6 +468,30 @@ pub fn run(
     stop: &AtomicBool,
     on_second: &(dyn Fn(&Live) + Sync),
 ) -> Result<FleetReport, FleetError> {
+    run_with(spec, open, None, stop, on_second)
+}
+
+/// A way from the writers to the store that delivers later (a message bus): a write is
+/// answered when it leaves, and the store has it only once the bus has carried it.
+pub trait Delivery: Sync {
+    /// Writing starts: events with an origin at or after `origin_ns` are the measured ones.
+    fn measure_from(&self, origin_ns: i64);
+    /// The writers have stopped: wait for what is in flight (a bounded time), and say what
+    /// became of every event written.
+    fn settle(&self) -> crate::target::BusReport;
+}
+
+/// [`run`] with a [`Delivery`] between the writers and the store: each event's origin is its
+/// intended send time (a device stamps its readings as it publishes them, on schedule), so the
+/// delivery can time each event from then to its commit; the store is counted after the
+/// delivery settles, and what it lost is falling behind.
+pub fn run_with(
+    spec: &FleetSpec,
+    open: &(dyn Fn() -> StoreResult<Box<dyn EventStore>> + Sync),
+    delivery: Option<&dyn Delivery>,
+    stop: &AtomicBool,
+    on_second: &(dyn Fn(&Live) + Sync),
+) -> Result<FleetReport, FleetError> {
     spec.check().map_err(FleetError::Spec)?;
     let mut checker = open()?;
     checker.scrub()?;
@@ -484,11 +510,18 @@ pub fn run(
     // Several load hosts: scrubbed and connected; start together (Ctrl-C ends the wait).
     crate::runner::barrier::wait_until(spec.start_at, stop);
     let origin = Instant::now();
+    // Intended origins: the wall clock at the start plus each event's intended offset.
+    let intended_from = delivery.map(|d| {
+        let start = edgex::now_ns();
+        d.measure_from(start.saturating_add(duration_ns(spec.warmup) as i64));
+        start
+    });
     let counters = Counters::default();
     let clients = Clients {
         spec,
         schedule: &schedule,
         origin,
+        intended_from,
         stop,
         counters: &counters,
     };
@@ -535,6 +568,8 @@ pub fn run(
     let elapsed = origin.elapsed();
     let writes = merged(&reports).expect("at least one writer");
     let reads = merged(&read_reports);
+    // What the bus still carries reaches the store before it is counted (or the drain ends).
+    let bus = delivery.map(|d| d.settle());
     let stored = checker.event_count(Filter::all())?;
     // A store that cannot say its size is not a failed run.
     let final_size = checker.size_bytes().ok().flatten();
@@ -546,13 +581,24 @@ pub fn run(
     let verdict = if stop.load(Ordering::Relaxed) {
         Verdict::Interrupted
     } else {
-        verdict(
-            spec,
-            &writes,
-            missing,
-            purges.as_ref(),
-            backlog_from(spec, &backlogs),
-        )
+        match bus.as_ref().filter(|b| b.lost > 0) {
+            // Events the bus lost are the first thing wrong: everything else follows.
+            Some(b) => Verdict::FellBehind(format!(
+                "the bus lost {} of {} events{}",
+                b.lost,
+                b.published,
+                b.first_reason
+                    .as_ref()
+                    .map_or(String::new(), |r| format!(" (first: {r})"))
+            )),
+            None => verdict(
+                spec,
+                &writes,
+                missing,
+                purges.as_ref(),
+                backlog_from(spec, &backlogs),
+            ),
+        }
     };
     Ok(FleetReport {
         writes,
@@ -565,6 +611,7 @@ pub fn run(
         final_size,
         elapsed,
         verdict,
+        bus,
     })
 }
 
@@ -582,6 +629,9 @@ struct Clients<'a> {
     spec: &'a FleetSpec,
     schedule: &'a Schedule,
     origin: Instant,
+    /// With a delivery: the wall clock (ns) at the start, from which each event's origin is
+    /// its intended send time.
+    intended_from: Option<i64>,
     stop: &'a AtomicBool,
     counters: &'a Counters,
 }
@@ -595,8 +645,13 @@ impl Clients<'_> {
         let cpu = schedule::thread_cpu_ns();
         // Each event is built ahead of its time, stamped when built (a device reads its
         // sensors, then posts), and origins of one writer strictly increase.
+        let (schedule, intended_from) = (self.schedule, self.intended_from);
         let prepare = |j, event: &mut Event| {
-            last_origin = edgex::now_ns().max(last_origin + 1_000);
+            let stamp = match intended_from {
+                Some(start) => start.saturating_add(schedule.intended_ns(j) as i64),
+                None => edgex::now_ns(),
+            };
+            last_origin = stamp.max(last_origin + 1_000);
             spec.refill(event, j, last_origin);
         };
         let send = |event: &Event| {

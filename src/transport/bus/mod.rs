@@ -21,7 +21,7 @@ use std::time::Duration;
 pub use stream::{Addr, Stream};
 
 /// A bus given by URL.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum BusUrl {
     /// `mqtt://HOST[:PORT]` (1883) or `mqtt+unix:///PATH`: MQTT 3.1.1.
     Mqtt(Addr),

@@ -19,7 +19,7 @@ pub const MAX_PACKET: usize = 64 << 20;
 
 /// A QoS level edgebench speaks.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
 )]
 pub enum Qos {
     /// At most once.
