@@ -3,6 +3,14 @@
 //! over TCP or a Unix socket ([`stream`]); private brokers edgebench starts ([`broker`]); and
 //! one [`Subscriber`] seam the core-data subscriber reads from, whatever the protocol.
 //!
+//! Why our own clients rather than rumqttc, async-nats or redis-rs's `PubSub`: the core-data
+//! subscriber is EdgeX's loop, one blocking read of one message, handled, then acknowledged;
+//! those crates are async clients that run an event loop and a queue of their own between the
+//! socket and the caller (or, for redis-rs, hold the connection borrowed for the whole
+//! subscription), which would add a hop to the very path the bus is timed on. These three are
+//! small (a frame parser and a few packets each) over one [`stream::Reader`] that bounds every
+//! frame, so a stray publisher cannot make edgebench allocate without limit.
+//!
 //! Topics are written MQTT's way everywhere above this module (`edgex/events/device/#`), as
 //! EdgeX writes them; each protocol translates as EdgeX's go-mod-messaging does (NATS: `/` → `.`,
 //! `+` → `*`, `#` → `>`; Redis: [`redis_pubsub::patterns_of`]) and a received subject or
