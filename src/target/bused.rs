@@ -298,6 +298,7 @@ impl Started for InProcessBus {
                 envelope,
                 published: Arc::clone(&published),
                 topic: String::with_capacity(128),
+                sends: 0,
             }) as Box<dyn EventStore>)
         }))
     }
@@ -315,6 +316,19 @@ enum Publisher {
 }
 
 impl Publisher {
+    /// Reads what the broker sent back (PUBACKs, PUBLISH replies, PINGs), so it never piles
+    /// up unread: unread, PUBACKs would fill the socket and stall the broker, Redis would
+    /// queue replies without bound, and nats-server would drop a publisher that never answers
+    /// its pings.
+    fn poll(&mut self) -> std::io::Result<()> {
+        let now = Duration::from_micros(1);
+        match self {
+            Publisher::Mqtt(client, _) => client.poll_acks(now).map(drop),
+            Publisher::Nats(client) => client.poll(now),
+            Publisher::Redis(client) => client.poll_published(now).map(drop),
+        }
+    }
+
     fn connect(url: &BusUrl, qos: mqtt::Qos) -> std::io::Result<Publisher> {
         Ok(match url {
             BusUrl::Mqtt(addr) => {
@@ -345,7 +359,12 @@ struct Published {
     envelope: EnvelopeVersion,
     published: Arc<AtomicU64>,
     topic: String,
+    /// Publishes since the start, to read the broker's answers every [`POLL_EVERY`].
+    sends: u64,
 }
+
+/// How many publishes go out between two reads of what the broker sent back.
+const POLL_EVERY: u64 = 64;
 
 impl EventStore for Published {
     fn add_event(&mut self, event: &Event) -> StoreResult<()> {
@@ -371,11 +390,16 @@ impl EventStore for Published {
                 client.publish(&redis_pubsub::channel_of(&self.topic), &wire)
             }
         };
-        sent.map_err(|e| StoreError::Backend {
+        let failed = |e: std::io::Error| StoreError::Backend {
             backend: "bus",
             message: format!("publish failed: {e}"),
-        })?;
+        };
+        sent.map_err(failed)?;
         self.published.fetch_add(1, Ordering::Relaxed);
+        self.sends += 1;
+        if self.sends.is_multiple_of(POLL_EVERY) {
+            self.publisher.poll().map_err(failed)?;
+        }
         Ok(())
     }
     fn event_by_id(&mut self, id: &str) -> StoreResult<Event> {

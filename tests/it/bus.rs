@@ -533,6 +533,22 @@ fn fleet_via_bus_persists_every_event_on_every_bus() {
     }
 }
 
+/// At QoS 1 the publishers read the broker's PUBACKs as they go, and every event arrives.
+#[test]
+fn fleet_via_bus_at_qos_1_persists_every_event() {
+    let (status, stderr, json) = fleet(
+        "--target embedded --via bus --bus mqtt-tcp --qos 1 --events-per-second 500 \
+         --duration 1s --warmup 0s",
+    );
+    assert_eq!(status, Some(0), "{stderr}");
+    let json = json.expect("fleet.json");
+    let s = &json["targets"][0]["summary"];
+    assert_eq!(count(&s["sent"]), 500, "{s}");
+    assert_eq!(count(&s["bus"]["persisted"]), 500, "{s}");
+    assert_eq!(count(&s["stored"]), 500, "{s}");
+    assert_eq!(s["verdict"], "kept up", "{s}");
+}
+
 /// With no drain and more events than the subscriber takes in the time, what the bus still
 /// carried when the run counted is lost: exactly published − persisted, and the verdict says so.
 #[test]

@@ -178,8 +178,11 @@ impl Client {
     }
 
     /// Reads whatever arrived within `wait` and returns how many QoS 1 publishes the broker
-    /// has acknowledged so far. Received publishes are kept for [`Client::next`].
+    /// has acknowledged so far (and sends a PINGREQ when the keep-alive is due). Received
+    /// publishes are kept for [`Client::next`]. A publisher calls it now and then, so
+    /// acknowledgements never pile up unread.
     pub fn poll_acks(&mut self, wait: Duration) -> io::Result<u64> {
+        self.ping_if_due()?;
         self.stream
             .set_read_timeout(Some(wait.max(Duration::from_micros(1))))?;
         while let Some(p) = self.reader.next(&mut self.stream, frame)? {

@@ -134,6 +134,20 @@ impl Client {
         }
     }
 
+    /// Reads whatever the server sent within `wait`, answering its `PING`s: a publisher that
+    /// never reads is disconnected as stale after two unanswered pings (nats-server's
+    /// `ping_interval`, 2 min, and `ping_max`, 2). Messages are dropped (a publisher has no
+    /// subscription).
+    pub fn poll(&mut self, wait: Duration) -> io::Result<()> {
+        let deadline = Instant::now() + wait.max(Duration::from_micros(1));
+        while let Some(f) = self.reader.next_before(&mut self.stream, deadline, frame)? {
+            if !matches!(f, Frame::Msg(_)) {
+                self.handle(f)?;
+            }
+        }
+        Ok(())
+    }
+
     /// A handle that can close this connection from another thread.
     pub fn closer(&self) -> io::Result<Stream> {
         self.stream.try_clone()
