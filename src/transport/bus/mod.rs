@@ -173,9 +173,6 @@ pub trait Subscriber: Send {
     /// Says the message was handled (MQTT QoS 1: its PUBACK, sent after handling as paho
     /// does once its handler returns; nothing for the others).
     fn done(&mut self, delivery: &Delivery) -> io::Result<()>;
-
-    /// A handle that closes the connection from another thread, waking a blocked `next`.
-    fn closer(&self) -> io::Result<Stream>;
 }
 
 /// Subscribes to `filter` (MQTT syntax) on the bus at `url`.
@@ -240,10 +237,6 @@ impl Subscriber for mqtt::Client {
             None => Ok(()),
         }
     }
-
-    fn closer(&self) -> io::Result<Stream> {
-        mqtt::Client::closer(self)
-    }
 }
 
 impl Subscriber for nats::Client {
@@ -266,10 +259,6 @@ impl Subscriber for nats::Client {
     fn done(&mut self, _: &Delivery) -> io::Result<()> {
         Ok(())
     }
-
-    fn closer(&self) -> io::Result<Stream> {
-        nats::Client::closer(self)
-    }
 }
 
 impl Subscriber for redis_pubsub::Client {
@@ -287,10 +276,6 @@ impl Subscriber for redis_pubsub::Client {
 
     fn done(&mut self, _: &Delivery) -> io::Result<()> {
         Ok(())
-    }
-
-    fn closer(&self) -> io::Result<Stream> {
-        redis_pubsub::Client::closer(self)
     }
 }
 

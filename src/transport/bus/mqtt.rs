@@ -231,12 +231,6 @@ impl Client {
         self.stream.shutdown();
     }
 
-    /// A handle that can close this connection from another thread (a reader blocked in
-    /// [`Client::next`] then gets an error).
-    pub fn closer(&self) -> io::Result<Stream> {
-        self.stream.try_clone()
-    }
-
     fn packet_id(&mut self) -> u16 {
         // Packet ids are 1..=65535.
         self.next_id = self.next_id.checked_add(1).unwrap_or(1);

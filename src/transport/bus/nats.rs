@@ -148,11 +148,6 @@ impl Client {
         Ok(())
     }
 
-    /// A handle that can close this connection from another thread.
-    pub fn closer(&self) -> io::Result<Stream> {
-        self.stream.try_clone()
-    }
-
     fn send(&mut self) -> io::Result<()> {
         self.stream.write_all(&self.out)
     }

@@ -143,11 +143,6 @@ impl Client {
         }
     }
 
-    /// A handle that can close this connection from another thread.
-    pub fn closer(&self) -> io::Result<Stream> {
-        self.stream.try_clone()
-    }
-
     fn command(&mut self, args: &[&[u8]]) {
         self.out.clear();
         crate::resp::encode::write_len(&mut self.out, b'*', args.len());

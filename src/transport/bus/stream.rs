@@ -68,14 +68,6 @@ impl Stream {
         }
     }
 
-    /// A second handle on the same connection (one side reads, the other writes).
-    pub fn try_clone(&self) -> io::Result<Stream> {
-        match self {
-            Stream::Tcp(s) => s.try_clone().map(Stream::Tcp),
-            Stream::Unix(s) => s.try_clone().map(Stream::Unix),
-        }
-    }
-
     /// Closes both directions, waking a reader blocked on the other handle.
     pub fn shutdown(&self) {
         let _ = match self {
