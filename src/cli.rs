@@ -339,6 +339,12 @@ pub struct CoreDataServiceArgs {
     /// MQTT QoS of the bus subscription: 0 (EdgeX's default) or 1.
     #[arg(long, value_name = "0|1", default_value = "0")]
     pub qos: String,
+
+    /// How the bus subscriber handles events: edgex (EdgeX's loop, one event at a time),
+    /// batch=N[,wait=T] (one store transaction per N events or per T, as edgex-go #5185
+    /// proposes; acknowledged after the commit) or workers=N (N loops behind one receiver).
+    #[arg(long, value_name = "MODE", default_value = "edgex")]
+    pub subscriber: String,
 }
 
 const FLEET_EXAMPLES: &str = "\
@@ -389,6 +395,20 @@ pub struct FleetArgs {
     /// [default: 0]
     #[arg(long, value_name = "0|1")]
     pub qos: Option<String>,
+
+    /// With --via bus, how core-data's subscriber handles events: edgex (EdgeX's loop, one
+    /// at a time), batch=N[,wait=T] (one store transaction per N events or per T, edgex-go
+    /// #5185) or workers=N (N loops behind one receiver).
+    /// [default: edgex]
+    #[arg(long, value_name = "MODE")]
+    pub subscriber: Option<String>,
+
+    /// With --via bus, whether core-data's subscriber stores what it takes off the bus
+    /// (EdgeX's Writable.PersistData): false receives, decodes and validates only, which
+    /// measures the bus alone.
+    /// [default: true]
+    #[arg(long, value_name = "true|false")]
+    pub persist: Option<String>,
 
     /// With --via bus, how long to wait after the writers stop for the bus to deliver what it
     /// still carries; what is not persisted then is lost.

@@ -43,14 +43,16 @@ pub fn run(cfg: &CoreDataServiceConfig, status: &mut dyn Write) -> anyhow::Resul
                 qos: cfg.qos,
                 ..Default::default()
             },
+            mode: cfg.subscriber,
         };
         let subs = crate::service::bus::BusSubscribers::start(&cfg.bus, &stores, &sub_cfg)
             .map_err(anyhow::Error::msg)?;
         for url in &cfg.bus {
             let _ = writeln!(
                 status,
-                "edgebench coredata-service: subscribed to {} on {url}",
-                crate::service::bus::EVENTS_FILTER
+                "edgebench coredata-service: subscribed to {} on {url} (--subscriber {})",
+                crate::service::bus::EVENTS_FILTER,
+                cfg.subscriber.label()
             );
         }
         Some(subs)

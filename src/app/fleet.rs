@@ -132,12 +132,12 @@ fn run_one(
             line.keep(&mut std::io::stderr());
         }
     };
+    let bus = BusDelivery {
+        target: &target,
+        drain: cfg.drain,
+    };
+    let delivery = target.is_bus().then_some(&bus as &dyn fleet::Delivery);
     if !cfg.find_max {
-        let bus = BusDelivery {
-            target: &target,
-            drain: cfg.drain,
-        };
-        let delivery = target.is_bus().then_some(&bus as &dyn fleet::Delivery);
         let report =
             fleet::run_with(&cfg.spec, &open, delivery, stop, &on_second).map_err(one_line);
         keep();
@@ -152,7 +152,7 @@ fn run_one(
             events_per_second: rate,
             ..cfg.spec.clone()
         };
-        let report = fleet::run(&at, &open, stop, &on_second).map_err(one_line);
+        let report = fleet::run_with(&at, &open, delivery, stop, &on_second).map_err(one_line);
         keep();
         let report = report?;
         if stop.load(Ordering::Relaxed) {
@@ -193,6 +193,10 @@ impl fleet::Delivery for BusDelivery<'_> {
 
     fn settle(&self) -> crate::target::BusReport {
         self.target.settle_bus(self.drain).unwrap_or_default()
+    }
+
+    fn progress(&self) -> (u64, Option<u64>) {
+        self.target.bus_progress().unwrap_or((0, None))
     }
 }
 

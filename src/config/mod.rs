@@ -320,6 +320,8 @@ pub struct CoreDataServiceConfig {
     pub bus: Vec<crate::transport::bus::BusUrl>,
     /// The MQTT QoS of the bus subscriptions (`--qos`).
     pub qos: crate::transport::bus::mqtt::Qos,
+    /// How the bus subscriber handles events (`--subscriber`).
+    pub subscriber: crate::service::bus::SubscriberMode,
 }
 
 impl CoreDataServiceConfig {
@@ -396,7 +398,15 @@ impl CoreDataServiceConfig {
             Some(list) => {
                 let urls = list
                     .split(',')
-                    .map(crate::transport::bus::BusUrl::parse)
+                    .map(|item| match item.trim() {
+                        "embedded" => Err(
+                            "--bus embedded: the engine's in-process bus has no address another \
+                             process can publish to; measure it with `edgebench fleet --via bus \
+                             --bus embedded`, or give a broker's URL here"
+                                .to_string(),
+                        ),
+                        item => crate::transport::bus::BusUrl::parse(item),
+                    })
                     .collect::<Result<Vec<_>, _>>()
                     .map_err(ConfigError::Bus)?;
                 if urls.len() > MAX_BUSES {
@@ -409,7 +419,10 @@ impl CoreDataServiceConfig {
             }
         };
         let qos = crate::transport::bus::mqtt::Qos::parse(&args.qos).map_err(ConfigError::Bus)?;
+        let subscriber = crate::service::bus::SubscriberMode::parse(&args.subscriber)
+            .map_err(ConfigError::Bus)?;
         Ok(CoreDataServiceConfig {
+            subscriber,
             store,
             tcp,
             unixsocket: args.unixsocket.clone(),

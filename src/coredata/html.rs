@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::Path;
 
-use crate::report::html::charts::{self, Axis, Bar, Chart, ChartError, Line, Marks, Palette, Unit};
+use crate::report::html::charts::{self, Bar, Chart, ChartError, Line, Palette, Unit};
 use crate::report::html::{command_line, escape, latency, markdown, Report, Section, FILE};
 use crate::report::Exporter as _;
 use crate::results::{BenchResults, RunResults, TargetResults};
@@ -260,33 +260,11 @@ fn latency_chart(bench: &str, columns: &[&TargetResults], palette: &Palette) -> 
             })
         })
         .collect();
-    if lines.is_empty() {
-        return None;
-    }
-    // A curve rises left to right in both x and latency: its ends are its extremes (the
-    // first positive latency, for a log axis), so no page rewrite walks every point.
-    let x_max = lines
-        .iter()
-        .filter_map(|l| l.points.last().map(|p| p.0))
-        .fold(1.0, f64::max);
-    let ys: Vec<f64> = lines
-        .iter()
-        .flat_map(|l| {
-            let low = l.points.iter().find(|p| p.1 > 0.0).map(|p| p.1);
-            low.into_iter().chain(l.points.last().map(|p| p.1))
-        })
-        .collect();
-    Some(Chart {
-        title: format!("{bench}: latency by percentile"),
-        x: Axis {
-            label: "percentile".into(),
-            unit: Unit::Percentile,
-            range: (1.0, latency::axis_end(x_max)),
-            log: true,
-        },
-        y: Axis::fit("latency of one operation", Unit::Nanos, &ys, 0.1),
-        marks: Marks::Lines(lines),
-    })
+    latency::chart(
+        &format!("{bench}: latency by percentile"),
+        "latency of one operation",
+        lines,
+    )
 }
 
 /// The `--baseline` ratios (each column's median over the baseline's) as a table whose cells
@@ -370,6 +348,7 @@ fn tables(results: &RunResults) -> String {
 mod tests {
     use super::*;
     use crate::report::fixture;
+    use crate::report::html::charts::Marks;
 
     #[test]
     fn slower_and_ratio_read_plainly() {

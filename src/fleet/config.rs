@@ -31,7 +31,7 @@ pub struct FleetConfig {
 }
 
 /// Every key a fleet file may hold, with its default (`None`: unset unless given).
-const KEYS: [(&str, Option<&str>); 26] = [
+const KEYS: [(&str, Option<&str>); 28] = [
     ("target", Some("embedded")),
     ("via", Some("direct")),
     ("devices", Some("100")),
@@ -57,6 +57,8 @@ const KEYS: [(&str, Option<&str>); 26] = [
     ("bus", None),
     ("edgex", Some("4")),
     ("qos", Some("0")),
+    ("subscriber", Some("edgex")),
+    ("persist", Some("true")),
     ("drain", Some("5s")),
 ];
 
@@ -230,13 +232,6 @@ impl FleetConfig {
             ))
         })?;
         let bus = bus_settings(&s, vias.contains(&Via::Bus))?;
-        if !bus.is_empty() && args.find_max {
-            return Err(ConfigError::FleetSpec(
-                "--find-max with --via bus is not supported yet: run the bus at fixed rates \
-                 (--events-per-second) and read the lost and commit columns"
-                    .to_string(),
-            ));
-        }
         let (drain_value, drain_origin) = s.value("drain");
         let drain = duration(&drain_value, &drain_origin)?;
         if drain > MAX_DRAIN {
@@ -279,7 +274,10 @@ const MAX_DRAIN: Duration = Duration::from_secs(600);
 fn bus_settings(s: &Settings, via_bus: bool) -> Result<Vec<target::BusSettings>, ConfigError> {
     let given = s.get("bus");
     if !via_bus {
-        return match given {
+        return match given
+            .or_else(|| s.get("subscriber"))
+            .or_else(|| s.get("persist"))
+        {
             Some(b) => Err(bad(&b.origin, &b.value, "a bus needs --via bus")),
             None => Ok(Vec::new()),
         };
@@ -305,6 +303,15 @@ fn bus_settings(s: &Settings, via_bus: bool) -> Result<Vec<target::BusSettings>,
     let (qos, qos_origin) = s.value("qos");
     let qos = crate::transport::bus::mqtt::Qos::parse(&qos)
         .map_err(|why| ConfigError::FleetSetting(format!("{qos_origin}: {why}")))?;
+    let (mode, mode_origin) = s.value("subscriber");
+    let subscriber = crate::service::bus::SubscriberMode::parse(&mode)
+        .map_err(|why| ConfigError::FleetSetting(why.replacen("--subscriber", &mode_origin, 1)))?;
+    let (persist, persist_origin) = s.value("persist");
+    let persist = match persist.trim() {
+        "true" => true,
+        "false" => false,
+        _ => return Err(bad(&persist_origin, &persist, "give true or false")),
+    };
     let mut out = Vec::new();
     for item in list.value.split(',') {
         let choice = target::BusChoice::parse(item)
@@ -316,6 +323,8 @@ fn bus_settings(s: &Settings, via_bus: bool) -> Result<Vec<target::BusSettings>,
             choice,
             envelope,
             qos,
+            subscriber,
+            persist,
         });
     }
     Ok(out)
@@ -331,15 +340,27 @@ fn targets(
     let mut targets = Vec::new();
     for spec in target::parse_targets(&[list.to_string()])? {
         if spec.kind.is_service() {
-            if vias.contains(&Via::Bus) {
-                return Err(bad(
-                    "--target",
-                    &spec.name,
-                    "--via bus runs edgebench's own core-data subscriber in front of a store; \
-                     a bus in front of someone's core-data service is not supported yet",
-                ));
+            if !vias.contains(&Via::Bus) {
+                targets.push(spec);
+                continue;
             }
-            targets.push(spec);
+            // Someone's core-data service subscribed to someone's broker: publish there.
+            for bus in buses {
+                if !matches!(bus.choice, target::BusChoice::At(_)) {
+                    return Err(bad(
+                        "--bus",
+                        &bus.choice.column_suffix(),
+                        "a core-data service by URL subscribes to its own broker; give that \
+                         broker's URL (mqtt://HOST:PORT, nats://HOST:PORT, redis://HOST:PORT)",
+                    ));
+                }
+                targets.push(TargetSpec {
+                    name: format!("{}+{}", spec.name, bus.choice.column_suffix()),
+                    via: Via::Bus,
+                    bus: Some(bus.clone()),
+                    ..spec.clone()
+                });
+            }
             continue;
         }
         let layout = spec.edgex_layout().ok_or_else(|| {
@@ -386,7 +407,7 @@ fn targets(
 }
 
 /// The flags given on the command line, by key.
-fn flags(a: &FleetArgs) -> [(&'static str, &Option<String>); 26] {
+fn flags(a: &FleetArgs) -> [(&'static str, &Option<String>); 28] {
     [
         ("target", &a.targets),
         ("via", &a.via),
@@ -413,6 +434,8 @@ fn flags(a: &FleetArgs) -> [(&'static str, &Option<String>); 26] {
         ("bus", &a.bus),
         ("edgex", &a.edgex),
         ("qos", &a.qos),
+        ("subscriber", &a.subscriber),
+        ("persist", &a.persist),
         ("drain", &a.drain),
     ]
 }

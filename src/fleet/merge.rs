@@ -17,7 +17,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::fleet::results::{
-    BusSummary, FleetRun, FleetTarget, Percentiles, Reads, Second, Summary,
+    BusSecond, BusStages, BusSummary, FleetRun, FleetTarget, Percentiles, Reads, Second, Summary,
 };
 use crate::report::merge::{decode, sum_histograms, MergeError};
 
@@ -224,7 +224,64 @@ fn bus(hosts: &[(&str, &Path, &Summary)]) -> Result<Option<BusSummary>, MergeErr
             true => None,
             false => Some(percentiles(&commits)?),
         },
+        stages: bus_stages(&buses)?,
+        subscriber: buses.iter().find_map(|(_, b)| b.subscriber.clone()),
+        cut_off: buses.iter().find_map(|(_, b)| b.cut_off.clone()),
+        counted_by: buses.iter().find_map(|(_, b)| b.counted_by.clone()),
+        per_second: bus_seconds(&buses),
+        // Each host's broker may be the same broker: its counts are not added.
+        broker_dropped: None,
+        broker_disconnected: None,
+        broker: buses
+            .iter()
+            .filter_map(|(_, b)| b.broker.clone())
+            .reduce(|a, b| format!("{a}; {b}")),
     }))
+}
+
+/// The hosts' stage histograms merged, stage by stage; `None` unless every host has them.
+fn bus_stages(buses: &[(&Path, &BusSummary)]) -> Result<Option<BusStages>, MergeError> {
+    let Some(stages) = buses
+        .iter()
+        .map(|(p, b)| b.stages.as_ref().map(|s| (*p, s)))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return Ok(None);
+    };
+    let stage = |f: &dyn Fn(&BusStages) -> &Percentiles| {
+        percentiles(&stages.iter().map(|(p, s)| (*p, f(s))).collect::<Vec<_>>())
+    };
+    let stored: Vec<_> = stages
+        .iter()
+        .filter_map(|(p, s)| s.store.as_ref().map(|st| (*p, st)))
+        .collect();
+    Ok(Some(BusStages {
+        reach: stage(&|s| &s.reach)?,
+        decode: stage(&|s| &s.decode)?,
+        validate: stage(&|s| &s.validate)?,
+        store: match stored.is_empty() {
+            true => None,
+            false => Some(percentiles(&stored)?),
+        },
+    }))
+}
+
+/// The hosts' running totals added second by second, over the seconds every host has.
+fn bus_seconds(buses: &[(&Path, &BusSummary)]) -> Vec<BusSecond> {
+    let seconds = buses
+        .iter()
+        .map(|(_, b)| b.per_second.len())
+        .min()
+        .unwrap_or(0);
+    (0..seconds)
+        .map(|i| BusSecond {
+            published: buses.iter().map(|(_, b)| b.per_second[i].published).sum(),
+            persisted: buses
+                .iter()
+                .map(|(_, b)| b.per_second[i].persisted)
+                .sum::<Option<u64>>(),
+        })
+        .collect()
 }
 
 /// The percentiles of the hosts' histograms added together.

@@ -192,6 +192,84 @@ pub struct BusSummary {
     /// store; absent when nothing measured was committed.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub commit: Option<Percentiles>,
+    /// Where the measured events' time went; absent when the subscriber is someone's
+    /// core-data service.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub stages: Option<BusStages>,
+    /// How core-data's subscriber handled events (`--subscriber`); absent for someone's
+    /// core-data service.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub subscriber: Option<String>,
+    /// Why the subscription ended before the run, if it did (the broker cut it off).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub cut_off: Option<String>,
+    /// With someone's core-data service as the subscriber: how `persisted` was counted;
+    /// `received`, `rejected`, `failed`, the commit latency and the stages are then unknown
+    /// (0 and absent).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub counted_by: Option<String>,
+    /// At the end of each second of the run (warmup included), and once more after the
+    /// drain: published so far, and persisted so far (received, with the subscriber at `--persist false`; absent where it
+    /// could not be counted).
+    #[serde(default)]
+    pub per_second: Vec<BusSecond>,
+    /// What the broker says it dropped during the run (Mosquitto's `$SYS`), where it says.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub broker_dropped: Option<u64>,
+    /// Subscribers the broker closed for falling behind (nats-server), where it says.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub broker_disconnected: Option<u64>,
+    /// The broker's own account in one line, or why there is none.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub broker: Option<String>,
+}
+
+/// A bus's running totals at the end of one second.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BusSecond {
+    /// Events published so far.
+    pub published: u64,
+    /// Events persisted so far.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub persisted: Option<u64>,
+}
+
+impl BusSecond {
+    /// Published and not yet persisted.
+    pub fn backlog(&self) -> Option<u64> {
+        self.persisted.map(|p| self.published.saturating_sub(p))
+    }
+}
+
+/// Where a bus's measured events spent their time: each stage's percentiles, one value per
+/// event ([`crate::service::bus::Stages`]).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BusStages {
+    /// From the intended publish time to the subscriber taking it off the bus: the
+    /// publisher's lateness, the broker's hop, the wait in the subscriber's socket or queue.
+    pub reach: Percentiles,
+    /// Decoding the envelope and the event.
+    pub decode: Percentiles,
+    /// The request's rules and the topic's names.
+    pub validate: Percentiles,
+    /// From validated to committed (with `--subscriber batch`, the batch's wait too); absent
+    /// with nothing persisted.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub store: Option<Percentiles>,
+}
+
+impl BusStages {
+    fn of(s: &crate::service::bus::Stages) -> Option<BusStages> {
+        if s.decode.is_empty() {
+            return None;
+        }
+        Some(BusStages {
+            reach: Percentiles::of(&s.reach),
+            decode: Percentiles::of(&s.decode),
+            validate: Percentiles::of(&s.validate),
+            store: (!s.store.is_empty()).then(|| Percentiles::of(&s.store)),
+        })
+    }
 }
 
 impl BusSummary {
@@ -211,6 +289,21 @@ impl BusSummary {
                 .as_ref()
                 .filter(|h| !h.is_empty())
                 .map(Percentiles::of),
+            stages: b.stages.as_ref().and_then(BusStages::of),
+            broker_dropped: b.broker.as_ref().and_then(|c| c.dropped),
+            broker_disconnected: b.broker.as_ref().and_then(|c| c.disconnected),
+            broker: b.broker.as_ref().map(|c| c.line.clone()),
+            subscriber: b.subscriber.clone(),
+            cut_off: b.cut_off.clone(),
+            counted_by: b.counted_by.clone(),
+            per_second: b
+                .per_second
+                .iter()
+                .map(|&(published, persisted)| BusSecond {
+                    published,
+                    persisted,
+                })
+                .collect(),
         }
     }
 }
@@ -409,8 +502,8 @@ pub fn bus_markdown(run: &FleetRun) -> String {
     }
     let mut out = String::from(
         "\n| Target | published | received | persisted | rejected | failed | lost | drain s | \
-         commit p50 ms | p99 ms | p99.9 ms | max ms | first reason |\n\
-         |-|-|-|-|-|-|-|-|-|-|-|-|-|\n",
+         commit p50 ms | p99 ms | p99.9 ms | max ms | broker dropped | first reason |\n\
+         |-|-|-|-|-|-|-|-|-|-|-|-|-|-|\n",
     );
     for (t, b) in rows {
         let commit = match &b.commit {
@@ -423,8 +516,19 @@ pub fn bus_markdown(run: &FleetRun) -> String {
             ),
             None => "— | — | — | —".to_string(),
         };
+        let broker = match (b.broker_dropped, b.broker_disconnected) {
+            (None, None) => "—".to_string(),
+            (dropped, disconnected) => [
+                dropped.map(|n| format!("{n} messages")),
+                disconnected.map(|n| format!("{n} clients closed")),
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(", "),
+        };
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {:.2} | {commit} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {:.2} | {commit} | {broker} | {} |\n",
             t.name,
             b.published,
             b.received,
@@ -433,7 +537,47 @@ pub fn bus_markdown(run: &FleetRun) -> String {
             b.failed,
             b.lost,
             b.drain_s,
-            b.first_reason.as_deref().unwrap_or("—")
+            b.first_reason
+                .as_deref()
+                .or(b.cut_off.as_deref())
+                .unwrap_or("—")
+        ));
+    }
+    out.push_str(&bus_stages_markdown(run));
+    out
+}
+
+/// Where each bus column's events spent their time, p50 and p99 of each stage, ms.
+fn bus_stages_markdown(run: &FleetRun) -> String {
+    let rows: Vec<_> = run
+        .targets
+        .iter()
+        .filter_map(|t| {
+            let b = t.summary.as_ref()?.bus.as_ref()?;
+            Some((t, b, b.stages.as_ref()?))
+        })
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "\nWhere an event's time goes (p50 / p99, ms): from its intended publish time to the \
+         subscriber taking it off the bus (publisher, broker, socket), decoding, validating, \
+         and from validated to committed.\n\n\
+         | Target | subscriber | to the subscriber | decode | validate | store | commit (all) |\n\
+         |-|-|-|-|-|-|-|\n",
+    );
+    let both = |p: &Percentiles| format!("{} / {}", ms(p.p50_ns), ms(p.p99_ns));
+    for (t, b, s) in rows {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} |\n",
+            t.name,
+            b.subscriber.as_deref().unwrap_or("—"),
+            both(&s.reach),
+            both(&s.decode),
+            both(&s.validate),
+            s.store.as_ref().map_or("—".to_string(), both),
+            b.commit.as_ref().map_or("—".to_string(), both),
         ));
     }
     out

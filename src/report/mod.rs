@@ -165,7 +165,7 @@ fn write_whole(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
 }
 
 /// `n` with `,` between groups of three digits, as awk's `%'d` prints it in an English locale.
-fn group_thousands(n: u64) -> String {
+pub(crate) fn group_thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {

@@ -16,14 +16,18 @@ use super::Target;
 use crate::edgex::dto::{AddEventRequest, EventDto};
 use crate::edgex::envelope::{self, Encoding, EnvelopeVersion};
 use crate::edgex::{Event, Reading, API_VERSION};
-use crate::service::bus::{BusSubscribers, Counts, SubscriberConfig};
+use crate::service::bus::{BusSubscribers, Counts, Stages, SubscriberConfig, SubscriberMode};
 use crate::store::backend::{BackendError, Started, StoreOpener};
 use crate::store::edgex::{Behaviour, Doomed, EventStore, Filter, Page};
 use crate::store::redis::spawn::{Listen, RedisServer};
 use crate::store::{CoreData, StoreError, StoreResult};
 use crate::transport::bus::broker::{Broker, BrokerKind};
-use crate::transport::bus::{self, mqtt, nats, redis_pubsub, Addr, BusUrl, SubscribeOptions};
+use crate::transport::bus::stats::{self, BrokerDrops, DropsWatch};
+use crate::transport::bus::{
+    self, embedded, mqtt, nats, redis_pubsub, Addr, BusUrl, SubscribeOptions, Subscriber,
+};
 use crate::transport::Endpoint;
+use edgebench_engine::server::pubsub::Broker as EngineBroker;
 
 /// The device service name in the topics a fleet publishes on.
 pub const FLEET_SERVICE: &str = "device-fleet";
@@ -44,6 +48,8 @@ pub enum SpawnedBus {
     RedisPubSubTcp,
     /// redis-server's Pub/Sub over a Unix socket.
     RedisPubSubUds,
+    /// The engine's Pub/Sub in this process: no broker process, no socket.
+    Embedded,
 }
 
 /// Which bus a `--via bus` column goes through.
@@ -56,7 +62,8 @@ pub enum BusChoice {
 }
 
 /// Every `--bus` name, for error messages.
-pub const BUS_NAMES: &str = "mqtt-tcp, mqtt-uds, nats, redis-pubsub-tcp, redis-pubsub-uds, or \
+pub const BUS_NAMES: &str =
+    "mqtt-tcp, mqtt-uds, nats, redis-pubsub-tcp, redis-pubsub-uds, embedded, or \
      a broker's URL (mqtt://HOST:PORT, mqtt+unix:///PATH, nats://HOST:PORT, redis://HOST:PORT, \
      redis+unix:///PATH)";
 
@@ -69,13 +76,14 @@ impl BusChoice {
             "nats" => SpawnedBus::Nats,
             "redis-pubsub-tcp" => SpawnedBus::RedisPubSubTcp,
             "redis-pubsub-uds" => SpawnedBus::RedisPubSubUds,
+            "embedded" => SpawnedBus::Embedded,
             url if url.contains("://") => return BusUrl::parse(url).map(BusChoice::At),
             other => return Err(format!("--bus {other:?}: unknown; give {BUS_NAMES}")),
         }))
     }
 
     /// What a column's name gets: `MQTT_TCP`, `MQTT_UDS`, `NATS_TCP`, `RedisPubSub_TCP`,
-    /// `RedisPubSub_UDS`.
+    /// `RedisPubSub_UDS`, `Bus_Embedded`.
     pub fn column_suffix(&self) -> String {
         match self {
             BusChoice::Spawn(SpawnedBus::MqttTcp) => "MQTT_TCP".into(),
@@ -83,6 +91,7 @@ impl BusChoice {
             BusChoice::Spawn(SpawnedBus::Nats) => "NATS_TCP".into(),
             BusChoice::Spawn(SpawnedBus::RedisPubSubTcp) => "RedisPubSub_TCP".into(),
             BusChoice::Spawn(SpawnedBus::RedisPubSubUds) => "RedisPubSub_UDS".into(),
+            BusChoice::Spawn(SpawnedBus::Embedded) => "Bus_Embedded".into(),
             BusChoice::At(url) => {
                 let transport = match url.addr() {
                     Addr::Tcp { .. } => "TCP",
@@ -103,6 +112,10 @@ pub struct BusSettings {
     pub envelope: EnvelopeVersion,
     /// MQTT QoS of publishes and the subscription (`--qos`).
     pub qos: mqtt::Qos,
+    /// How core-data's subscriber handles events (`--subscriber`).
+    pub subscriber: SubscriberMode,
+    /// Whether the subscriber stores events (`--persist`, EdgeX's `PersistData`).
+    pub persist: bool,
 }
 
 /// What the bus did with the events published through it.
@@ -120,28 +133,87 @@ pub struct BusReport {
     pub failed: u64,
     /// The first reason a message was dropped (rejected or failed).
     pub first_reason: Option<String>,
-    /// Published, never persisted, after the drain: `published − persisted`.
+    /// Published, never persisted, after the drain: `published − persisted` (with the
+    /// subscriber at `--persist false`, never received: `published − received`).
     pub lost: u64,
+    /// Whether the subscriber stored events (`--persist`); without, the store holds none.
+    pub stores: bool,
     /// How long the drain waited.
     pub drained: Duration,
     /// Whether the subscriber had handled every published event when the drain ended.
     pub caught_up: bool,
     /// From each measured event's origin (its intended publish time) to its commit, ns.
     pub commit: Option<hdrhistogram::Histogram<u64>>,
+    /// Where the measured events' time went.
+    pub stages: Option<Stages>,
+    /// Why the subscription ended before the run did (the broker cut it off), if it did.
+    pub cut_off: Option<String>,
+    /// With someone's core-data service as the subscriber: how `persisted` was counted (its
+    /// REST API's event count); received, rejected, failed and the latencies are then unknown.
+    pub counted_by: Option<String>,
+    /// How core-data's subscriber handled events; `None` for someone's core-data service.
+    pub subscriber: Option<String>,
+    /// What the broker says it dropped or disconnected during the run, where it says.
+    pub broker: Option<BrokerCount>,
+    /// At the end of each second of the run: events published so far and those persisted
+    /// (`None` where a core-data service's count did not answer).
+    pub per_second: Vec<(u64, Option<u64>)>,
 }
+
+/// Where a run's bus is: a broker at a URL, or the engine's in this process.
+#[derive(Clone)]
+enum Place {
+    Url(BusUrl),
+    Embedded(Arc<EngineBroker>),
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Place::Url(url) => url.fmt(f),
+            Place::Embedded(_) => f.write_str("the engine's Pub/Sub in process"),
+        }
+    }
+}
+
+/// What a broker said it lost during one run (its counters' rise since the run began).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BrokerCount {
+    /// Messages it dropped (Mosquitto's `$SYS`).
+    pub dropped: Option<u64>,
+    /// Subscribers it closed for falling behind (nats-server's `slow_consumers`, Redis 7.4's
+    /// `client_output_buffer_limit_disconnections`).
+    pub disconnected: Option<u64>,
+    /// The report's line (`broker: 1,399 messages dropped ($SYS/…)`, or why it is unknown).
+    pub line: String,
+}
+
+/// How long reading a broker's counters may take when the run lost events (Mosquitto
+/// publishes `$SYS` every 2 s with the spawned config).
+const DROPS_WAIT: Duration = Duration::from_millis(2500);
 
 /// The broker and subscriber of a `--via bus` target, in front of `inner`.
 pub(super) struct InProcessBus {
     // Fields drop in order: the subscribers stop, then the broker, then the store's target.
+    /// `None` when someone's core-data service subscribes (an `http://` target).
     subscribers: Mutex<Option<BusSubscribers>>,
     counts: Arc<Counts>,
     published: Arc<AtomicU64>,
-    url: BusUrl,
+    place: Place,
     settings: BusSettings,
     _broker: Option<Broker>,
     _redis: Option<RedisServer>,
     inner: Target,
     direct: StoreOpener,
+    /// Someone's core-data service subscribes, and is counted through its REST API.
+    external: bool,
+    /// The counts when the current run began (a `--find-max` search runs several on one
+    /// bus): published, received, persisted, rejected, failed.
+    baseline: Mutex<[u64; 5]>,
+    /// The broker's drop counters, watched from the start; `None` in process.
+    drops: Option<DropsWatch>,
+    /// The broker's counters when the current run began.
+    drops_baseline: Mutex<Option<BrokerDrops>>,
 }
 
 impl std::fmt::Debug for InProcessBus {
@@ -151,28 +223,23 @@ impl std::fmt::Debug for InProcessBus {
 }
 
 impl InProcessBus {
-    /// Starts (or reaches) the bus and subscribes core-data on it to `inner`'s store.
+    /// Starts (or reaches) the bus and subscribes core-data on it to `inner`'s store; with
+    /// `inner` a core-data service (someone's, by URL), that service is the subscriber and
+    /// the bus must be the broker it subscribes to, by URL.
     pub(super) fn start(settings: &BusSettings, inner: Target) -> Result<InProcessBus, String> {
+        let external = inner.service;
+        if external && !matches!(settings.choice, BusChoice::At(_)) {
+            return Err(format!(
+                "--bus {}: a core-data service by URL subscribes to its own broker, which \
+                 edgebench cannot spawn for it; give that broker's URL (mqtt://HOST:PORT, …)",
+                settings.choice.column_suffix()
+            ));
+        }
         let (mut broker, mut redis) = (None, None);
-        let url = match &settings.choice {
-            BusChoice::At(url) => url.clone(),
-            BusChoice::Spawn(kind) => match kind {
-                SpawnedBus::MqttTcp | SpawnedBus::MqttUds | SpawnedBus::Nats => {
-                    let b = Broker::spawn(match kind {
-                        SpawnedBus::Nats => BrokerKind::Nats,
-                        _ => BrokerKind::Mosquitto,
-                    })
-                    .map_err(|e| e.to_string())?;
-                    let url = match kind {
-                        SpawnedBus::MqttTcp => BusUrl::Mqtt(b.tcp().clone()),
-                        SpawnedBus::MqttUds => {
-                            BusUrl::Mqtt(b.unix().expect("mosquitto has a socket").clone())
-                        }
-                        _ => BusUrl::Nats(b.tcp().clone()),
-                    };
-                    broker = Some(b);
-                    url
-                }
+        let place = match &settings.choice {
+            BusChoice::At(url) => Place::Url(url.clone()),
+            BusChoice::Spawn(SpawnedBus::Embedded) => Place::Embedded(embedded::broker()),
+            BusChoice::Spawn(kind) => Place::Url(match kind {
                 SpawnedBus::RedisPubSubTcp | SpawnedBus::RedisPubSubUds => {
                     let listen = match kind {
                         SpawnedBus::RedisPubSubTcp => Listen::Tcp,
@@ -186,63 +253,231 @@ impl InProcessBus {
                     redis = Some(server);
                     BusUrl::RedisPubSub(addr)
                 }
-            },
+                _ => {
+                    let b = Broker::spawn(match kind {
+                        SpawnedBus::Nats => BrokerKind::Nats,
+                        _ => BrokerKind::Mosquitto,
+                    })
+                    .map_err(|e| e.to_string())?;
+                    let url = match kind {
+                        SpawnedBus::MqttUds => {
+                            BusUrl::Mqtt(b.unix().expect("mosquitto has a socket").clone())
+                        }
+                        SpawnedBus::Nats => BusUrl::Nats(b.tcp().clone()),
+                        _ => BusUrl::Mqtt(b.tcp().clone()),
+                    };
+                    broker = Some(b);
+                    url
+                }
+            }),
         };
         let direct = inner.event_store_opener().map_err(|e| e.to_string())?;
         let config = SubscriberConfig {
-            persist: true,
+            persist: settings.persist,
             options: SubscribeOptions {
                 qos: settings.qos,
                 timeout: CONNECT_TIMEOUT,
                 ..SubscribeOptions::default()
             },
+            mode: settings.subscriber,
         };
-        let subscribers = BusSubscribers::start(std::slice::from_ref(&url), &direct, &config)?;
-        let counts = Arc::clone(subscribers.counts());
+        let subscribers = match (&place, external) {
+            (_, true) => None,
+            (Place::Url(url), false) => Some(BusSubscribers::start(
+                std::slice::from_ref(url),
+                &direct,
+                &config,
+            )?),
+            (Place::Embedded(broker), false) => {
+                let sub = embedded::subscribe(broker, crate::service::bus::EVENTS_FILTER)
+                    .map_err(|e| format!("cannot subscribe to the embedded bus: {e}"))?;
+                let named = vec![("embedded".to_string(), Box::new(sub) as Box<dyn Subscriber>)];
+                Some(BusSubscribers::start_on(named, &direct, &config)?)
+            }
+        };
+        let counts = subscribers
+            .as_ref()
+            .map_or_else(Arc::default, |s| Arc::clone(s.counts()));
+        // A broker whose counters cannot be watched is still a bus: the report says why.
+        let drops = match &place {
+            Place::Url(url) => {
+                let monitor = broker.as_ref().and_then(Broker::monitor_port);
+                stats::watch(url, monitor, CONNECT_TIMEOUT).ok()
+            }
+            Place::Embedded(_) => None,
+        };
         Ok(InProcessBus {
-            subscribers: Mutex::new(Some(subscribers)),
+            subscribers: Mutex::new(subscribers),
             counts,
             published: Arc::new(AtomicU64::new(0)),
-            url,
+            place,
             settings: settings.clone(),
             _broker: broker,
             _redis: redis,
             inner,
             direct,
+            external,
+            baseline: Mutex::new([0; 5]),
+            drops,
+            drops_baseline: Mutex::new(None),
         })
     }
 
-    /// The subscriber's counts.
-    pub(super) fn counts(&self) -> &Arc<Counts> {
-        &self.counts
+    /// A run begins: its counts start from here, and commit latencies of events with an
+    /// origin at or after `origin_ns` are recorded.
+    pub(super) fn begin(&self, origin_ns: i64) {
+        *self.baseline.lock().unwrap_or_else(PoisonError::into_inner) = self.totals();
+        self.counts.record_commits_from(origin_ns);
+        if let Some(watch) = &self.drops {
+            // What it says now, without waiting for its next report.
+            let now = watch.read(Duration::from_millis(1)).ok();
+            *self
+                .drops_baseline
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = now;
+        }
+    }
+
+    /// What the broker says it lost since the run began (waiting for its next report when
+    /// the run lost events, so the count covers them).
+    fn broker_count(&self, lost: bool) -> Option<BrokerCount> {
+        let watch = self.drops.as_ref()?;
+        let wait = if lost {
+            DROPS_WAIT
+        } else {
+            Duration::from_millis(1)
+        };
+        let now = match watch.read(wait) {
+            Ok(now) => now,
+            Err(e) => {
+                return Some(BrokerCount {
+                    line: format!("broker: {e}"),
+                    ..BrokerCount::default()
+                })
+            }
+        };
+        let base = self
+            .drops_baseline
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let since = |now: Option<u64>, pick: fn(&BrokerDrops) -> Option<u64>| {
+            now.map(|n| n.saturating_sub(base.as_ref().and_then(pick).unwrap_or(0)))
+        };
+        let counted = BrokerDrops {
+            dropped: since(now.dropped, |b| b.dropped),
+            disconnected: since(now.disconnected, |b| b.disconnected),
+            ..now
+        };
+        Some(BrokerCount {
+            dropped: counted.dropped,
+            disconnected: counted.disconnected,
+            line: counted.to_string(),
+        })
+    }
+
+    /// Published, received, persisted (by the subscriber), rejected, failed, since the start.
+    fn totals(&self) -> [u64; 5] {
+        let n = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        [
+            n(&self.published),
+            n(&self.counts.received),
+            n(&self.counts.persisted),
+            n(&self.counts.rejected),
+            n(&self.counts.failed),
+        ]
+    }
+
+    /// [`InProcessBus::totals`] since the current run began.
+    fn since_begin(&self) -> [u64; 5] {
+        let base = *self.baseline.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut now = self.totals();
+        for (n, b) in now.iter_mut().zip(base) {
+            *n = n.saturating_sub(b);
+        }
+        now
+    }
+
+    /// Events published so far, and those persisted (with someone's core-data service: its
+    /// event count, `None` when asking failed).
+    /// With the subscriber at `--persist false`, the second figure is what it received.
+    pub(super) fn progress(&self) -> (u64, Option<u64>) {
+        let now = self.since_begin();
+        match self.settings.persist {
+            true => (now[0], self.persisted()),
+            false => (now[0], Some(now[1])),
+        }
+    }
+
+    /// Persisted since the run began; with someone's core-data service, its event count (the
+    /// run scrubbed the store first).
+    fn persisted(&self) -> Option<u64> {
+        if self.external {
+            return (self.direct)()
+                .and_then(|mut s| s.event_count(Filter::all()))
+                .ok();
+        }
+        Some(self.since_begin()[2])
     }
 
     /// Waits at most `drain` until the subscriber has handled every event published so far,
     /// then reports.
     pub(super) fn settle(&self, drain: Duration) -> BusReport {
         let start = Instant::now();
-        let published = self.published.load(Ordering::Relaxed);
-        let mut caught_up = self.counts.handled() >= published;
+        let published = self.since_begin()[0];
+        let done = || match self.external {
+            true => self.persisted().unwrap_or(0) >= published,
+            false => {
+                let [_, received, persisted, rejected, failed] = self.since_begin();
+                let handled = match self.settings.persist {
+                    true => persisted + rejected + failed,
+                    // Nothing is stored: what was received is done with.
+                    false => received,
+                };
+                handled >= published || self.counts.cut_off().is_some()
+            }
+        };
+        let pause = Duration::from_millis(if self.external { 50 } else { 5 });
+        let mut caught_up = done();
         while !caught_up && start.elapsed() < drain {
-            std::thread::sleep(Duration::from_millis(5));
-            caught_up = self.counts.handled() >= published;
+            std::thread::sleep(pause);
+            caught_up = done();
         }
-        let n = |c: &AtomicU64| c.load(Ordering::Relaxed);
-        let persisted = n(&self.counts.persisted);
+        let [_, received, _, rejected, failed] = self.since_begin();
+        let persisted = self.persisted().unwrap_or(0);
+        let cut_off = self.counts.cut_off();
+        let done = match self.settings.persist {
+            true => persisted,
+            false => received,
+        };
+        let broker = self.broker_count(done < published);
         BusReport {
             published,
-            received: n(&self.counts.received),
+            received,
             persisted,
-            rejected: n(&self.counts.rejected),
-            failed: n(&self.counts.failed),
+            rejected,
+            failed,
             first_reason: self
                 .counts
                 .first_rejection()
-                .or_else(|| self.counts.first_failure()),
-            lost: published.saturating_sub(persisted),
+                .or_else(|| self.counts.first_failure())
+                .or_else(|| cut_off.clone()),
+            lost: published.saturating_sub(done),
+            broker,
+            stores: self.settings.persist,
             drained: start.elapsed(),
-            caught_up,
+            caught_up: caught_up && cut_off.is_none(),
             commit: self.counts.commit_latency(),
+            stages: self.counts.stages(),
+            cut_off,
+            counted_by: self
+                .external
+                .then(|| format!("GET {}/event/count", self.inner.endpoint())),
+            subscriber: (!self.external).then(|| match self.settings.persist {
+                true => self.settings.subscriber.label(),
+                false => format!("{}, persist false", self.settings.subscriber.label()),
+            }),
+            per_second: Vec::new(),
         }
     }
 }
@@ -262,9 +497,16 @@ impl Drop for InProcessBus {
 
 impl Started for InProcessBus {
     fn describe(&self) -> String {
+        let subscriber = match self.external {
+            true => "its core-data service subscribes".to_string(),
+            false => format!(
+                "edgebench's core-data subscriber, --subscriber {}",
+                self.settings.subscriber.label()
+            ),
+        };
         format!(
-            "{} (edgebench's core-data subscriber, EdgeX {} envelopes, store {})",
-            self.url,
+            "{} ({subscriber}, EdgeX {} envelopes, store {})",
+            self.place,
             match self.settings.envelope {
                 EnvelopeVersion::V3 => "3",
                 EnvelopeVersion::V4 => "4",
@@ -281,16 +523,16 @@ impl Started for InProcessBus {
 
     /// Stores whose adds are publishes and whose other calls go to the store directly.
     fn event_store_opener(&self) -> Result<StoreOpener, BackendError> {
-        let (direct, url) = (Arc::clone(&self.direct), self.url.clone());
+        let (direct, place) = (Arc::clone(&self.direct), self.place.clone());
         let (published, envelope, qos) = (
             Arc::clone(&self.published),
             self.settings.envelope,
             self.settings.qos,
         );
         Ok(Arc::new(move || {
-            let publisher = Publisher::connect(&url, qos).map_err(|e| StoreError::Backend {
+            let publisher = Publisher::connect(&place, qos).map_err(|e| StoreError::Backend {
                 backend: "bus",
-                message: format!("cannot connect a publisher to {url}: {e}"),
+                message: format!("cannot connect a publisher to {place}: {e}"),
             })?;
             Ok(Box::new(Published {
                 publisher,
@@ -313,6 +555,7 @@ enum Publisher {
     Mqtt(mqtt::Client, mqtt::Qos),
     Nats(nats::Client),
     Redis(redis_pubsub::Client),
+    Embedded(Arc<EngineBroker>),
 }
 
 impl Publisher {
@@ -326,10 +569,15 @@ impl Publisher {
             Publisher::Mqtt(client, _) => client.poll_acks(now).map(drop),
             Publisher::Nats(client) => client.poll(now),
             Publisher::Redis(client) => client.poll_published(now).map(drop),
+            Publisher::Embedded(_) => Ok(()),
         }
     }
 
-    fn connect(url: &BusUrl, qos: mqtt::Qos) -> std::io::Result<Publisher> {
+    fn connect(place: &Place, qos: mqtt::Qos) -> std::io::Result<Publisher> {
+        let url = match place {
+            Place::Embedded(broker) => return Ok(Publisher::Embedded(Arc::clone(broker))),
+            Place::Url(url) => url,
+        };
         Ok(match url {
             BusUrl::Mqtt(addr) => {
                 let options = mqtt::Options {
@@ -388,6 +636,11 @@ impl EventStore for Published {
             Publisher::Redis(client) => {
                 let wire = envelope::encode(&request, self.envelope, encoding, "");
                 client.publish(&redis_pubsub::channel_of(&self.topic), &wire)
+            }
+            Publisher::Embedded(broker) => {
+                let wire = envelope::encode(&request, self.envelope, encoding, "");
+                embedded::publish(broker, &self.topic, &wire);
+                Ok(())
             }
         };
         let failed = |e: std::io::Error| StoreError::Backend {
@@ -450,6 +703,7 @@ mod tests {
             ("mqtt+unix:///s", "MQTT_UDS"),
             ("nats://h", "NATS_TCP"),
             ("redis+unix:///r", "RedisPubSub_UDS"),
+            ("embedded", "Bus_Embedded"),
         ] {
             assert_eq!(
                 BusChoice::parse(item).unwrap().column_suffix(),

@@ -38,7 +38,7 @@ pub use crate::transport::{connect, url, Endpoint};
 pub use crate::transport::{may_write, Connector, RedisReach, WaitConnection};
 
 use bused::InProcessBus;
-pub use bused::{BusChoice, BusReport, BusSettings, SpawnedBus};
+pub use bused::{BrokerCount, BusChoice, BusReport, BusSettings, SpawnedBus};
 pub use error::TargetError;
 pub use layout::{Layout, Via};
 use served::InProcessService;
@@ -176,7 +176,18 @@ impl Target {
             name: spec.name.clone(),
             why: "--via bus needs --bus (which bus)".to_string(),
         })?;
-        let (inner, layout) = Target::start_inner(spec, "bus")?;
+        let (inner, layout) = if spec.kind.is_service() {
+            // Someone's core-data service: it is the subscriber, and it is counted.
+            let inner = Target::start(&TargetSpec {
+                via: Via::Direct,
+                bus: None,
+                ..spec.clone()
+            })?;
+            let layout = inner.layout;
+            (inner, layout)
+        } else {
+            Target::start_inner(spec, "bus")?
+        };
         let bus = InProcessBus::start(&settings, inner).map_err(|why| TargetError::Connect {
             name: spec.name.clone(),
             endpoint: "the message bus".to_string(),
@@ -187,7 +198,8 @@ impl Target {
             backend: Box::new(bus),
             layout,
             wait: 0,
-            service: false,
+            // In front of someone's core-data service, whose store is counted by it.
+            service: spec.kind.is_service(),
         })
     }
 
@@ -201,8 +213,14 @@ impl Target {
     /// at or after `origin_ns`.
     pub fn record_bus_commits_from(&self, origin_ns: i64) {
         if let Some(b) = self.bus() {
-            b.counts().record_commits_from(origin_ns);
+            b.begin(origin_ns);
         }
+    }
+
+    /// With `--via bus`: events published so far and those persisted (`None` when a
+    /// core-data service did not answer its count); `None` for other targets.
+    pub fn bus_progress(&self) -> Option<(u64, Option<u64>)> {
+        self.bus().map(InProcessBus::progress)
     }
 
     /// Whether a bus carries its adds.

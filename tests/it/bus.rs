@@ -10,7 +10,9 @@ use edgebench::edgex::dto::{AddEventRequest, EventDto};
 use edgebench::edgex::envelope::{self, Encoding, EnvelopeVersion};
 use edgebench::edgex::testing;
 use edgebench::edgex::{Event, ReadingValue};
-use edgebench::service::bus::{BusSubscribers, Counts, SubscriberConfig, EVENTS_FILTER};
+use edgebench::service::bus::{
+    BusSubscribers, Counts, SubscriberConfig, SubscriberMode, EVENTS_FILTER,
+};
 use edgebench::store::edgex::{EventStore, Filter};
 use edgebench::target::Target;
 use edgebench::transport::bus::broker::{Broker, BrokerKind};
@@ -115,6 +117,16 @@ fn in_edgex_layout(item: &str) -> Target {
 }
 
 fn subscribe(url: &BusUrl, target: &Target, persist: bool, qos: mqtt::Qos) -> BusSubscribers {
+    subscribe_as(url, target, persist, qos, SubscriberMode::EdgeX)
+}
+
+fn subscribe_as(
+    url: &BusUrl,
+    target: &Target,
+    persist: bool,
+    qos: mqtt::Qos,
+    mode: SubscriberMode,
+) -> BusSubscribers {
     let stores = target.event_store_opener().unwrap();
     let cfg = SubscriberConfig {
         persist,
@@ -122,6 +134,7 @@ fn subscribe(url: &BusUrl, target: &Target, persist: bool, qos: mqtt::Qos) -> Bu
             qos,
             ..SubscribeOptions::default()
         },
+        mode,
     };
     BusSubscribers::start(std::slice::from_ref(url), &stores, &cfg)
         .unwrap_or_else(|e| panic!("{e}"))
@@ -155,8 +168,24 @@ fn n(c: &std::sync::atomic::AtomicU64) -> u64 {
 /// Publishes `count` events of each release's envelope (half of them with a Binary reading,
 /// so CBOR) on `url` and checks the store holds exactly those events.
 fn delivers_and_persists_exactly(url: &BusUrl, qos: mqtt::Qos, nats_headers: bool) {
-    let target = engine_store();
-    let subs = subscribe(url, &target, true, qos);
+    delivers_and_persists_exactly_into(
+        &engine_store(),
+        url,
+        qos,
+        nats_headers,
+        SubscriberMode::EdgeX,
+    );
+}
+
+/// [`delivers_and_persists_exactly`] into `target`'s store, with the subscriber in `mode`.
+fn delivers_and_persists_exactly_into(
+    target: &Target,
+    url: &BusUrl,
+    qos: mqtt::Qos,
+    nats_headers: bool,
+    mode: SubscriberMode,
+) {
+    let subs = subscribe_as(url, target, true, qos, mode);
     let mut publisher = Publisher::new(url, qos, nats_headers);
     let mut sent = Vec::new();
     for i in 0..40 {
@@ -185,7 +214,7 @@ fn delivers_and_persists_exactly(url: &BusUrl, qos: mqtt::Qos, nats_headers: boo
             n(&counts.failed)
         ),
         (40, 40, 0, 0),
-        "{url}: {}",
+        "{url} {mode:?}: {}",
         counts.summary()
     );
     let mut store = target.open_event_store().unwrap();
@@ -347,6 +376,7 @@ fn an_unreachable_broker_is_one_line_naming_it() {
     let cfg = SubscriberConfig {
         persist: true,
         options: SubscribeOptions::default(),
+        mode: SubscriberMode::EdgeX,
     };
     let e = BusSubscribers::start(&[url], &stores, &cfg).unwrap_err();
     assert!(
@@ -361,13 +391,18 @@ fn core_data_subscribes_to_edgexs_device_events_filter() {
     assert_eq!(EVENTS_FILTER, "edgex/events/device/#");
 }
 
-/// `edgebench coredata-service --bus` as a separate process: events published on the bus are
-/// counted by its REST API, and SIGTERM prints the bus's counts.
-#[test]
-fn coredata_service_persists_what_the_bus_brings_and_serves_it_over_rest() {
+/// Starts `edgebench coredata-service --store embedded --listen 127.0.0.1:0 --bus URL` as a
+/// process and reads its status lines up to the store's: (the child, its `http://HOST:PORT`
+/// base, the lines read, the rest of its stderr).
+fn coredata_service(
+    url: &BusUrl,
+) -> (
+    std::process::Child,
+    String,
+    Vec<String>,
+    std::io::Lines<std::io::BufReader<std::process::ChildStderr>>,
+) {
     use std::io::{BufRead, BufReader};
-    let broker = mosquitto();
-    let url = BusUrl::Mqtt(broker.unix().unwrap().clone());
     let mut child = common::edgebench()
         .args([
             "coredata-service",
@@ -383,20 +418,35 @@ fn coredata_service_persists_what_the_bus_brings_and_serves_it_over_rest() {
         .spawn()
         .unwrap();
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let mut base = None;
-    let mut subscribed = false;
+    let (mut base, mut said) = (None, Vec::new());
     for line in lines.by_ref() {
         let line = line.unwrap();
-        if let Some(rest) = line.strip_prefix("edgebench coredata-service: listening on http://") {
+        if let Some(rest) = line.strip_prefix("edgebench coredata-service: listening on ") {
             base = Some(rest.trim_end_matches("/api/v3").to_string());
         }
-        subscribed |= line.contains("subscribed to edgex/events/device/# on mqtt+unix://");
-        if line.starts_with("edgebench coredata-service: store ") {
+        let last = line.starts_with("edgebench coredata-service: store ");
+        said.push(line);
+        if last {
             break;
         }
     }
-    assert!(subscribed);
-    let base = base.expect("it says where it listens");
+    let base = base.unwrap_or_else(|| panic!("it says where it listens: {said:?}"));
+    (child, base, said, lines)
+}
+
+/// `edgebench coredata-service --bus` as a separate process: events published on the bus are
+/// counted by its REST API, and SIGTERM prints the bus's counts.
+#[test]
+fn coredata_service_persists_what_the_bus_brings_and_serves_it_over_rest() {
+    let broker = mosquitto();
+    let url = BusUrl::Mqtt(broker.unix().unwrap().clone());
+    let (mut child, base, said, lines) = coredata_service(&url);
+    assert!(
+        said.iter()
+            .any(|l| l.contains("subscribed to edgex/events/device/# on mqtt+unix://")),
+        "{said:?}"
+    );
+    let base = base.trim_start_matches("http://").to_string();
     let mut publisher = Publisher::new(&url, mqtt::Qos::AtMostOnce, false);
     for i in 0..25 {
         publisher.send(
@@ -430,6 +480,14 @@ fn bad_bus_flags_are_one_line_and_exit_2() {
         (
             &["--bus", "amqp://h"][..],
             "--bus \"amqp://h\": an unknown scheme",
+        ),
+        (
+            &["--bus", "embedded"],
+            "--bus embedded: the engine's in-process bus has no address another process can publish to",
+        ),
+        (
+            &["--bus", "mqtt://h", "--subscriber", "workers=99"],
+            "--subscriber \"workers=99\": workers must be 1-64",
         ),
         (
             &["--bus", "mqtt://h", "--qos", "2"],
@@ -491,7 +549,7 @@ fn count(v: &serde_json::Value) -> u64 {
 fn fleet_via_bus_persists_every_event_on_every_bus() {
     common::require_redis_server();
     let (status, stderr, json) = fleet(
-        "--target embedded --via bus --bus mqtt-tcp,mqtt-uds,nats,redis-pubsub-tcp,redis-pubsub-uds --events-per-second 200 --duration 1s --warmup 500ms --edgex 3",
+        "--target embedded --via bus --bus mqtt-tcp,mqtt-uds,nats,redis-pubsub-tcp,redis-pubsub-uds,embedded --events-per-second 200 --duration 1s --warmup 500ms --edgex 3",
     );
     assert_eq!(status, Some(0), "{stderr}");
     let json = json.expect("fleet.json");
@@ -509,6 +567,7 @@ fn fleet_via_bus_persists_every_event_on_every_bus() {
             "RedisDB_Embedded_EdgeX3+NATS_TCP",
             "RedisDB_Embedded_EdgeX3+RedisPubSub_TCP",
             "RedisDB_Embedded_EdgeX3+RedisPubSub_UDS",
+            "RedisDB_Embedded_EdgeX3+Bus_Embedded",
         ]
     );
     for t in json["targets"].as_array().unwrap() {
@@ -529,6 +588,22 @@ fn fleet_via_bus_persists_every_event_on_every_bus() {
             count(&commit["max_ns"]) >= count(&commit["p99_ns"]),
             "{commit}"
         );
+        // Where the time went: every stage timed, each no longer than the whole.
+        let stages = &b["stages"];
+        for stage in ["reach", "decode", "validate", "store"] {
+            let p50 = count(&stages[stage]["p50_ns"]);
+            assert!(
+                p50 > 0 && p50 <= count(&commit["max_ns"]),
+                "{stage}: {stages}"
+            );
+        }
+        assert_eq!(b["subscriber"], "edgex", "{b}");
+        // A second's running totals: published never behind persisted, ending at the end.
+        let seconds = b["per_second"].as_array().unwrap();
+        assert!(!seconds.is_empty(), "{b}");
+        for sec in seconds {
+            assert!(count(&sec["published"]) >= count(&sec["persisted"]), "{b}");
+        }
         assert_eq!(s["verdict"], "kept up", "{s}");
     }
 }
@@ -568,6 +643,14 @@ fn fleet_via_bus_counts_what_it_lost_exactly() {
     );
     assert!(lost > 0, "{b}");
     assert_eq!(lost, published - persisted, "{b}");
+    // Mosquitto's own account of the run is read from its $SYS topics.
+    assert!(
+        b["broker"]
+            .as_str()
+            .unwrap()
+            .contains("$SYS/broker/publish/messages/dropped"),
+        "{b}"
+    );
     let verdict = s["verdict"].as_str().unwrap();
     assert!(
         verdict.starts_with(&format!(
@@ -617,22 +700,18 @@ fn fleet_bus_flags_are_one_line_and_exit_2() {
                 "bus",
                 "--bus",
                 "mqtt-tcp",
-                "--find-max",
-                "--slo",
-                "10ms",
-            ],
-            "--find-max with --via bus is not supported yet",
-        ),
-        (
-            vec![
-                "--via",
-                "bus",
-                "--bus",
-                "mqtt-tcp",
                 "--target",
                 "http://127.0.0.1:59880",
             ],
-            "a bus in front of someone's core-data service is not supported yet",
+            "--bus \"MQTT_TCP\": a core-data service by URL subscribes to its own broker; give that broker's URL",
+        ),
+        (
+            vec!["--via", "bus", "--bus", "mqtt-tcp", "--subscriber", "batch=0"],
+            "--subscriber \"batch=0\": batch must be 1-10000",
+        ),
+        (
+            vec!["--subscriber", "workers=2"],
+            "--subscriber \"workers=2\": a bus needs --via bus",
         ),
         (
             vec!["--via", "bus", "--bus", "mqtt-tcp", "--drain", "1h"],
@@ -679,4 +758,208 @@ fn fleet_bus_flags_are_one_line_and_exit_2() {
         "{}",
         targets[1]
     );
+}
+
+/// The batching subscriber (#5185) and the workers deliver and persist exactly what was
+/// published, into the engine and into PostgreSQL (EdgeX 4.0's schema), JSON and CBOR, both
+/// envelopes.
+#[test]
+fn batch_and_workers_subscribers_persist_exactly_what_was_published() {
+    let broker = mosquitto();
+    let url = BusUrl::Mqtt(broker.tcp().clone());
+    let modes = [
+        SubscriberMode::Batch {
+            size: 7,
+            wait: Duration::from_millis(20),
+        },
+        SubscriberMode::Workers(3),
+    ];
+    for item in ["embedded", "pg-uds"] {
+        for mode in modes {
+            let target = in_edgex_layout(item);
+            for qos in [mqtt::Qos::AtMostOnce, mqtt::Qos::AtLeastOnce] {
+                let mut store = target.open_event_store().unwrap();
+                store.scrub().unwrap();
+                delivers_and_persists_exactly_into(&target, &url, qos, false, mode);
+            }
+        }
+    }
+}
+
+/// The batching subscriber acknowledges a QoS 1 message only once its batch is committed:
+/// Mosquitto lets 20 unacknowledged messages out to a client (its default
+/// `max_inflight_messages`), so with batches of 30 that never fill, exactly 20 arrive and none
+/// more until the batch is written; stopping writes it, and the store then holds exactly them.
+#[test]
+fn the_batch_subscriber_persists_exactly_what_it_acknowledged() {
+    let broker = mosquitto();
+    let url = BusUrl::Mqtt(broker.tcp().clone());
+    let target = engine_store();
+    let mode = SubscriberMode::Batch {
+        size: 30,
+        wait: Duration::from_secs(10),
+    };
+    let subs = subscribe_as(&url, &target, true, mqtt::Qos::AtLeastOnce, mode);
+    let mut publisher = Publisher::new(&url, mqtt::Qos::AtLeastOnce, false);
+    for i in 0..25 {
+        publisher.send(
+            EnvelopeVersion::V4,
+            &testing::event_of("d", testing::at(i), &["a"]),
+        );
+    }
+    let counts = std::sync::Arc::clone(subs.counts());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while n(&counts.received) < 20 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // Time for more to arrive, were any let out.
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(
+        (n(&counts.received), n(&counts.persisted)),
+        (20, 0),
+        "{}",
+        counts.summary()
+    );
+    let mut store = target.open_event_store().unwrap();
+    assert_eq!(store.event_count(Filter::all()).unwrap(), 0);
+    subs.stop().unwrap();
+    assert_eq!(
+        (n(&counts.received), n(&counts.persisted)),
+        (20, 20),
+        "{}",
+        counts.summary()
+    );
+    assert_eq!(store.event_count(Filter::all()).unwrap(), 20);
+}
+
+/// A batch the store refuses is counted as failed, all of it, and the loop goes on.
+#[test]
+fn a_refused_batch_counts_every_event_in_it_as_failed() {
+    let broker = mosquitto();
+    let url = BusUrl::Mqtt(broker.tcp().clone());
+    let target = engine_store();
+    // Batches go when 5 are there (the wait is longer than the test).
+    let mode = SubscriberMode::Batch {
+        size: 5,
+        wait: Duration::from_secs(10),
+    };
+    let subs = subscribe_as(&url, &target, true, mqtt::Qos::AtMostOnce, mode);
+    let mut publisher = Publisher::new(&url, mqtt::Qos::AtMostOnce, false);
+    let first = testing::event_of("d", testing::at(0), &["a"]);
+    // EdgeX 3.1's Redis layout refuses an id it holds: the second batch repeats one.
+    let mut events: Vec<Event> = (0..5)
+        .map(|i| testing::event_of("d", testing::at(i), &["a"]))
+        .collect();
+    events[0] = first.clone();
+    for e in &events {
+        publisher.send(EnvelopeVersion::V3, e);
+    }
+    wait_handled(subs.counts(), 5);
+    for i in 5..10 {
+        let e = if i == 7 {
+            first.clone()
+        } else {
+            testing::event_of("d", testing::at(i), &["a"])
+        };
+        publisher.send(EnvelopeVersion::V3, &e);
+    }
+    wait_handled(subs.counts(), 10);
+    let counts = std::sync::Arc::clone(subs.counts());
+    subs.stop().unwrap();
+    assert_eq!(
+        (n(&counts.persisted), n(&counts.failed)),
+        (5, 5),
+        "{}",
+        counts.summary()
+    );
+    assert!(
+        counts
+            .first_failure()
+            .unwrap()
+            .contains("a batch of 5 events"),
+        "{}",
+        counts.summary()
+    );
+    let mut store = target.open_event_store().unwrap();
+    assert_eq!(store.event_count(Filter::all()).unwrap(), 5);
+}
+
+/// Someone's core-data service as the subscriber: the fleet publishes on the broker it
+/// subscribes to and counts what arrived through its REST API.
+#[test]
+fn fleet_via_bus_measures_a_core_data_service_subscribed_to_its_own_broker() {
+    let broker = mosquitto();
+    let url = BusUrl::Mqtt(broker.unix().unwrap().clone());
+    let (mut child, base, _, _rest) = coredata_service(&url);
+    let (status, stderr, json) = fleet(&format!(
+        "--target {base} --via bus --bus {url} --events-per-second 200 --duration 1s --warmup 0s"
+    ));
+    // SAFETY: kill(2) on the child we spawned and have not reaped.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let _ = child.wait();
+    assert_eq!(status, Some(0), "{stderr}");
+    let json = json.expect("fleet.json");
+    let t = &json["targets"][0];
+    assert_eq!(t["name"], "EdgeX_HTTP_TCP+MQTT_UDS", "{t}");
+    let s = &t["summary"];
+    let b = &s["bus"];
+    assert_eq!(count(&s["sent"]), 200, "{s}");
+    assert_eq!(count(&b["published"]), 200, "{b}");
+    assert_eq!(count(&b["persisted"]), 200, "{b}");
+    assert_eq!(count(&b["lost"]), 0, "{b}");
+    assert!(
+        b["counted_by"].as_str().unwrap().contains("/event/count"),
+        "{b}"
+    );
+    assert!(
+        b.get("commit").is_none() && b.get("stages").is_none(),
+        "{b}"
+    );
+    assert_eq!(s["verdict"], "kept up", "{s}");
+}
+
+/// `--find-max` through a bus: every probe is a fleet run through the same bus, and the answer
+/// is a rate at which one kept up (no loss, p99 publish-to-commit under the SLO).
+#[test]
+fn find_max_runs_through_the_bus() {
+    let (status, stderr, json) = fleet(
+        "--target embedded --via bus --bus embedded --find-max --slo 1s --events-per-second 200 --readings-per-event 1 --duration 300ms --warmup 0s --drain 1s",
+    );
+    assert_eq!(status, Some(0), "{stderr}");
+    let json = json.expect("fleet.json");
+    let t = &json["targets"][0];
+    let f = &t["find_max"];
+    let probes = f["probes"].as_array().unwrap();
+    assert!(!probes.is_empty(), "{f}");
+    let max = f["max_rate"].as_f64().expect("a rate kept up");
+    assert!(max >= 200.0, "{f}");
+    let s = &t["summary"];
+    assert_eq!(s["offered_per_sec"], max, "{s}");
+    // The summary is of a run through the bus, in which nothing was lost.
+    assert_eq!(count(&s["bus"]["lost"]), 0, "{s}");
+    assert_eq!(count(&s["bus"]["persisted"]), count(&s["sent"]), "{s}");
+}
+
+/// `--persist false` measures the bus alone: every event received, decoded and validated,
+/// none stored, nothing lost, and no "missing" events held against the store.
+#[test]
+fn fleet_via_bus_with_persist_false_receives_everything_and_stores_nothing() {
+    let (status, stderr, json) = fleet(
+        "--target embedded --via bus --bus embedded,mqtt-tcp --persist false --events-per-second 300 --duration 1s --warmup 0s",
+    );
+    assert_eq!(status, Some(0), "{stderr}");
+    let json = json.expect("fleet.json");
+    for t in json["targets"].as_array().unwrap() {
+        let s = &t["summary"];
+        let b = &s["bus"];
+        assert_eq!(count(&s["sent"]), 300, "{s}");
+        assert_eq!(count(&b["received"]), 300, "{b}");
+        assert_eq!(count(&b["persisted"]), 0, "{b}");
+        assert_eq!(count(&b["lost"]), 0, "{b}");
+        assert_eq!(count(&s["stored"]), 0, "{s}");
+        assert!(s.get("missing").is_none(), "{s}");
+        assert_eq!(b["subscriber"], "edgex, persist false", "{b}");
+        assert!(b["stages"].get("store").is_none(), "{b}");
+        assert_eq!(s["verdict"], "kept up", "{s}");
+    }
 }

@@ -61,6 +61,9 @@ macro_rules! edgex_suite {
                 scrub_empties_the_store,
                 readings_come_back_in_the_order_sent,
                 size_grows_with_the_data,
+                a_batch_stores_what_add_event_stores,
+                an_empty_batch_stores_nothing,
+                a_batch_with_a_refused_event_is_stored_whole_or_up_to_it,
             }
         }
     };
@@ -655,4 +658,204 @@ fn size_grows_with_the_data(backend: &mut EdgexBackend) {
     } else {
         assert!(full > empty, "{full} > {empty}");
     }
+}
+
+// ---- batches (`add_events`) ----
+
+/// `n` events of devices b0, b1, b2 (by `i % 3`) at [`at`]`(10 i)`, in four shapes by
+/// `i % 4` (so every device gets every shape): every kind of value (a Binary and an Object
+/// reading among them, tags on the event and on readings); three Int64 readings; one
+/// Float64 reading with units, 1 µs before its event; a Binary reading of another media type
+/// and a Bool one.
+fn batch_of(n: usize) -> Vec<Event> {
+    (0..n)
+        .map(|i| {
+            let device = format!("b{}", i % 3);
+            let origin = at(10 * i as i64);
+            match i % 4 {
+                0 => every_value_kind(&device, origin),
+                1 => event_of(&device, origin, &["temp", "hum", "co2"]),
+                2 => {
+                    let temp = reading(&device, "temp", origin - US, simple("21.5"));
+                    let temp = Reading {
+                        units: "C".to_string(),
+                        ..typed("Float64", temp)
+                    };
+                    event(&device, origin, vec![temp])
+                }
+                _ => {
+                    let blob = ReadingValue::Binary {
+                        data: vec![0, 1, 2, 3, i as u8],
+                        media_type: "application/octet-stream".to_string(),
+                    };
+                    let readings = vec![
+                        reading(&device, "blob", origin, blob),
+                        typed("Bool", reading(&device, "alarm", origin, simple("false"))),
+                    ];
+                    event(&device, origin, readings)
+                }
+            }
+        })
+        .collect()
+}
+
+/// `e` with fresh ids: the same records, written again.
+fn with_new_ids(e: &Event) -> Event {
+    let mut twin = e.clone();
+    twin.id = new_uuid();
+    for r in &mut twin.readings {
+        r.id = new_uuid();
+    }
+    twin
+}
+
+fn reading_total(events: &[Event]) -> u64 {
+    events.iter().map(|e| e.readings.len() as u64).sum()
+}
+
+/// 25 events added as one batch are stored exactly, and as `add_event` stores the same
+/// events (added one by one with other ids): each comes back by id the same, and every count
+/// and index sees both sets alike.
+fn a_batch_stores_what_add_event_stores(backend: &mut EdgexBackend) {
+    let store = backend.store();
+    let batch = batch_of(25);
+    let readings = reading_total(&batch);
+    assert_eq!(readings, 7 * 8 + 6 * 3 + 6 + 6 * 2);
+    store
+        .add_events(&batch)
+        .unwrap_or_else(|err| panic!("add_events: {err}"));
+    assert_eq!(store.event_count(Filter::all()).or_panic(), 25);
+    assert_eq!(store.reading_count(Filter::all()).or_panic(), readings);
+    let twins: Vec<Event> = batch.iter().map(with_new_ids).collect();
+    for twin in &twins {
+        add(store, twin);
+    }
+    assert_eq!(store.event_count(Filter::all()).or_panic(), 50);
+    assert_eq!(store.reading_count(Filter::all()).or_panic(), 2 * readings);
+    for (i, (sent, twin)) in batch.iter().zip(&twins).enumerate() {
+        let got = store.event_by_id(&sent.id).or_panic();
+        assert_eq!(got, as_stored(store, sent), "event {i} of the batch");
+        // The twin as add_event stored it, with the batch's ids: the same record.
+        let mut alike = store.event_by_id(&twin.id).or_panic();
+        alike.id.clone_from(&got.id);
+        for (r, batched) in alike.readings.iter_mut().zip(&got.readings) {
+            r.id.clone_from(&batched.id);
+        }
+        assert_eq!(alike, got, "event {i}: add_events and add_event differ");
+    }
+    // Every index holds both sets alike: each count is twice the batch's.
+    for device in ["b0", "b1", "b2"] {
+        let of_device: Vec<Event> = batch
+            .iter()
+            .filter(|e| e.device_name == device)
+            .cloned()
+            .collect();
+        let filter = Filter::device(device);
+        let events = of_device.len() as u64;
+        assert_eq!(store.event_count(filter).or_panic(), 2 * events, "{device}");
+        let readings = reading_total(&of_device);
+        assert_eq!(
+            store.reading_count(filter).or_panic(),
+            2 * readings,
+            "{device}"
+        );
+    }
+    for (resource, n) in [("image", 7), ("blob", 6), ("temp", 12), ("hum", 6)] {
+        let filter = Filter::resource(resource);
+        assert_eq!(store.reading_count(filter).or_panic(), 2 * n, "{resource}");
+    }
+    let range = Filter::all().between(at(100), at(190));
+    assert_eq!(store.event_count(range).or_panic(), 2 * 10);
+    // Newest first, each origin twice: the batch's event and its twin, in either order.
+    let listed = store.events(Filter::device("b1"), Page::ALL).or_panic();
+    let mut want: Vec<&str> = batch
+        .iter()
+        .zip(&twins)
+        .filter(|(e, _)| e.device_name == "b1")
+        .rev()
+        .flat_map(|(e, twin)| [e.id.as_str(), twin.id.as_str()])
+        .collect();
+    let mut got = ids(&listed);
+    for pair in want.chunks_mut(2).chain(got.chunks_mut(2)) {
+        pair.sort_unstable();
+    }
+    assert_eq!(got, want);
+}
+
+/// An empty batch is no error and stores nothing, on an empty store and on a full one.
+fn an_empty_batch_stores_nothing(backend: &mut EdgexBackend) {
+    let store = backend.store();
+    store.add_events(&[]).or_panic();
+    assert_eq!(store.event_count(Filter::all()).or_panic(), 0);
+    assert_eq!(store.reading_count(Filter::all()).or_panic(), 0);
+    assert_eq!(store.events(Filter::all(), Page::ALL).or_panic(), []);
+    let e = event_of("d", at(1), &["temp", "hum"]);
+    add(store, &e);
+    store.add_events(&[]).or_panic();
+    assert_eq!(store.event_count(Filter::all()).or_panic(), 1);
+    assert_eq!(store.reading_count(Filter::all()).or_panic(), 2);
+    assert_eq!(store.event_by_id(&e.id).or_panic(), as_stored(store, &e));
+}
+
+/// A batch with one event the store refuses (an id already stored where the layout checks
+/// ids, else an id that is not a UUID) fails, and stores none of the batch where the store
+/// says batches are whole ([`EventStore::adds_batches_whole`]), else exactly the events
+/// before the refused one (the default loop). An id repeated within a batch is refused the
+/// same way where ids are checked, and stored twice where they are not.
+fn a_batch_with_a_refused_event_is_stored_whole_or_up_to_it(backend: &mut EdgexBackend) {
+    let store = backend.store();
+    let (checks, whole) = (store.checks_duplicate_ids(), store.adds_batches_whole());
+    let stored = event_of("d", at(1), &["temp"]);
+    add(store, &stored);
+    const REFUSED: usize = 12;
+    let mut batch = batch_of(25);
+    if checks {
+        batch[REFUSED] = stored.clone();
+    } else {
+        batch[REFUSED].id = "not-a-uuid".to_string();
+    }
+    match (checks, store.add_events(&batch)) {
+        (true, Err(StoreError::Duplicate { kind: "event", id })) => assert_eq!(id, stored.id),
+        (false, Err(_)) => {}
+        (_, other) => panic!("checks ids {checks}: expected the batch refused, got {other:?}"),
+    }
+    let kept = if whole { 0 } else { REFUSED };
+    assert_eq!(
+        store.event_count(Filter::all()).or_panic(),
+        1 + kept as u64,
+        "batches whole: {whole}"
+    );
+    assert_eq!(
+        store.reading_count(Filter::all()).or_panic(),
+        1 + reading_total(&batch[..kept])
+    );
+    assert_eq!(
+        store.event_by_id(&stored.id).or_panic(),
+        as_stored(store, &stored)
+    );
+    for (i, e) in batch.iter().enumerate().filter(|&(i, _)| i != REFUSED) {
+        match store.event_by_id(&e.id) {
+            Ok(got) if i < kept => assert_eq!(got, as_stored(store, e), "event {i}"),
+            Err(StoreError::NotFound { .. }) if i >= kept => {}
+            other => panic!("event {i} of the batch (batches whole: {whole}): {other:?}"),
+        }
+    }
+
+    // The same id twice in one batch.
+    let before = store.event_count(Filter::all()).or_panic();
+    let first = event_of("d", at(2), &["temp"]);
+    let repeated = [first.clone(), event_of("d", at(3), &["hum"]), first.clone()];
+    let added = match (checks, store.add_events(&repeated)) {
+        (true, Err(StoreError::Duplicate { kind: "event", id })) => {
+            assert_eq!(id, first.id);
+            if whole {
+                0
+            } else {
+                2
+            }
+        }
+        (false, Ok(())) => 3,
+        (_, other) => panic!("checks ids {checks}: an id twice in a batch gave {other:?}"),
+    };
+    assert_eq!(store.event_count(Filter::all()).or_panic(), before + added);
 }

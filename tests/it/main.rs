@@ -12,6 +12,7 @@
 mod common;
 
 mod bus;
+mod bus_stats;
 mod children;
 mod cli;
 mod cluster_edgex;

@@ -2,6 +2,7 @@
 //! its PNGs, and a page comparing two runs), bad input is one line naming the path, and the
 //! page opened in headless Chromium shows every chart: the DOM has each chart's `<svg>` and
 //! its text, the console has no error, and the screenshot is a picture, not a blank page.
+//! A fleet run through the in-process bus shows its "Message bus" charts the same way.
 //!
 //! The browser test is skipped, with a message, where no Chromium is installed; `.ci/run`
 //! installs Debian's `chromium`, so CI runs it.
@@ -255,6 +256,75 @@ fn the_page_renders_every_chart_in_headless_chromium() {
     let dark = pixels().filter(|p| p.iter().all(|&c| c < 80)).count();
     assert!(bar > 20_000, "{bar} pixels of the bars' colour");
     assert!(dark > 20_000, "{dark} dark (text) pixels");
+}
+
+/// A small fleet run through the in-process bus into `dir`. Three seconds, not one: the bus's
+/// running totals are taken at the end of each second while the writers run, so a one-second
+/// run has none and its page no per-second bus charts.
+fn fleet_bus_run(dir: &Path) {
+    let args = "fleet --target embedded --via bus --bus embedded --events-per-second 200 \
+                --duration 3s --warmup 0s --out";
+    let mut args: Vec<&OsStr> = args.split_whitespace().map(OsStr::new).collect();
+    args.push(dir.as_os_str());
+    succeed(&args);
+}
+
+/// The bus section's charts, in page order.
+const BUS_CHARTS: [&str; 4] = [
+    "bus: events published per second",
+    "bus: events persisted per second",
+    "bus: backlog (published, not yet persisted)",
+    "bus: publish to commit, by percentile",
+];
+
+#[test]
+fn a_bus_run_shows_its_bus_charts_in_headless_chromium() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    fleet_bus_run(&run);
+    let page = run.join("report.html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    // The writes and their latency, then the bus's four.
+    assert_eq!(html.matches("<svg ").count(), 2 + BUS_CHARTS.len());
+    assert_eq!(html.matches("<h2>Message bus</h2>").count(), 1);
+    for title in BUS_CHARTS {
+        assert!(html.contains(&format!("\n{title}\n</text>")), "{title}");
+    }
+    // The target's line says what fleet.json says.
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run.join("fleet.json")).unwrap()).unwrap();
+    let bus = &json["targets"][0]["summary"]["bus"];
+    let line = format!(
+        "{} published, {} persisted, {} lost",
+        bus["published"], bus["persisted"], bus["lost"]
+    );
+    assert!(bus["published"].as_u64() > Some(0), "{bus}");
+    assert!(html.contains(&line), "{line}");
+
+    let Some(browser) = chromium() else {
+        eprintln!(
+            "skipped the browser half: no chromium, chromium-browser or google-chrome on PATH \
+             (apt-get install chromium; .ci/run installs it)"
+        );
+        return;
+    };
+    let (dom, log) = headless(&browser, &page, &["--dump-dom".to_string()]);
+    assert_eq!(console_errors(&log), Vec::<&str>::new());
+    assert_eq!(dom.matches("<svg ").count(), 2 + BUS_CHARTS.len(), "{dom}");
+    for text in BUS_CHARTS
+        .into_iter()
+        .chain(["99%", "RedisDB_Embedded_EdgeX3+Bus_Embedded"])
+    {
+        assert!(dom.contains(&format!("\n{text}\n</text>")), "{text}");
+    }
+    // Axis titles, which gain " (log scale)" when a loaded machine spreads the values.
+    for text in [
+        "events persisted per second",
+        "events published, not yet persisted",
+        "from intended publish time to commit",
+    ] {
+        assert!(dom.contains(&format!("\n{text}")), "{text}");
+    }
 }
 
 /// (width, height, RGB bytes) of a PNG.

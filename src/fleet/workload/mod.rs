@@ -479,6 +479,9 @@ pub trait Delivery: Sync {
     /// The writers have stopped: wait for what is in flight (a bounded time), and say what
     /// became of every event written.
     fn settle(&self) -> crate::target::BusReport;
+    /// Events sent into it so far and those the store committed (`None` when that could not
+    /// be counted just now): read once a second for the backlog.
+    fn progress(&self) -> (u64, Option<u64>);
 }
 
 /// [`run`] with a [`Delivery`] between the writers and the store: each event's origin is its
@@ -525,7 +528,7 @@ pub fn run_with(
         stop,
         counters: &counters,
     };
-    let (reports, read_reports, (purges, sizes, backlogs)) = std::thread::scope(|scope| {
+    let (reports, read_reports, (purges, sizes, backlogs, carried)) = std::thread::scope(|scope| {
         let purging = purger.as_mut().map(|store| {
             let done = &clients_done;
             scope.spawn(move || retention::run_purger(store.as_mut(), &spec.retention, done))
@@ -551,6 +554,7 @@ pub fn run_with(
                 done,
                 clients.counters,
                 sizer,
+                delivery,
                 on_second,
             )
         });
@@ -561,36 +565,37 @@ pub fn run_with(
         };
         let (writes, reads) = (join(writing), join(reading));
         clients_done.store(true, Ordering::Relaxed);
-        let (sizes, backlogs) = watching.join().expect("the fleet's watcher panicked");
+        let (sizes, backlogs, carried) = watching.join().expect("the fleet's watcher panicked");
         let purges = purging.map(|h| h.join().expect("the fleet's purger panicked"));
-        (writes, reads, (purges, sizes, backlogs))
+        (writes, reads, (purges, sizes, backlogs, carried))
     });
     let elapsed = origin.elapsed();
     let writes = merged(&reports).expect("at least one writer");
     let reads = merged(&read_reports);
     // What the bus still carries reaches the store before it is counted (or the drain ends).
-    let bus = delivery.map(|d| d.settle());
+    let bus = delivery.map(|d| {
+        let settled = d.settle();
+        // The last entry is after the drain: what the bus carried in the end.
+        let mut per_second = carried;
+        per_second.push(d.progress());
+        crate::target::BusReport {
+            per_second,
+            ..settled
+        }
+    });
     let stored = checker.event_count(Filter::all())?;
     // A store that cannot say its size is not a failed run.
     let final_size = checker.size_bytes().ok().flatten();
-    let missing = match spec.retention.enabled() {
-        true => None,
-        false => Some(writes.sent.saturating_sub(stored)),
-    };
+    // Retention deletes on purpose, and a bus that does not store keeps nothing.
+    let keeps = !spec.retention.enabled() && bus.as_ref().is_none_or(|b| b.stores);
+    let missing = keeps.then(|| writes.sent.saturating_sub(stored));
     let offered = schedule.due();
     let verdict = if stop.load(Ordering::Relaxed) {
         Verdict::Interrupted
     } else {
-        match bus.as_ref().filter(|b| b.lost > 0) {
-            // Events the bus lost are the first thing wrong: everything else follows.
-            Some(b) => Verdict::FellBehind(format!(
-                "the bus lost {} of {} events{}",
-                b.lost,
-                b.published,
-                b.first_reason
-                    .as_ref()
-                    .map_or(String::new(), |r| format!(" (first: {r})"))
-            )),
+        match bus.as_ref().and_then(|b| bus_verdict(spec, b)) {
+            // What the bus lost or delayed is the first thing wrong: everything else follows.
+            Some(why) => Verdict::FellBehind(why),
             None => verdict(
                 spec,
                 &writes,
@@ -708,17 +713,23 @@ impl Clients<'_> {
     }
 }
 
-/// Calls `on_second` once a second until `done`, and measures the store's size each time;
-/// returns the sizes.
+/// What the watcher saw each second: the store's sizes, the writers' backlogs, and a
+/// delivery's progress (published, persisted).
+type Watched = (Vec<Option<u64>>, Vec<u64>, Vec<(u64, Option<u64>)>);
+
+/// Calls `on_second` once a second until `done`, and measures the store's size (and with a
+/// delivery, what it carried) each time; returns the sizes, the writers' backlogs and the
+/// delivery's progress.
 fn watch(
     schedule: &Schedule,
     origin: Instant,
     done: &AtomicBool,
     counters: &Counters,
     sizer: &mut dyn EventStore,
+    delivery: Option<&dyn Delivery>,
     on_second: &(dyn Fn(&Live) + Sync),
-) -> (Vec<Option<u64>>, Vec<u64>) {
-    let (mut sizes, mut backlogs) = (Vec::new(), Vec::new());
+) -> Watched {
+    let (mut sizes, mut backlogs, mut carried) = (Vec::new(), Vec::new(), Vec::new());
     let total = Duration::from_nanos(schedule.duration_ns);
     let mut next = Duration::from_secs(1);
     while !done.load(Ordering::Relaxed) {
@@ -738,9 +749,63 @@ fn watch(
         };
         on_second(&live);
         backlogs.push(live.due.saturating_sub(live.sent + live.failed));
+        if let Some(d) = delivery {
+            carried.push(d.progress());
+        }
         sizes.push(sizer.size_bytes().ok().flatten());
     }
-    (sizes, backlogs)
+    (sizes, backlogs, carried)
+}
+
+/// What the bus did wrong, first thing first: events lost (and since when the backlog grew),
+/// the subscriber cut off, the publish-to-commit p99 over the SLO; `None` when nothing.
+fn bus_verdict(spec: &FleetSpec, b: &crate::target::BusReport) -> Option<String> {
+    let first = |r: &Option<String>| {
+        r.as_ref()
+            .map_or(String::new(), |r| format!(" (first: {r})"))
+    };
+    if b.lost > 0 {
+        let since = bus_backlog_from(&b.per_second).map_or(String::new(), |s| {
+            format!("; the backlog grew from second {s}")
+        });
+        return Some(format!(
+            "the bus lost {} of {} events{}{since}",
+            b.lost,
+            b.published,
+            first(&b.first_reason)
+        ));
+    }
+    if let Some(why) = &b.cut_off {
+        return Some(format!("the subscriber was cut off: {why}"));
+    }
+    if let (Some(slo), Some(commit)) = (spec.slo, &b.commit) {
+        let p99 = commit.value_at_quantile(0.99);
+        if !commit.is_empty() && p99 > duration_ns(slo) {
+            return Some(format!(
+                "p99 publish-to-commit latency {:.3} ms over the SLO {:.3} ms",
+                p99 as f64 / 1e6,
+                slo.as_secs_f64() * 1e3
+            ));
+        }
+    }
+    None
+}
+
+/// The second (1-based) from which the bus's backlog (published − persisted) grew every
+/// second to the end, if it grew over the last two seconds at least.
+pub fn bus_backlog_from(per_second: &[(u64, Option<u64>)]) -> Option<usize> {
+    let backlog: Vec<Option<u64>> = per_second
+        .iter()
+        .map(|&(p, done)| done.map(|d| p.saturating_sub(d)))
+        .collect();
+    let mut from = backlog.len();
+    while from >= 2 {
+        match (backlog[from - 2], backlog[from - 1]) {
+            (Some(a), Some(b)) if b > a => from -= 1,
+            _ => break,
+        }
+    }
+    (backlog.len() - from >= 2).then_some(from + 1)
 }
 
 /// The second (1-based, warmup included) from which the writers' backlog stayed above what

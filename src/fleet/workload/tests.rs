@@ -465,3 +465,27 @@ fn a_refilled_event_is_the_event_built_afresh_with_new_ids() {
         assert_eq!(e.device_name, "device-0003");
     }
 }
+
+#[test]
+fn the_bus_backlog_grew_from_the_first_second_of_its_last_rise() {
+    let s = |v: &[(u64, u64)]| v.iter().map(|&(p, d)| (p, Some(d))).collect::<Vec<_>>();
+    // Backlogs 0, 0, 5, 10, 20: rising in seconds 3, 4 and 5.
+    assert_eq!(
+        super::bus_backlog_from(&s(&[(10, 10), (20, 20), (30, 25), (40, 30), (50, 30)])),
+        Some(3)
+    );
+    // Rising once at the end is not a trend; flat or shrinking is none.
+    assert_eq!(
+        super::bus_backlog_from(&s(&[(10, 10), (20, 20), (30, 25)])),
+        None
+    );
+    assert_eq!(
+        super::bus_backlog_from(&s(&[(10, 5), (20, 15), (30, 25)])),
+        None
+    );
+    assert_eq!(super::bus_backlog_from(&[]), None);
+    // A second whose count is unknown breaks the run.
+    let mut gap = s(&[(10, 10), (20, 15), (30, 15), (40, 15), (50, 15)]);
+    gap[1].1 = None;
+    assert_eq!(super::bus_backlog_from(&gap), Some(4));
+}

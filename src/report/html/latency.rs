@@ -1,7 +1,8 @@
 //! Percentile-distribution curves from the full HDR histograms the results keep, on
 //! HdrHistogram's axis: x = 1/(1−p), so 50%, 90%, 99%, 99.9% and 99.99% are evenly spaced on
 //! a log scale and the tail gets as much room as the median (Gil Tene's
-//! HistogramLogAnalyzer / `hdrhistogram.github.io/HdrHistogram/plotFiles.html`).
+//! HistogramLogAnalyzer / `hdrhistogram.github.io/HdrHistogram/plotFiles.html`), and the
+//! chart that draws them ([`chart`]).
 
 use std::sync::Arc;
 
@@ -9,6 +10,7 @@ use base64::Engine as _;
 use hdrhistogram::serialization::Deserializer;
 use hdrhistogram::Histogram;
 
+use super::charts::{Axis, Chart, Line, Marks, Unit};
 use super::memo::{hash_of, Memo};
 
 /// Quantile steps per halving of the distance to 100%, as HdrHistogram's
@@ -78,6 +80,39 @@ pub fn curve(h: &Histogram<u64>) -> Vec<(f64, f64)> {
 /// so the last labelled percentile is past every curve.
 pub fn axis_end(x_max: f64) -> f64 {
     10f64.powf(x_max.max(10.0).log10().ceil())
+}
+
+/// A chart of percentile-distribution curves (`lines`, their points from [`curve_of`]): x on
+/// HdrHistogram's axis up to the decade past the longest curve, y the latency, titled
+/// `label`. `None` without lines.
+pub fn chart(title: &str, label: &str, lines: Vec<Line>) -> Option<Chart> {
+    if lines.is_empty() {
+        return None;
+    }
+    // A curve rises left to right in both x and latency: its ends are its extremes (the
+    // first positive latency, for a log axis), so no page rewrite walks every point.
+    let x_max = lines
+        .iter()
+        .filter_map(|l| l.points.last().map(|p| p.0))
+        .fold(1.0, f64::max);
+    let ys: Vec<f64> = lines
+        .iter()
+        .flat_map(|l| {
+            let low = l.points.iter().find(|p| p.1 > 0.0).map(|p| p.1);
+            low.into_iter().chain(l.points.last().map(|p| p.1))
+        })
+        .collect();
+    Some(Chart {
+        title: title.to_string(),
+        x: Axis {
+            label: "percentile".into(),
+            unit: Unit::Percentile,
+            range: (1.0, axis_end(x_max)),
+            log: true,
+        },
+        y: Axis::fit(label, Unit::Nanos, &ys, 0.1),
+        marks: Marks::Lines(lines),
+    })
 }
 
 #[cfg(test)]

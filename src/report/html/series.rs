@@ -1,6 +1,7 @@
 //! Per-second series (kv's requests, fleet's writes and reads): a throughput chart and a
 //! latency chart (p50 solid, p99 dashed, one colour per series), shared by the kv and fleet
-//! pages so both read the same way.
+//! pages so both read the same way; and [`counts`], the throughput chart's shape for any
+//! count over the seconds of a run (fleet's bus: published, persisted, backlog).
 
 use std::sync::Arc;
 
@@ -34,16 +35,6 @@ pub fn charts(title: &str, what: &str, series: &[Series], palette: &Palette) -> 
     if series.iter().all(|s| s.seconds.is_empty()) {
         return Vec::new();
     }
-    let x_end = series
-        .iter()
-        .flat_map(|s| s.seconds.iter().map(|p| p.at))
-        .fold(1.0, f64::max);
-    let x = Axis {
-        label: "seconds into the run".into(),
-        unit: Unit::Seconds,
-        range: (0.0, x_end),
-        log: false,
-    };
     let line = |s: &Series, name: String, dashed, pick: &dyn Fn(&Second) -> Option<f64>| Line {
         colour: palette.colour(&s.name),
         name,
@@ -59,16 +50,10 @@ pub fn charts(title: &str, what: &str, series: &[Series], palette: &Palette) -> 
         .iter()
         .map(|s| line(s, s.name.clone(), false, &|p| Some(p.per_sec)))
         .collect();
-    let ys: Vec<f64> = throughput
-        .iter()
-        .flat_map(|l| l.points.iter().map(|p| p.1))
-        .collect();
-    let mut charts = vec![Chart {
-        title: format!("{title}: {what} per second"),
-        x: x.clone(),
-        y: Axis::fit(&format!("{what} per second"), Unit::Count, &ys, 0.1),
-        marks: Marks::Lines(throughput),
-    }];
+    let per_second = format!("{what} per second");
+    let throughput = counts(&format!("{title}: {per_second}"), &per_second, throughput);
+    let x = throughput.x.clone();
+    let mut charts = vec![throughput];
     let latency: Vec<Line> = series
         .iter()
         .flat_map(|s| {
@@ -92,6 +77,30 @@ pub fn charts(title: &str, what: &str, series: &[Series], palette: &Palette) -> 
         });
     }
     charts
+}
+
+/// A chart of `lines` over the seconds of a run (x from 0 to the last point's second) on a
+/// count axis titled `label`: events per second, or a running count such as a backlog.
+pub fn counts(title: &str, label: &str, lines: Vec<Line>) -> Chart {
+    let x_end = lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| p.0))
+        .fold(1.0, f64::max);
+    let ys: Vec<f64> = lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| p.1))
+        .collect();
+    Chart {
+        title: title.to_string(),
+        x: Axis {
+            label: "seconds into the run".into(),
+            unit: Unit::Seconds,
+            range: (0.0, x_end),
+            log: false,
+        },
+        y: Axis::fit(label, Unit::Count, &ys, 0.1),
+        marks: Marks::Lines(lines),
+    }
 }
 
 #[cfg(test)]

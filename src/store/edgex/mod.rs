@@ -28,6 +28,8 @@
 //!   checks (EdgeX 3.1's Redis layout does, EdgeX 4.0's PostgreSQL schema does not: it stores
 //!   the event twice, and [`EventStore::checks_duplicate_ids`] says which).
 //! - An id that names nothing is [`StoreError::NotFound`].
+//! - [`EventStore::add_events`] stores what the same [`EventStore::add_event`]s store; a store
+//!   that overrides it stores a batch whole or not at all ([`EventStore::adds_batches_whole`]).
 
 pub mod as2018;
 pub(crate) mod sql4;
@@ -150,6 +152,29 @@ impl Behaviour {
 pub trait EventStore: Send {
     /// Adds an event and its readings in one write.
     fn add_event(&mut self, event: &Event) -> StoreResult<()>;
+    /// Adds every event of `events` in one transaction where the store has them (one round
+    /// trip where it can): all are stored or none is. An event that [`EventStore::add_event`]
+    /// would refuse (an id already stored where the layout checks ids, an id that is not a
+    /// UUID where the layout needs one) fails the whole batch with the error `add_event` gives,
+    /// and so does an id repeated within the batch where the layout checks ids (where it does
+    /// not, the event is stored twice, as two `add_event`s store it). An empty batch is `Ok`
+    /// and stores nothing. Events are stored as `add_event` stores them, record for record:
+    /// a message-bus subscriber that buffers events (edgex-go issue #5185) writes them with it.
+    ///
+    /// The default is a loop over `add_event`, and it is **not atomic**: it stops at the first
+    /// error, and the events before it stay stored. EdgeX 4.0's schema on PostgreSQL and on
+    /// SQLite, the MongoDB layout and EdgeX 3.1's Redis layout (one keyspace; not its cluster
+    /// form) override it; [`EventStore::adds_batches_whole`] says which a store does.
+    fn add_events(&mut self, events: &[Event]) -> StoreResult<()> {
+        events.iter().try_for_each(|event| self.add_event(event))
+    }
+    /// Whether [`EventStore::add_events`] stores a batch whole or not at all when one of its
+    /// events fails (`false`: the default loop, which leaves the events before the failed one
+    /// stored). A store says it where it overrides `add_events`; a wrapper that forwards
+    /// `add_events` forwards this too.
+    fn adds_batches_whole(&self) -> bool {
+        false
+    }
     /// The event with this id (a UUID, any case), with its readings.
     fn event_by_id(&mut self, id: &str) -> StoreResult<Event>;
     /// Deletes the event and its readings.
@@ -199,6 +224,12 @@ pub trait EventStore: Send {
 impl<S: EventStore + ?Sized> EventStore for Box<S> {
     fn add_event(&mut self, event: &Event) -> StoreResult<()> {
         (**self).add_event(event)
+    }
+    fn add_events(&mut self, events: &[Event]) -> StoreResult<()> {
+        (**self).add_events(events)
+    }
+    fn adds_batches_whole(&self) -> bool {
+        (**self).adds_batches_whole()
     }
     fn event_by_id(&mut self, id: &str) -> StoreResult<Event> {
         (**self).event_by_id(id)

@@ -17,6 +17,8 @@
 //! How calls map onto routes ([`paths`]):
 //! - `add_event` → `POST /event/edgebench/{profile}/{device}/{source}` with a JSON
 //!   `AddEventRequest` (service name [`SERVICE_NAME`]); 409 is [`StoreError::Duplicate`].
+//! - `add_events` → the trait's default, one `POST` per event: EdgeX's REST API has no batch
+//!   add, so a batch over HTTP is not atomic (the events before a refused one stay stored).
 //! - `event_by_id`, `delete_event_by_id` → `/event/id/{id}`; 404 is [`StoreError::NotFound`].
 //! - `events`, `readings` → the matching list route with `offset` and `limit`. [`UNLIMITED`]
 //!   is `limit=-1`, which a service caps at its MaxResultCount (1024 by default): "all" over

@@ -3,10 +3,12 @@
 //! with a private directory, as spawned redis-servers are.
 //!
 //! Mosquitto runs with a private config equal to EdgeX's `mosquitto-no-auth.conf` (anonymous
-//! clients, Mosquitto's defaults otherwise) plus the two listeners and no persistence;
-//! nats-server with its defaults on a free port. [`Broker::spawn`] returns once the broker
-//! answers its protocol's handshake (CONNACK, INFO) on every listener. Dropping the guard
-//! stops it (SIGTERM, then SIGKILL after 2 s) and removes the directory.
+//! clients, Mosquitto's defaults otherwise) plus the two listeners, no persistence and
+//! `sys_interval 1`, so its `$SYS` counters ([`super::stats`]) are fresh; nats-server with
+//! its defaults on a free port, and its HTTP monitoring (`/varz`, for the same counters) on
+//! another. [`Broker::spawn`] returns once the broker answers its protocol's handshake
+//! (CONNACK, INFO) on every listener. Dropping the guard stops it (SIGTERM, then SIGKILL
+//! after 2 s) and removes the directory.
 //!
 //! Invariants: a broker never outlives edgebench (`PR_SET_PDEATHSIG`, and its own process
 //! group so a terminal's Ctrl-C reaches edgebench alone, which stops it in order).
@@ -85,12 +87,21 @@ pub struct Broker {
     child: Child,
     tcp: Addr,
     unix: Option<Addr>,
+    monitor_port: Option<u16>,
     dir: TempDir,
 }
 
 impl Broker {
     /// Starts a private broker of `kind` and waits until it answers on every listener.
     pub fn spawn(kind: BrokerKind) -> Result<Broker, BrokerError> {
+        Broker::spawn_with(kind, "")
+    }
+
+    /// [`Broker::spawn`] with `extra_config` appended to the broker's config file, in its own
+    /// syntax: a test lowers a limit this way (Mosquitto: `max_queued_messages 10`;
+    /// nats-server: `write_deadline: "200ms"`). The listeners stay edgebench's: nats-server's
+    /// command-line flags override its file, and a Mosquitto `listener` added here is one more.
+    pub fn spawn_with(kind: BrokerKind, extra_config: &str) -> Result<Broker, BrokerError> {
         let program = find(kind)?;
         let start = |reason: String| BrokerError::Start {
             program: kind.program(),
@@ -108,18 +119,36 @@ impl Broker {
                 port,
             };
             let mut cmd = Command::new(&program);
-            let unix = match kind {
+            let (unix, monitor_port) = match kind {
                 BrokerKind::Mosquitto => {
                     let socket = dir.path().join("mosquitto.sock");
                     let conf = dir.path().join("mosquitto.conf");
-                    std::fs::write(&conf, mosquitto_conf(port, &socket))
+                    let text = format!("{}{extra_config}\n", mosquitto_conf(port, &socket));
+                    std::fs::write(&conf, text)
                         .map_err(|e| start(format!("cannot write its config: {e}")))?;
                     cmd.arg("-c").arg(&conf);
-                    Some(Addr::Unix(socket))
+                    (Some(Addr::Unix(socket)), None)
                 }
                 BrokerKind::Nats => {
-                    cmd.args(["-a", "127.0.0.1", "-p", &port.to_string()]);
-                    None
+                    let monitor = free_port()
+                        .ok()
+                        .filter(|m| *m != port)
+                        .ok_or_else(|| start("no second free port for its monitoring".into()))?;
+                    let conf = dir.path().join("nats.conf");
+                    std::fs::write(
+                        &conf,
+                        format!("# edgebench's private broker\n{extra_config}\n"),
+                    )
+                    .map_err(|e| start(format!("cannot write its config: {e}")))?;
+                    cmd.arg("-c").arg(&conf).args([
+                        "-a",
+                        "127.0.0.1",
+                        "-p",
+                        &port.to_string(),
+                        "-m",
+                        &monitor.to_string(),
+                    ]);
+                    (None, Some(monitor))
                 }
             };
             // Its log goes to a file, not a pipe: a pipe nobody drains would stall it.
@@ -139,6 +168,7 @@ impl Broker {
                 child,
                 tcp,
                 unix,
+                monitor_port,
                 dir,
             };
             match broker.wait_ready() {
@@ -162,6 +192,12 @@ impl Broker {
     /// Its Unix-socket listener (Mosquitto's; nats-server has none).
     pub fn unix(&self) -> Option<&Addr> {
         self.unix.as_ref()
+    }
+
+    /// nats-server's HTTP monitoring port (`/varz`) on 127.0.0.1; Mosquitto has none (its
+    /// counters are `$SYS` topics on its listeners).
+    pub fn monitor_port(&self) -> Option<u16> {
+        self.monitor_port
     }
 
     /// Its process id.
@@ -239,7 +275,9 @@ fn find(kind: BrokerKind) -> Result<PathBuf, BrokerError> {
 /// EdgeX's `mosquitto-no-auth.conf` (anonymous clients, defaults otherwise), on a private
 /// TCP port and a Unix socket, keeping nothing on disk. Started as root, Mosquitto would
 /// switch to its own `mosquitto` user, which cannot bind a socket in our private directory:
-/// it stays root then (`user root`).
+/// it stays root then (`user root`). `sys_interval 1` (default 10) keeps the `$SYS` counters
+/// [`super::stats`] reads fresh; Mosquitto 2.0 republishes once `now - sys_interval >
+/// last` in whole seconds, so in practice every 2 s.
 fn mosquitto_conf(port: u16, socket: &Path) -> String {
     // SAFETY: geteuid has no preconditions.
     let as_root = unsafe { libc::geteuid() } == 0;
@@ -252,6 +290,7 @@ fn mosquitto_conf(port: u16, socket: &Path) -> String {
          log_dest stderr\n\
          log_type error\n\
          log_type warning\n\
+         sys_interval 1\n\
          listener {port} 127.0.0.1\n\
          listener 0 {}\n",
         if as_root { "user root\n" } else { "" },

@@ -17,9 +17,11 @@
 //! channel comes back in MQTT form.
 
 pub mod broker;
+pub mod embedded;
 pub mod mqtt;
 pub mod nats;
 pub mod redis_pubsub;
+pub mod stats;
 pub mod stream;
 
 use std::io;

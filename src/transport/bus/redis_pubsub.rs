@@ -162,8 +162,8 @@ impl Client {
     }
 }
 
-/// Frames one reply from the front of `buf`.
-fn frame(buf: &[u8]) -> io::Result<Framed<Value>> {
+/// Frames one reply from the front of `buf` (at most [`MAX_REPLY`] bytes).
+pub(crate) fn frame(buf: &[u8]) -> io::Result<Framed<Value>> {
     let bad = |e: String| io::Error::new(io::ErrorKind::InvalidData, e);
     match scan_reply(buf).map_err(|e| bad(e.to_string()))? {
         None if buf.len() > MAX_REPLY => Err(bad(format!(

@@ -72,6 +72,21 @@ pub struct Delivery {
 }
 
 impl Delivery {
+    /// The channel it was published on.
+    pub fn channel(&self) -> &[u8] {
+        &self.channel
+    }
+
+    /// Its payload.
+    pub fn payload(&self) -> &[u8] {
+        &self.payload
+    }
+
+    /// The pattern it matched, for a PSUBSCRIBE delivery.
+    pub fn pattern(&self) -> Option<&[u8]> {
+        self.pattern.as_deref()
+    }
+
     /// What it counts against [`PENDING_LIMIT`].
     fn size(&self) -> usize {
         self.channel.len() + self.payload.len() + self.pattern.as_ref().map_or(0, Bytes::len)

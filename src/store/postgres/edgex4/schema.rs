@@ -86,6 +86,12 @@ pub(super) const ADD_DEVICE_INFO: &str = "INSERT INTO core_data.device_info(devi
 pub(super) const ADD_EVENT: &str =
     "INSERT INTO core_data.event(id, device_info_id, origin) VALUES ($1, $2, $3)";
 
+/// The events of a batch (`add_events`; EdgeX adds one event at a time) in one statement:
+/// [`ADD_EVENT`]'s rows, from three arrays of one length. One text whatever the batch's size,
+/// so it is prepared once, and three parameters, so no batch meets the protocol's 65 535.
+pub(super) const ADD_EVENTS: &str = "INSERT INTO core_data.event(id, device_info_id, origin) \
+     SELECT * FROM UNNEST($1::uuid[], $2::int4[], $3::int8[])";
+
 /// The readings of one event, as pgx's `CopyFrom` sends it.
 pub(super) const COPY_READINGS: &str = "copy \"core_data\".\"reading\" ( \"event_id\", \
      \"device_info_id\", \"origin\", \"value\", \"numeric_value\", \"binaryvalue\", \

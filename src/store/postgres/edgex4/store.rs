@@ -10,7 +10,7 @@ use std::sync::{Arc, OnceLock};
 
 use postgres::binary_copy::BinaryCopyInWriter;
 use postgres::types::{Json, ToSql, Type};
-use postgres::{Client, Row, Statement};
+use postgres::{Client, Row, Statement, Transaction};
 use serde_json::Value;
 
 use super::schema::*;
@@ -260,6 +260,24 @@ impl Pg4Store {
         Ok(id)
     }
 
+    /// The device_info ids of `event` and of each of its readings, in order.
+    fn device_info_ids(&mut self, event: &Event) -> StoreResult<(i32, Vec<i32>)> {
+        let event_info = self.device_info_id(&DeviceInfo::of_event(event))?;
+        let reading_infos = event
+            .readings
+            .iter()
+            .map(|r| self.device_info_id(&DeviceInfo::of_reading(r)))
+            .collect::<StoreResult<Vec<i32>>>()?;
+        Ok((event_info, reading_infos))
+    }
+
+    /// `event`'s id checked, then its device_info ids.
+    fn resolve(&mut self, event: &Event) -> StoreResult<Resolved> {
+        let id = event_uuid(event)?;
+        let (event_info, reading_infos) = self.device_info_ids(event)?;
+        Ok((id, event_info, reading_infos))
+    }
+
     /// The readings of event `id`: EdgeX's per-event query (one per event of a list, N+1).
     fn readings_of(&mut self, id: &Uuid) -> StoreResult<Vec<Reading>> {
         self.query("readings of event", &sql().readings_of_event, &[id])?
@@ -329,6 +347,49 @@ impl Pg4Store {
     }
 }
 
+/// An event's id, its event-level device_info id, and its readings' device_info ids.
+type Resolved = (Uuid, i32, Vec<i32>);
+
+/// `event`'s id as a UUID: EdgeX's ids are, and the `uuid` column takes nothing else.
+fn event_uuid(event: &Event) -> StoreResult<Uuid> {
+    Uuid::parse(&event.id).ok_or_else(|| StoreError::Backend {
+        backend: BACKEND,
+        message: format!("event id {:?} is not a UUID: EdgeX ids are UUIDs", event.id),
+    })
+}
+
+/// The readings of `events` (with their [`Resolved`] ids, in the same order) by one binary
+/// COPY in `tx`, event by event and each event's in the order sent; `what` names it in errors.
+fn copy_readings<'a>(
+    tx: &mut Transaction<'_>,
+    copy: &Statement,
+    events: impl IntoIterator<Item = &'a Event>,
+    resolved: &[Resolved],
+    what: &str,
+) -> StoreResult<()> {
+    let copying = |e: postgres::Error| failed(what, &e);
+    let writer = tx.copy_in(copy).map_err(copying)?;
+    let mut writer = BinaryCopyInWriter::new(writer, &READING_TYPES);
+    for (event, (id, _, reading_infos)) in events.into_iter().zip(resolved) {
+        for (r, info) in event.readings.iter().zip(reading_infos) {
+            let v = ValueColumns::of(r);
+            writer
+                .write(&[
+                    id,
+                    info,
+                    &r.origin,
+                    &v.value,
+                    &v.numeric_value.map(Numeric),
+                    &v.binaryvalue,
+                    &v.objectvalue.map(Json),
+                ])
+                .map_err(copying)?;
+        }
+    }
+    writer.finish().map_err(copying)?;
+    Ok(())
+}
+
 /// The statement for `sql` from `cache`, prepared on `client` the first time.
 fn prepared(
     client: &mut Client,
@@ -349,41 +410,53 @@ impl EventStore for Pg4Store {
     /// EdgeX's AddEvent: the device_info ids (cache, else SELECT, else INSERT), then one
     /// transaction: the event row, and the readings by binary COPY. No duplicate-id check.
     fn add_event(&mut self, event: &Event) -> StoreResult<()> {
-        let id = Uuid::parse(&event.id).ok_or_else(|| StoreError::Backend {
-            backend: BACKEND,
-            message: format!("event id {:?} is not a UUID: EdgeX ids are UUIDs", event.id),
-        })?;
-        let event_info = self.device_info_id(&DeviceInfo::of_event(event))?;
-        let reading_infos = event
-            .readings
-            .iter()
-            .map(|r| self.device_info_id(&DeviceInfo::of_reading(r)))
-            .collect::<StoreResult<Vec<i32>>>()?;
+        let resolved = [self.resolve(event)?];
         let insert = self.statement(ADD_EVENT)?;
         let copy = self.statement(COPY_READINGS)?;
         let mut tx = self.client.transaction().map_err(|e| failed("begin", &e))?;
-        tx.execute(&insert, &[&id, &event_info, &event.origin])
+        let [(id, event_info, _)] = &resolved;
+        tx.execute(&insert, &[id, event_info, &event.origin])
             .map_err(|e| failed("add event", &e))?;
-        let copying =
-            |e: postgres::Error| failed(&format!("copy readings of event {}", event.id), &e);
-        let writer = tx.copy_in(&copy).map_err(copying)?;
-        let mut writer = BinaryCopyInWriter::new(writer, &READING_TYPES);
-        for (r, info) in event.readings.iter().zip(reading_infos) {
-            let v = ValueColumns::of(r);
-            writer
-                .write(&[
-                    &id,
-                    &info,
-                    &r.origin,
-                    &v.value,
-                    &v.numeric_value.map(Numeric),
-                    &v.binaryvalue,
-                    &v.objectvalue.map(Json),
-                ])
-                .map_err(copying)?;
-        }
-        writer.finish().map_err(copying)?;
+        let what = format!("copy readings of event {}", event.id);
+        copy_readings(&mut tx, &copy, [event], &resolved, &what)?;
         tx.commit().map_err(|e| failed("commit", &e))
+    }
+
+    /// AddEvent for a batch: every id checked a UUID, then every device_info id (as
+    /// `add_event`, in autocommit), then one transaction of one `INSERT ... SELECT FROM UNNEST`
+    /// of every event row and one binary COPY of every reading: BEGIN, INSERT, COPY (its start
+    /// and its data), COMMIT, five round trips whatever the batch's size, as for one event.
+    /// No duplicate-id check, as in EdgeX 4.0.
+    fn add_events(&mut self, events: &[Event]) -> StoreResult<()> {
+        if events.is_empty() {
+            return Ok(());
+        }
+        // Every id first: a batch with one bad id writes nothing, not even device_info rows.
+        let ids = events
+            .iter()
+            .map(event_uuid)
+            .collect::<StoreResult<Vec<Uuid>>>()?;
+        let mut resolved = Vec::with_capacity(events.len());
+        for (event, id) in events.iter().zip(ids) {
+            let (event_info, reading_infos) = self.device_info_ids(event)?;
+            resolved.push((id, event_info, reading_infos));
+        }
+        let ids: Vec<&Uuid> = resolved.iter().map(|(id, _, _)| id).collect();
+        let infos: Vec<i32> = resolved.iter().map(|(_, info, _)| *info).collect();
+        let origins: Vec<i64> = events.iter().map(|e| e.origin).collect();
+        let insert = self.statement(ADD_EVENTS)?;
+        let copy = self.statement(COPY_READINGS)?;
+        let mut tx = self.client.transaction().map_err(|e| failed("begin", &e))?;
+        tx.execute(&insert, &[&ids, &infos, &origins])
+            .map_err(|e| failed(&format!("add {} events", events.len()), &e))?;
+        let what = format!("copy readings of {} events", events.len());
+        copy_readings(&mut tx, &copy, events, &resolved, &what)?;
+        tx.commit().map_err(|e| failed("commit", &e))
+    }
+
+    /// One `INSERT` and one COPY in one transaction: the batch is whole or absent.
+    fn adds_batches_whole(&self) -> bool {
+        true
     }
 
     fn event_by_id(&mut self, id: &str) -> StoreResult<Event> {

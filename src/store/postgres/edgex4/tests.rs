@@ -257,3 +257,43 @@ fn a_value_that_is_not_a_number_fails_naming_the_event() {
     // The transaction rolled back: no event without its readings.
     assert_eq!(store.event_count(Filter::all()).ok(), Some(0));
 }
+
+/// A batch is one transaction: when the COPY of its readings fails, the event rows its
+/// `INSERT` already wrote go with it, and the connection takes the next batch.
+#[test]
+fn a_batch_whose_copy_fails_leaves_no_row() {
+    let database = private_database();
+    let mut store = store(&database);
+    let good = event("d", 1, vec![reading("d", "r", 1, simple("1"))]);
+    let bad = event(
+        "d",
+        2,
+        vec![
+            reading("d", "r", 2, simple("2")),
+            reading("d", "r", 2, simple("forty")),
+        ],
+    );
+    let message = store
+        .add_events(&[good.clone(), bad])
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        message.contains("copy readings of 2 events")
+            && message.contains("\"forty\" is not a decimal number"),
+        "{message}"
+    );
+    let mut c = client(&database);
+    for table in ["event", "reading"] {
+        let n = strings(
+            &mut c,
+            &format!("SELECT count(*)::text FROM core_data.{table}"),
+        );
+        assert_eq!(n, vec![vec!["0"]], "{table}");
+    }
+    store
+        .add_events(std::slice::from_ref(&good))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(store.event_count(Filter::all()).ok(), Some(1));
+    assert_eq!(store.reading_count(Filter::all()).ok(), Some(1));
+}

@@ -17,6 +17,9 @@
 //! - add: `GET cd|evt:<id>` (stored → the stored event's readings are loaded, as EdgeX's
 //!   `eventById` does, then [`StoreError::Duplicate`]); then one `MULTI`, `SET` + 3 `ZADD`,
 //!   per reading `SET` + 5 `ZADD`, one `ZADD cd|evt:readings:<id> 0 k0 1 k1 …`, `EXEC`.
+//! - add a batch (edgebench's; EdgeX adds one event at a time): one pipeline of every event's
+//!   `GET cd|evt:<id>`, then one `MULTI … EXEC` of every event's add commands above. A stored
+//!   id, or one repeated within the batch, fails it whole.
 //! - page: `ZCOUNT key -inf +inf`, `ZREVRANGE key offset offset+limit-1` (`-1` for
 //!   [`UNLIMITED`]), `MGET`, nil entries dropped. Limit 0, or nothing counted, stops early.
 //! - time range: `ZCOUNT key start end`, `ZREVRANGEBYSCORE key end start LIMIT offset limit`
@@ -65,6 +68,8 @@
 //!   (in the slot of the id itself). EdgeX's duplicate check becomes `SET cd|dir:{<id>} <p>
 //!   NX`; an entry that names no stored event (its write never reached `EXEC`) frees the id
 //!   again. By-id calls read the entry first; deletes remove it last;
+//! - a batch is added event by event, not atomically (its events' `MULTI … EXEC`s are on
+//!   their devices' slots);
 //! - a read of one device is EdgeX's sequence on its partition; a read that spans devices
 //!   asks every partition in one pipeline and merges (`read`); a delete by age runs in each
 //!   partition in turn; the scrub scans every primary.
@@ -175,6 +180,15 @@ impl<C: StoreConnection> Redis3Store<C> {
 impl<C: StoreConnection> EventStore for Redis3Store<C> {
     fn add_event(&mut self, event: &Event) -> StoreResult<()> {
         self.add(event)
+    }
+
+    fn add_events(&mut self, events: &[Event]) -> StoreResult<()> {
+        self.add_all(events)
+    }
+
+    /// One `MULTI … EXEC` on one keyspace; the cluster form adds event by event.
+    fn adds_batches_whole(&self) -> bool {
+        self.space == Keyspace::Single
     }
 
     fn event_by_id(&mut self, id: &str) -> StoreResult<Event> {

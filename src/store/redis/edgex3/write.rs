@@ -1,9 +1,13 @@
 //! AddEvent as EdgeX 3.1's `addEvent` and `addReading` send it: a duplicate check, then one
-//! `MULTI … EXEC` of 5 + 6R + 2 commands (37 for five readings) in one round trip.
+//! `MULTI … EXEC` of 5 + 6R + 2 commands (37 for five readings) in one round trip. A batch
+//! (`add_events`) is every check in one pipeline, then one `MULTI … EXEC` of every event's
+//! commands, the same ones: two round trips (EdgeX has no batch add).
 //!
 //! In the cluster form the duplicate check is `SET cd|dir:{<id>} <partition> NX` (see
 //! [`super`]), and the `MULTI … EXEC` goes to the partition of the event's device; the index
 //! entries of a reading whose device lives in another partition follow in a second pipeline.
+
+use std::collections::HashSet;
 
 use redis::Pipeline;
 
@@ -56,8 +60,59 @@ impl<C: StoreConnection> Redis3Store<C> {
     pub(super) fn add(&mut self, event: &Event) -> StoreResult<()> {
         let home = self.space.of_device(&event.device_name);
         self.check_new(event, home)?;
-        let key = home.event(&event.id);
         let mut batch = Batch::new(home);
+        self.queue(&mut batch, event)?;
+        self.run_batch(&batch)
+    }
+
+    /// Stores every event of `events` or none: on one keyspace, the duplicate checks of
+    /// every event in one pipeline of `GET`s, then every event's commands, as [`Self::add`]
+    /// queues them, in one `MULTI … EXEC`: two round trips. An id that is stored, or that an
+    /// earlier event of the batch has, is [`StoreError::Duplicate`] and nothing is written
+    /// (a stored one's readings loaded first, as `add` does).
+    ///
+    /// The cluster form adds one event at a time, not atomically: a batch's events live in
+    /// the partitions of their devices, and no `MULTI … EXEC` spans two slots.
+    pub(super) fn add_all(&mut self, events: &[Event]) -> StoreResult<()> {
+        if self.space == Keyspace::Partitioned {
+            return events.iter().try_for_each(|event| self.add(event));
+        }
+        if events.is_empty() {
+            return Ok(());
+        }
+        let home = Part::SINGLE;
+        let mut checks = redis::pipe();
+        for event in events {
+            checks.cmd("GET").arg(home.event(&event.id));
+        }
+        let stored: Vec<Option<Vec<u8>>> = self.run(&checks)?;
+        let mut ids = HashSet::with_capacity(events.len());
+        for (event, stored) in events.iter().zip(&stored) {
+            let repeated = !ids.insert(event.id.as_str());
+            if stored.is_none() && !repeated {
+                continue;
+            }
+            if stored.is_some() {
+                self.readings_of_event(home, &event.id)?;
+            }
+            return Err(StoreError::Duplicate {
+                kind: "event",
+                id: event.id.clone(),
+            });
+        }
+        let mut batch = Batch::new(home);
+        for event in events {
+            self.queue(&mut batch, event)?;
+        }
+        self.run_batch(&batch)
+    }
+
+    /// Queues `event`'s commands in `batch`, whose home is the partition of its device:
+    /// `SET` and 3 `ZADD` of the event, each reading's ([`Self::add_reading`]), and the
+    /// `ZADD` of the readings' positions.
+    fn queue(&mut self, batch: &mut Batch, event: &Event) -> StoreResult<()> {
+        let home = batch.home;
+        let key = home.event(&event.id);
         let pipe = &mut batch.main;
         self.json.clear();
         encode(&mut self.json, &StoredEvent(event))?;
@@ -73,13 +128,13 @@ impl<C: StoreConnection> Redis3Store<C> {
         positions.arg(home.event_readings(&event.id));
         for (position, reading) in event.readings.iter().enumerate() {
             let reading_key = home.reading(&reading.id);
-            self.add_reading(&mut batch, &reading_key, reading)?;
+            self.add_reading(batch, &reading_key, reading)?;
             positions.arg(position).arg(reading_key);
         }
         if !event.readings.is_empty() {
             batch.main.add_command(positions);
         }
-        self.run_batch(&batch)
+        Ok(())
     }
 
     /// EdgeX's check that the id is new: `GET cd|evt:<id>`; in the cluster form, claiming the

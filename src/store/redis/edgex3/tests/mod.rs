@@ -7,7 +7,7 @@
 
 mod wire;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use redis::ConnectionLike;
@@ -423,6 +423,75 @@ fn key_set<C: StoreConnection>(
             "{backend} {index}"
         );
     }
+}
+
+/// Every key with its content: a string's bytes, a sorted set's members with their scores.
+fn contents(raw: &mut impl ConnectionLike) -> BTreeMap<String, String> {
+    keys_of(raw)
+        .into_iter()
+        .map(|key| {
+            let kind: String = redis::cmd("TYPE").arg(&key).query(raw).expect("TYPE");
+            let content = match kind.as_str() {
+                "string" => get(raw, &key),
+                _ => {
+                    let members: Vec<(String, String)> = redis::cmd("ZRANGE")
+                        .arg(&key)
+                        .arg(0)
+                        .arg(-1)
+                        .arg("WITHSCORES")
+                        .query(raw)
+                        .expect("ZRANGE");
+                    format!("{kind} {members:?}")
+                }
+            };
+            (key, content)
+        })
+        .collect()
+}
+
+#[test]
+fn a_batch_writes_the_records_add_event_writes_or_none() {
+    on_every_backend!(batch_records);
+}
+
+/// `add_events` leaves every key, value and score `add_event`s of the same events leave;
+/// a batch with a stored id, or with an id twice, writes nothing.
+fn batch_records<C: StoreConnection>(
+    backend: &str,
+    store: &mut Redis3Store<C>,
+    raw: &mut impl ConnectionLike,
+) {
+    let mut mixed = mixed_event();
+    mixed.id = event_id(9);
+    for (j, r) in mixed.readings.iter_mut().enumerate() {
+        r.id = reading_id(9, j);
+    }
+    let mut events = six_events();
+    events.push(mixed);
+    store.add_events(&events).expect("add_events");
+    let batched = contents(raw);
+    // Four shared indexes; per event its record and positions; the readings' records; two
+    // indexes per device (d0, d1, dev); one per resource (r0, r1 and the mixed event's five);
+    // one per device and resource.
+    let keys = 4 + 7 * 2 + (6 * 2 + 5) + 3 * 2 + (2 + 5) + (2 * 2 + 5);
+    assert_eq!(batched.len(), keys, "{backend}");
+    store.scrub().expect("scrub");
+    add_all(store, &events);
+    assert_eq!(contents(raw), batched, "{backend}");
+
+    let fresh = numbered(20, "d2", T0, &["r0"]);
+    for refused in [
+        [fresh.clone(), events[3].clone()],
+        [fresh.clone(), fresh.clone()],
+    ] {
+        match store.add_events(&refused) {
+            Err(StoreError::Duplicate { kind: "event", id }) => assert_eq!(id, refused[1].id),
+            other => panic!("{backend}: expected Duplicate, got {other:?}"),
+        }
+        assert_eq!(contents(raw), batched, "{backend}");
+    }
+    store.add_events(&[]).expect("an empty batch");
+    assert_eq!(contents(raw), batched, "{backend}");
 }
 
 #[test]

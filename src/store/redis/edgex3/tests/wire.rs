@@ -176,6 +176,50 @@ fn add_event_is_a_get_then_one_multi_exec_of_37_commands() {
 }
 
 #[test]
+fn add_events_is_a_pipeline_of_gets_then_one_multi_exec_of_every_add() {
+    let mut store = store();
+    let events = six_events();
+    store.add_events(&events).expect("add_events");
+    let batched = trips(&mut store);
+    let gets: Vec<Vec<String>> = events
+        .iter()
+        .map(|e| vec!["GET".to_owned(), keys::event(&e.id)])
+        .collect();
+    assert_eq!(batched.len(), 2);
+    assert_eq!(batched[0], gets);
+    // The body is every add_event's body, command for command and byte for byte.
+    store.scrub().expect("scrub");
+    trips(&mut store);
+    add_all(&mut store, &events);
+    let one_by_one = trips(&mut store);
+    assert_eq!(names(&one_by_one).len(), 2 * events.len());
+    let mut bodies = vec![vec!["MULTI".to_owned()]];
+    for (get, add) in gets.iter().zip(one_by_one.chunks(2)) {
+        assert_eq!(add[0], std::slice::from_ref(get));
+        bodies.extend_from_slice(&add[1][1..add[1].len() - 1]);
+    }
+    bodies.push(vec!["EXEC".to_owned()]);
+    assert_eq!(batched[1], bodies);
+    assert_eq!(bodies.len(), 2 + 6 * (5 + 6 * 2));
+
+    // A stored id: the checks, then the stored event's readings (as add_event), no write.
+    let fresh = numbered(20, "d2", T0, &["r0"]);
+    let refused = [fresh, events[3].clone()];
+    assert!(store.add_events(&refused).is_err());
+    assert_eq!(
+        names(&trips(&mut store)),
+        [
+            vec!["GET", "GET"],
+            vec!["ZCOUNT"],
+            vec!["ZRANGE"],
+            vec!["MGET"]
+        ]
+    );
+    store.add_events(&[]).expect("an empty batch");
+    assert_eq!(trips(&mut store), Vec::<Vec<Vec<String>>>::new());
+}
+
+#[test]
 fn reads_send_edgexs_commands_one_per_round_trip() {
     let mut store = store();
     add_all(&mut store, &six_events());
