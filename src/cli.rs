@@ -345,6 +345,34 @@ pub struct CoreDataServiceArgs {
     /// proposes; acknowledged after the commit) or workers=N (N loops behind one receiver).
     #[arg(long, value_name = "MODE", default_value = "edgex")]
     pub subscriber: String,
+
+    /// Core data's own retention: purge every DURATION, on a store connection of its own,
+    /// until the service stops; 0s: off. EdgeX 4.0's default is 10m (on), EdgeX 3.1's is
+    /// off (Retention.Enabled false).
+    #[arg(long, value_name = "DURATION", default_value = "0s")]
+    pub retention_interval: String,
+
+    /// Which EdgeX's retention: edgex4 (4.0: each device and source the store holds, keeping
+    /// --retention-min-cap events once it holds --retention-max-cap, of those older than
+    /// --retention-duration) or edgex3 (3.1: the readings of the whole store, down to
+    /// --retention-min-cap once at --retention-max-cap).
+    #[arg(long, value_name = "edgex3|edgex4", default_value = "edgex4")]
+    pub retention: String,
+
+    /// edgex4: DefaultMaxCap, events of one device and source; -1: no threshold [default:
+    /// -1]. edgex3: MaxCap, readings [default: 10000].
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub retention_max_cap: Option<String>,
+
+    /// edgex4: DefaultMinCap, events of one device and source kept; -1: none [default: 1].
+    /// edgex3: MinCap, readings kept [default: 8000].
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub retention_min_cap: Option<String>,
+
+    /// edgex4 only: DefaultDuration; only events older than this are purged (the newest
+    /// --retention-min-cap of them kept); 0s: by count alone [default: 168h].
+    #[arg(long, value_name = "DURATION")]
+    pub retention_duration: Option<String>,
 }
 
 const FLEET_EXAMPLES: &str = "\
@@ -493,6 +521,16 @@ pub struct FleetArgs {
     /// [default: 30s]
     #[arg(long, value_name = "DURATION")]
     pub purge_interval: Option<String>,
+
+    /// Which EdgeX's retention --max-cap, --min-cap and --retain configure. edgex3: the
+    /// reading watermark over the whole store (3.1's Retention.MaxCap/MinCap, readings) and
+    /// the age delete. edgex4: 4.0's retention of each device and source the fleet writes
+    /// (as each device's AutoEvents): --max-cap is DefaultMaxCap (events; =-1: no
+    /// threshold), --min-cap DefaultMinCap (events kept; =-1: none), --retain
+    /// DefaultDuration (0s: count-based); not given, EdgeX 4.0's -1, 1 and 168h.
+    /// [default: edgex3]
+    #[arg(long, value_name = "edgex3|edgex4")]
+    pub retention: Option<String>,
 
     /// Follow every write with WAIT N 0 (synchronous replication to N replicas), in the same
     /// round trip, on every target without its own ?wait=; a target with fewer than N replicas

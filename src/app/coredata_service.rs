@@ -1,6 +1,7 @@
 //! `edgebench coredata-service`: EdgeX's core-data REST API in front of one store (in its
-//! EdgeX layout), on TCP and/or a Unix socket, and with `--bus` its message-bus subscriber
-//! into the same store, until Ctrl-C or SIGTERM. The store's target is
+//! EdgeX layout), on TCP and/or a Unix socket, with `--bus` its message-bus subscriber into
+//! the same store, and with `--retention-interval` its own retention on a store connection
+//! of its own, until Ctrl-C or SIGTERM. The store's target is
 //! started as a benchmark run starts it (a spawned redis-server, a private PostgreSQL
 //! database) and stopped, or dropped, when the service has stopped.
 
@@ -33,6 +34,21 @@ pub fn run(cfg: &CoreDataServiceConfig, status: &mut dyn Write) -> anyhow::Resul
         ..cfg.service.clone()
     };
     drop(first);
+    // Retention opens its store before anything listens too.
+    let purger = match cfg.retention {
+        Some(retention) => {
+            let purger = crate::service::retention::Purger::start(&stores, retention)
+                .context("cannot start the service's retention")?;
+            let _ = writeln!(
+                status,
+                "edgebench coredata-service: retention {} every {}",
+                retention.policy.describe(),
+                crate::store::edgex::retention::duration_text(retention.interval)
+            );
+            Some(purger)
+        }
+        None => None,
+    };
     // The bus subscribers start before anything listens, so an unreachable broker fails first.
     let subscribers = if cfg.bus.is_empty() {
         None
@@ -96,6 +112,13 @@ pub fn run(cfg: &CoreDataServiceConfig, status: &mut dyn Write) -> anyhow::Resul
     })?;
     if let Some(path) = &cfg.unixsocket {
         let _ = std::fs::remove_file(path);
+    }
+    if let Some(purger) = purger {
+        let _ = writeln!(
+            status,
+            "edgebench coredata-service: retention {}",
+            purger.stop().summary()
+        );
     }
     if let Some(subs) = subscribers {
         let counts = std::sync::Arc::clone(subs.counts());

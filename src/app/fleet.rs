@@ -195,6 +195,10 @@ impl fleet::Delivery for BusDelivery<'_> {
         self.target.settle_bus(self.drain).unwrap_or_default()
     }
 
+    fn quiesce(&self) {
+        self.target.quiesce_bus(self.drain);
+    }
+
     fn progress(&self) -> (u64, Option<u64>) {
         self.target.bus_progress().unwrap_or((0, None))
     }

@@ -322,6 +322,8 @@ pub struct CoreDataServiceConfig {
     pub qos: crate::transport::bus::mqtt::Qos,
     /// How the bus subscriber handles events (`--subscriber`).
     pub subscriber: crate::service::bus::SubscriberMode,
+    /// Core data's own retention (`--retention-interval` above 0s), if on.
+    pub retention: Option<crate::service::retention::RetentionConfig>,
 }
 
 impl CoreDataServiceConfig {
@@ -421,7 +423,9 @@ impl CoreDataServiceConfig {
         let qos = crate::transport::bus::mqtt::Qos::parse(&args.qos).map_err(ConfigError::Bus)?;
         let subscriber = crate::service::bus::SubscriberMode::parse(&args.subscriber)
             .map_err(ConfigError::Bus)?;
+        let retention = Self::retention(args)?;
         Ok(CoreDataServiceConfig {
+            retention,
             subscriber,
             store,
             tcp,
@@ -435,6 +439,129 @@ impl CoreDataServiceConfig {
                 ..crate::service::ServiceConfig::default()
             },
         })
+    }
+
+    /// `coredata-service --retention*`: `None` when `--retention-interval` is 0s.
+    fn retention(
+        args: &CoreDataServiceArgs,
+    ) -> Result<Option<crate::service::retention::RetentionConfig>, ConfigError> {
+        use crate::service::retention::{
+            RetentionConfig, RetentionPolicy, EDGEX3_MAX_CAP, EDGEX3_MIN_CAP,
+        };
+        use crate::store::edgex::retention::EventRetention;
+        let bad = |flag, value: &str, fix| ConfigError::Serve {
+            flag,
+            value: value.to_string(),
+            fix,
+        };
+        let duration = |flag, value: &str| {
+            crate::runner::parse_duration(value)
+                .map_err(|_| bad(flag, value, "expected a duration such as 10m, 30s or 500ms"))
+        };
+        let interval = duration("retention-interval", &args.retention_interval)?;
+        let given = [
+            ("retention-max-cap", &args.retention_max_cap),
+            ("retention-min-cap", &args.retention_min_cap),
+            ("retention-duration", &args.retention_duration),
+        ];
+        if interval.is_zero() {
+            return match given
+                .iter()
+                .find_map(|(flag, v)| Some((*flag, v.as_ref()?)))
+            {
+                Some((flag, value)) => Err(bad(
+                    flag,
+                    value,
+                    "retention is off (--retention-interval 0s): give --retention-interval too, \
+                     e.g. 10m",
+                )),
+                None => Ok(None),
+            };
+        }
+        let policy = match args.retention.as_str() {
+            "edgex3" => {
+                if let Some(value) = &args.retention_duration {
+                    return Err(bad(
+                        "retention-duration",
+                        value,
+                        "EdgeX 3.1's retention has no duration: give --retention edgex4, or leave \
+                         it out",
+                    ));
+                }
+                let readings = |flag, value: &Option<String>, default: u64| match value {
+                    None => Ok(default),
+                    Some(v) => v.parse::<u64>().map_err(|_| {
+                        bad(
+                            flag,
+                            v,
+                            "with --retention edgex3, give a whole number of readings",
+                        )
+                    }),
+                };
+                let max_cap =
+                    readings("retention-max-cap", &args.retention_max_cap, EDGEX3_MAX_CAP)?;
+                let min_cap =
+                    readings("retention-min-cap", &args.retention_min_cap, EDGEX3_MIN_CAP)?;
+                if max_cap == 0 || min_cap >= max_cap {
+                    return Err(bad(
+                        "retention-min-cap",
+                        &min_cap.to_string(),
+                        "with --retention edgex3, give 0 < --retention-min-cap < \
+                         --retention-max-cap (readings; EdgeX 3.1's defaults are 8000 and 10000)",
+                    ));
+                }
+                RetentionPolicy::Edgex3 { max_cap, min_cap }
+            }
+            "edgex4" => {
+                let defaults = EventRetention::EDGEX_DEFAULTS;
+                let events = |flag, value: &Option<String>, default: i64| match value {
+                    None => Ok(default),
+                    Some(v) => match v.parse::<i64>() {
+                        Ok(n) if (-1..=1_000_000_000_000).contains(&n) => Ok(n),
+                        _ => Err(bad(
+                            flag,
+                            v,
+                            "with --retention edgex4, give -1 (none) or a number of events from 0 \
+                             to 1000000000000",
+                        )),
+                    },
+                };
+                let policy = EventRetention {
+                    max_cap: events(
+                        "retention-max-cap",
+                        &args.retention_max_cap,
+                        defaults.max_cap,
+                    )?,
+                    min_cap: events(
+                        "retention-min-cap",
+                        &args.retention_min_cap,
+                        defaults.min_cap,
+                    )?,
+                    duration: match &args.retention_duration {
+                        Some(v) => duration("retention-duration", v)?,
+                        None => defaults.duration,
+                    },
+                };
+                if policy.max_cap > 0 && policy.min_cap >= policy.max_cap {
+                    return Err(bad(
+                        "retention-min-cap",
+                        &policy.min_cap.to_string(),
+                        "give a --retention-min-cap below --retention-max-cap (events of one device \
+                         and source), or --retention-max-cap -1 for no threshold",
+                    ));
+                }
+                RetentionPolicy::Edgex4(policy)
+            }
+            other => {
+                return Err(bad(
+                    "retention",
+                    other,
+                    "give edgex4 (EdgeX 4.0's, per device and source) or edgex3 (EdgeX 3.1's \
+                     reading watermark)",
+                ))
+            }
+        };
+        Ok(Some(RetentionConfig { interval, policy }))
     }
 }
 

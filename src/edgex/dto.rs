@@ -100,6 +100,128 @@ pub struct ReadingDto {
     pub object_value: Option<Value>,
 }
 
+/// The `AddEventRequest` of `event`, borrowed: it serializes (JSON and CBOR) exactly as
+/// `AddEventRequest { api_version: "v3", request_id: "", event: EventDto::of(event) }` does,
+/// without copying the event first. What a device publishes, once per event.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AddEventOf<'a> {
+    api_version: &'static str,
+    event: EventOf<'a>,
+}
+
+impl<'a> AddEventOf<'a> {
+    /// The request of `event`.
+    pub fn new(event: &'a Event) -> Self {
+        AddEventOf {
+            api_version: API_VERSION,
+            event: EventOf(event),
+        }
+    }
+}
+
+/// [`EventDto`]'s form of a borrowed event.
+#[derive(Debug, Clone, Copy)]
+struct EventOf<'a>(&'a Event);
+
+impl Serialize for EventOf<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Fields<'a> {
+            api_version: &'static str,
+            id: &'a str,
+            device_name: &'a str,
+            profile_name: &'a str,
+            source_name: &'a str,
+            origin: i64,
+            readings: Readings<'a>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            tags: Option<&'a Map<String, Value>>,
+        }
+        let e = self.0;
+        Fields {
+            api_version: API_VERSION,
+            id: &e.id,
+            device_name: &e.device_name,
+            profile_name: &e.profile_name,
+            source_name: &e.source_name,
+            origin: e.origin,
+            readings: Readings(&e.readings),
+            tags: e.tags.as_ref(),
+        }
+        .serialize(s)
+    }
+}
+
+struct Readings<'a>(&'a [Reading]);
+
+impl Serialize for Readings<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(ReadingOf))
+    }
+}
+
+/// [`ReadingDto`]'s form of a borrowed reading.
+struct ReadingOf<'a>(&'a Reading);
+
+impl Serialize for ReadingOf<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Fields<'a> {
+            #[serde(skip_serializing_if = "str::is_empty")]
+            id: &'a str,
+            origin: i64,
+            device_name: &'a str,
+            resource_name: &'a str,
+            profile_name: &'a str,
+            value_type: &'a str,
+            #[serde(skip_serializing_if = "str::is_empty")]
+            units: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            tags: Option<&'a Map<String, Value>>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            value: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none", with = "binary::borrowed")]
+            binary_value: Option<&'a [u8]>,
+            #[serde(skip_serializing_if = "str::is_empty")]
+            media_type: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            object_value: Option<&'a Value>,
+        }
+        let r = self.0;
+        let (mut value, mut binary_value, mut media_type, mut object_value) =
+            (None, None, "", None);
+        match &r.value {
+            ReadingValue::Simple(v) => value = Some(v.as_str()),
+            ReadingValue::Binary {
+                data,
+                media_type: m,
+            } => {
+                binary_value = Some(data.as_slice());
+                media_type = m;
+            }
+            ReadingValue::Object(v) => object_value = Some(v),
+        }
+        Fields {
+            id: &r.id,
+            origin: r.origin,
+            device_name: &r.device_name,
+            resource_name: &r.resource_name,
+            profile_name: &r.profile_name,
+            value_type: &r.value_type,
+            units: &r.units,
+            tags: r.tags.as_ref(),
+            value,
+            binary_value,
+            media_type,
+            object_value,
+        }
+        .serialize(s)
+    }
+}
+
 /// Why a request body is not a valid event. The message names the field, as EdgeX's validator
 /// does, and is what the 400 answer carries.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -147,9 +269,9 @@ impl EventDto {
     pub fn into_event(self) -> Result<Event, Invalid> {
         let id = normalize_uuid(&self.id)
             .ok_or_else(|| Invalid(format!("Event.Id {:?} is not a UUID", self.id)))?;
-        required("Event.DeviceName", &self.device_name)?;
-        required("Event.ProfileName", &self.profile_name)?;
-        required("Event.SourceName", &self.source_name)?;
+        required(|| "Event.DeviceName".into(), &self.device_name)?;
+        required(|| "Event.ProfileName".into(), &self.profile_name)?;
+        required(|| "Event.SourceName".into(), &self.source_name)?;
         if self.origin == 0 {
             return Err(Invalid("Event.Origin is required".into()));
         }
@@ -197,9 +319,9 @@ impl ReadingDto {
             normalize_uuid(&self.id)
                 .ok_or_else(|| Invalid(format!("{} {:?} is not a UUID", field("Id"), self.id)))?
         };
-        required(&field("DeviceName"), &self.device_name)?;
-        required(&field("ResourceName"), &self.resource_name)?;
-        required(&field("ProfileName"), &self.profile_name)?;
+        required(|| field("DeviceName"), &self.device_name)?;
+        required(|| field("ResourceName"), &self.resource_name)?;
+        required(|| field("ProfileName"), &self.profile_name)?;
         if self.origin == 0 {
             return Err(Invalid(format!("{} is required", field("Origin"))));
         }
@@ -221,7 +343,7 @@ impl ReadingDto {
                     Some(b) if !b.is_empty() => b,
                     _ => return Err(Invalid(format!("{} is required", field("BinaryValue")))),
                 };
-                required(&field("MediaType"), &self.media_type)?;
+                required(|| field("MediaType"), &self.media_type)?;
                 ReadingValue::Binary {
                     data,
                     media_type: self.media_type,
@@ -315,9 +437,10 @@ impl EventDto {
     }
 }
 
-fn required(field: &str, value: &str) -> Result<(), Invalid> {
+/// `value` must not be blank; `field` names it (built only when it is).
+fn required(field: impl FnOnce() -> String, value: &str) -> Result<(), Invalid> {
     if value.trim().is_empty() {
-        Err(Invalid(format!("{field} is required")))
+        Err(Invalid(format!("{} is required", field())))
     } else {
         Ok(())
     }
@@ -436,6 +559,22 @@ pub mod binary {
         }
     }
 
+    /// The same for a borrowed slice.
+    pub mod borrowed {
+        use serde::Serializer;
+
+        /// Serializes `Some(bytes)`; `None` is skipped by the field attribute.
+        pub fn serialize<S: Serializer>(value: &Option<&[u8]>, s: S) -> Result<S::Ok, S::Error> {
+            let bytes = value.unwrap_or_default();
+            if s.is_human_readable() {
+                use base64::Engine as _;
+                s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(bytes))
+            } else {
+                s.serialize_bytes(bytes)
+            }
+        }
+    }
+
     /// Reads a base64 string, a byte string, or null.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<u8>>, D::Error> {
         struct V;
@@ -473,6 +612,29 @@ pub mod binary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_borrowed_request_serializes_as_the_owned_one_in_json_and_cbor() {
+        use crate::edgex::testing;
+        let mut plain = testing::event_of("d", testing::at(1), &["a", "b"]);
+        plain.readings[0].id.clear();
+        for e in [testing::every_value_kind("dev", testing::at(2)), plain] {
+            let owned = AddEventRequest {
+                api_version: API_VERSION.to_string(),
+                request_id: String::new(),
+                event: EventDto::of(&e),
+            };
+            let borrowed = AddEventOf::new(&e);
+            assert_eq!(
+                serde_json::to_string(&borrowed).unwrap(),
+                serde_json::to_string(&owned).unwrap()
+            );
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            ciborium::into_writer(&borrowed, &mut a).unwrap();
+            ciborium::into_writer(&owned, &mut b).unwrap();
+            assert_eq!(a, b);
+        }
+    }
 
     fn request() -> AddEventRequest {
         serde_json::from_value(serde_json::json!({

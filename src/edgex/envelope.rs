@@ -68,6 +68,15 @@ impl Encoding {
         }
     }
 
+    /// EdgeX's choice for an event ([`Encoding::for_request`] of its request).
+    pub fn for_event(event: &Event) -> Encoding {
+        if event.readings.iter().any(|r| r.value_type == "Binary") {
+            Encoding::Cbor
+        } else {
+            Encoding::Json
+        }
+    }
+
     /// Its `Content-Type`.
     pub fn content_type(self) -> &'static str {
         match self {
@@ -86,24 +95,6 @@ impl Encoding {
     }
 }
 
-/// The envelope as it is written.
-#[derive(Serialize)]
-struct Outgoing<'a> {
-    #[serde(rename = "apiVersion")]
-    api_version: &'a str,
-    #[serde(rename = "receivedTopic")]
-    received_topic: &'a str,
-    #[serde(rename = "correlationID")]
-    correlation_id: &'a str,
-    #[serde(rename = "requestID")]
-    request_id: &'a str,
-    #[serde(rename = "errorCode")]
-    error_code: i32,
-    payload: &'a RawValue,
-    #[serde(rename = "contentType")]
-    content_type: &'a str,
-}
-
 /// The envelope as it is read; the payload is parsed only once its form is known.
 #[derive(Deserialize)]
 struct Incoming<'a> {
@@ -115,8 +106,9 @@ struct Incoming<'a> {
     payload: Option<&'a RawValue>,
 }
 
-/// The request's bytes in `encoding`.
-pub fn payload_bytes(request: &AddEventRequest, encoding: Encoding) -> Vec<u8> {
+/// The request's bytes in `encoding` (an [`AddEventRequest`], or the borrowed
+/// [`super::dto::AddEventOf`] a publisher sends).
+pub fn payload_bytes(request: &impl Serialize, encoding: Encoding) -> Vec<u8> {
     match encoding {
         Encoding::Json => serde_json::to_vec(request).expect("a request serializes to JSON"),
         Encoding::Cbor => {
@@ -129,34 +121,50 @@ pub fn payload_bytes(request: &AddEventRequest, encoding: Encoding) -> Vec<u8> {
 
 /// The envelope a device service of release `version` publishes for `request`.
 pub fn encode(
-    request: &AddEventRequest,
+    request: &impl Serialize,
     version: EnvelopeVersion,
     encoding: Encoding,
     correlation_id: &str,
 ) -> Vec<u8> {
-    let payload = match (version, encoding) {
+    let mut out = Vec::new();
+    encode_into(&mut out, request, version, encoding, correlation_id);
+    out
+}
+
+/// [`encode`] into `out` (cleared first), so a publisher reuses one buffer: the envelope's
+/// fields in go-mod-messaging's order, the payload written in place (no intermediate JSON
+/// value to re-parse).
+pub fn encode_into(
+    out: &mut Vec<u8>,
+    request: &impl Serialize,
+    version: EnvelopeVersion,
+    encoding: Encoding,
+    correlation_id: &str,
+) {
+    let json = "a request serializes to JSON";
+    out.clear();
+    out.extend_from_slice(b"{\"apiVersion\":\"");
+    out.extend_from_slice(API_VERSION.as_bytes());
+    out.extend_from_slice(b"\",\"receivedTopic\":\"\",\"correlationID\":");
+    serde_json::to_writer(&mut *out, correlation_id).expect(json);
+    out.extend_from_slice(b",\"requestID\":\"\",\"errorCode\":0,\"payload\":");
+    match (version, encoding) {
         (EnvelopeVersion::V4, Encoding::Json) => {
-            serde_json::to_string(request).expect("a request serializes to JSON")
+            serde_json::to_writer(&mut *out, request).expect(json)
         }
         _ => {
             let bytes = payload_bytes(request, encoding);
-            format!(
-                "\"{}\"",
-                base64::engine::general_purpose::STANDARD.encode(bytes)
-            )
+            let at = out.len() + 1;
+            let len = base64::encoded_len(bytes.len(), true).expect("a payload fits in memory");
+            out.resize(at + len + 1, b'"');
+            base64::engine::general_purpose::STANDARD
+                .encode_slice(&bytes, &mut out[at..at + len])
+                .expect("the buffer is the encoded length");
         }
-    };
-    let payload = RawValue::from_string(payload).expect("the payload is JSON");
-    serde_json::to_vec(&Outgoing {
-        api_version: API_VERSION,
-        received_topic: "",
-        correlation_id,
-        request_id: "",
-        error_code: 0,
-        payload: &payload,
-        content_type: encoding.content_type(),
-    })
-    .expect("an envelope serializes")
+    }
+    out.extend_from_slice(b",\"contentType\":\"");
+    out.extend_from_slice(encoding.content_type().as_bytes());
+    out.extend_from_slice(b"\"}");
 }
 
 /// What a received message carried.
@@ -218,6 +226,24 @@ pub fn decode_payload(bytes: &[u8], encoding: Encoding) -> Result<AddEventReques
             .map_err(|e| Invalid(format!("cannot decode the event as JSON: {e}"))),
         Encoding::Cbor => ciborium::from_reader(bytes)
             .map_err(|e| Invalid(format!("cannot decode the event as CBOR: {e}"))),
+    }
+}
+
+/// [`event_topic`] into `out` (cleared first), so a publisher reuses one buffer.
+pub fn event_topic_into(out: &mut String, base: &str, service: &str, event: &Event) {
+    out.clear();
+    for part in [
+        base,
+        "/events/device/",
+        service,
+        "/",
+        &event.profile_name,
+        "/",
+        &event.device_name,
+        "/",
+        &event.source_name,
+    ] {
+        out.push_str(part);
     }
 }
 
@@ -288,6 +314,79 @@ fn unescape(level: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The envelope as it is written.
+    #[derive(Serialize)]
+    struct Outgoing<'a> {
+        #[serde(rename = "apiVersion")]
+        api_version: &'a str,
+        #[serde(rename = "receivedTopic")]
+        received_topic: &'a str,
+        #[serde(rename = "correlationID")]
+        correlation_id: &'a str,
+        #[serde(rename = "requestID")]
+        request_id: &'a str,
+        #[serde(rename = "errorCode")]
+        error_code: i32,
+        payload: &'a RawValue,
+        #[serde(rename = "contentType")]
+        content_type: &'a str,
+    }
+
+    /// What [`encode`] wrote before it wrote in place: the envelope struct through serde.
+    fn encoded_by_serde(
+        request: &AddEventRequest,
+        version: EnvelopeVersion,
+        encoding: Encoding,
+        correlation_id: &str,
+    ) -> Vec<u8> {
+        let payload = match (version, encoding) {
+            (EnvelopeVersion::V4, Encoding::Json) => serde_json::to_string(request).unwrap(),
+            _ => format!(
+                "\"{}\"",
+                base64::engine::general_purpose::STANDARD.encode(payload_bytes(request, encoding))
+            ),
+        };
+        let payload = RawValue::from_string(payload).unwrap();
+        serde_json::to_vec(&Outgoing {
+            api_version: API_VERSION,
+            received_topic: "",
+            correlation_id,
+            request_id: "",
+            error_code: 0,
+            payload: &payload,
+            content_type: encoding.content_type(),
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn the_envelope_written_in_place_is_the_one_serde_writes() {
+        use crate::edgex::dto::{AddEventOf, EventDto};
+        let e = crate::edgex::testing::every_value_kind("d", crate::edgex::testing::at(3));
+        let request = AddEventRequest {
+            api_version: API_VERSION.into(),
+            request_id: String::new(),
+            event: EventDto::of(&e),
+        };
+        let mut reused = b"left over".to_vec();
+        for version in [EnvelopeVersion::V3, EnvelopeVersion::V4] {
+            for encoding in [Encoding::Json, Encoding::Cbor] {
+                for correlation in ["", "a\"b"] {
+                    let want = encoded_by_serde(&request, version, encoding, correlation);
+                    assert_eq!(encode(&request, version, encoding, correlation), want);
+                    encode_into(
+                        &mut reused,
+                        &AddEventOf::new(&e),
+                        version,
+                        encoding,
+                        correlation,
+                    );
+                    assert_eq!(reused, want);
+                }
+            }
+        }
+    }
     use crate::edgex::dto::EventDto;
     use crate::edgex::testing;
 

@@ -9,8 +9,10 @@ use std::time::Duration;
 
 use crate::cli::FleetArgs;
 use crate::config::{parse_list, ConfigError};
+use crate::fleet::workload::retention::PerSource;
 use crate::fleet::workload::{FleetSpec, Retention};
 use crate::runner::barrier;
+use crate::store::edgex::retention::EventRetention;
 use crate::target::{self, TargetSpec, Via};
 
 /// The typed flags of `edgebench fleet`.
@@ -31,7 +33,7 @@ pub struct FleetConfig {
 }
 
 /// Every key a fleet file may hold, with its default (`None`: unset unless given).
-const KEYS: [(&str, Option<&str>); 28] = [
+const KEYS: [(&str, Option<&str>); 29] = [
     ("target", Some("embedded")),
     ("via", Some("direct")),
     ("devices", Some("100")),
@@ -50,6 +52,7 @@ const KEYS: [(&str, Option<&str>); 28] = [
     ("max-cap", None),
     ("min-cap", None),
     ("purge-interval", Some("30s")),
+    ("retention", Some("edgex3")),
     ("duration", Some("10s")),
     ("warmup", Some("2s")),
     ("slo", None),
@@ -176,7 +179,9 @@ impl FleetConfig {
             ));
         }
         let (interval, interval_origin) = s.value("purge-interval");
+        let edgex4 = retention_release(&s)?;
         let caps = match (s.get("max-cap"), s.get("min-cap")) {
+            _ if edgex4 => None,
             (Some(_), Some(_)) => Some((whole(&s, "max-cap")?, whole(&s, "min-cap")?)),
             (None, None) => None,
             _ => {
@@ -187,10 +192,14 @@ impl FleetConfig {
                 ))
             }
         };
+        let retain = match edgex4 {
+            true => None,
+            false => optional(&s, "retain", duration)?,
+        };
         let text = |key| s.value(key).0;
         let (run_id, start_at) = barrier::flags(args.run_id.as_deref(), args.start_at.as_deref())
             .map_err(ConfigError::MultiHost)?;
-        let spec = FleetSpec {
+        let mut spec = FleetSpec {
             devices,
             events_per_second,
             readings_per_event: whole(&s, "readings-per-event")?,
@@ -209,14 +218,19 @@ impl FleetConfig {
             readers: whole(&s, "readers")?,
             read_rate: optional(&s, "read-rate", |v, o| rate(v, o, "reads"))?,
             retention: Retention {
-                retain: optional(&s, "retain", duration)?,
+                retain,
                 caps,
+                per_source: None,
                 interval: duration(&interval, &interval_origin)?,
             },
             // Command line only (a file is shared by runs; a barrier and an id are not).
             start_at,
             ..FleetSpec::default()
         };
+        if edgex4 {
+            let policy = event_retention(&s)?;
+            spec.retention.per_source = Some(PerSource::for_fleet(&spec, policy));
+        }
         spec.check().map_err(ConfigError::FleetSpec)?;
         if args.find_max && spec.slo.is_none() {
             return Err(ConfigError::FleetSpec(
@@ -255,6 +269,19 @@ impl FleetConfig {
                         ),
                     )
                 })?;
+        if edgex4 {
+            if let Some(t) = targets
+                .iter()
+                .find(|t| t.kind.is_service() || t.via.is_http())
+            {
+                return Err(ConfigError::FleetSpec(format!(
+                    "retention edgex4 with {}: EdgeX's REST API cannot delete by device and \
+                     source (core-data runs that retention itself); use --via direct, or give \
+                     the core-data service --retention-interval and --retention edgex4",
+                    t.name
+                )));
+            }
+        }
         Ok(FleetConfig {
             targets,
             spec,
@@ -264,6 +291,52 @@ impl FleetConfig {
             drain,
         })
     }
+}
+
+/// `--retention`: whether it is EdgeX 4.0's (`edgex4`) rather than 3.1's (`edgex3`).
+fn retention_release(s: &Settings) -> Result<bool, ConfigError> {
+    let (release, origin) = s.value("retention");
+    match release.trim() {
+        "edgex3" => Ok(false),
+        "edgex4" => Ok(true),
+        _ => Err(bad(
+            &origin,
+            &release,
+            "give edgex3 (3.1's reading watermark and age delete) or edgex4 (4.0's retention \
+             per device and source)",
+        )),
+    }
+}
+
+/// The most events `--max-cap` and `--min-cap` may name under `--retention edgex4`.
+const MAX_EVENT_CAP: i64 = 1_000_000_000_000;
+
+/// `--max-cap`, `--min-cap` and `--retain` as EdgeX 4.0's `Retention.Default*`, each EdgeX's
+/// default when not given.
+fn event_retention(s: &Settings) -> Result<EventRetention, ConfigError> {
+    let defaults = EventRetention::EDGEX_DEFAULTS;
+    let cap = |value: &str, origin: &str| match value.trim().parse::<i64>() {
+        Ok(n) if (-1..=MAX_EVENT_CAP).contains(&n) => Ok(n),
+        _ => Err(bad(
+            origin,
+            value,
+            "with --retention edgex4, give -1 (none) or a number of events from 0 to \
+             1000000000000",
+        )),
+    };
+    let policy = EventRetention {
+        max_cap: optional(s, "max-cap", cap)?.unwrap_or(defaults.max_cap),
+        min_cap: optional(s, "min-cap", cap)?.unwrap_or(defaults.min_cap),
+        duration: optional(s, "retain", duration)?.unwrap_or(defaults.duration),
+    };
+    if policy.max_cap > 0 && policy.min_cap >= policy.max_cap {
+        return Err(ConfigError::FleetSpec(format!(
+            "max-cap {} with min-cap {} under --retention edgex4: give min-cap below max-cap \
+             (events of one device and source), or max-cap -1 for no threshold",
+            policy.max_cap, policy.min_cap
+        )));
+    }
+    Ok(policy)
 }
 
 /// The longest `--drain`.
@@ -407,7 +480,7 @@ fn targets(
 }
 
 /// The flags given on the command line, by key.
-fn flags(a: &FleetArgs) -> [(&'static str, &Option<String>); 28] {
+fn flags(a: &FleetArgs) -> [(&'static str, &Option<String>); 29] {
     [
         ("target", &a.targets),
         ("via", &a.via),
@@ -427,6 +500,7 @@ fn flags(a: &FleetArgs) -> [(&'static str, &Option<String>); 28] {
         ("max-cap", &a.max_cap),
         ("min-cap", &a.min_cap),
         ("purge-interval", &a.purge_interval),
+        ("retention", &a.retention),
         ("duration", &a.duration),
         ("warmup", &a.warmup),
         ("slo", &a.slo),

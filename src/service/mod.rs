@@ -15,6 +15,7 @@
 //! - [`query`]: paging, time ranges and path parameters, checked as EdgeX checks them.
 //! - [`pool`]: the stores; [`handle`]: listeners and [`ServiceHandle`].
 //! - [`bus`]: the message-bus subscriber, EdgeX's other way in, into the same store.
+//! - [`retention`]: core data's own retention, a thread beside the routes.
 //!
 //! Why axum 0.8: it serves `tokio::net::TcpListener` and `UnixListener` natively through
 //! `axum::serve`, with graceful shutdown, on hyper 1 (which the HTTP client,
@@ -35,6 +36,7 @@ pub mod list;
 pub mod pool;
 pub mod query;
 pub mod readings;
+pub mod retention;
 pub mod routes;
 pub mod system;
 

@@ -13,12 +13,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::Target;
-use crate::edgex::dto::{AddEventRequest, EventDto};
+use crate::edgex::dto::AddEventOf;
 use crate::edgex::envelope::{self, Encoding, EnvelopeVersion};
-use crate::edgex::{Event, Reading, API_VERSION};
+use crate::edgex::{Event, Reading};
 use crate::service::bus::{BusSubscribers, Counts, Stages, SubscriberConfig, SubscriberMode};
 use crate::store::backend::{BackendError, Started, StoreOpener};
-use crate::store::edgex::{Behaviour, Doomed, EventStore, Filter, Page};
+use crate::store::edgex::{
+    Behaviour, DeviceSource, Doomed, EventStore, Filter, Page, SourceFilter,
+};
 use crate::store::redis::spawn::{Listen, RedisServer};
 use crate::store::{CoreData, StoreError, StoreResult};
 use crate::transport::bus::broker::{Broker, BrokerKind};
@@ -376,6 +378,30 @@ impl InProcessBus {
         })
     }
 
+    /// Waits, at most `limit`, until the subscriber has taken nothing new for 100 ms and has
+    /// handled everything it took: what a previous run left on the bus is then in (or
+    /// lost), not in the next run.
+    pub(super) fn quiesce(&self, limit: Duration) {
+        if self.external {
+            return;
+        }
+        let start = Instant::now();
+        let mut last = self.totals();
+        loop {
+            std::thread::sleep(Duration::from_millis(100));
+            let now = self.totals();
+            let [_, received, persisted, rejected, failed] = now;
+            let handled = match self.settings.persist {
+                true => persisted + rejected + failed,
+                false => received,
+            };
+            if (now == last && handled >= received) || start.elapsed() >= limit {
+                return;
+            }
+            last = now;
+        }
+    }
+
     /// Published, received, persisted (by the subscriber), rejected, failed, since the start.
     fn totals(&self) -> [u64; 5] {
         let n = |c: &AtomicU64| c.load(Ordering::Relaxed);
@@ -540,6 +566,7 @@ impl Started for InProcessBus {
                 envelope,
                 published: Arc::clone(&published),
                 topic: String::with_capacity(128),
+                wire: Vec::with_capacity(4096),
                 sends: 0,
             }) as Box<dyn EventStore>)
         }))
@@ -564,7 +591,7 @@ impl Publisher {
     /// queue replies without bound, and nats-server would drop a publisher that never answers
     /// its pings.
     fn poll(&mut self) -> std::io::Result<()> {
-        let now = Duration::from_micros(1);
+        let now = Duration::ZERO;
         match self {
             Publisher::Mqtt(client, _) => client.poll_acks(now).map(drop),
             Publisher::Nats(client) => client.poll(now),
@@ -607,6 +634,8 @@ struct Published {
     envelope: EnvelopeVersion,
     published: Arc<AtomicU64>,
     topic: String,
+    /// The envelope being sent (one buffer, reused).
+    wire: Vec<u8>,
     /// Publishes since the start, to read the broker's answers every [`POLL_EVERY`].
     sends: u64,
 }
@@ -616,17 +645,14 @@ const POLL_EVERY: u64 = 64;
 
 impl EventStore for Published {
     fn add_event(&mut self, event: &Event) -> StoreResult<()> {
-        let request = AddEventRequest {
-            api_version: API_VERSION.to_string(),
-            request_id: String::new(),
-            event: EventDto::of(event),
-        };
-        let encoding = Encoding::for_request(&request);
-        self.topic = envelope::event_topic("edgex", FLEET_SERVICE, event);
+        let request = AddEventOf::new(event);
+        let encoding = Encoding::for_event(event);
+        envelope::event_topic_into(&mut self.topic, "edgex", FLEET_SERVICE, event);
+        let wire = &mut self.wire;
         let sent = match &mut self.publisher {
             Publisher::Mqtt(client, qos) => {
-                let wire = envelope::encode(&request, self.envelope, encoding, "");
-                client.publish(&self.topic, &wire, *qos)
+                envelope::encode_into(wire, &request, self.envelope, encoding, "");
+                client.publish(&self.topic, wire, *qos)
             }
             Publisher::Nats(client) => {
                 let payload = envelope::payload_bytes(&request, encoding);
@@ -634,12 +660,12 @@ impl EventStore for Published {
                 client.publish(&bus::nats_subject(&self.topic), &headers, &payload)
             }
             Publisher::Redis(client) => {
-                let wire = envelope::encode(&request, self.envelope, encoding, "");
-                client.publish(&redis_pubsub::channel_of(&self.topic), &wire)
+                envelope::encode_into(wire, &request, self.envelope, encoding, "");
+                client.publish(&redis_pubsub::channel_of(&self.topic), wire)
             }
             Publisher::Embedded(broker) => {
-                let wire = envelope::encode(&request, self.envelope, encoding, "");
-                embedded::publish(broker, &self.topic, &wire);
+                envelope::encode_into(wire, &request, self.envelope, encoding, "");
+                embedded::publish(broker, &self.topic, wire);
                 Ok(())
             }
         };
@@ -684,6 +710,18 @@ impl EventStore for Published {
     }
     fn size_bytes(&mut self) -> StoreResult<Option<u64>> {
         self.direct.size_bytes()
+    }
+    fn source_event_count(&mut self, filter: SourceFilter<'_>, limit: usize) -> StoreResult<u64> {
+        self.direct.source_event_count(filter, limit)
+    }
+    fn source_events(&mut self, filter: SourceFilter<'_>, page: Page) -> StoreResult<Vec<Event>> {
+        self.direct.source_events(filter, page)
+    }
+    fn device_sources(&mut self) -> StoreResult<Vec<DeviceSource>> {
+        self.direct.device_sources()
+    }
+    fn add_events(&mut self, events: &[Event]) -> StoreResult<()> {
+        events.iter().try_for_each(|e| self.add_event(e))
     }
 }
 

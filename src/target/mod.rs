@@ -223,6 +223,14 @@ impl Target {
         self.bus().map(InProcessBus::progress)
     }
 
+    /// With `--via bus`: waits (at most `limit`) until the subscriber has taken nothing
+    /// for a moment and handled all it took.
+    pub fn quiesce_bus(&self, limit: std::time::Duration) {
+        if let Some(b) = self.bus() {
+            b.quiesce(limit);
+        }
+    }
+
     /// Whether a bus carries its adds.
     pub fn is_bus(&self) -> bool {
         self.bus().is_some()

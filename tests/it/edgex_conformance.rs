@@ -19,7 +19,9 @@
 use edgebench::edgex::testing::{at, event, event_of, every_value_kind, reading, simple, typed};
 use edgebench::edgex::testing::{OrPanic, US};
 use edgebench::edgex::{new_uuid, now_ns, Event, Reading, ReadingValue};
-use edgebench::store::edgex::{Doomed, EventStore, Filter, Page, UNLIMITED};
+use edgebench::store::edgex::{
+    DeviceSource, Doomed, EventStore, Filter, Page, SourceFilter, UNLIMITED,
+};
 use edgebench::store::StoreError;
 
 use crate::common::{self, EdgexBackend};
@@ -64,6 +66,8 @@ macro_rules! edgex_suite {
                 a_batch_stores_what_add_event_stores,
                 an_empty_batch_stores_nothing,
                 a_batch_with_a_refused_event_is_stored_whole_or_up_to_it,
+                source_counts_and_lists_hold_one_device_and_source,
+                deleting_by_source_leaves_other_sources_and_devices,
             }
         }
     };
@@ -589,6 +593,140 @@ fn deleting_by_age_removes_only_older_events(backend: &mut EdgexBackend) {
     assert_eq!(ids(&left), [&future.id]);
     assert_eq!(store.reading_count(Filter::all()).or_panic(), 1);
     assert_eq!(store.reading_count(Filter::device("d1")).or_panic(), 0);
+}
+
+/// Events of three (device, source) pairs, two readings each, 1 µs apart within a pair:
+/// `d1`/`s1` at `at(1..=3)`, `d1`/`s2` at `at(4..=5)`, `d2`/`s1` at `at(6..=7)`. A store that
+/// ignored the source would see five events of `d1`; one that ignored the device, five of
+/// `s1`. Returns them in that order.
+fn three_pairs(store: &mut dyn EventStore) -> Vec<Event> {
+    [("d1", "s1"), ("d1", "s1"), ("d1", "s1"), ("d1", "s2")]
+        .into_iter()
+        .chain([("d1", "s2"), ("d2", "s1"), ("d2", "s1")])
+        .zip(1..)
+        .map(|((device, source), i)| {
+            let mut e = event_of(device, at(i), &["temp", "hum"]);
+            e.source_name = source.to_string();
+            add(store, &e);
+            e
+        })
+        .collect()
+}
+
+fn source_counts_and_lists_hold_one_device_and_source(backend: &mut EdgexBackend) {
+    let store = backend.store();
+    let sent = three_pairs(store);
+    let pair = |d, s| SourceFilter::new(d, s);
+    let count =
+        |store: &mut dyn EventStore, f, limit| store.source_event_count(f, limit).or_panic();
+    assert_eq!(count(store, pair("d1", "s1"), UNLIMITED), 3);
+    assert_eq!(count(store, pair("d1", "s2"), UNLIMITED), 2);
+    assert_eq!(count(store, pair("d2", "s1"), UNLIMITED), 2);
+    assert_eq!(count(store, pair("d2", "s2"), UNLIMITED), 0);
+    // Counting stops at the limit (EdgeX's MaxCap check).
+    assert_eq!(count(store, pair("d1", "s1"), 2), 2);
+    assert_eq!(count(store, pair("d1", "s1"), 0), 0);
+    // A range narrows it (bounds off the events' own origins: SecantusDB leaves out a
+    // document at a `$gte` bound).
+    let range = pair("d1", "s1").between(at(1) + 1, at(3) + 1);
+    assert_eq!(count(store, range, UNLIMITED), 2);
+    // Lists: newest first, with their readings, paged.
+    let listed = store.source_events(pair("d1", "s1"), Page::ALL).or_panic();
+    assert_eq!(ids(&listed), ids_of(&sent, &[2, 1, 0]));
+    assert_eq!(listed[0], as_stored(store, &sent[2]));
+    let second = Page {
+        offset: 1,
+        limit: 1,
+    };
+    let page = store.source_events(pair("d1", "s1"), second).or_panic();
+    assert_eq!(ids(&page), ids_of(&sent, &[1]));
+    let page = store.source_events(pair("d1", "s2"), Page::ALL).or_panic();
+    assert_eq!(ids(&page), ids_of(&sent, &[4, 3]));
+    let page = store.source_events(range, Page::ALL).or_panic();
+    assert_eq!(ids(&page), ids_of(&sent, &[2, 1]));
+    let past = Page {
+        offset: 3,
+        limit: 1,
+    };
+    assert!(store
+        .source_events(pair("d1", "s1"), past)
+        .or_panic()
+        .is_empty());
+    // The pairs, each once, sorted.
+    assert_eq!(
+        store.device_sources().or_panic(),
+        [
+            DeviceSource::new("d1", "s1"),
+            DeviceSource::new("d1", "s2"),
+            DeviceSource::new("d2", "s1"),
+        ]
+    );
+}
+
+fn deleting_by_source_leaves_other_sources_and_devices(backend: &mut EdgexBackend) {
+    let service = backend.is_service();
+    let store = backend.store();
+    let sent = three_pairs(store);
+    let up_to_second = Doomed::Source {
+        device: "d1",
+        source: "s1",
+        up_to_ns: at(2),
+    };
+    if service {
+        // EdgeX's REST API has no such route; nothing is deleted.
+        let refused = store.delete_events(up_to_second);
+        assert!(
+            matches!(&refused, Err(StoreError::Unsupported(why)) if why.contains("no route")),
+            "{refused:?}"
+        );
+        assert_eq!(store.event_count(Filter::all()).or_panic(), 7);
+        return;
+    }
+    // Up to an origin, inclusive: the pair's two oldest go, with their readings.
+    store.delete_events(up_to_second).or_panic();
+    let pair = |d, s| SourceFilter::new(d, s);
+    let left = store.source_events(pair("d1", "s1"), Page::ALL).or_panic();
+    assert_eq!(ids(&left), ids_of(&sent, &[2]));
+    assert_eq!(store.event_count(Filter::all()).or_panic(), 5);
+    assert_eq!(store.reading_count(Filter::device("d1")).or_panic(), 6);
+    assert_eq!(store.reading_count(Filter::all()).or_panic(), 10);
+    // All of a pair (EdgeX 4.0's DeleteEventsByDeviceNameAndSourceName).
+    store
+        .delete_events(Doomed::Source {
+            device: "d1",
+            source: "s2",
+            up_to_ns: i64::MAX,
+        })
+        .or_panic();
+    let left = store.events(Filter::all(), Page::ALL).or_panic();
+    assert_eq!(ids(&left), ids_of(&sent, &[6, 5, 2]));
+    assert_eq!(store.reading_count(Filter::all()).or_panic(), 6);
+    assert_eq!(
+        store.device_sources().or_panic(),
+        [DeviceSource::new("d1", "s1"), DeviceSource::new("d2", "s1")]
+    );
+    // Nothing of the pair is no error; the pair can report again (EdgeX 4.0 makes its
+    // device_info rows afresh).
+    store
+        .delete_events(Doomed::Source {
+            device: "d1",
+            source: "s2",
+            up_to_ns: i64::MAX,
+        })
+        .or_panic();
+    let mut again = event_of("d1", at(60), &["temp"]);
+    again.source_name = "s2".to_string();
+    add(store, &again);
+    assert_eq!(
+        store
+            .source_event_count(pair("d1", "s2"), UNLIMITED)
+            .or_panic(),
+        1
+    );
+    assert_eq!(
+        store.event_by_id(&again.id).or_panic(),
+        as_stored(store, &again)
+    );
 }
 
 fn scrub_empties_the_store(backend: &mut EdgexBackend) {

@@ -182,6 +182,160 @@ fn retention_purges_alongside_the_writers() {
 }
 
 #[test]
+fn edgex4_retention_purges_each_device_and_source_alongside_the_writers() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("results");
+    let (code, stdout, stderr) = run(&[
+        "--retention",
+        "edgex4",
+        "--devices",
+        "4",
+        "--events-per-second",
+        "100",
+        "--readings-per-event",
+        "2",
+        "--max-cap",
+        "10",
+        "--min-cap",
+        "3",
+        "--retain",
+        "0s",
+        "--purge-interval",
+        "200ms",
+        "--duration",
+        "1s",
+        "--warmup",
+        "0s",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("fleet.json")).unwrap()).unwrap();
+    let s = &json["targets"][0]["summary"];
+    assert!(s["purges"]["purges"].as_u64().unwrap() >= 3, "{s}");
+    assert_eq!(s["purges"]["failed"], 0, "{s}");
+    assert!(s.get("missing").is_none(), "{s}");
+    assert!(
+        s["stored"].as_u64().unwrap() < s["sent"].as_u64().unwrap(),
+        "{s}"
+    );
+    assert!(
+        stdout.contains("| RedisDB_Embedded_EdgeX3 | 100 |"),
+        "{stdout}"
+    );
+}
+
+/// EdgeX 4.0's retention on the engine (EdgeX 3.1's Redis layout), SQLite and PostgreSQL,
+/// MaxCap 10 and MinCap 3 (count-based): the fleet runs with it; one more purge once the
+/// writers have stopped leaves every device and source under MaxCap and at least MinCap;
+/// topped up to MaxCap − 1 a pair is left alone, and at MaxCap it keeps exactly its MinCap
+/// newest.
+#[test]
+fn after_edgex4_retention_each_device_and_source_holds_exactly_min_cap() {
+    use edgebench::edgex::now_ns;
+    use edgebench::fleet::workload::retention::{self, PerSource};
+    use edgebench::fleet::workload::{FleetSpec, Retention};
+    use edgebench::store::edgex::retention::EventRetention;
+    use edgebench::store::edgex::{EventStore, Filter, Page, UNLIMITED};
+    use std::sync::atomic::AtomicBool;
+    use std::time::Duration;
+
+    for item in ["embedded", "sqlite", "pg-uds"] {
+        let mut target = edgebench::target::parse_targets(&[item.to_string()])
+            .unwrap_or_else(|e| panic!("{e}"))
+            .remove(0);
+        target.layout = target.edgex_layout().expect("an EdgeX layout");
+        let target = edgebench::target::Target::start(&target).unwrap_or_else(|e| panic!("{e}"));
+        let open = target
+            .event_store_opener()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut spec = FleetSpec {
+            devices: 4,
+            events_per_second: 200.0,
+            readings_per_event: 2,
+            duration: Duration::from_secs(1),
+            warmup: Duration::ZERO,
+            ..FleetSpec::default()
+        };
+        let policy = EventRetention {
+            max_cap: 10,
+            min_cap: 3,
+            duration: Duration::ZERO,
+        };
+        spec.retention = Retention {
+            retain: None,
+            caps: None,
+            per_source: Some(PerSource::for_fleet(&spec, policy)),
+            interval: Duration::from_millis(200),
+        };
+        let stop = AtomicBool::new(false);
+        let report = edgebench::fleet::workload::run(&spec, &*open, &stop, &|_| {})
+            .unwrap_or_else(|e| panic!("{item}: {e}"));
+        let purges = report.purges.expect("purged");
+        assert!(purges.purges >= 3, "{item}: {purges:?}");
+        assert_eq!(purges.failed, 0, "{item}: {:?}", purges.first_error);
+        let mut store = open().unwrap_or_else(|e| panic!("{e}"));
+        let store: &mut dyn EventStore = store.as_mut();
+        let purge = |store: &mut dyn EventStore| {
+            retention::purge(store, &spec.retention).unwrap_or_else(|e| panic!("{item}: {e}"))
+        };
+        let count = |store: &mut dyn EventStore, pair: &edgebench::store::edgex::DeviceSource| {
+            store
+                .source_event_count(pair.filter(), UNLIMITED)
+                .unwrap_or_else(|e| panic!("{item}: {e}"))
+        };
+        purge(store);
+        // The fleet's pairs, and only they: device-0000 … device-0003, source "fleet".
+        let pairs = store.device_sources().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            &pairs,
+            &spec.retention.per_source.as_ref().unwrap().pairs,
+            "{item}"
+        );
+        // Event j is device j % 4's; newer than anything the fleet wrote.
+        let mut j = 0;
+        let mut add = |store: &mut dyn EventStore, device: u64| {
+            let origin = now_ns() + 3_600_000_000_000 + j as i64 * 1_000;
+            let event = spec.event(j * 4 + device, origin);
+            j += 1;
+            store
+                .add_event(&event)
+                .unwrap_or_else(|e| panic!("{item}: {e}"));
+        };
+        for (d, pair) in pairs.iter().enumerate() {
+            let held = count(store, pair);
+            assert!((3..10).contains(&held), "{item}: {pair:?} holds {held}");
+            for _ in held..9 {
+                add(store, d as u64);
+            }
+        }
+        // 9 of each: under MaxCap, nothing goes.
+        purge(store);
+        for pair in &pairs {
+            assert_eq!(count(store, pair), 9, "{item}: {pair:?}");
+        }
+        // 10 of each: each keeps exactly its 3 newest, with their readings.
+        for d in 0..pairs.len() {
+            add(store, d as u64);
+        }
+        purge(store);
+        for pair in &pairs {
+            let left = store
+                .source_events(pair.filter(), Page::ALL)
+                .unwrap_or_else(|e| panic!("{e}"));
+            let newest = store
+                .events(Filter::device(&pair.device), Page::first(3))
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(left.len(), 3, "{item}: {pair:?}");
+            assert_eq!(left, newest, "{item}: {pair:?}");
+        }
+        assert_eq!(store.event_count(Filter::all()).unwrap(), 12, "{item}");
+        assert_eq!(store.reading_count(Filter::all()).unwrap(), 24, "{item}");
+    }
+}
+
+#[test]
 fn find_max_ramps_and_bisects_and_reports_every_run() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("results");
@@ -277,6 +431,10 @@ fn bad_fleet_files_are_one_line_naming_the_key_and_line() {
             "line 3 retain = \"soon\": expected a duration such as 10s, 500ms or 1m30s",
         ),
         (
+            "[retention]\nretention = \"edgex4\"\nmax-cap = -3\nmin-cap = 1\n",
+            "line 3 max-cap = \"-3\": with --retention edgex4, give -1 (none) or a number of events",
+        ),
+        (
             "devices = 0\n",
             "edgebench: --devices 0 is out of range: give 1 to 1000000",
         ),
@@ -305,7 +463,7 @@ fn bad_fleet_files_are_one_line_naming_the_key_and_line() {
 
 #[test]
 fn bad_fleet_flags_are_one_line_naming_the_flag() {
-    let cases: [(&[&str], &str); 10] = [
+    let cases: [(&[&str], &str); 14] = [
         (
             &["--devices", "0"],
             "edgebench: --devices 0 is out of range: give 1 to 1000000",
@@ -329,6 +487,22 @@ fn bad_fleet_flags_are_one_line_naming_the_flag() {
         (
             &["--max-cap", "10", "--min-cap", "10"],
             "edgebench: --max-cap 10 with min-cap 10: give 0 < min-cap < max-cap <= 1e12 (readings)",
+        ),
+        (
+            &["--retention", "edgex5"],
+            "edgebench: --retention \"edgex5\": give edgex3 (3.1's reading watermark and age delete) or edgex4 (4.0's retention per device and source)",
+        ),
+        (
+            &["--retention", "edgex4", "--max-cap", "5", "--min-cap", "5"],
+            "edgebench: --max-cap 5 with min-cap 5 under --retention edgex4: give min-cap below max-cap (events of one device and source), or max-cap -1 for no threshold",
+        ),
+        (
+            &["--retention", "edgex4", "--max-cap=-2", "--min-cap", "1"],
+            "edgebench: --max-cap \"-2\": with --retention edgex4, give -1 (none) or a number of events from 0 to 1000000000000",
+        ),
+        (
+            &["--retention", "edgex4", "--via", "http-uds"],
+            "edgebench: --retention edgex4 with RedisDB_Embedded+HTTP_UDS: EdgeX's REST API cannot delete by device and source (core-data runs that retention itself); use --via direct, or give the core-data service --retention-interval and --retention edgex4",
         ),
         (
             &["--find-max"],

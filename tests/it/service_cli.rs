@@ -198,6 +198,80 @@ fn coredata_service_serves_mongodb_in_its_edgex_layout_and_drops_its_database() 
     assert!(!after.contains(&database), "{database} is still in MongoDB");
 }
 
+/// `coredata-service --retention-interval 200ms --retention edgex4` purges as EdgeX 4.0's
+/// core data does with DefaultMaxCap 5, DefaultMinCap 3 and the default DefaultDuration
+/// (168h): of every (device, source) pair it holds, once the pair has at least 5 events,
+/// all but the 3 newest of those older than 168h. Events go in and are counted over REST.
+#[test]
+fn coredata_service_runs_edgex4_retention_on_every_device_and_source() {
+    use edgebench::edgex::now_ns;
+    use edgebench::edgex::testing::event_of;
+    use edgebench::store::edgex::{EventStore, Filter, Page};
+    use edgebench::store::http::{HttpBase, HttpStore};
+    use std::time::Duration;
+
+    let service = Service::start(
+        "embedded",
+        None,
+        &[
+            "--retention-interval",
+            "200ms",
+            "--retention",
+            "edgex4",
+            "--retention-max-cap",
+            "5",
+            "--retention-min-cap",
+            "3",
+        ],
+    );
+    let mut rest = HttpStore::connect(&HttpBase::parse(&service.url).unwrap()).unwrap();
+    let hour = 3_600_000_000_000i64;
+    let (now, old) = (now_ns(), now_ns() - 200 * hour);
+    // (device, source, how many, first origin): two pairs of 8 events older than 168h, one
+    // of 8 from now, one of 4 old ones (under MaxCap).
+    let pairs = [
+        ("d1", "s1", 8, old),
+        ("d1", "s2", 8, old + hour),
+        ("d2", "s1", 8, now),
+        ("d2", "s2", 4, old),
+    ];
+    let mut sent = Vec::new();
+    for (device, source, n, first) in pairs {
+        for i in 0..n {
+            let mut e = event_of(device, first + i * 1_000, &["temp"]);
+            e.source_name = source.to_string();
+            rest.add_event(&e).unwrap();
+            sent.push(e);
+        }
+    }
+    let left = |rest: &mut HttpStore, device: &str, source: &str| -> Vec<i64> {
+        let events = rest.events(Filter::device(device), Page::ALL).unwrap();
+        events
+            .into_iter()
+            .filter(|e| e.source_name == source)
+            .map(|e| e.origin)
+            .collect()
+    };
+    // 28 sent; 10 go (5 of each old pair of 8).
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while rest.event_count(Filter::all()).unwrap() > 18 {
+        assert!(Instant::now() < deadline, "the service never purged");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Later purges change nothing.
+    std::thread::sleep(Duration::from_millis(600));
+    assert_eq!(rest.event_count(Filter::all()).unwrap(), 18);
+    let newest =
+        |first: i64, n: i64| -> Vec<i64> { (n - 3..n).rev().map(|i| first + i * 1_000).collect() };
+    assert_eq!(left(&mut rest, "d1", "s1"), newest(old, 8));
+    assert_eq!(left(&mut rest, "d1", "s2"), newest(old + hour, 8));
+    assert_eq!(left(&mut rest, "d2", "s1").len(), 8, "none older than 168h");
+    assert_eq!(left(&mut rest, "d2", "s2").len(), 4, "under MaxCap");
+    // Their readings went with them.
+    assert_eq!(rest.reading_count(Filter::all()).unwrap(), 18);
+    assert_eq!(service.stop(), Some(0));
+}
+
 #[test]
 fn layouts_and_the_service_path_are_columns_of_one_run() {
     let dir = tempfile::tempdir().unwrap();
@@ -248,7 +322,7 @@ fn layouts_and_the_service_path_are_columns_of_one_run() {
 
 #[test]
 fn bad_service_and_layout_flags_are_one_line() {
-    let cases: [(&[&str], &str); 9] = [
+    let cases: [(&[&str], &str); 13] = [
         (
             &["coredata", "--layout", "edgex5"],
             "edgebench: --layout \"edgex5\": use a comma-separated list of 2018, 2018-referenced, 2018-exact, edgex3, edgex4, edgex",
@@ -284,6 +358,22 @@ fn bad_service_and_layout_flags_are_one_line() {
         (
             &["coredata-service", "--max-result-count", "0"],
             "edgebench: --max-result-count \"0\": expected a whole number from 1 to 1000000",
+        ),
+        (
+            &["coredata-service", "--retention-max-cap", "5"],
+            "edgebench: --retention-max-cap \"5\": retention is off (--retention-interval 0s): give --retention-interval too, e.g. 10m",
+        ),
+        (
+            &["coredata-service", "--retention-interval", "10m", "--retention", "edgex5"],
+            "edgebench: --retention \"edgex5\": give edgex4 (EdgeX 4.0's, per device and source) or edgex3 (EdgeX 3.1's reading watermark)",
+        ),
+        (
+            &["coredata-service", "--retention-interval", "1m", "--retention-max-cap", "5", "--retention-min-cap", "5"],
+            "edgebench: --retention-min-cap \"5\": give a --retention-min-cap below --retention-max-cap (events of one device and source), or --retention-max-cap -1 for no threshold",
+        ),
+        (
+            &["coredata-service", "--retention-interval", "1m", "--retention", "edgex3", "--retention-duration", "1h"],
+            "edgebench: --retention-duration \"1h\": EdgeX 3.1's retention has no duration: give --retention edgex4, or leave it out",
         ),
     ];
     for (args, want) in cases {

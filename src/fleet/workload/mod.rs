@@ -155,6 +155,7 @@ impl Default for FleetSpec {
             retention: Retention {
                 retain: None,
                 caps: None,
+                per_source: None,
                 // EdgeX 3.1's default Retention.Interval.
                 interval: Duration::from_secs(30),
             },
@@ -474,6 +475,9 @@ pub fn run(
 /// A way from the writers to the store that delivers later (a message bus): a write is
 /// answered when it leaves, and the store has it only once the bus has carried it.
 pub trait Delivery: Sync {
+    /// Before a run scrubs the store: wait (a bounded time) until what an earlier run sent
+    /// has stopped arriving, so none of it lands in this run's store or counts.
+    fn quiesce(&self);
     /// Writing starts: events with an origin at or after `origin_ns` are the measured ones.
     fn measure_from(&self, origin_ns: i64);
     /// The writers have stopped: wait for what is in flight (a bounded time), and say what
@@ -496,6 +500,9 @@ pub fn run_with(
     on_second: &(dyn Fn(&Live) + Sync),
 ) -> Result<FleetReport, FleetError> {
     spec.check().map_err(FleetError::Spec)?;
+    if let Some(d) = delivery {
+        d.quiesce();
+    }
     let mut checker = open()?;
     checker.scrub()?;
     let mut writers = (0..spec.writers)

@@ -1,36 +1,44 @@
-//! Retention running alongside the writers, as EdgeX's core data runs it
-//! (edgexfoundry/edgex-go: `internal/core/data/application/eventpurge.go` at v4.0.2, `reading.go` at v3.1.1), so the cost of purging shows
-//! in the writers' and readers' latency:
+//! Retention running alongside the writers, as EdgeX's core data runs it, so the cost of
+//! purging shows in the writers' and readers' latency. What one purge does is
+//! [`crate::store::edgex::retention`]'s (which names the edgex-go code it follows); here is
+//! the fleet's choice of purges and the purger that runs them every `--purge-interval`.
 //!
-//! - **age** (`--retain D`): every interval, delete the events older than D
-//!   (`DELETE /event/age/{D}`);
-//! - **high/low watermark** (`--max-cap N --min-cap M`, readings, EdgeX 3.x's `Retention`):
-//!   every interval, when the store holds at least N readings, find the reading at offset M
-//!   (newest first) and delete every event with an origin at or before its origin. What is left
-//!   is exactly the readings newer than that one's event: at most M.
+//! `--retention edgex3` (the default, as before there was a choice):
+//! - **age** (`--retain D`): delete the events older than D (`DELETE /event/age/{D}`, as
+//!   EdgeX 3.x's support-scheduler `ScrubAged` job sends it);
+//! - **high/low watermark** (`--max-cap N --min-cap M`, readings, EdgeX 3.1's `Retention`):
+//!   when the store holds at least N readings, delete every event at or before the origin of
+//!   the reading at offset M, newest first: at most M readings are left.
 //!
-//! Deletes go through [`EventStore::delete_events`] with an age, as EdgeX's do; the watermark's
-//! age is computed so that the cutoff falls just after the found origin (`now − origin − 1 ns`),
-//! and the store takes its own "now" a few µs later, so events younger than the cutoff by less
-//! than that also go. Fleet events are at least 1 µs apart per writer.
+//! `--retention edgex4`: EdgeX 4.0's retention per device and source ([`PerSource`]), with
+//! `--max-cap` as `DefaultMaxCap` and `--min-cap` as `DefaultMinCap` (events of one device
+//! and source), and `--retain` as `DefaultDuration`; EdgeX 4.0's defaults where not given
+//! (-1, 1, 168h). EdgeX walks each device's AutoEvents; the fleet's devices × the sources it
+//! writes stand for them, each with the defaults (as an AutoEvent without a retention of its
+//! own takes them).
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use hdrhistogram::Histogram;
 
-use crate::edgex;
+use super::FleetSpec;
 use crate::runner::stats::latency_histogram;
-use crate::store::edgex::{Doomed, EventStore, Filter, Page};
+pub use crate::store::edgex::retention::purge_to_watermark;
+use crate::store::edgex::retention::{purge_sources, wait_interval, EventRetention};
+use crate::store::edgex::{DeviceSource, Doomed, EventStore};
 use crate::store::StoreResult;
 
 /// What retention does and how often.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Retention {
-    /// Delete events older than this.
+    /// EdgeX 3.x: delete events older than this.
     pub retain: Option<Duration>,
-    /// The high/low watermark, in readings: `(max_cap, min_cap)`.
+    /// EdgeX 3.1: the high/low watermark, in readings: `(max_cap, min_cap)`.
     pub caps: Option<(u64, u64)>,
+    /// EdgeX 4.0: the retention of each device and source (`--retention edgex4`, which
+    /// leaves the two above unset).
+    pub per_source: Option<PerSource>,
     /// How often a purge runs.
     pub interval: Duration,
 }
@@ -38,7 +46,30 @@ pub struct Retention {
 impl Retention {
     /// Whether any purge is configured.
     pub fn enabled(&self) -> bool {
-        self.retain.is_some() || self.caps.is_some()
+        self.retain.is_some() || self.caps.is_some() || self.per_source.is_some()
+    }
+}
+
+/// EdgeX 4.0's retention over the fleet's (device, source) pairs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PerSource {
+    /// Core data's `Retention.Default*`, which every pair takes.
+    pub policy: EventRetention,
+    /// The pairs a purge walks, in EdgeX the devices' AutoEvents.
+    pub pairs: Vec<DeviceSource>,
+}
+
+impl PerSource {
+    /// `policy` over every device of `spec` and each source it writes: one per device
+    /// (every event of the fleet has the same `sourceName`).
+    pub fn for_fleet(spec: &FleetSpec, policy: EventRetention) -> PerSource {
+        let source = spec.blank_event().source_name;
+        PerSource {
+            policy,
+            pairs: (0..spec.devices)
+                .map(|d| DeviceSource::new(spec.device(d), source.clone()))
+                .collect(),
+        }
     }
 }
 
@@ -55,8 +86,11 @@ pub struct PurgeReport {
     pub first_error: Option<String>,
 }
 
-/// One purge: the age delete, then the watermark.
+/// One purge: EdgeX 4.0's over every pair, or the age delete, then the watermark.
 pub fn purge(store: &mut dyn EventStore, retention: &Retention) -> StoreResult<()> {
+    if let Some(per_source) = &retention.per_source {
+        purge_sources(store, &per_source.pairs, &per_source.policy)?;
+    }
     if let Some(retain) = retention.retain {
         let age_ns = retain.as_nanos().min(i64::MAX as u128) as i64;
         store.delete_events(Doomed::OlderThan { age_ns })?;
@@ -65,32 +99,6 @@ pub fn purge(store: &mut dyn EventStore, retention: &Retention) -> StoreResult<(
         purge_to_watermark(store, max_cap, min_cap)?;
     }
     Ok(())
-}
-
-/// EdgeX 3.x's watermark: at `max_cap` readings or more, delete every event at or before the
-/// origin of the reading at offset `min_cap` (newest first). Returns that origin when it
-/// deleted.
-pub fn purge_to_watermark(
-    store: &mut dyn EventStore,
-    max_cap: u64,
-    min_cap: u64,
-) -> StoreResult<Option<i64>> {
-    if store.reading_count(Filter::all())? < max_cap {
-        return Ok(None);
-    }
-    let page = Page {
-        offset: usize::try_from(min_cap).unwrap_or(usize::MAX),
-        limit: 1,
-    };
-    let Some(reading) = store.readings(Filter::all(), page)?.pop() else {
-        return Ok(None);
-    };
-    let age_ns = edgex::now_ns()
-        .saturating_sub(reading.origin)
-        .saturating_sub(1)
-        .max(0);
-    store.delete_events(Doomed::OlderThan { age_ns })?;
-    Ok(Some(reading.origin))
 }
 
 /// Purges every `interval` until `done`, on its own store client; sleeps in short steps so it
@@ -106,16 +114,7 @@ pub fn run_purger(
         failed: 0,
         first_error: None,
     };
-    let step = Duration::from_millis(10);
-    loop {
-        let mut waited = Duration::ZERO;
-        while waited < retention.interval {
-            if done.load(Ordering::Relaxed) {
-                return report;
-            }
-            std::thread::sleep(step.min(retention.interval - waited));
-            waited += step;
-        }
+    while wait_interval(retention.interval, done) {
         let start = std::time::Instant::now();
         match purge(store, retention) {
             Ok(()) => {
@@ -132,4 +131,5 @@ pub fn run_purger(
             }
         }
     }
+    report
 }

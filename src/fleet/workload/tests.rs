@@ -260,6 +260,7 @@ fn age_retention_deletes_only_older_events() {
     let r = Retention {
         retain: Some(Duration::from_secs(70)),
         caps: None,
+        per_source: None,
         interval: Duration::from_secs(1),
     };
     retention::purge(&mut store, &r).expect("purges");
@@ -276,6 +277,7 @@ fn a_fleet_with_a_watermark_purges_while_it_writes() {
         retention: Retention {
             retain: None,
             caps: Some((40, 20)),
+            per_source: None,
             interval: Duration::from_millis(200),
         },
         ..spec(100.0, 1)

@@ -131,6 +131,13 @@ impl EventStore for MemStore {
             Doomed::OlderThan { age_ns } => {
                 events.retain(|e| e.origin >= now.saturating_sub(age_ns))
             }
+            Doomed::Source {
+                device,
+                source,
+                up_to_ns,
+            } => events.retain(|e| {
+                e.device_name != device || e.source_name != source || e.origin > up_to_ns
+            }),
         }
         Ok(())
     }

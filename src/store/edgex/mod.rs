@@ -13,6 +13,8 @@
 //!   MongoDB layout; this is the natural one (an event document with its readings embedded,
 //!   and a document per reading for the reading queries).
 //! - [`as2018`]: the 2018 calls (the ten benchmarks') on top of any of these.
+//! - [`retention`]: what one purge of EdgeX core data's retention does (3.1's reading
+//!   watermark, 4.0's per device and source), over any of these.
 //! - [`http`]: any core-data service, reached over HTTP on TCP or a Unix socket; the same trait,
 //!   so the conformance suite and the benchmarks run through a service as they run on a store.
 //!
@@ -28,10 +30,16 @@
 //!   checks (EdgeX 3.1's Redis layout does, EdgeX 4.0's PostgreSQL schema does not: it stores
 //!   the event twice, and [`EventStore::checks_duplicate_ids`] says which).
 //! - An id that names nothing is [`StoreError::NotFound`].
+//! - The calls on one device's events from one source ([`SourceFilter`],
+//!   [`Doomed::Source`], [`EventStore::device_sources`]) answer what the same filter over
+//!   the device's whole list would: the source is compared exactly, an empty source names
+//!   no pair.
 //! - [`EventStore::add_events`] stores what the same [`EventStore::add_event`]s store; a store
 //!   that overrides it stores a batch whole or not at all ([`EventStore::adds_batches_whole`]).
 
 pub mod as2018;
+pub mod retention;
+mod scan;
 pub(crate) mod sql4;
 
 use crate::edgex::{normalize_uuid, Event, Reading};
@@ -88,6 +96,73 @@ impl<'a> Filter<'a> {
     }
 }
 
+/// One device's events from one source: the pair EdgeX 4.0's retention counts and purges
+/// (`device_info`'s `devicename` and `sourcename`; an AutoEvent's device and `sourceName`).
+///
+/// It is not a field of [`Filter`] because EdgeX's API has no source in any list or count
+/// (the REST routes, and every call but retention's), so no other caller needs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SourceFilter<'a> {
+    /// The event's `deviceName`.
+    pub device: &'a str,
+    /// The event's `sourceName`.
+    pub source: &'a str,
+    /// Only events with `start <= origin <= end`, ns.
+    pub range: Option<(i64, i64)>,
+}
+
+impl<'a> SourceFilter<'a> {
+    /// Every event of `device` from `source`.
+    pub fn new(device: &'a str, source: &'a str) -> Self {
+        SourceFilter {
+            device,
+            source,
+            range: None,
+        }
+    }
+
+    /// Narrowed to a time range.
+    pub fn between(self, start: i64, end: i64) -> Self {
+        SourceFilter {
+            range: Some((start, end)),
+            ..self
+        }
+    }
+
+    /// Whether `event` is one of the events this filter covers.
+    pub fn matches(&self, event: &Event) -> bool {
+        event.device_name == self.device
+            && event.source_name == self.source
+            && self
+                .range
+                .is_none_or(|(start, end)| (start..=end).contains(&event.origin))
+    }
+}
+
+/// A device and one source it has events from ([`EventStore::device_sources`]).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DeviceSource {
+    /// `deviceName`.
+    pub device: String,
+    /// `sourceName`.
+    pub source: String,
+}
+
+impl DeviceSource {
+    /// The pair `(device, source)`.
+    pub fn new(device: impl Into<String>, source: impl Into<String>) -> Self {
+        DeviceSource {
+            device: device.into(),
+            source: source.into(),
+        }
+    }
+
+    /// Every event of this pair.
+    pub fn filter(&self) -> SourceFilter<'_> {
+        SourceFilter::new(&self.device, &self.source)
+    }
+}
+
 /// A page of a newest-first list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Page {
@@ -120,6 +195,19 @@ pub enum Doomed<'a> {
     OlderThan {
         /// ns.
         age_ns: i64,
+    },
+    /// Every event of `device` from `source` with `origin <= up_to_ns`, however old
+    /// (EdgeX 4.0's retention: `DeleteEventsByAgeAndDeviceNameAndSourceName`, whose `origin
+    /// <= now - age` this is with the age resolved to an origin, so that a purge can name
+    /// the newest event it removes; `i64::MAX` is `DeleteEventsByDeviceNameAndSourceName`,
+    /// all of them). EdgeX's REST API has no such route ([`crate::store::http`] refuses it).
+    Source {
+        /// `deviceName`.
+        device: &'a str,
+        /// `sourceName`.
+        source: &'a str,
+        /// The newest origin deleted, inclusive, ns.
+        up_to_ns: i64,
     },
 }
 
@@ -185,6 +273,28 @@ pub trait EventStore: Send {
     fn events(&mut self, filter: Filter<'_>, page: Page) -> StoreResult<Vec<Event>>;
     /// Deletes the events (and their readings) that `doomed` names.
     fn delete_events(&mut self, doomed: Doomed<'_>) -> StoreResult<()>;
+    /// How many events `filter` covers, counting no further than `limit` ([`UNLIMITED`]:
+    /// all). EdgeX 4.0's retention asks whether a pair holds MaxCap events this way
+    /// (`EventCountByDeviceNameAndSourceNameAndLimit`), so the database stops counting there.
+    ///
+    /// The default pages through the device's events ([`EventStore::events`]) and counts the
+    /// source's: right on any store, and what a client of EdgeX's REST API can do (its lists
+    /// have no source); every store with a layout of its own overrides it.
+    fn source_event_count(&mut self, filter: SourceFilter<'_>, limit: usize) -> StoreResult<u64> {
+        scan::source_event_count(self, filter, limit)
+    }
+    /// One page of the events `filter` covers, newest first, with their readings (EdgeX
+    /// 4.0's `LatestEventByDeviceNameAndSourceName[AndAge]AndOffset` is a page of one). The
+    /// default pages through the device's events, as [`EventStore::source_event_count`]'s.
+    fn source_events(&mut self, filter: SourceFilter<'_>, page: Page) -> StoreResult<Vec<Event>> {
+        scan::source_events(self, filter, page)
+    }
+    /// Every (device, source) pair the store holds at least one event of, sorted, each once;
+    /// events with an empty source name none (EdgeX 4.0's retention walks the same pairs: its
+    /// device_info cache, rows with a source name). The default pages through every event.
+    fn device_sources(&mut self) -> StoreResult<Vec<DeviceSource>> {
+        scan::device_sources(self)
+    }
     /// How many readings match.
     fn reading_count(&mut self, filter: Filter<'_>) -> StoreResult<u64>;
     /// One page of the matching readings, newest first.
@@ -245,6 +355,15 @@ impl<S: EventStore + ?Sized> EventStore for Box<S> {
     }
     fn delete_events(&mut self, doomed: Doomed<'_>) -> StoreResult<()> {
         (**self).delete_events(doomed)
+    }
+    fn source_event_count(&mut self, filter: SourceFilter<'_>, limit: usize) -> StoreResult<u64> {
+        (**self).source_event_count(filter, limit)
+    }
+    fn source_events(&mut self, filter: SourceFilter<'_>, page: Page) -> StoreResult<Vec<Event>> {
+        (**self).source_events(filter, page)
+    }
+    fn device_sources(&mut self) -> StoreResult<Vec<DeviceSource>> {
+        (**self).device_sources()
     }
     fn reading_count(&mut self, filter: Filter<'_>) -> StoreResult<u64> {
         (**self).reading_count(filter)

@@ -499,6 +499,18 @@ pub(crate) struct SharedSql {
     /// The readings of one event: EdgeX's query, `ORDER BY origin DESC`, plus the tie-break
     /// [`Dialect::row_order`].
     pub readings_of_event: String,
+    /// EventCountByDeviceNameAndSourceNameAndLimit, without and with a time range (index:
+    /// whether there is one): `COUNT(*)` of a subquery that stops at the limit. Parameters:
+    /// the range's two ends if any, then the device, the source, the limit.
+    pub source_event_count: [String; 2],
+    /// LatestEventByDeviceNameAndSourceName[AndAge]AndOffset as a page, without and with a
+    /// time range (EdgeX's age query is the range `..= now − age`). Parameters: the range's
+    /// ends if any, the device, the source, then the page's offset and limit.
+    pub source_events: [String; 2],
+    /// The (device, source) pairs with at least one event: the event-level device_info rows
+    /// (EdgeX's cache of them is what its retention walks) that still have an event, by
+    /// `idx_event_device_info_id`, so the cost follows the device_info rows, not the events.
+    pub device_sources: String,
 }
 
 impl SharedSql {
@@ -520,7 +532,46 @@ impl SharedSql {
         };
         let (ej, rj) = (ej(d), rj(d));
         let shapes = Shape::all();
+        // The retention queries: the range first (as EdgeX numbers `origin <= @end` before
+        // the names), then devicename and sourcename.
+        let source_terms = |range: bool| {
+            let (device, source) = if range { (3, 4) } else { (1, 2) };
+            let range = if range {
+                format!(" AND origin >= {s}1 AND origin <= {s}2")
+            } else {
+                String::new()
+            };
+            format!("{range} AND devicename = {s}{device} AND sourcename = {s}{source}")
+        };
+        let next = |range: bool| if range { 5 } else { 3 };
         SharedSql {
+            source_event_count: [false, true].map(|range| {
+                format!(
+                    "SELECT COUNT(*) FROM (SELECT 1 FROM {ej} WHERE mark_deleted = false{} \
+                     LIMIT {s}{}) limited_count",
+                    source_terms(range),
+                    next(range)
+                )
+            }),
+            source_events: [false, true].map(|range| {
+                let (offset, limit) = (next(range), next(range) + 1);
+                let page = if d.limit_first {
+                    format!(" ORDER BY origin DESC LIMIT {s}{limit} OFFSET {s}{offset}")
+                } else {
+                    format!(" ORDER BY origin DESC OFFSET {s}{offset} LIMIT {s}{limit}")
+                };
+                format!(
+                    "{} WHERE mark_deleted = false{}{page}",
+                    select_events(d),
+                    source_terms(range)
+                )
+            }),
+            device_sources: format!(
+                "SELECT DISTINCT devicename, sourcename FROM {p}device_info WHERE \
+                 mark_deleted = false AND sourcename <> '' AND EXISTS (SELECT 1 FROM {p}event \
+                 WHERE event.device_info_id = device_info.id)",
+                p = d.schema
+            ),
             event_by_id: format!("{} WHERE {}event.id={s}1", select_events(d), d.schema),
             readings_of_event: format!(
                 "SELECT {RC} FROM {rj} WHERE mark_deleted = false AND event_id = {s}1 \
@@ -601,6 +652,20 @@ mod tests {
              ORDER BY origin DESC, reading.ctid"
         );
         assert!(sql.event_by_id.ends_with(" WHERE core_data.event.id=$1"));
+        assert_eq!(
+            sql.source_event_count[0],
+            "SELECT COUNT(*) FROM (SELECT 1 FROM core_data.event JOIN core_data.device_info ON \
+             event.device_info_id = device_info.id WHERE mark_deleted = false AND devicename = \
+             $1 AND sourcename = $2 LIMIT $3) limited_count"
+        );
+        assert!(
+            sql.source_events[1].ends_with(
+                "WHERE mark_deleted = false AND origin >= $1 AND origin <= $2 AND devicename = \
+                 $3 AND sourcename = $4 ORDER BY origin DESC OFFSET $5 LIMIT $6"
+            ),
+            "{}",
+            sql.source_events[1]
+        );
         let lite = SharedSql::new(Dialect {
             schema: "",
             sigil: '?',
@@ -612,6 +677,13 @@ mod tests {
                 .ends_with("mark_deleted = false ORDER BY origin DESC LIMIT ?2 OFFSET ?1"),
             "{}",
             lite.readings[0]
+        );
+        assert!(
+            lite.source_events[0].ends_with(
+                "AND devicename = ?1 AND sourcename = ?2 ORDER BY origin DESC LIMIT ?4 OFFSET ?3"
+            ),
+            "{}",
+            lite.source_events[0]
         );
         let f = Filter::device("d").between(1, 2);
         assert_eq!(

@@ -28,7 +28,11 @@
 //!   [`StoreError::Unsupported`].
 //! - `event_count`, `reading_count` → a count route where one exists, else the matching list
 //!   route with `limit=1`, read for its `totalCount`.
-//! - `delete_events` → `DELETE /event/device/name/{name}` or `/event/age/{age}` (202).
+//! - `delete_events` → `DELETE /event/device/name/{name}` or `/event/age/{age}` (202); by
+//!   device and source there is no route: [`StoreError::Unsupported`].
+//! - `source_event_count`, `source_events`, `device_sources` (EdgeX 4.0's retention) → the
+//!   trait's defaults: the device's list (or every event's), page by page, the source's
+//!   events kept. EdgeX's lists have no source, so that is the only way through the API.
 //! - `scrub` → `DELETE /event/age/0`, then `/event/count` is polled until it reads 0, because
 //!   EdgeX deletes in the background after its 202. Events from the future survive an age of
 //!   0, so when the count stops falling the remaining events' devices are deleted by name. The
@@ -374,7 +378,7 @@ impl EventStore for HttpStore {
     fn delete_events(&mut self, doomed: Doomed<'_>) -> StoreResult<()> {
         self.call(
             Method::DELETE,
-            &paths::delete_events(doomed),
+            &paths::delete_events(doomed)?,
             None,
             &[200, 202],
         )?;

@@ -4,7 +4,9 @@
 //! EdgeX has a list route for every reading filter, but for events only "all", "by device" and
 //! "by time range": events by device and time range have no route and are
 //! [`StoreError::Unsupported`]. Count routes exist only for "all" and "by device"; any other
-//! count is the `totalCount` of the matching list route.
+//! count is the `totalCount` of the matching list route. No route deletes one device's events
+//! from one source ([`Doomed::Source`], EdgeX 4.0's retention, which core-data runs inside):
+//! [`StoreError::Unsupported`] too.
 
 use crate::store::edgex::{Doomed, Filter};
 use crate::store::{StoreError, StoreResult};
@@ -66,11 +68,18 @@ pub fn reading_count(filter: Filter<'_>) -> Option<String> {
     }
 }
 
+/// A delete by device and source: EdgeX has no such route.
+const NO_SOURCE_DELETE: &str =
+    "EdgeX's API has no route to delete one device's events from one source (its retention \
+     runs inside core-data: give the service --retention-interval and --retention edgex4, \
+     or reach the store directly)";
+
 /// The delete route of `doomed`.
-pub fn delete_events(doomed: Doomed<'_>) -> String {
+pub fn delete_events(doomed: Doomed<'_>) -> StoreResult<String> {
     match doomed {
-        Doomed::Device(d) => format!("{API}/event/device/name/{}", encode(d)),
-        Doomed::OlderThan { age_ns } => format!("{API}/event/age/{age_ns}"),
+        Doomed::Device(d) => Ok(format!("{API}/event/device/name/{}", encode(d))),
+        Doomed::OlderThan { age_ns } => Ok(format!("{API}/event/age/{age_ns}")),
+        Doomed::Source { .. } => Err(StoreError::Unsupported(NO_SOURCE_DELETE)),
     }
 }
 
@@ -142,8 +151,17 @@ mod tests {
             Some("/api/v3/reading/count/device/name/d")
         );
         assert_eq!(
-            delete_events(Doomed::OlderThan { age_ns: 0 }),
+            delete_events(Doomed::OlderThan { age_ns: 0 }).unwrap(),
             "/api/v3/event/age/0"
         );
+        let by_source = Doomed::Source {
+            device: "d",
+            source: "s",
+            up_to_ns: i64::MAX,
+        };
+        assert!(matches!(
+            delete_events(by_source),
+            Err(StoreError::Unsupported(why)) if why.contains("--retention edgex4")
+        ));
     }
 }

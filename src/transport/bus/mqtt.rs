@@ -181,14 +181,22 @@ impl Client {
     /// has acknowledged so far (and sends a PINGREQ when the keep-alive is due). Received
     /// publishes are kept for [`Client::next`]. A publisher calls it now and then, so
     /// acknowledgements never pile up unread.
+    /// With `wait` zero it never blocks.
     pub fn poll_acks(&mut self, wait: Duration) -> io::Result<u64> {
         self.ping_if_due()?;
-        self.stream
-            .set_read_timeout(Some(wait.max(Duration::from_micros(1))))?;
-        while let Some(p) = self.reader.next(&mut self.stream, frame)? {
+        let mut read = false;
+        while let Some(p) = self.reader.next_now(&mut self.stream, frame)? {
             self.take(p);
-            self.stream
-                .set_read_timeout(Some(Duration::from_micros(1)))?;
+            read = true;
+        }
+        if !read && !wait.is_zero() {
+            let deadline = Instant::now() + wait;
+            if let Some(p) = self.reader.next_before(&mut self.stream, deadline, frame)? {
+                self.take(p);
+                while let Some(p) = self.reader.next_now(&mut self.stream, frame)? {
+                    self.take(p);
+                }
+            }
         }
         Ok(self.acked)
     }

@@ -138,8 +138,17 @@ impl Client {
     /// never reads is disconnected as stale after two unanswered pings (nats-server's
     /// `ping_interval`, 2 min, and `ping_max`, 2). Messages are dropped (a publisher has no
     /// subscription).
+    /// With `wait` zero it never blocks.
     pub fn poll(&mut self, wait: Duration) -> io::Result<()> {
-        let deadline = Instant::now() + wait.max(Duration::from_micros(1));
+        while let Some(f) = self.reader.next_now(&mut self.stream, frame)? {
+            if !matches!(f, Frame::Msg(_)) {
+                self.handle(f)?;
+            }
+        }
+        if wait.is_zero() {
+            return Ok(());
+        }
+        let deadline = Instant::now() + wait;
         while let Some(f) = self.reader.next_before(&mut self.stream, deadline, frame)? {
             if !matches!(f, Frame::Msg(_)) {
                 self.handle(f)?;

@@ -101,18 +101,31 @@ impl Client {
     }
 
     /// Reads the replies that arrived within `wait`; how many `PUBLISH`es were answered so far.
+    /// With `wait` zero it never blocks.
     pub fn poll_published(&mut self, wait: Duration) -> io::Result<u64> {
-        self.stream
-            .set_read_timeout(Some(wait.max(Duration::from_micros(1))))?;
-        while let Some(v) = self.reader.next(&mut self.stream, frame)? {
-            if let Value::Error(e) = v {
-                return Err(io::Error::other(format!("PUBLISH: {e}")));
+        let mut read = false;
+        while let Some(v) = self.reader.next_now(&mut self.stream, frame)? {
+            self.count_published(v)?;
+            read = true;
+        }
+        if !read && !wait.is_zero() {
+            let deadline = Instant::now() + wait;
+            if let Some(v) = self.reader.next_before(&mut self.stream, deadline, frame)? {
+                self.count_published(v)?;
+                while let Some(v) = self.reader.next_now(&mut self.stream, frame)? {
+                    self.count_published(v)?;
+                }
             }
-            self.published += 1;
-            self.stream
-                .set_read_timeout(Some(Duration::from_micros(1)))?;
         }
         Ok(self.published)
+    }
+
+    fn count_published(&mut self, reply: Value) -> io::Result<()> {
+        if let Value::Error(e) = reply {
+            return Err(io::Error::other(format!("PUBLISH: {e}")));
+        }
+        self.published += 1;
+        Ok(())
     }
 
     /// The next `message` or `pmessage`, waiting at most `timeout`.

@@ -68,6 +68,25 @@ impl Stream {
         }
     }
 
+    /// Reads what has arrived, without waiting: `WouldBlock` when nothing has (one `recv`
+    /// with `MSG_DONTWAIT`, whatever the socket's timeout: a timeout rounds up to the
+    /// kernel's tick, milliseconds, however short it is set).
+    pub fn read_now(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        use std::os::fd::AsRawFd;
+        let fd = match self {
+            Stream::Tcp(s) => s.as_raw_fd(),
+            Stream::Unix(s) => s.as_raw_fd(),
+        };
+        // SAFETY: `buf` is valid for `buf.len()` bytes of writes, and `fd` is this stream's
+        // open socket for the duration of the call.
+        let n = unsafe { libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), libc::MSG_DONTWAIT) };
+        if n < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(n as usize)
+        }
+    }
+
     /// Closes both directions, waking a reader blocked on the other handle.
     pub fn shutdown(&self) {
         let _ = match self {
@@ -152,12 +171,16 @@ impl Default for Reader {
 
 impl Reader {
     /// [`Reader::next`] until `deadline`: `Ok(None)` once it has passed with no whole frame.
+    /// A frame already read is returned without a system call.
     pub fn next_before<T>(
         &mut self,
         stream: &mut Stream,
         deadline: Instant,
         mut frame: impl FnMut(&[u8]) -> io::Result<Framed<T>>,
     ) -> io::Result<Option<T>> {
+        if let Some(value) = self.buffered(&mut frame)? {
+            return Ok(Some(value));
+        }
         loop {
             let now = Instant::now();
             if now >= deadline {
@@ -170,6 +193,24 @@ impl Reader {
         }
     }
 
+    /// A whole frame already in the buffer, if there is one; reads nothing.
+    fn buffered<T>(
+        &mut self,
+        frame: &mut impl FnMut(&[u8]) -> io::Result<Framed<T>>,
+    ) -> io::Result<Option<T>> {
+        if self.start < self.end {
+            if let Framed::Frame(value, used) = frame(&self.input[self.start..self.end])? {
+                self.start += used;
+                if self.start == self.end {
+                    self.start = 0;
+                    self.end = 0;
+                }
+                return Ok(Some(value));
+            }
+        }
+        Ok(None)
+    }
+
     /// The next frame that `frame` finds in the buffer, reading more from `stream` as needed.
     /// `Ok(None)` when a read timed out before a whole frame arrived (the bytes read so far
     /// stay for the next call). A closed connection is `UnexpectedEof`. `frame` bounds a
@@ -177,18 +218,29 @@ impl Reader {
     pub fn next<T>(
         &mut self,
         stream: &mut Stream,
+        frame: impl FnMut(&[u8]) -> io::Result<Framed<T>>,
+    ) -> io::Result<Option<T>> {
+        self.next_with(stream, frame, Stream::read)
+    }
+
+    /// [`Reader::next`] without waiting: a frame already read or arrived, else `Ok(None)`.
+    pub fn next_now<T>(
+        &mut self,
+        stream: &mut Stream,
+        frame: impl FnMut(&[u8]) -> io::Result<Framed<T>>,
+    ) -> io::Result<Option<T>> {
+        self.next_with(stream, frame, Stream::read_now)
+    }
+
+    fn next_with<T>(
+        &mut self,
+        stream: &mut Stream,
         mut frame: impl FnMut(&[u8]) -> io::Result<Framed<T>>,
+        read: fn(&mut Stream, &mut [u8]) -> io::Result<usize>,
     ) -> io::Result<Option<T>> {
         loop {
-            if self.start < self.end {
-                if let Framed::Frame(value, used) = frame(&self.input[self.start..self.end])? {
-                    self.start += used;
-                    if self.start == self.end {
-                        self.start = 0;
-                        self.end = 0;
-                    }
-                    return Ok(Some(value));
-                }
+            if let Some(value) = self.buffered(&mut frame)? {
+                return Ok(Some(value));
             }
             if self.end == self.input.len() {
                 if self.start > 0 {
@@ -200,7 +252,7 @@ impl Reader {
                     self.input.resize(len * 2, 0);
                 }
             }
-            match stream.read(&mut self.input[self.end..]) {
+            match read(stream, &mut self.input[self.end..]) {
                 Ok(0) => {
                     return Err(io::Error::new(
                         io::ErrorKind::UnexpectedEof,

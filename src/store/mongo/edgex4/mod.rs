@@ -51,7 +51,12 @@
 //!   nothing ([`StoreError::NotFound`]), as on EdgeX 3.1's Redis layout. An event or reading
 //!   id that is not a UUID cannot be added (a one-line [`StoreError::Backend`] naming it).
 //! - `Doomed::OlderThan` deletes `origin < now − age` ([`crate::edgex::now_ns`]);
-//!   `Doomed::Device` every event of the device, whatever its origin.
+//!   `Doomed::Device` every event of the device, whatever its origin; `Doomed::Source` the
+//!   source's events of the device up to an origin.
+//! - The calls on one device and source (EdgeX 4.0's retention) query `deviceName`,
+//!   `sourceName` and the range, walking the device's index (no index on `sourceName`: the
+//!   layout's writes stay what they were); a count stops at its limit (`count_documents`
+//!   with `limit`). The pairs are one `aggregate` `$group` over every event.
 //! - [`Behaviour::FULL`](super::Behaviour::FULL): event ids are checked (by the unique `_id`,
 //!   not a read first), reading ids and binary payloads kept. Reading ids are unique too, which
 //!   no EdgeX layout checks (EdgeX 3.1 overwrites the reading's key).

@@ -9,12 +9,14 @@ use serde::de::DeserializeOwned;
 use super::documents::{EventIn, EventOut, IdOnly, ReadingIn, ReadingOut, StoredIds};
 use super::{EVENTS, READINGS};
 use crate::edgex::{now_ns, Event, Reading};
-use crate::store::edgex::{stored_event_id, Behaviour, Doomed, EventStore, Filter, Page};
+use crate::store::edgex::{
+    stored_event_id, Behaviour, DeviceSource, Doomed, EventStore, Filter, Page, SourceFilter,
+};
 use crate::store::mongo::{
     backend, backend_error, decode, documents_bytes, encode, mongo_limit, IN_CHUNK,
 };
 use crate::store::shared::one_line;
-use crate::store::{StoreError, StoreResult};
+use crate::store::{StoreError, StoreResult, UNLIMITED};
 
 /// MongoDB's error code for a duplicate key.
 const DUPLICATE_KEY: i32 = 11000;
@@ -61,6 +63,18 @@ pub(super) fn query(filter: &Filter<'_>, readings: bool) -> Document {
         None => {}
     }
     query
+}
+
+/// The query of one device's events from one source: the device (its index orders them), the
+/// source, and the range as [`query`] writes it.
+pub(super) fn source_query(filter: &SourceFilter<'_>) -> Document {
+    let device = Filter {
+        range: filter.range,
+        ..Filter::device(filter.device)
+    };
+    let mut found = query(&device, false);
+    found.insert("sourceName", filter.source);
+    found
 }
 
 /// The position of the first write a duplicate key refused (0 for a one-document write).
@@ -329,6 +343,11 @@ impl EventStore for Mongo4Store {
             Doomed::OlderThan { age_ns } => {
                 doc! { "origin": { "$lt": now_ns().saturating_sub(age_ns) } }
             }
+            Doomed::Source {
+                device,
+                source,
+                up_to_ns,
+            } => source_query(&SourceFilter::new(device, source).between(i64::MIN, up_to_ns)),
         };
         // IN_CHUNK is 50 000, well within i64.
         let chunk = i64::try_from(IN_CHUNK).unwrap_or(i64::MAX);
@@ -349,6 +368,49 @@ impl EventStore for Mongo4Store {
                 return Ok(());
             }
         }
+    }
+
+    /// `count_documents` with a `limit`, over the device's index.
+    fn source_event_count(&mut self, filter: SourceFilter<'_>, limit: usize) -> StoreResult<u64> {
+        if limit == 0 {
+            return Ok(0);
+        }
+        let mut count = self.events.count_documents(source_query(&filter));
+        if limit != UNLIMITED {
+            count = count.limit(u64::try_from(limit).unwrap_or(u64::MAX));
+        }
+        count.run().map_err(backend)
+    }
+
+    fn source_events(&mut self, filter: SourceFilter<'_>, page: Page) -> StoreResult<Vec<Event>> {
+        let query = source_query(&filter);
+        Self::list(&self.events, EVENTS, query, page, EventIn::into_event)
+    }
+
+    /// One `aggregate`: a `$group` by device and source over every event (a collection scan:
+    /// the layout indexes no source).
+    fn device_sources(&mut self) -> StoreResult<Vec<DeviceSource>> {
+        let pipeline = [
+            doc! { "$match": { "sourceName": { "$ne": "" } } },
+            doc! { "$group": { "_id": { "device": "$deviceName", "source": "$sourceName" } } },
+        ];
+        let mut pairs = Vec::new();
+        for group in self.events.aggregate(pipeline).run().map_err(backend)? {
+            let group = group.map_err(backend)?;
+            let pair = group
+                .get_document("_id")
+                .and_then(|id| {
+                    Ok(DeviceSource::new(
+                        id.get_str("device")?,
+                        id.get_str("source")?,
+                    ))
+                })
+                .map_err(|e| backend_error(format!("a device/source group: {e}")))?;
+            pairs.push(pair);
+        }
+        pairs.sort();
+        pairs.dedup();
+        Ok(pairs)
     }
 
     fn reading_count(&mut self, filter: Filter<'_>) -> StoreResult<u64> {

@@ -9,7 +9,11 @@
 //! as one transaction of an `INSERT` and a binary `COPY` of the readings; no duplicate-id check
 //! (an id added twice is stored twice); no reading ids; values spread over `value`,
 //! `numeric_value`, `binaryvalue` and `objectvalue` (§A.4); every list as one query plus one
-//! readings query per event (N+1); the deletes' statements and transactions (§A.7).
+//! readings query per event (N+1); the deletes' statements and transactions (§A.7); EdgeX
+//! 4.0's retention on one device and source (a count that stops at MaxCap, the event at an
+//! offset, deletes by age and by pair, the latter with the pair's device_info rows).
+//! `device_sources`, the pairs a service's retention walks, is edgebench's: the event-level
+//! device_info rows that still have an event, where EdgeX walks its cache of those rows.
 //!
 //! Where it differs, and why:
 //! - **Readings of an event come back `ORDER BY origin DESC, reading.ctid`**: EdgeX's order

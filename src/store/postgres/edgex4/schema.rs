@@ -124,5 +124,28 @@ pub(super) const DELETE_EVENTS_OF_DEVICE: &str = "DELETE FROM core_data.event US
      core_data.device_info WHERE event.device_info_id = device_info.id AND devicename = $1";
 pub(super) const DELETE_DEVICE_INFO: &str = "DELETE FROM core_data.device_info WHERE id = $1";
 
+/// DeleteEventsByAgeAndDeviceNameAndSourceName (retention), first statement: `$1` is the
+/// newest origin to delete.
+pub(super) const DELETE_READINGS_OF_SOURCE_UP_TO: &str = "DELETE FROM core_data.reading WHERE \
+     event_id = ANY ( SELECT event.id FROM core_data.event JOIN core_data.device_info ON \
+     event.device_info_id = device_info.id WHERE origin <= $1 AND devicename = $2 AND \
+     sourcename = $3 )";
+/// DeleteEventsByAgeAndDeviceNameAndSourceName, second statement.
+pub(super) const DELETE_EVENTS_OF_SOURCE_UP_TO: &str = "DELETE FROM core_data.event USING \
+     core_data.device_info WHERE event.device_info_id = device_info.id AND origin <= $1 AND \
+     devicename = $2 AND sourcename = $3";
+
+/// DeleteEventsByDeviceNameAndSourceName (retention with MinCap <= 0 and no duration): the
+/// pair's device_info rows, deleted with its events and evicted, as EdgeX's
+/// `deleteEventsByConditions` does.
+pub(super) const DEVICE_INFOS_OF_SOURCE: &str =
+    "SELECT * FROM core_data.device_info WHERE devicename = $1 AND sourcename = $2";
+pub(super) const DELETE_READINGS_OF_SOURCE: &str = "DELETE FROM core_data.reading WHERE \
+     event_id = ANY ( SELECT event.id FROM core_data.event JOIN core_data.device_info ON \
+     event.device_info_id = device_info.id WHERE devicename = $1 AND sourcename = $2 )";
+pub(super) const DELETE_EVENTS_OF_SOURCE: &str = "DELETE FROM core_data.event USING \
+     core_data.device_info WHERE event.device_info_id = device_info.id AND devicename = $1 \
+     AND sourcename = $2";
+
 /// `scrub`: EdgeX has no such call; benchmarks and tests start from empty tables with it.
 pub(super) const SCRUB: &str = "TRUNCATE core_data.event, core_data.reading, core_data.device_info";

@@ -20,7 +20,9 @@ use crate::store::edgex::sql4::{
     filter_values, stored_key, DeviceInfo, DeviceInfoCache, EventRow, FilterValue, ReadingRow,
     Shape, SharedSql, ValueColumns,
 };
-use crate::store::edgex::{Behaviour, Doomed, EventStore, Filter, Page};
+use crate::store::edgex::{
+    Behaviour, DeviceSource, Doomed, EventStore, Filter, Page, SourceFilter,
+};
 use crate::store::postgres::schema_bytes;
 use crate::store::shared::chain;
 use crate::store::{StoreError, StoreResult, UNLIMITED};
@@ -335,6 +337,71 @@ impl Pg4Store {
         self.query(name, sql, &params)
     }
 
+    /// Events from `EV` rows, then each one's readings (N+1, as EdgeX).
+    fn events_of_rows(&mut self, name: &str, rows: &[Row]) -> StoreResult<Vec<Event>> {
+        let mut events = Vec::with_capacity(rows.len());
+        for row in rows {
+            let mut event = event_row(row).map_err(|e| failed(name, &e))?.into_event()?;
+            let id = Uuid::parse(&event.id).ok_or_else(|| not_found(&event.id))?;
+            event.readings = self.readings_of(&id)?;
+            events.push(event);
+        }
+        Ok(events)
+    }
+
+    /// Runs one of the retention statements `sql` (without, with a range) for `filter`,
+    /// then `extra`.
+    fn of_source(
+        &mut self,
+        name: &str,
+        sql: &[String; 2],
+        filter: SourceFilter<'_>,
+        extra: &[&(dyn ToSql + Sync)],
+    ) -> StoreResult<Vec<Row>> {
+        let (start, end) = filter.range.unwrap_or_default();
+        let mut params: Vec<&(dyn ToSql + Sync)> = Vec::with_capacity(6);
+        if filter.range.is_some() {
+            params.extend([&start as &(dyn ToSql + Sync), &end]);
+        }
+        params.extend([&filter.device as &(dyn ToSql + Sync), &filter.source]);
+        params.extend_from_slice(extra);
+        self.query(name, &sql[usize::from(filter.range.is_some())], &params)
+    }
+
+    /// EdgeX's `deleteEventsByConditions`: the device_info rows `infos` selects, then one
+    /// transaction deleting the readings and events `readings` and `events` select and those
+    /// rows; the rows leave the cache once committed. `what` names it in errors.
+    fn delete_with_device_infos(
+        &mut self,
+        what: &str,
+        [infos, readings, events]: [&str; 3],
+        params: &[&(dyn ToSql + Sync)],
+    ) -> StoreResult<()> {
+        let found = format!("device infos of {what}");
+        let rows = self.query(&found, infos, params)?;
+        let ids = rows
+            .iter()
+            .map(|row| row.try_get::<_, i32>("id"))
+            .collect::<Result<Vec<i32>, _>>()
+            .map_err(|e| failed(&found, &e))?;
+        let readings = self.statement(readings)?;
+        let events = self.statement(events)?;
+        let info = self.statement(DELETE_DEVICE_INFO)?;
+        let mut tx = self.client.transaction().map_err(|e| failed("begin", &e))?;
+        tx.execute(&readings, params)
+            .map_err(|e| failed(&format!("delete readings of {what}"), &e))?;
+        tx.execute(&events, params)
+            .map_err(|e| failed(&format!("delete events of {what}"), &e))?;
+        for id in &ids {
+            tx.execute(&info, &[id])
+                .map_err(|e| failed("delete device info", &e))?;
+        }
+        tx.commit().map_err(|e| failed("commit", &e))?;
+        let ids: Vec<i64> = ids.into_iter().map(i64::from).collect();
+        self.device_infos.evict(&ids);
+        Ok(())
+    }
+
     fn count(&mut self, name: &str, rows: StoreResult<Vec<Row>>) -> StoreResult<u64> {
         let n: i64 = rows?
             .first()
@@ -509,16 +576,7 @@ impl EventStore for Pg4Store {
             &values,
             &[&offset, &limit],
         )?;
-        let mut events = Vec::with_capacity(rows.len());
-        for row in &rows {
-            let mut event = event_row(row)
-                .map_err(|e| failed("events", &e))?
-                .into_event()?;
-            let id = Uuid::parse(&event.id).ok_or_else(|| not_found(&event.id))?;
-            event.readings = self.readings_of(&id)?;
-            events.push(event);
-        }
-        Ok(events)
+        self.events_of_rows("events", &rows)
     }
 
     fn delete_events(&mut self, doomed: Doomed<'_>) -> StoreResult<()> {
@@ -537,31 +595,81 @@ impl EventStore for Pg4Store {
             }
             Doomed::Device(device) => {
                 self.execute("mark device deleted", MARK_DEVICE_DELETED, &[&device])?;
-                let rows =
-                    self.query("device infos of device", DEVICE_INFOS_OF_DEVICE, &[&device])?;
-                let ids = rows
-                    .iter()
-                    .map(|row| row.try_get::<_, i32>("id"))
-                    .collect::<Result<Vec<i32>, _>>()
-                    .map_err(|e| failed("device infos of device", &e))?;
-                let readings = self.statement(DELETE_READINGS_OF_DEVICE)?;
-                let events = self.statement(DELETE_EVENTS_OF_DEVICE)?;
-                let info = self.statement(DELETE_DEVICE_INFO)?;
+                self.delete_with_device_infos(
+                    "device",
+                    [
+                        DEVICE_INFOS_OF_DEVICE,
+                        DELETE_READINGS_OF_DEVICE,
+                        DELETE_EVENTS_OF_DEVICE,
+                    ],
+                    &[&device],
+                )
+            }
+            Doomed::Source {
+                device,
+                source,
+                up_to_ns: i64::MAX,
+            } => self.delete_with_device_infos(
+                "source",
+                [
+                    DEVICE_INFOS_OF_SOURCE,
+                    DELETE_READINGS_OF_SOURCE,
+                    DELETE_EVENTS_OF_SOURCE,
+                ],
+                &[&device, &source],
+            ),
+            Doomed::Source {
+                device,
+                source,
+                up_to_ns,
+            } => {
+                let readings = self.statement(DELETE_READINGS_OF_SOURCE_UP_TO)?;
+                let events = self.statement(DELETE_EVENTS_OF_SOURCE_UP_TO)?;
+                let params: [&(dyn ToSql + Sync); 3] = [&up_to_ns, &device, &source];
                 let mut tx = self.client.transaction().map_err(|e| failed("begin", &e))?;
-                tx.execute(&readings, &[&device])
-                    .map_err(|e| failed("delete readings of device", &e))?;
-                tx.execute(&events, &[&device])
-                    .map_err(|e| failed("delete events of device", &e))?;
-                for id in &ids {
-                    tx.execute(&info, &[id])
-                        .map_err(|e| failed("delete device info", &e))?;
-                }
-                tx.commit().map_err(|e| failed("commit", &e))?;
-                let ids: Vec<i64> = ids.into_iter().map(i64::from).collect();
-                self.device_infos.evict(&ids);
-                Ok(())
+                tx.execute(&readings, &params)
+                    .map_err(|e| failed("delete readings of source by age", &e))?;
+                tx.execute(&events, &params)
+                    .map_err(|e| failed("delete events of source by age", &e))?;
+                tx.commit().map_err(|e| failed("commit", &e))
             }
         }
+    }
+
+    fn source_event_count(&mut self, filter: SourceFilter<'_>, limit: usize) -> StoreResult<u64> {
+        let limit = offset_limit(Page { offset: 0, limit }).1;
+        let rows = self.of_source(
+            "source event count",
+            &sql().source_event_count,
+            filter,
+            &[&limit],
+        );
+        self.count("source event count", rows)
+    }
+
+    fn source_events(&mut self, filter: SourceFilter<'_>, page: Page) -> StoreResult<Vec<Event>> {
+        let (offset, limit) = offset_limit(page);
+        let rows = self.of_source(
+            "source events",
+            &sql().source_events,
+            filter,
+            &[&offset, &limit],
+        )?;
+        self.events_of_rows("source events", &rows)
+    }
+
+    fn device_sources(&mut self) -> StoreResult<Vec<DeviceSource>> {
+        let name = "device sources";
+        let rows = self.query(name, &sql().device_sources, &[])?;
+        let mut pairs = rows
+            .iter()
+            .map(|row| Ok(DeviceSource::new(text(row, 0)?, text(row, 1)?)))
+            .collect::<Result<Vec<_>, postgres::Error>>()
+            .map_err(|e| failed(name, &e))?;
+        // Rust's order, not the database's collation.
+        pairs.sort();
+        pairs.dedup();
+        Ok(pairs)
     }
 
     fn reading_count(&mut self, filter: Filter<'_>) -> StoreResult<u64> {

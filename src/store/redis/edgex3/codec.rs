@@ -148,6 +148,21 @@ pub(super) struct IndexedNames {
     pub resource_name: String,
 }
 
+/// What a source query needs of a stored event (EdgeX 3.1 indexes no source, so the record
+/// says it).
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "PascalCase")]
+pub(super) struct SourceOrigin {
+    pub device_name: String,
+    pub source_name: String,
+    pub origin: i64,
+}
+
+/// The device, source and origin of the event stored under `key`.
+pub(super) fn decode_source(key: &str, json: &[u8]) -> Result<SourceOrigin, StoreError> {
+    decode(key, "event", json)
+}
+
 /// The event stored under `key`, without its readings.
 pub(super) fn decode_event(key: &str, json: &[u8]) -> Result<Event, StoreError> {
     let e: EventRecord = decode(key, "event", json)?;

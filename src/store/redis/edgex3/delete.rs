@@ -73,6 +73,12 @@ impl<C: StoreConnection> Redis3Store<C> {
     ) -> StoreResult<()> {
         let events: Vec<String> =
             self.query(redis::cmd("ZRANGEBYSCORE").arg(index).arg(min).arg(max))?;
+        self.delete_members(home, events)
+    }
+
+    /// Deletes the events stored under `events` (keys of partition `home`) and their
+    /// readings, in the two phases of a bulk delete.
+    pub(super) fn delete_members(&mut self, home: Part, events: Vec<String>) -> StoreResult<()> {
         let mut readings = Vec::new();
         for event in &events {
             let key = home.event_readings(keys::id_of(event));

@@ -87,6 +87,27 @@ impl Keyspace {
         }
     }
 
+    /// The `SCAN MATCH` pattern of every device's event index, `cd|evt:device:name:*` (with
+    /// any tag in the cluster form).
+    pub(super) fn device_index_pattern(self) -> &'static str {
+        match self {
+            Keyspace::Single => "cd|evt:device:name:*",
+            Keyspace::Partitioned => "cd|{*}evt:device:name:*",
+        }
+    }
+
+    /// The device whose event index `key` is (a key [`Keyspace::device_index_pattern`]
+    /// matched).
+    pub(super) fn device_of_index(self, key: &str) -> Option<&str> {
+        let rest = key.strip_prefix(PREFIX)?;
+        let rest = match self {
+            Keyspace::Single => rest,
+            // The tag is `{…}`, right after the prefix, and holds no `}`.
+            Keyspace::Partitioned => &rest[rest.find('}')? + 1..],
+        };
+        rest.strip_prefix("evt:device:name:")
+    }
+
     /// The partition of a stored key (an index member): its slot's.
     pub(super) fn of_key(self, key: &str) -> Part {
         match self {

@@ -40,6 +40,8 @@
 //!   query; it is the same sequence on the narrower key.
 //! - An offset past the end is an empty page (EdgeX answers 416 Range Not Satisfiable; the
 //!   trait has no such error, and the HTTP layer decides).
+//! - Calls on one device and source (EdgeX 4.0's retention; this layout has no source index)
+//!   read the device's index and each record's `SourceName`: see `sources`.
 //! - `OlderThan { age_ns }` deletes `ZRANGEBYSCORE cd|evt:origin 0 <now_ns - age_ns>`, as
 //!   EdgeX: `origin <= now - age`, inclusive (at score resolution), and events with a
 //!   negative origin are kept. `Device(d)` deletes `ZRANGEBYSCORE cd|evt:device:name:<d> (0
@@ -78,6 +80,7 @@ mod codec;
 mod delete;
 mod keys;
 mod read;
+mod sources;
 #[cfg(test)]
 mod tests;
 mod write;
@@ -89,8 +92,8 @@ use write::Batch;
 
 use crate::edgex::{now_ns, Event, Reading};
 use crate::store::edgex::{
-    stored_event_id, Behaviour, Doomed, EventStore, Filter, Page, StoreError, StoreResult,
-    UNLIMITED,
+    stored_event_id, Behaviour, DeviceSource, Doomed, EventStore, Filter, Page, SourceFilter,
+    StoreError, StoreResult, UNLIMITED,
 };
 use crate::store::redis::backend;
 use crate::transport::StoreConnection;
@@ -227,7 +230,26 @@ impl<C: StoreConnection> EventStore for Redis3Store<C> {
                 }
                 Ok(())
             }
+            Doomed::Source {
+                device,
+                source,
+                up_to_ns,
+            } => self.delete_of_source(device, source, up_to_ns),
         }
+    }
+
+    /// The device's index and each record's `SourceName` (`sources`).
+    fn source_event_count(&mut self, filter: SourceFilter<'_>, limit: usize) -> StoreResult<u64> {
+        self.count_of_source(filter, limit)
+    }
+
+    fn source_events(&mut self, filter: SourceFilter<'_>, page: Page) -> StoreResult<Vec<Event>> {
+        let keys = self.page_of_source(filter, page)?;
+        self.events_at(keys)
+    }
+
+    fn device_sources(&mut self) -> StoreResult<Vec<DeviceSource>> {
+        self.sources()
     }
 
     fn reading_count(&mut self, filter: Filter<'_>) -> StoreResult<u64> {

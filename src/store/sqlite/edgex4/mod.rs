@@ -6,8 +6,8 @@
 //! the in-process SQL column of a benchmark does the work EdgeX 4.0 asks of PostgreSQL:
 //! device_info rows and their cache, the event and its readings in one transaction, no
 //! duplicate-id check, no reading ids, values spread over the value columns, one readings
-//! query per listed event, and the same deletes. `schema` says how each type is ported and
-//! why `numeric_value` is `TEXT`.
+//! query per listed event, the same deletes, and EdgeX 4.0's retention queries on one device
+//! and source. `schema` says how each type is ported and why `numeric_value` is `TEXT`.
 //!
 //! What differs from [`crate::store::postgres::edgex4`], besides the dialect:
 //! - readings go in by one prepared `INSERT` per reading inside the event's transaction,

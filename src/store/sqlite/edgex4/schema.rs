@@ -110,6 +110,23 @@ pub(super) const DELETE_EVENTS_OF_DEVICE: &str = "DELETE FROM event WHERE device
      ( SELECT id FROM device_info WHERE devicename = ?1 )";
 pub(super) const DELETE_DEVICE_INFO: &str = "DELETE FROM device_info WHERE id = ?1";
 
+/// DeleteEventsByAgeAndDeviceNameAndSourceName (retention): `?1` is the newest origin.
+pub(super) const DELETE_READINGS_OF_SOURCE_UP_TO: &str = "DELETE FROM reading WHERE event_id IN \
+     ( SELECT event.id FROM event JOIN device_info ON event.device_info_id = device_info.id \
+     WHERE origin <= ?1 AND devicename = ?2 AND sourcename = ?3 )";
+pub(super) const DELETE_EVENTS_OF_SOURCE_UP_TO: &str = "DELETE FROM event WHERE origin <= ?1 \
+     AND device_info_id IN ( SELECT id FROM device_info WHERE devicename = ?2 AND \
+     sourcename = ?3 )";
+
+/// DeleteEventsByDeviceNameAndSourceName: the pair's events, readings and device_info rows.
+pub(super) const DEVICE_INFOS_OF_SOURCE: &str =
+    "SELECT * FROM device_info WHERE devicename = ?1 AND sourcename = ?2";
+pub(super) const DELETE_READINGS_OF_SOURCE: &str = "DELETE FROM reading WHERE event_id IN \
+     ( SELECT event.id FROM event JOIN device_info ON event.device_info_id = device_info.id \
+     WHERE devicename = ?1 AND sourcename = ?2 )";
+pub(super) const DELETE_EVENTS_OF_SOURCE: &str = "DELETE FROM event WHERE device_info_id IN \
+     ( SELECT id FROM device_info WHERE devicename = ?1 AND sourcename = ?2 )";
+
 /// `scrub`, SQLite's `TRUNCATE`: a `DELETE` without `WHERE` frees the pages without a scan.
 pub(super) const SCRUB: [&str; 3] = [
     "DELETE FROM reading",

@@ -13,7 +13,9 @@ use crate::store::edgex::sql4::{
     filter_values, stored_key, DeviceInfo, DeviceInfoCache, EventRow, FilterValue, ReadingRow,
     Shape, SharedSql, ValueColumns,
 };
-use crate::store::edgex::{Behaviour, Doomed, EventStore, Filter, Page};
+use crate::store::edgex::{
+    Behaviour, DeviceSource, Doomed, EventStore, Filter, Page, SourceFilter,
+};
 use crate::store::sqlite::{backend_error, database_bytes, fix_for, one_line};
 use crate::store::{StoreError, StoreResult, UNLIMITED};
 
@@ -299,6 +301,46 @@ impl Sqlite4Store {
         Ok(u64::try_from(n).unwrap_or(0))
     }
 
+    /// EdgeX's `deleteEventsByConditions`: the device_info rows `infos` selects, then one
+    /// transaction deleting the readings and events `readings` and `events` select and those
+    /// rows; the rows leave the cache once committed. `what` names it in errors.
+    fn delete_with_device_infos(
+        &mut self,
+        what: &str,
+        [infos, readings, events]: [&str; 3],
+        params: &[&dyn ToSql],
+    ) -> StoreResult<()> {
+        let found = format!("device infos of {what}");
+        let ids = self
+            .conn
+            .prepare_cached(infos)
+            .and_then(|mut s| {
+                s.query_map(params, |row| row.get::<_, i64>("id"))?
+                    .collect::<rusqlite::Result<Vec<i64>>>()
+            })
+            .map_err(failed(&found))?;
+        let tx = self.begin()?;
+        for (name, sql) in [
+            (format!("delete readings of {what}"), readings),
+            (format!("delete events of {what}"), events),
+        ] {
+            tx.prepare_cached(sql)
+                .and_then(|mut s| s.execute(params))
+                .map_err(failed(&name))?;
+        }
+        {
+            let mut delete = tx
+                .prepare_cached(DELETE_DEVICE_INFO)
+                .map_err(failed("delete device info"))?;
+            for id in &ids {
+                delete.execute([id]).map_err(failed("delete device info"))?;
+            }
+        }
+        tx.commit().map_err(failed("commit"))?;
+        self.device_infos.evict(&ids);
+        Ok(())
+    }
+
     fn begin(&mut self) -> StoreResult<rusqlite::Transaction<'_>> {
         // IMMEDIATE takes the write lock up front, so two writers never deadlock upgrading.
         self.conn
@@ -347,6 +389,18 @@ fn insert(tx: &rusqlite::Transaction<'_>, event: &Event, rows: &EventRows) -> St
         .map_err(failed(&adding))?;
     }
     Ok(())
+}
+
+/// A retention statement's parameters for `filter` (the range's ends if any, the device, the
+/// source), then `extra`.
+fn source_params<'a>(filter: &'a SourceFilter<'a>, extra: &[&'a dyn ToSql]) -> Vec<&'a dyn ToSql> {
+    let mut params: Vec<&dyn ToSql> = Vec::with_capacity(6);
+    if let Some((start, end)) = &filter.range {
+        params.extend([start as &dyn ToSql, end]);
+    }
+    params.extend([&filter.device as &dyn ToSql, &filter.source]);
+    params.extend_from_slice(extra);
+    params
 }
 
 /// `values` as SQLite parameters, then `extra`.
@@ -468,36 +522,89 @@ impl EventStore for Sqlite4Store {
             }
             Doomed::Device(device) => {
                 self.execute("mark device deleted", MARK_DEVICE_DELETED, [device])?;
-                let ids = self
-                    .conn
-                    .prepare_cached(DEVICE_INFOS_OF_DEVICE)
-                    .and_then(|mut s| {
-                        s.query_map([device], |row| row.get::<_, i64>("id"))?
-                            .collect::<rusqlite::Result<Vec<i64>>>()
-                    })
-                    .map_err(failed("device infos of device"))?;
+                self.delete_with_device_infos(
+                    "device",
+                    [
+                        DEVICE_INFOS_OF_DEVICE,
+                        DELETE_READINGS_OF_DEVICE,
+                        DELETE_EVENTS_OF_DEVICE,
+                    ],
+                    &[&device],
+                )
+            }
+            Doomed::Source {
+                device,
+                source,
+                up_to_ns: i64::MAX,
+            } => self.delete_with_device_infos(
+                "source",
+                [
+                    DEVICE_INFOS_OF_SOURCE,
+                    DELETE_READINGS_OF_SOURCE,
+                    DELETE_EVENTS_OF_SOURCE,
+                ],
+                &[&device, &source],
+            ),
+            Doomed::Source {
+                device,
+                source,
+                up_to_ns,
+            } => {
                 let tx = self.begin()?;
                 for (name, sql) in [
-                    ("delete readings of device", DELETE_READINGS_OF_DEVICE),
-                    ("delete events of device", DELETE_EVENTS_OF_DEVICE),
+                    (
+                        "delete readings of source by age",
+                        DELETE_READINGS_OF_SOURCE_UP_TO,
+                    ),
+                    (
+                        "delete events of source by age",
+                        DELETE_EVENTS_OF_SOURCE_UP_TO,
+                    ),
                 ] {
                     tx.prepare_cached(sql)
-                        .and_then(|mut s| s.execute([device]))
+                        .and_then(|mut s| s.execute(params![up_to_ns, device, source]))
                         .map_err(failed(name))?;
                 }
-                {
-                    let mut delete = tx
-                        .prepare_cached(DELETE_DEVICE_INFO)
-                        .map_err(failed("delete device info"))?;
-                    for id in &ids {
-                        delete.execute([id]).map_err(failed("delete device info"))?;
-                    }
-                }
-                tx.commit().map_err(failed("commit"))?;
-                self.device_infos.evict(&ids);
-                Ok(())
+                tx.commit().map_err(failed("commit"))
             }
         }
+    }
+
+    fn source_event_count(&mut self, filter: SourceFilter<'_>, limit: usize) -> StoreResult<u64> {
+        let name = "source event count";
+        let limit = offset_limit(Page { offset: 0, limit }).1;
+        let params = source_params(&filter, &[&limit]);
+        let n: i64 = self
+            .conn
+            .prepare_cached(&sql().source_event_count[usize::from(filter.range.is_some())])
+            .and_then(|mut s| s.query_row(params.as_slice(), |row| row.get(0)))
+            .map_err(failed(name))?;
+        // COUNT(*) is never negative.
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    fn source_events(&mut self, filter: SourceFilter<'_>, page: Page) -> StoreResult<Vec<Event>> {
+        let (offset, limit) = offset_limit(page);
+        let params = source_params(&filter, &[&offset, &limit]);
+        let sql = &sql().source_events[usize::from(filter.range.is_some())];
+        self.events_of("source events", sql, &params)
+    }
+
+    fn device_sources(&mut self) -> StoreResult<Vec<DeviceSource>> {
+        let name = "device sources";
+        let mut pairs = self
+            .conn
+            .prepare_cached(&sql().device_sources)
+            .and_then(|mut s| {
+                s.query_map([], |row| {
+                    Ok(DeviceSource::new(text(row, 0)?, text(row, 1)?))
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .map_err(failed(name))?;
+        pairs.sort();
+        pairs.dedup();
+        Ok(pairs)
     }
 
     fn reading_count(&mut self, filter: Filter<'_>) -> StoreResult<u64> {
