@@ -691,13 +691,7 @@ fn deleting_by_source_leaves_other_sources_and_devices(backend: &mut EdgexBacken
     assert_eq!(store.reading_count(Filter::device("d1")).or_panic(), 6);
     assert_eq!(store.reading_count(Filter::all()).or_panic(), 10);
     // All of a pair (EdgeX 4.0's DeleteEventsByDeviceNameAndSourceName).
-    store
-        .delete_events(Doomed::Source {
-            device: "d1",
-            source: "s2",
-            up_to_ns: i64::MAX,
-        })
-        .or_panic();
+    delete_pair(store, "d1", "s2");
     let left = store.events(Filter::all(), Page::ALL).or_panic();
     assert_eq!(ids(&left), ids_of(&sent, &[6, 5, 2]));
     assert_eq!(store.reading_count(Filter::all()).or_panic(), 6);
@@ -707,13 +701,7 @@ fn deleting_by_source_leaves_other_sources_and_devices(backend: &mut EdgexBacken
     );
     // Nothing of the pair is no error; the pair can report again (EdgeX 4.0 makes its
     // device_info rows afresh).
-    store
-        .delete_events(Doomed::Source {
-            device: "d1",
-            source: "s2",
-            up_to_ns: i64::MAX,
-        })
-        .or_panic();
+    delete_pair(store, "d1", "s2");
     let mut again = event_of("d1", at(60), &["temp"]);
     again.source_name = "s2".to_string();
     add(store, &again);
@@ -727,6 +715,17 @@ fn deleting_by_source_leaves_other_sources_and_devices(backend: &mut EdgexBacken
         store.event_by_id(&again.id).or_panic(),
         as_stored(store, &again)
     );
+}
+
+/// EdgeX 4.0's DeleteEventsByDeviceNameAndSourceName: all of `device`'s events from `source`.
+fn delete_pair(store: &mut dyn EventStore, device: &str, source: &str) {
+    store
+        .delete_events(Doomed::Source {
+            device,
+            source,
+            up_to_ns: i64::MAX,
+        })
+        .or_panic();
 }
 
 fn scrub_empties_the_store(backend: &mut EdgexBackend) {

@@ -25,8 +25,33 @@ use crate::transport::StoreConnection;
 
 /// Records per `MULTI … EXEC` of a bulk delete: EdgeX's `BatchSize`, fixed at 1000 in 3.1.
 const BATCH_SIZE: usize = 1000;
-/// `SCAN … COUNT` hint for the scrub; a throughput knob only, results don't depend on it.
+/// `SCAN … COUNT` hint for the scrub and the pairs; a throughput knob only, results don't
+/// depend on it.
 const SCAN_COUNT: usize = 1000;
+
+/// `SCAN 0 MATCH <pattern> COUNT …` on `node` to the end, handing each batch to `each` as it
+/// comes (a key may come twice).
+pub(super) fn scan_node<T: redis::FromRedisValue>(
+    node: &mut dyn redis::ConnectionLike,
+    pattern: &str,
+    mut each: impl FnMut(&mut dyn redis::ConnectionLike, Vec<T>) -> redis::RedisResult<()>,
+) -> redis::RedisResult<()> {
+    let mut cursor = 0u64;
+    loop {
+        let mut scan = redis::cmd("SCAN");
+        scan.arg(cursor)
+            .arg("MATCH")
+            .arg(pattern)
+            .arg("COUNT")
+            .arg(SCAN_COUNT);
+        let (next, batch): (u64, Vec<T>) = scan.query(node)?;
+        each(node, batch)?;
+        if next == 0 {
+            return Ok(());
+        }
+        cursor = next;
+    }
+}
 
 impl<C: StoreConnection> Redis3Store<C> {
     /// Deletes the event stored as `id` (stored form) in partition `home`, and its readings.
@@ -142,32 +167,21 @@ impl<C: StoreConnection> Redis3Store<C> {
         let partitioned = self.space == Keyspace::Partitioned;
         self.conn
             .for_each_node(|node| {
-                let mut cursor = 0u64;
-                loop {
-                    let mut scan = redis::cmd("SCAN");
-                    scan.arg(cursor)
-                        .arg("MATCH")
-                        .arg(&pattern)
-                        .arg("COUNT")
-                        .arg(SCAN_COUNT);
-                    let (next, batch): (u64, Vec<Vec<u8>>) = scan.query(node)?;
-                    if !batch.is_empty() {
-                        if partitioned {
-                            // The keys of one node span slots: one UNLINK each.
-                            let mut pipe = redis::pipe();
-                            for key in &batch {
-                                pipe.cmd("UNLINK").arg(key).ignore();
-                            }
-                            pipe.query::<()>(node)?;
-                        } else {
-                            redis::cmd("UNLINK").arg(batch).query::<()>(node)?;
-                        }
-                    }
-                    if next == 0 {
+                scan_node(node, &pattern, |node, batch: Vec<Vec<u8>>| {
+                    if batch.is_empty() {
                         return Ok(());
                     }
-                    cursor = next;
-                }
+                    if partitioned {
+                        // The keys of one node span slots: one UNLINK each.
+                        let mut pipe = redis::pipe();
+                        for key in &batch {
+                            pipe.cmd("UNLINK").arg(key).ignore();
+                        }
+                        pipe.query::<()>(node)
+                    } else {
+                        redis::cmd("UNLINK").arg(batch).query::<()>(node)
+                    }
+                })
             })
             .map_err(backend)
     }

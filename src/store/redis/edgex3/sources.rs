@@ -21,6 +21,7 @@
 use std::collections::BTreeSet;
 
 use super::codec::{decode_source, SourceOrigin};
+use super::delete::scan_node;
 use super::{Redis3Store, StoreResult};
 use crate::store::edgex::{DeviceSource, Page, SourceFilter};
 use crate::store::redis::backend;
@@ -29,8 +30,6 @@ use crate::transport::StoreConnection;
 
 /// Records per `MGET` of a source scan.
 const CHUNK: usize = 1_000;
-/// `SCAN … COUNT` hint for the device indexes.
-const SCAN_COUNT: usize = 1_000;
 
 impl<C: StoreConnection> Redis3Store<C> {
     /// Calls `keep` with the key and record of each event of `filter.device` in
@@ -142,21 +141,10 @@ impl<C: StoreConnection> Redis3Store<C> {
         let mut indexes: Vec<String> = Vec::new();
         self.conn
             .for_each_node(|node| {
-                let mut cursor = 0u64;
-                loop {
-                    let mut scan = redis::cmd("SCAN");
-                    scan.arg(cursor)
-                        .arg("MATCH")
-                        .arg(pattern)
-                        .arg("COUNT")
-                        .arg(SCAN_COUNT);
-                    let (next, batch): (u64, Vec<String>) = scan.query(node)?;
+                scan_node(node, pattern, |_, batch: Vec<String>| {
                     indexes.extend(batch);
-                    if next == 0 {
-                        return Ok(());
-                    }
-                    cursor = next;
-                }
+                    Ok(())
+                })
             })
             .map_err(backend)?;
         // SCAN may return a key twice.
