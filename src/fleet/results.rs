@@ -527,14 +527,19 @@ pub fn bus_markdown(run: &FleetRun) -> String {
             .collect::<Vec<_>>()
             .join(", "),
         };
+        // Someone's core-data service is counted only by what it stored.
+        let known = |n: u64| match b.counted_by {
+            Some(_) => "—".to_string(),
+            None => n.to_string(),
+        };
         out.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} | {} | {:.2} | {commit} | {broker} | {} |\n",
             t.name,
             b.published,
-            b.received,
+            known(b.received),
             b.persisted,
-            b.rejected,
-            b.failed,
+            known(b.rejected),
+            known(b.failed),
             b.lost,
             b.drain_s,
             b.first_reason

@@ -629,8 +629,7 @@ fn run_workers(
     stop: &AtomicBool,
     counts: &Counts,
 ) -> io::Result<()> {
-    type Item = (Delivery, (Timing, Instant));
-    let (queue, taken): (SyncSender<Item>, Receiver<Item>) = sync_channel(WORKER_QUEUE);
+    let (queue, taken): (SyncSender<Delivery>, Receiver<Delivery>) = sync_channel(WORKER_QUEUE);
     let taken = Mutex::new(taken);
     std::thread::scope(|scope| {
         for mut store in stores {
@@ -638,9 +637,15 @@ fn run_workers(
             scope.spawn(move || loop {
                 let next = lock(taken).recv_timeout(POLL);
                 match next {
-                    Ok((delivery, received)) => {
-                        handle_one(&delivery, received, persist, store.as_mut(), counts)
-                    }
+                    // The wait in the queue counts as reaching the subscriber: the loop's
+                    // own stages start when it takes the message.
+                    Ok(delivery) => handle_one(
+                        &delivery,
+                        Timing::received(),
+                        persist,
+                        store.as_mut(),
+                        counts,
+                    ),
                     Err(RecvTimeoutError::Timeout) => continue,
                     Err(RecvTimeoutError::Disconnected) => break,
                 }
@@ -652,11 +657,10 @@ fn run_workers(
                     continue;
                 };
                 counts.received.fetch_add(1, Ordering::Relaxed);
-                let received = Timing::received();
                 // Acknowledged as it is handed over (EdgeX's handler returns once the message
                 // is in its channel).
                 sub.done(&delivery)?;
-                let mut item = (delivery, received);
+                let mut item = delivery;
                 // A full queue waits here (the broker holds the rest), looking at `stop`.
                 loop {
                     match queue.try_send(item) {

@@ -963,3 +963,99 @@ fn fleet_via_bus_with_persist_false_receives_everything_and_stores_nothing() {
         assert_eq!(s["verdict"], "kept up", "{s}");
     }
 }
+
+/// A broker killed in the middle of a run: the column still reports what it measured, and
+/// the verdict says the bus broke.
+#[test]
+fn a_broker_killed_mid_run_is_reported_and_what_ran_is_kept() {
+    let broker = mosquitto();
+    let url = BusUrl::Mqtt(broker.tcp().clone());
+    let killer = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(1500));
+        drop(broker);
+    });
+    let (status, stderr, json) = fleet(&format!(
+        "--target embedded --via bus --bus {url} --events-per-second 200 --duration 3s --warmup 0s --drain 1s"
+    ));
+    killer.join().unwrap();
+    let json = json.unwrap_or_else(|| panic!("fleet.json: {stderr}"));
+    let s = &json["targets"][0]["summary"];
+    assert!(status == Some(0) || status == Some(1), "{stderr}");
+    // What ran before the broker went is kept: about 1.5 s of 200 events/s.
+    let sent = count(&s["sent"]);
+    assert!((100..=600).contains(&sent), "{s}");
+    assert!(
+        count(&s["failed"]) > 0,
+        "publishes after the kill fail: {s}"
+    );
+    let verdict = s["verdict"].as_str().unwrap();
+    assert!(verdict.starts_with("fell behind"), "{verdict}");
+    let b = &s["bus"];
+    assert!(
+        b["cut_off"].as_str().unwrap().contains(&url.to_string()),
+        "the subscriber's broken connection is named: {b}"
+    );
+}
+
+/// Bus runs from two load hosts merge: the counts add up, the histograms and the seconds
+/// merge, and the page renders.
+#[test]
+fn report_merge_adds_up_two_hosts_bus_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    for h in ["a", "b"] {
+        let out = format!("fb-{h}");
+        common::edgebench_ok(
+            dir.path(),
+            &[
+                "fleet",
+                "--via",
+                "bus",
+                "--bus",
+                "embedded",
+                "--devices",
+                "5",
+                "--events-per-second",
+                "100",
+                "--duration",
+                "2s",
+                "--warmup",
+                "0s",
+                "--run-id",
+                "fb",
+                "--out",
+                &out,
+            ],
+        );
+    }
+    common::edgebench_ok(
+        dir.path(),
+        &["report", "merge", "fb-a", "fb-b", "--out", "fb-merged"],
+    );
+    let read = |name: &str| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(dir.path().join(name).join("fleet.json")).unwrap())
+            .unwrap()
+    };
+    let (a, b, m) = (read("fb-a"), read("fb-b"), read("fb-merged"));
+    let bus = |v: &serde_json::Value| v["targets"][0]["summary"]["bus"].clone();
+    let (ba, bb, bm) = (bus(&a), bus(&b), bus(&m));
+    for field in ["published", "received", "persisted", "lost"] {
+        assert_eq!(
+            count(&bm[field]),
+            count(&ba[field]) + count(&bb[field]),
+            "{field}: {bm}"
+        );
+    }
+    assert_eq!(count(&bm["published"]), 400, "{bm}");
+    let seconds = |v: &serde_json::Value| v["per_second"].as_array().unwrap().len();
+    assert_eq!(seconds(&bm), seconds(&ba).min(seconds(&bb)), "{bm}");
+    assert_eq!(
+        count(&bm["per_second"][0]["published"]),
+        count(&ba["per_second"][0]["published"]) + count(&bb["per_second"][0]["published"])
+    );
+    assert!(count(&bm["stages"]["decode"]["max_ns"]) > 0, "{bm}");
+    assert!(
+        count(&bm["commit"]["max_ns"]) >= count(&ba["commit"]["max_ns"]),
+        "{bm}"
+    );
+    common::edgebench_ok(dir.path(), &["report", "html", "fb-merged"]);
+}

@@ -336,21 +336,7 @@ fn load_hosts_in_network_namespaces_merge_into_one_exact_result() {
     assert!(!tmp.path().join("refused").exists());
 }
 
-/// Runs the built edgebench with `args` in `dir`; its output when it succeeded.
-fn edgebench_ok(dir: &Path, args: &[&str]) -> std::process::Output {
-    let out = crate::common::edgebench()
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "edgebench {}: {}",
-        args.join(" "),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
+use crate::common::edgebench_ok;
 
 #[test]
 fn coredata_and_fleet_hosts_merge_into_results_every_exporter_and_report_html_read() {

@@ -232,3 +232,15 @@ pub fn http_get(base: &str, path: &str) -> String {
     s.read_to_string(&mut text).unwrap();
     text
 }
+
+/// Runs the built edgebench with `args` in `dir`; its output when it succeeded.
+pub fn edgebench_ok(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    let out = edgebench().args(args).current_dir(dir).output().unwrap();
+    assert!(
+        out.status.success(),
+        "edgebench {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
