@@ -56,12 +56,12 @@ impl Encoding {
     /// EdgeX's choice for a request: CBOR when any reading is Binary, else JSON
     /// (go-mod-core-contracts `AddEventRequest.Encode` / `GetEncodingContentType`).
     pub fn for_request(request: &AddEventRequest) -> Encoding {
-        if request
-            .event
-            .readings
-            .iter()
-            .any(|r| r.value_type == "Binary")
-        {
+        Encoding::for_value_types(request.event.readings.iter().map(|r| r.value_type.as_str()))
+    }
+
+    /// CBOR when any of `value_types` is Binary, else JSON.
+    fn for_value_types<'a>(mut value_types: impl Iterator<Item = &'a str>) -> Encoding {
+        if value_types.any(|t| t == "Binary") {
             Encoding::Cbor
         } else {
             Encoding::Json
@@ -70,11 +70,7 @@ impl Encoding {
 
     /// EdgeX's choice for an event ([`Encoding::for_request`] of its request).
     pub fn for_event(event: &Event) -> Encoding {
-        if event.readings.iter().any(|r| r.value_type == "Binary") {
-            Encoding::Cbor
-        } else {
-            Encoding::Json
-        }
+        Encoding::for_value_types(event.readings.iter().map(|r| r.value_type.as_str()))
     }
 
     /// Its `Content-Type`.
