@@ -332,9 +332,20 @@ pub struct CoreDataServiceArgs {
     /// Also take events from the message bus, as EdgeX 3.x/4.x's core-data does: subscribe to
     /// edgex/events/device/# on each broker and persist every valid event, one at a time.
     /// mqtt://HOST:PORT, mqtt+unix:///PATH (MQTT 3.1.1, EdgeX 4.0's default), redis://HOST:PORT,
-    /// redis+unix:///PATH (Redis Pub/Sub, EdgeX 3.x's default), nats://HOST:PORT.
+    /// redis+unix:///PATH (Redis Pub/Sub, EdgeX 3.x's default), nats://HOST:PORT; embedded
+    /// (the engine's Pub/Sub broker in this process, served to publishers over RESP on
+    /// --bus-listen and/or --bus-unixsocket: they PUBLISH as to Redis).
     #[arg(long, value_name = "URL[,URL...]")]
     pub bus: Option<String>,
+
+    /// With --bus embedded: the TCP address where device services reach the embedded broker
+    /// (Redis Pub/Sub over RESP; port 0 picks a free one).
+    #[arg(long, value_name = "HOST:PORT")]
+    pub bus_listen: Option<String>,
+
+    /// With --bus embedded: also (or only) a Unix socket for the embedded broker.
+    #[arg(long, value_name = "PATH")]
+    pub bus_unixsocket: Option<PathBuf>,
 
     /// MQTT QoS of the bus subscription: 0 (EdgeX's default) or 1.
     #[arg(long, value_name = "0|1", default_value = "0")]
@@ -407,9 +418,10 @@ pub struct FleetArgs {
     pub via: Option<String>,
 
     /// With --via bus, the buses, each a column per target: mqtt-tcp, mqtt-uds (a private
-    /// Mosquitto), nats (a private nats-server), redis-pubsub-tcp, redis-pubsub-uds (a private
-    /// redis-server), or a broker's URL (mqtt://…, mqtt+unix://…, nats://…, redis://…,
-    /// redis+unix://…).
+    /// Mosquitto configured as EdgeX ships it), mqtt-tcp-nodelay (with set_tcp_nodelay true),
+    /// nats (a private nats-server), redis-pubsub-tcp, redis-pubsub-uds (a private
+    /// redis-server), embedded (the engine's Pub/Sub in process), or a broker's URL
+    /// (mqtt://…, mqtt+unix://…, nats://…, redis://…, redis+unix://…).
     #[arg(long, value_name = "BUS[,BUS...]")]
     pub bus: Option<String>,
 

@@ -12,6 +12,8 @@ use anyhow::Context as _;
 use super::shared::{shutdown_signal, Ending, Error};
 use crate::cli::CoreDataServiceArgs;
 use crate::config::CoreDataServiceConfig;
+use crate::config::EmbeddedBus;
+use crate::service::bus::BusSubscribers;
 use crate::service::{serve, Listeners};
 use crate::target::Target;
 
@@ -50,7 +52,13 @@ pub fn run(cfg: &CoreDataServiceConfig, status: &mut dyn Write) -> anyhow::Resul
         None => None,
     };
     // The bus subscribers start before anything listens, so an unreachable broker fails first.
-    let subscribers = if cfg.bus.is_empty() {
+    // `--bus embedded`: the engine's broker, subscribed to in process, served to publishers
+    // once the runtime runs.
+    let broker = cfg
+        .embedded_bus
+        .as_ref()
+        .map(|_| crate::transport::bus::embedded::broker());
+    let subscribers = if cfg.bus.is_empty() && broker.is_none() {
         None
     } else {
         let sub_cfg = crate::service::bus::SubscriberConfig {
@@ -61,12 +69,23 @@ pub fn run(cfg: &CoreDataServiceConfig, status: &mut dyn Write) -> anyhow::Resul
             },
             mode: cfg.subscriber,
         };
-        let subs = crate::service::bus::BusSubscribers::start(&cfg.bus, &stores, &sub_cfg)
+        let mut subscriptions =
+            BusSubscribers::subscribe(&cfg.bus, &sub_cfg).map_err(anyhow::Error::msg)?;
+        if let Some(broker) = &broker {
+            let sub = crate::transport::bus::embedded::subscribe(
+                broker,
+                crate::service::bus::EVENTS_FILTER,
+            )
+            .context("cannot subscribe to the embedded bus")?;
+            subscriptions.push(("embedded".to_string(), Box::new(sub)));
+        }
+        let names: Vec<String> = subscriptions.iter().map(|(name, _)| name.clone()).collect();
+        let subs = BusSubscribers::start_on(subscriptions, &stores, &sub_cfg)
             .map_err(anyhow::Error::msg)?;
-        for url in &cfg.bus {
+        for name in names {
             let _ = writeln!(
                 status,
-                "edgebench coredata-service: subscribed to {} on {url} (--subscriber {})",
+                "edgebench coredata-service: subscribed to {} on {name} (--subscriber {})",
                 crate::service::bus::EVENTS_FILTER,
                 cfg.subscriber.label()
             );
@@ -79,6 +98,10 @@ pub fn run(cfg: &CoreDataServiceConfig, status: &mut dyn Write) -> anyhow::Resul
         .build()
         .context("cannot start the service runtime")?;
     runtime.block_on(async {
+        let embedded_server = match (&cfg.embedded_bus, &broker) {
+            (Some(bus), Some(broker)) => Some(serve_embedded_bus(bus, broker, status).await?),
+            _ => None,
+        };
         let listeners = Listeners::bind(cfg.tcp, cfg.unixsocket.as_deref()).await?;
         if let Some(l) = &listeners.tcp {
             let addr = l.local_addr()?;
@@ -107,6 +130,10 @@ pub fn run(cfg: &CoreDataServiceConfig, status: &mut dyn Write) -> anyhow::Resul
         serve(listeners, stores, service, shutdown_signal())
             .await
             .context("the service stopped")?;
+        if let Some((stop, server)) = embedded_server {
+            let _ = stop.send(());
+            let _ = server.await;
+        }
         let _ = writeln!(status, "edgebench coredata-service: stopped");
         anyhow::Ok(())
     })?;
@@ -132,4 +159,60 @@ pub fn run(cfg: &CoreDataServiceConfig, status: &mut dyn Write) -> anyhow::Resul
     }
     drop(target);
     Ok(())
+}
+
+/// The server behind `--bus embedded`: a fresh engine on `--bus-listen`/`--bus-unixsocket`
+/// whose Pub/Sub broker is `broker`, so what device services PUBLISH there reaches the
+/// service's subscriber in process. Returns the sender that stops it and its task.
+async fn serve_embedded_bus(
+    bus: &EmbeddedBus,
+    broker: &std::sync::Arc<edgebench_engine::server::pubsub::Broker>,
+    status: &mut dyn Write,
+) -> anyhow::Result<(
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<std::io::Result<()>>,
+)> {
+    use edgebench_engine::server::{run_sharing, Listener, ServerConfig};
+    let mut listeners = Vec::new();
+    if let Some(addr) = bus.tcp {
+        let listener = Listener::bind_tcp(&addr.to_string())
+            .await
+            .with_context(|| format!("--bus-listen {addr}: cannot listen there"))?;
+        let _ = writeln!(
+            status,
+            "edgebench coredata-service: embedded bus for publishers on {}",
+            bus_url(&listener)?
+        );
+        listeners.push(listener);
+    }
+    if let Some(path) = &bus.unixsocket {
+        let listener = Listener::bind_unix(path)
+            .with_context(|| format!("--bus-unixsocket {}: cannot listen there", path.display()))?;
+        let _ = writeln!(
+            status,
+            "edgebench coredata-service: embedded bus for publishers on {}",
+            bus_url(&listener)?
+        );
+        listeners.push(listener);
+    }
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(run_sharing(
+        listeners,
+        crate::engine::Engine::new(),
+        ServerConfig::default(),
+        std::sync::Arc::clone(broker),
+        async {
+            let _ = stopped.await;
+        },
+    ));
+    Ok((stop, server))
+}
+
+/// The URL a publisher gives for `listener`: Redis Pub/Sub over TCP or a Unix socket.
+fn bus_url(listener: &edgebench_engine::server::Listener) -> anyhow::Result<String> {
+    use edgebench_engine::server::Address;
+    Ok(match listener.endpoint()? {
+        Address::Tcp(addr) => format!("redis://{addr}"),
+        Address::Unix(path) => format!("redis+unix://{}", path.display()),
+    })
 }

@@ -324,9 +324,50 @@ pub struct CoreDataServiceConfig {
     pub subscriber: crate::service::bus::SubscriberMode,
     /// Core data's own retention (`--retention-interval` above 0s), if on.
     pub retention: Option<crate::service::retention::RetentionConfig>,
+    /// `--bus embedded`: where publishers reach the engine's broker, if it is on.
+    pub embedded_bus: Option<EmbeddedBus>,
+}
+
+/// `coredata-service --bus embedded`: the engine's Pub/Sub broker in the service's process,
+/// which its subscriber reads without a socket, served to publishers over RESP.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmbeddedBus {
+    /// `--bus-listen`.
+    pub tcp: Option<std::net::SocketAddr>,
+    /// `--bus-unixsocket`.
+    pub unixsocket: Option<PathBuf>,
 }
 
 impl CoreDataServiceConfig {
+    /// `--bus embedded` with `--bus-listen`/`--bus-unixsocket`: both or neither.
+    fn embedded_bus(
+        args: &CoreDataServiceArgs,
+        embedded: bool,
+    ) -> Result<Option<EmbeddedBus>, ConfigError> {
+        let tcp = match &args.bus_listen {
+            None => None,
+            Some(addr) => Some(addr.parse().map_err(|_| ConfigError::Serve {
+                flag: "bus-listen",
+                value: addr.clone(),
+                fix: "expected HOST:PORT with an IP address (127.0.0.1:6380; port 0 picks one)",
+            })?),
+        };
+        let unixsocket = args.bus_unixsocket.clone();
+        match (embedded, tcp.is_some() || unixsocket.is_some()) {
+            (true, true) => Ok(Some(EmbeddedBus { tcp, unixsocket })),
+            (false, false) => Ok(None),
+            (true, false) => Err(ConfigError::Bus(
+                "--bus embedded: device services need an address to publish to: give \
+                 --bus-listen HOST:PORT and/or --bus-unixsocket PATH"
+                    .into(),
+            )),
+            (false, true) => Err(ConfigError::Bus(
+                "--bus-listen and --bus-unixsocket serve the embedded broker: add --bus embedded"
+                    .into(),
+            )),
+        }
+    }
+
     /// Checks and types the flags of `edgebench coredata-service`.
     pub fn from_args(args: &CoreDataServiceArgs) -> Result<Self, ConfigError> {
         let bad = |flag, value: &str, fix| ConfigError::Serve {
@@ -395,22 +436,25 @@ impl CoreDataServiceConfig {
                 ))
             }
         };
+        let mut embedded = false;
         let bus = match &args.bus {
             None => Vec::new(),
             Some(list) => {
-                let urls = list
-                    .split(',')
-                    .map(|item| match item.trim() {
-                        "embedded" => Err(
-                            "--bus embedded: the engine's in-process bus has no address another \
-                             process can publish to; measure it with `edgebench fleet --via bus \
-                             --bus embedded`, or give a broker's URL here"
-                                .to_string(),
-                        ),
-                        item => crate::transport::bus::BusUrl::parse(item),
-                    })
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(ConfigError::Bus)?;
+                let mut urls = Vec::new();
+                for item in list.split(',').map(str::trim) {
+                    if item == "embedded" {
+                        if embedded {
+                            return Err(ConfigError::Bus(
+                                "--bus: embedded is named twice; name it once".into(),
+                            ));
+                        }
+                        embedded = true;
+                    } else {
+                        urls.push(
+                            crate::transport::bus::BusUrl::parse(item).map_err(ConfigError::Bus)?,
+                        );
+                    }
+                }
                 if urls.len() > MAX_BUSES {
                     return Err(ConfigError::Bus(format!(
                         "--bus: {} buses; give at most {MAX_BUSES}",
@@ -420,11 +464,13 @@ impl CoreDataServiceConfig {
                 urls
             }
         };
+        let embedded_bus = Self::embedded_bus(args, embedded)?;
         let qos = crate::transport::bus::mqtt::Qos::parse(&args.qos).map_err(ConfigError::Bus)?;
         let subscriber = crate::service::bus::SubscriberMode::parse(&args.subscriber)
             .map_err(ConfigError::Bus)?;
         let retention = Self::retention(args)?;
         Ok(CoreDataServiceConfig {
+            embedded_bus,
             retention,
             subscriber,
             store,

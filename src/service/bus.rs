@@ -329,6 +329,9 @@ pub struct SubscriberConfig {
     pub mode: SubscriberMode,
 }
 
+/// A subscription and the name its messages and errors give it (a URL, `embedded`).
+pub type Named = (String, Box<dyn Subscriber>);
+
 /// Running subscribers; [`BusSubscribers::stop`] ends them.
 #[derive(Debug)]
 pub struct BusSubscribers {
@@ -345,6 +348,12 @@ impl BusSubscribers {
         stores: &StoreOpener,
         cfg: &SubscriberConfig,
     ) -> Result<BusSubscribers, String> {
+        BusSubscribers::start_on(BusSubscribers::subscribe(urls, cfg)?, stores, cfg)
+    }
+
+    /// Subscribes to [`EVENTS_FILTER`] on every bus, each named by its URL; an unreachable
+    /// broker is an error naming it.
+    pub fn subscribe(urls: &[BusUrl], cfg: &SubscriberConfig) -> Result<Vec<Named>, String> {
         let mut subscriptions = Vec::with_capacity(urls.len());
         for url in urls {
             let sub = bus::subscribe(url, EVENTS_FILTER, &cfg.options).map_err(|e| {
@@ -352,12 +361,12 @@ impl BusSubscribers {
             })?;
             subscriptions.push((url.to_string(), sub));
         }
-        BusSubscribers::start_on(subscriptions, stores, cfg)
+        Ok(subscriptions)
     }
 
     /// Starts the loops on subscriptions already made, each named for messages.
     pub fn start_on(
-        subscriptions: Vec<(String, Box<dyn Subscriber>)>,
+        subscriptions: Vec<Named>,
         stores: &StoreOpener,
         cfg: &SubscriberConfig,
     ) -> Result<BusSubscribers, String> {

@@ -40,8 +40,12 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// A bus edgebench starts for a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SpawnedBus {
-    /// Mosquitto over TCP.
+    /// Mosquitto over TCP, configured as EdgeX ships it (Nagle's algorithm on: Mosquitto's
+    /// `set_tcp_nodelay false`).
     MqttTcp,
+    /// Mosquitto over TCP with `set_tcp_nodelay true`: small messages leave at once instead
+    /// of waiting for the subscriber's (delayed) ACK.
+    MqttTcpNoDelay,
     /// Mosquitto over its Unix socket.
     MqttUds,
     /// nats-server over TCP.
@@ -65,7 +69,7 @@ pub enum BusChoice {
 
 /// Every `--bus` name, for error messages.
 pub const BUS_NAMES: &str =
-    "mqtt-tcp, mqtt-uds, nats, redis-pubsub-tcp, redis-pubsub-uds, embedded, or \
+    "mqtt-tcp, mqtt-tcp-nodelay, mqtt-uds, nats, redis-pubsub-tcp, redis-pubsub-uds, embedded, or \
      a broker's URL (mqtt://HOST:PORT, mqtt+unix:///PATH, nats://HOST:PORT, redis://HOST:PORT, \
      redis+unix:///PATH)";
 
@@ -74,6 +78,7 @@ impl BusChoice {
     pub fn parse(item: &str) -> Result<BusChoice, String> {
         Ok(BusChoice::Spawn(match item.trim() {
             "mqtt-tcp" => SpawnedBus::MqttTcp,
+            "mqtt-tcp-nodelay" => SpawnedBus::MqttTcpNoDelay,
             "mqtt-uds" => SpawnedBus::MqttUds,
             "nats" => SpawnedBus::Nats,
             "redis-pubsub-tcp" => SpawnedBus::RedisPubSubTcp,
@@ -84,11 +89,12 @@ impl BusChoice {
         }))
     }
 
-    /// What a column's name gets: `MQTT_TCP`, `MQTT_UDS`, `NATS_TCP`, `RedisPubSub_TCP`,
+    /// What a column's name gets: `MQTT_TCP`, `MQTT_TCP_NoDelay`, `MQTT_UDS`, `NATS_TCP`, `RedisPubSub_TCP`,
     /// `RedisPubSub_UDS`, `Bus_Embedded`.
     pub fn column_suffix(&self) -> String {
         match self {
             BusChoice::Spawn(SpawnedBus::MqttTcp) => "MQTT_TCP".into(),
+            BusChoice::Spawn(SpawnedBus::MqttTcpNoDelay) => "MQTT_TCP_NoDelay".into(),
             BusChoice::Spawn(SpawnedBus::MqttUds) => "MQTT_UDS".into(),
             BusChoice::Spawn(SpawnedBus::Nats) => "NATS_TCP".into(),
             BusChoice::Spawn(SpawnedBus::RedisPubSubTcp) => "RedisPubSub_TCP".into(),
@@ -258,11 +264,14 @@ impl InProcessBus {
                     BusUrl::RedisPubSub(addr)
                 }
                 _ => {
-                    let b = Broker::spawn(match kind {
-                        SpawnedBus::Nats => BrokerKind::Nats,
-                        _ => BrokerKind::Mosquitto,
-                    })
-                    .map_err(|e| e.to_string())?;
+                    let (kind_of, extra) = match kind {
+                        SpawnedBus::Nats => (BrokerKind::Nats, ""),
+                        SpawnedBus::MqttTcpNoDelay => {
+                            (BrokerKind::Mosquitto, "set_tcp_nodelay true")
+                        }
+                        _ => (BrokerKind::Mosquitto, ""),
+                    };
+                    let b = Broker::spawn_with(kind_of, extra).map_err(|e| e.to_string())?;
                     let url = match kind {
                         SpawnedBus::MqttUds => {
                             BusUrl::Mqtt(b.unix().expect("mosquitto has a socket").clone())

@@ -402,6 +402,18 @@ fn coredata_service(
     Vec<String>,
     std::io::Lines<std::io::BufReader<std::process::ChildStderr>>,
 ) {
+    coredata_service_with(&["--bus".to_string(), url.to_string()])
+}
+
+/// [`coredata_service`] with these bus flags.
+fn coredata_service_with(
+    bus: &[String],
+) -> (
+    std::process::Child,
+    String,
+    Vec<String>,
+    std::io::Lines<std::io::BufReader<std::process::ChildStderr>>,
+) {
     use std::io::{BufRead, BufReader};
     let mut child = common::edgebench()
         .args([
@@ -410,9 +422,8 @@ fn coredata_service(
             "embedded",
             "--listen",
             "127.0.0.1:0",
-            "--bus",
         ])
-        .arg(url.to_string())
+        .args(bus)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -440,7 +451,7 @@ fn coredata_service(
 fn coredata_service_persists_what_the_bus_brings_and_serves_it_over_rest() {
     let broker = mosquitto();
     let url = BusUrl::Mqtt(broker.unix().unwrap().clone());
-    let (mut child, base, said, lines) = coredata_service(&url);
+    let (child, base, said, lines) = coredata_service(&url);
     assert!(
         said.iter()
             .any(|l| l.contains("subscribed to edgex/events/device/# on mqtt+unix://")),
@@ -454,24 +465,38 @@ fn coredata_service_persists_what_the_bus_brings_and_serves_it_over_rest() {
             &testing::event_of("d", testing::at(i), &["a", "b"]),
         );
     }
+    await_event_count(&base, 25);
+    stop_and_expect_bus_counts(child, lines, 25);
+}
+
+/// Waits (up to 10 s) until the service at `host_port` counts `n` events.
+fn await_event_count(host_port: &str, n: u64) {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let body = common::http_get(&base, "/api/v3/event/count");
-        if body.contains("\"count\":25") {
-            break;
+        let body = common::http_get(host_port, "/api/v3/event/count");
+        if body.contains(&format!("\"count\":{n}")) {
+            return;
         }
         assert!(Instant::now() < deadline, "{body}");
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Stops a `coredata-service` with SIGTERM: it exits 0 and says its bus received and persisted
+/// `n` events.
+fn stop_and_expect_bus_counts(
+    mut child: std::process::Child,
+    lines: std::io::Lines<std::io::BufReader<std::process::ChildStderr>>,
+    n: u64,
+) {
     // SAFETY: kill(2) on the child we spawned and have not reaped.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let rest: Vec<String> = lines.map_while(Result::ok).collect();
     assert_eq!(child.wait().unwrap().code(), Some(0));
-    assert!(
-        rest.iter().any(|l| l
-            == "edgebench coredata-service: bus received 25, persisted 25, rejected 0, failed 0"),
-        "{rest:?}"
+    let said = format!(
+        "edgebench coredata-service: bus received {n}, persisted {n}, rejected 0, failed 0"
     );
+    assert!(rest.contains(&said), "{rest:?}");
 }
 
 #[test]
@@ -483,7 +508,19 @@ fn bad_bus_flags_are_one_line_and_exit_2() {
         ),
         (
             &["--bus", "embedded"],
-            "--bus embedded: the engine's in-process bus has no address another process can publish to",
+            "--bus embedded: device services need an address to publish to: give --bus-listen HOST:PORT and/or --bus-unixsocket PATH",
+        ),
+        (
+            &["--bus", "embedded,embedded", "--bus-listen", "127.0.0.1:0"],
+            "--bus: embedded is named twice",
+        ),
+        (
+            &["--bus-listen", "127.0.0.1:0"],
+            "--bus-listen and --bus-unixsocket serve the embedded broker: add --bus embedded",
+        ),
+        (
+            &["--bus", "embedded", "--bus-listen", "localhost"],
+            "--bus-listen \"localhost\"",
         ),
         (
             &["--bus", "mqtt://h", "--subscriber", "workers=99"],
@@ -549,7 +586,7 @@ fn count(v: &serde_json::Value) -> u64 {
 fn fleet_via_bus_persists_every_event_on_every_bus() {
     common::require_redis_server();
     let (status, stderr, json) = fleet(
-        "--target embedded --via bus --bus mqtt-tcp,mqtt-uds,nats,redis-pubsub-tcp,redis-pubsub-uds,embedded --events-per-second 200 --duration 1s --warmup 500ms --edgex 3",
+        "--target embedded --via bus --bus mqtt-tcp,mqtt-tcp-nodelay,mqtt-uds,nats,redis-pubsub-tcp,redis-pubsub-uds,embedded --events-per-second 200 --duration 1s --warmup 500ms --edgex 3",
     );
     assert_eq!(status, Some(0), "{stderr}");
     let json = json.expect("fleet.json");
@@ -563,6 +600,7 @@ fn fleet_via_bus_persists_every_event_on_every_bus() {
         names,
         [
             "RedisDB_Embedded_EdgeX3+MQTT_TCP",
+            "RedisDB_Embedded_EdgeX3+MQTT_TCP_NoDelay",
             "RedisDB_Embedded_EdgeX3+MQTT_UDS",
             "RedisDB_Embedded_EdgeX3+NATS_TCP",
             "RedisDB_Embedded_EdgeX3+RedisPubSub_TCP",
@@ -916,6 +954,62 @@ fn fleet_via_bus_measures_a_core_data_service_subscribed_to_its_own_broker() {
         "{b}"
     );
     assert_eq!(s["verdict"], "kept up", "{s}");
+}
+
+/// `coredata-service --bus embedded`: the engine's broker lives in the service's process, its
+/// subscriber reads it without a socket, and device services publish to it as to Redis over
+/// TCP or a Unix socket. The fleet measures it through the REST API's counts; a second
+/// publisher on the Unix socket lands in the same store.
+#[test]
+fn coredata_service_embedded_bus_takes_what_device_services_publish_over_resp() {
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("bus.sock");
+    let (child, base, said, lines) = coredata_service_with(&[
+        "--bus".into(),
+        "embedded".into(),
+        "--bus-listen".into(),
+        "127.0.0.1:0".into(),
+        "--bus-unixsocket".into(),
+        socket.display().to_string(),
+    ]);
+    let on = |scheme: &str| {
+        said.iter()
+            .find_map(|l| {
+                l.strip_prefix("edgebench coredata-service: embedded bus for publishers on ")
+                    .filter(|url| url.starts_with(scheme))
+                    .map(str::to_string)
+            })
+            .unwrap_or_else(|| panic!("it says where publishers reach it: {said:?}"))
+    };
+    let (tcp, unix) = (on("redis://"), on("redis+unix://"));
+    assert_eq!(unix, format!("redis+unix://{}", socket.display()));
+    assert!(
+        said.iter()
+            .any(|l| l.contains("subscribed to edgex/events/device/# on embedded")),
+        "{said:?}"
+    );
+    let (status, stderr, json) = fleet(&format!(
+        "--target {base} --via bus --bus {tcp} --events-per-second 200 --duration 1s --warmup 0s"
+    ));
+    assert_eq!(status, Some(0), "{stderr}");
+    let json = json.expect("fleet.json");
+    let t = &json["targets"][0];
+    assert_eq!(t["name"], "EdgeX_HTTP_TCP+RedisPubSub_TCP", "{t}");
+    let b = &t["summary"]["bus"];
+    assert_eq!(count(&b["published"]), 200, "{b}");
+    assert_eq!(count(&b["persisted"]), 200, "{b}");
+    assert_eq!(count(&b["lost"]), 0, "{b}");
+    let mut publisher =
+        Publisher::new(&BusUrl::parse(&unix).unwrap(), mqtt::Qos::AtMostOnce, false);
+    for i in 0..25 {
+        publisher.send(
+            EnvelopeVersion::V3,
+            &testing::event_of("uds", testing::at(i), &["a"]),
+        );
+    }
+    await_event_count(base.trim_start_matches("http://"), 225);
+    stop_and_expect_bus_counts(child, lines, 225);
+    assert!(!socket.exists(), "the broker's socket is removed on exit");
 }
 
 /// `--find-max` through a bus: every probe is a fleet run through the same bus, and the answer

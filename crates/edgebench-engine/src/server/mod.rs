@@ -325,6 +325,22 @@ pub async fn run_many(
     config: ServerConfig,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
+    run_sharing(listeners, engine, config, Arc::new(Broker::new()), shutdown).await
+}
+
+/// [`run_many`] with a pub/sub `broker` the caller shares: what clients of this server
+/// PUBLISH reaches the caller's own [`pubsub::Subscriptions`] on that broker, in process,
+/// and what the caller publishes on it reaches this server's subscribers.
+///
+/// # Errors
+/// Only when accepting fails persistently on one of the listeners.
+pub async fn run_sharing(
+    listeners: Vec<Listener>,
+    engine: Engine,
+    config: ServerConfig,
+    broker: Arc<Broker>,
+    shutdown: impl Future<Output = ()>,
+) -> io::Result<()> {
     let (notify_shutdown, _) = broadcast::channel(1);
     let (shutdown_complete_tx, mut shutdown_complete_rx) = mpsc::channel::<()>(1);
     let socket_paths: Vec<PathBuf> = listeners.iter().filter_map(|l| l.socket_path()).collect();
@@ -351,10 +367,7 @@ pub async fn run_many(
         loops,
         engine,
         limit: Arc::new(Semaphore::new(config.maxclients)),
-        shared: Arc::new(Shared {
-            broker: Arc::new(Broker::new()),
-            config,
-        }),
+        shared: Arc::new(Shared { broker, config }),
         notify_shutdown,
         shutdown_complete_tx,
     };
