@@ -416,14 +416,12 @@ impl InProcessBus {
 
     /// Published, received, persisted (by the subscriber), rejected, failed, since the start.
     fn totals(&self) -> [u64; 5] {
-        let n = |c: &AtomicU64| c.load(Ordering::Relaxed);
-        [
-            n(&self.published),
-            n(&self.counts.received),
-            n(&self.counts.persisted),
-            n(&self.counts.rejected),
-            n(&self.counts.failed),
-        ]
+        let n = |c: &AtomicU64| c.load(Ordering::SeqCst);
+        // Downstream first: what was persisted by the time it is read was published before,
+        // so published, read last, is never behind it.
+        let (failed, rejected) = (n(&self.counts.failed), n(&self.counts.rejected));
+        let (persisted, received) = (n(&self.counts.persisted), n(&self.counts.received));
+        [n(&self.published), received, persisted, rejected, failed]
     }
 
     /// [`InProcessBus::totals`] since the current run began.
@@ -440,11 +438,13 @@ impl InProcessBus {
     /// event count, `None` when asking failed).
     /// With the subscriber at `--persist false`, the second figure is what it received.
     pub(super) fn progress(&self) -> (u64, Option<u64>) {
-        let now = self.since_begin();
-        match self.settings.persist {
-            true => (now[0], self.persisted()),
-            false => (now[0], Some(now[1])),
+        if !self.settings.persist {
+            let now = self.since_begin();
+            return (now[0], Some(now[1]));
         }
+        // Persisted before published, as in `totals`.
+        let persisted = self.persisted();
+        (self.since_begin()[0], persisted)
     }
 
     /// Persisted since the run began; with someone's core-data service, its event count (the
@@ -669,6 +669,9 @@ impl EventStore for Published {
         let request = AddEventOf::new(event);
         let encoding = Encoding::for_event(event);
         envelope::event_topic_into(&mut self.topic, "edgex", FLEET_SERVICE, event);
+        // Counted before it is sent (and taken back if the send fails): the subscriber may
+        // persist it before this thread gets on, and persisted must never pass published.
+        self.published.fetch_add(1, Ordering::SeqCst);
         let wire = &mut self.wire;
         let sent = match &mut self.publisher {
             Publisher::Mqtt(client, qos) => {
@@ -694,8 +697,10 @@ impl EventStore for Published {
             backend: "bus",
             message: format!("publish failed: {e}"),
         };
-        sent.map_err(failed)?;
-        self.published.fetch_add(1, Ordering::Relaxed);
+        if let Err(e) = sent {
+            self.published.fetch_sub(1, Ordering::SeqCst);
+            return Err(failed(e));
+        }
         self.sends += 1;
         if self.sends.is_multiple_of(POLL_EVERY) {
             self.publisher.poll().map_err(failed)?;

@@ -755,6 +755,10 @@ fn fleet_bus_flags_are_one_line_and_exit_2() {
             vec!["--via", "bus", "--bus", "mqtt-tcp", "--drain", "1h"],
             "--drain \"1h\": give at most 10m",
         ),
+        (
+            vec!["--via", "bus", "--bus", "mqtt-tcp", "--target", "mini-redis"],
+            "--target \"MiniRedis\": a fleet writes EdgeX events, which need a store with an EdgeX layout",
+        ),
     ] {
         let out = common::edgebench()
             .arg("fleet")

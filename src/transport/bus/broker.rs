@@ -260,10 +260,19 @@ impl Drop for Broker {
 /// The broker's binary: on `PATH`, else in `/usr/sbin` (where Debian puts both, and which a
 /// user's `PATH` often lacks).
 fn find(kind: BrokerKind) -> Result<PathBuf, BrokerError> {
+    find_in(kind, find_on_path, Path::new("/usr/sbin"))
+}
+
+/// [`find`] with the `PATH` search and the fallback directory given.
+fn find_in(
+    kind: BrokerKind,
+    on_path: impl FnOnce(&Path) -> Option<PathBuf>,
+    sbin: &Path,
+) -> Result<PathBuf, BrokerError> {
     let name = Path::new(kind.program());
-    find_on_path(name)
+    on_path(name)
         .or_else(|| {
-            let p = Path::new("/usr/sbin").join(name);
+            let p = sbin.join(name);
             crate::transport::child::is_executable(&p).then_some(p)
         })
         .ok_or(BrokerError::NotFound {
@@ -321,5 +330,43 @@ fn handshake(kind: BrokerKind, addr: &Addr) -> io::Result<()> {
                 Err(io::Error::other("not a NATS server (no INFO)"))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A broker installed nowhere is one line naming the binary, the package and the way round.
+    #[test]
+    fn a_missing_broker_binary_names_its_package() {
+        let empty = tempfile::tempdir().unwrap();
+        for (kind, says) in [
+            (
+                BrokerKind::Mosquitto,
+                "mosquitto not found on PATH or in /usr/sbin: install it (Debian: apt-get \
+                 install mosquitto) or give the bus by URL",
+            ),
+            (
+                BrokerKind::Nats,
+                "nats-server not found on PATH or in /usr/sbin: install it (Debian: apt-get \
+                 install nats-server) or give the bus by URL",
+            ),
+        ] {
+            let error = find_in(kind, |_| None, empty.path()).unwrap_err();
+            assert_eq!(error.to_string(), says);
+        }
+        // Found in the fallback directory when PATH lacks it.
+        let program = empty.path().join("mosquitto");
+        std::fs::write(&program, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(
+            &program,
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
+        assert_eq!(
+            find_in(BrokerKind::Mosquitto, |_| None, empty.path()).unwrap(),
+            program
+        );
     }
 }
