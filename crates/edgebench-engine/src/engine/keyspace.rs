@@ -397,6 +397,11 @@ impl<'a> Locked<'a> {
         self.now_ms
     }
 
+    /// How big a stream's nodes grow (CONFIG `stream-node-max-*`).
+    pub fn stream_nodes(&self) -> super::types::stream::NodeLimits {
+        self.db.limits.stream_nodes()
+    }
+
     /// The shard of `key`, and the key with its hash (for the shard's table).
     fn shard<'k>(&mut self, key: &'k [u8]) -> (&mut Shard, Hashed<'k>) {
         let key = Hashed::new(key);

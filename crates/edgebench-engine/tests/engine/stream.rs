@@ -214,6 +214,55 @@ fn approximate_trimming_removes_the_nodes_redis_removes() {
     ]);
 }
 
+/// CONFIG's `stream-node-max-entries` and `stream-node-max-bytes` cut the nodes that `~`
+/// trims whole, and the LIMIT `~` gets without one is 100 nodes' worth of entries: Redis
+/// 7.0.15's `unit/type/stream` cases ("XADD with LIMIT consecutive calls", "XTRIM with LIMIT
+/// delete entries no more than limit") and more, against redis-server.
+#[test]
+fn config_node_limits_decide_what_approximate_trimming_removes() {
+    let mut d = Diff::new();
+    d.check(&[&["CONFIG", "SET", "stream-node-max-entries", "10"]]);
+    fill(&mut d, "s", 0, 100, 1);
+    d.check(&[
+        &[
+            "XADD", "s", "MAXLEN", "~", "55", "LIMIT", "30", "101-0", "f", "v",
+        ],
+        &["XLEN", "s"],
+        &[
+            "XADD", "s", "MAXLEN", "~", "55", "LIMIT", "30", "102-0", "f", "v",
+        ],
+        &["XLEN", "s"],
+        &["CONFIG", "SET", "stream-node-max-entries", "2"],
+    ]);
+    fill(&mut d, "t", 0, 3, 1);
+    d.check(&[
+        &["XTRIM", "t", "MAXLEN", "~", "0", "LIMIT", "1"],
+        &["XTRIM", "t", "MAXLEN", "~", "0", "LIMIT", "2"],
+        &["XLEN", "t"],
+        // Without LIMIT, `~` removes at most 100 * 1 entries.
+        &["CONFIG", "SET", "stream-node-max-entries", "1"],
+    ]);
+    fill(&mut d, "u", 0, 250, 1);
+    d.check(&[
+        &["XTRIM", "u", "MAXLEN", "~", "0"],
+        &["XLEN", "u"],
+        // 0: no entry limit, nodes cut by bytes alone.
+        &["CONFIG", "SET", "stream-node-max-entries", "0"],
+        &["CONFIG", "SET", "stream-node-max-bytes", "200"],
+    ]);
+    fill(&mut d, "v", 0, 60, 10);
+    d.check(&[
+        &["XTRIM", "v", "MAXLEN", "~", "30"],
+        &["XLEN", "v"],
+        &["XTRIM", "v", "MAXLEN", "~", "0"],
+        &["XLEN", "v"],
+        &["CONFIG", "SET", "stream-node-max-entries", "100"],
+        &["CONFIG", "SET", "stream-node-max-bytes", "4096"],
+        &["CONFIG", "GET", "stream-node-max-entries"],
+        &["CONFIG", "GET", "stream-node-max-bytes"],
+    ]);
+}
+
 #[test]
 fn xtrim_exact_and_errors() {
     let mut d = Diff::new();

@@ -25,7 +25,7 @@ use super::{is, parse_i64, spec, Ctx, KeySpec, Spec, ONE_KEY};
 use crate::engine::error::CmdError;
 use crate::engine::keyspace::Locked;
 pub use crate::engine::types::options::{TrimSpec, XaddId};
-use crate::engine::types::stream::{Fields, StreamId, Trim, DEFAULT_APPROX_LIMIT};
+use crate::engine::types::stream::{Fields, NodeLimits, StreamId, Trim};
 use crate::resp::reply::Reply;
 
 /// The stream commands (arity and keys as Redis 7.0's COMMAND INFO).
@@ -97,6 +97,7 @@ impl Locked<'_> {
             return Ok(None);
         }
         let now = self.now_ms();
+        let nodes = self.stream_nodes();
         let stream = self.stream_or_default(key)?;
         let last = stream.last_id;
         if last == StreamId::MAX {
@@ -115,7 +116,7 @@ impl Locked<'_> {
         if new_id <= last {
             return Err(err(NOT_ABOVE_TOP));
         }
-        stream.append(new_id, fields);
+        stream.append(new_id, fields, nodes);
         if let Some(t) = trim {
             stream.trim(t.how, t.approx, t.limit);
         }
@@ -303,7 +304,12 @@ struct AddTrimArgs {
     end: usize,
 }
 
-fn parse_add_or_trim(args: &[&[u8]], xadd: bool) -> Result<AddTrimArgs, CmdError> {
+/// `nodes`: the node limits, whose entries decide the LIMIT `~` gets when none is given.
+fn parse_add_or_trim(
+    args: &[&[u8]],
+    xadd: bool,
+    nodes: NodeLimits,
+) -> Result<AddTrimArgs, CmdError> {
     const BOTH: &str =
         "ERR syntax error, MAXLEN and MINID options at the same time are not compatible";
     let mut how: Option<Trim> = None;
@@ -369,7 +375,7 @@ fn parse_add_or_trim(args: &[&[u8]], xadd: bool) -> Result<AddTrimArgs, CmdError
             ))
         }
         Some(n) => n,
-        None if approx => DEFAULT_APPROX_LIMIT,
+        None if approx => nodes.approx_limit(),
         None => 0,
     };
     Ok(AddTrimArgs {
@@ -528,7 +534,7 @@ fn entries_reply(entries: Entries) -> Reply {
 // ---- commands ----
 
 fn xadd(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
-    let parsed = parse_add_or_trim(args, true)?;
+    let parsed = parse_add_or_trim(args, true, ctx.ks.stream_nodes())?;
     let fields_at = parsed.end + 1;
     let n = args.len().saturating_sub(fields_at);
     if n < 2 || n % 2 == 1 {
@@ -639,7 +645,7 @@ fn xdel(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
 }
 
 fn xtrim(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
-    let parsed = parse_add_or_trim(args, false)?;
+    let parsed = parse_add_or_trim(args, false, ctx.ks.stream_nodes())?;
     let Some(trim) = parsed.trim else {
         // Unreachable: XTRIM's options are all trimming ones and arity demands one.
         return Err(CmdError::Syntax);

@@ -103,6 +103,9 @@ impl LimitValues {
 #[derive(Debug)]
 pub struct Limits {
     values: [AtomicU64; 5],
+    /// `stream-node-max-entries`, `stream-node-max-bytes`: not encodings (a stream is always
+    /// `stream`), but the same kind of setting, read on the same write path.
+    stream_nodes: [AtomicU64; 2],
 }
 
 impl Default for Limits {
@@ -116,6 +119,10 @@ impl Default for Limits {
                 AtomicU64::new(d.zset_value),
                 AtomicU64::new(d.set_entries),
             ],
+            stream_nodes: {
+                let n = super::stream::NodeLimits::default();
+                [AtomicU64::new(n.entries), AtomicU64::new(n.bytes)]
+            },
         }
     }
 }
@@ -131,6 +138,20 @@ impl Limits {
             zset_value: v(3),
             set_entries: v(4),
         }
+    }
+
+    /// How big a stream's nodes grow.
+    pub fn stream_nodes(&self) -> super::stream::NodeLimits {
+        super::stream::NodeLimits {
+            entries: self.stream_nodes[0].load(Ordering::Relaxed),
+            bytes: self.stream_nodes[1].load(Ordering::Relaxed),
+        }
+    }
+
+    /// Replaces the stream node limits.
+    pub fn store_stream_nodes(&self, n: super::stream::NodeLimits) {
+        self.stream_nodes[0].store(n.entries, Ordering::Relaxed);
+        self.stream_nodes[1].store(n.bytes, Ordering::Relaxed);
     }
 
     /// Replaces the thresholds.

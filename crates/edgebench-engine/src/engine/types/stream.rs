@@ -28,9 +28,48 @@ pub use groups::{Consumer, ConsumerGroup, PendingEntry};
 pub const NODE_MAX_ENTRIES: u64 = 100;
 /// Redis's default `stream-node-max-bytes`.
 pub const NODE_MAX_BYTES: usize = 4096;
-/// The LIMIT approximate trimming gets when none is given (`100 * stream-node-max-entries`,
-/// capped at 10000 by Redis).
-pub const DEFAULT_APPROX_LIMIT: u64 = 10_000;
+/// The most bytes a node may hold whatever `stream-node-max-bytes` says (t_stream.c
+/// `STREAM_LISTPACK_MAX_SIZE`).
+const NODE_MAX_BYTES_CAP: u64 = 1 << 30;
+
+/// How big a node grows before the next entry starts one (CONFIG `stream-node-max-entries`
+/// and `stream-node-max-bytes`; 0 lifts the limit, as in Redis).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NodeLimits {
+    /// `stream-node-max-entries`: live and deleted entries of a node.
+    pub entries: u64,
+    /// `stream-node-max-bytes`: the node's listpack size.
+    pub bytes: u64,
+}
+
+impl Default for NodeLimits {
+    fn default() -> Self {
+        NodeLimits {
+            entries: NODE_MAX_ENTRIES,
+            bytes: NODE_MAX_BYTES as u64,
+        }
+    }
+}
+
+impl NodeLimits {
+    /// The LIMIT approximate trimming gets when none is given: 100 nodes' worth
+    /// (`100 * stream-node-max-entries`), 10,000 when that is 0, at most 1,000,000
+    /// (t_stream.c `streamParseAddOrTrimArgsOrReply`).
+    pub fn approx_limit(self) -> u64 {
+        match self.entries.saturating_mul(100) {
+            0 => 10_000,
+            n => n.min(1_000_000),
+        }
+    }
+
+    /// The byte size at which a node is full.
+    fn max_bytes(self) -> u64 {
+        match self.bytes {
+            0 => NODE_MAX_BYTES_CAP,
+            n => n.min(NODE_MAX_BYTES_CAP),
+        }
+    }
+}
 
 /// A stream entry id.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -186,15 +225,16 @@ impl Stream {
             .flatten()
     }
 
-    /// Appends an entry. The caller has checked `id > last_id` (XADD's error otherwise).
-    pub fn append(&mut self, id: StreamId, fields: Fields) {
+    /// Appends an entry, starting a node where `limits` say the last one is full. The caller
+    /// has checked `id > last_id` (XADD's error otherwise).
+    pub fn append(&mut self, id: StreamId, fields: Fields, limits: NodeLimits) {
         debug_assert!(id > self.last_id);
         let value_bytes: usize = fields.iter().map(|(f, v)| f.len() + v.len()).sum();
         let need_node = match self.nodes.last_key_value() {
             None => true,
             Some((_, tail)) => {
-                tail.listpack_bytes() + value_bytes >= NODE_MAX_BYTES
-                    || tail.live + tail.deleted >= NODE_MAX_ENTRIES
+                (tail.listpack_bytes() + value_bytes) as u64 >= limits.max_bytes()
+                    || (limits.entries != 0 && tail.live + tail.deleted >= limits.entries)
             }
         };
         if need_node {
@@ -485,7 +525,7 @@ mod tests {
     fn nodes_hold_at_most_100_entries_and_approximate_trims_remove_whole_nodes() {
         let mut s = Stream::default();
         for i in 1..=250 {
-            s.append(StreamId::new(i, 0), entry("f", "v"));
+            s.append(StreamId::new(i, 0), entry("f", "v"), NodeLimits::default());
         }
         assert_eq!(s.nodes.len(), 3);
         assert_eq!(s.trim(Trim::MaxLen(180), true, 0), 0);
@@ -506,7 +546,7 @@ mod tests {
     fn radix_tree_nodes_count_a_compressed_tree() {
         let mut s = Stream::default();
         assert_eq!(s.radix_tree_nodes(), 1);
-        s.append(StreamId::new(5, 0), entry("f", "v"));
+        s.append(StreamId::new(5, 0), entry("f", "v"), NodeLimits::default());
         // Root (compressed, 16 bytes) and the key's leaf.
         assert_eq!(s.radix_tree_nodes(), 2);
         s.nodes
@@ -525,7 +565,7 @@ mod tests {
         let mut s = Stream::default();
         let big = "x".repeat(1000);
         for i in 1..=10 {
-            s.append(StreamId::new(i, 0), entry("f", &big));
+            s.append(StreamId::new(i, 0), entry("f", &big), NodeLimits::default());
         }
         // 1012 bytes an entry, 18 of header, master entry and counters: four fit in 4096.
         assert_eq!(s.nodes.len(), 3);

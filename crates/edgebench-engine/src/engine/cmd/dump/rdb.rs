@@ -46,6 +46,7 @@ pub mod kind {
     pub const HASH_LISTPACK: u8 = 16;
     pub const ZSET_LISTPACK: u8 = 17;
     pub const LIST_QUICKLIST_2: u8 = 18;
+    pub const STREAM_LISTPACKS: u8 = 15;
     pub const STREAM_LISTPACKS_2: u8 = 19;
 }
 
@@ -256,7 +257,8 @@ pub fn read_value(r: &mut Reader<'_>) -> Result<Value, BadFormat> {
             }
             Value::ZSet(Box::new(z))
         }
-        kind::STREAM_LISTPACKS_2 => super::stream::read(r)?,
+        kind::STREAM_LISTPACKS => super::stream::read(r, false)?,
+        kind::STREAM_LISTPACKS_2 => super::stream::read(r, true)?,
         _ => return Err(BadFormat),
     };
     // Redis refuses empty collections in a payload.

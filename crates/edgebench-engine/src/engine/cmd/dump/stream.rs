@@ -1,4 +1,5 @@
-//! A stream in RDB type 19 (`STREAM_LISTPACKS_2`, Redis 7.0), with its consumer groups.
+//! A stream in RDB type 19 (`STREAM_LISTPACKS_2`, Redis 7.0), with its consumer groups; read
+//! also from type 15 (`STREAM_LISTPACKS`, Redis 5.0–6.2: [`read`] says what it lacks).
 //!
 //! Body: the count of listpack nodes, each a 16-byte big-endian master id and a listpack;
 //! then the stream's length, last id, first id, largest deleted id, entries ever added, and
@@ -27,8 +28,11 @@ const SAME_FIELDS: i64 = 2;
 /// Entries per node when writing (Redis's `stream-node-max-entries` default).
 const NODE_ENTRIES: usize = 100;
 
-/// Reads a stream body.
-pub fn read(r: &mut Reader<'_>) -> Result<Value, BadFormat> {
+/// Reads a stream body: type 19 (`v2`), or type 15 (`STREAM_LISTPACKS`, Redis 5.0–6.2),
+/// which lacks the first id, the largest deleted id, the entries ever added and the groups'
+/// read counters: as Redis 7.0 loads it, entries added = the length, no deletion known, and
+/// each group's counter estimated from its last delivered id (unknown where it cannot be).
+pub fn read(r: &mut Reader<'_>, v2: bool) -> Result<Value, BadFormat> {
     let mut stream = Stream::default();
     let nodes = r.length()?;
     for _ in 0..nodes {
@@ -39,14 +43,19 @@ pub fn read(r: &mut Reader<'_>) -> Result<Value, BadFormat> {
     }
     let length = r.length()?;
     let last = StreamId::new(r.length()?, r.length()?);
-    let _first = StreamId::new(r.length()?, r.length()?);
-    stream.max_deleted_id = StreamId::new(r.length()?, r.length()?);
-    stream.entries_added = r.length()?;
-    stream.groups = read_groups(r)?;
     if length != stream.len() as u64 || stream.last_entry_id().is_some_and(|id| id > last) {
         return Err(BadFormat);
     }
     stream.last_id = last;
+    if v2 {
+        let _first = StreamId::new(r.length()?, r.length()?);
+        stream.max_deleted_id = StreamId::new(r.length()?, r.length()?);
+        stream.entries_added = r.length()?;
+    } else {
+        stream.max_deleted_id = StreamId::MIN;
+        stream.entries_added = length;
+    }
+    stream.groups = read_groups(r, (!v2).then_some(&stream))?;
     Ok(Value::Stream(Box::new(stream)))
 }
 
@@ -71,18 +80,22 @@ fn count(r: &mut Reader<'_>, min: usize) -> Result<usize, BadFormat> {
     Ok(n)
 }
 
+/// The consumer groups; `estimate_from`: a type 15 stream, whose groups carry no read
+/// counter (Redis 7.0 estimates it from the group's last delivered id).
 fn read_groups(
     r: &mut Reader<'_>,
+    estimate_from: Option<&Stream>,
 ) -> Result<std::collections::BTreeMap<Vec<u8>, ConsumerGroup>, BadFormat> {
     let mut groups = std::collections::BTreeMap::new();
     for _ in 0..count(r, 4)? {
         let name = r.string()?;
         let last = StreamId::new(r.length()?, r.length()?);
-        let read = r.length()?;
-        let entries_read = if read == u64::MAX {
-            None
-        } else {
-            Some(i64::try_from(read).map_err(|_| BadFormat)?)
+        let entries_read = match estimate_from {
+            Some(stream) => stream.estimated_entries_read(last),
+            None => match r.length()? {
+                u64::MAX => None,
+                read => Some(i64::try_from(read).map_err(|_| BadFormat)?),
+            },
         };
         let mut group = ConsumerGroup::new(last, entries_read);
         for _ in 0..count(r, 25)? {
@@ -230,7 +243,13 @@ fn read_node(master: StreamId, lp: &[Vec<u8>], stream: &mut Stream) -> Result<()
             return Err(BadFormat);
         }
         seen_live += 1;
-        stream.append(id, fields);
+        // The dump's own node boundaries are not kept: nodes are cut as Redis's defaults cut
+        // them (what the engine did before CONFIG could change them).
+        stream.append(
+            id,
+            fields,
+            crate::engine::types::stream::NodeLimits::default(),
+        );
     }
     if seen_live != live || seen_deleted != deleted {
         return Err(BadFormat);

@@ -583,6 +583,12 @@ impl Engine {
             zset_value: n("zset-max-listpack-value"),
             set_entries: n("set-max-intset-entries"),
         };
+        self.db(0)
+            .limits()
+            .store_stream_nodes(crate::engine::types::stream::NodeLimits {
+                entries: n("stream-node-max-entries"),
+                bytes: n("stream-node-max-bytes"),
+            });
         self.encoding_limits_changed(new);
     }
 

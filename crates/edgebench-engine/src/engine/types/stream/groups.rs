@@ -206,6 +206,13 @@ impl Counters {
 pub type HistoryEntry = (StreamId, Option<Fields>);
 
 impl Stream {
+    /// A group's read counter for a group whose last delivered id is `id`, when it can be
+    /// known without walking the stream (Redis's `streamEstimateDistanceFromFirstEverEntry`;
+    /// `None` is its "invalid").
+    pub fn estimated_entries_read(&self, id: StreamId) -> Option<i64> {
+        self.counters().entries_read_at(id)
+    }
+
     fn counters(&self) -> Counters {
         Counters {
             len: self.entries.len(),
@@ -310,6 +317,7 @@ impl Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::types::stream::NodeLimits;
 
     fn id(ms: u64) -> StreamId {
         StreamId::new(ms, 0)
@@ -347,7 +355,7 @@ mod tests {
     fn reads_move_the_group_and_count_what_was_read() {
         let mut s = Stream::default();
         for ms in 1..=5 {
-            s.append(id(ms), fields());
+            s.append(id(ms), fields(), NodeLimits::default());
         }
         s.groups
             .insert(b"g".to_vec(), ConsumerGroup::new(StreamId::MIN, None));
