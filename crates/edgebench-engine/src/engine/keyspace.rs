@@ -402,6 +402,11 @@ impl<'a> Locked<'a> {
         self.db.limits.stream_nodes()
     }
 
+    /// Where a sparse HyperLogLog turns dense (CONFIG `hll-sparse-max-bytes`).
+    pub fn hll_sparse_max(&self) -> usize {
+        self.db.limits.hll_sparse_max()
+    }
+
     /// The shard of `key`, and the key with its hash (for the shard's table).
     fn shard<'k>(&mut self, key: &'k [u8]) -> (&mut Shard, Hashed<'k>) {
         let key = Hashed::new(key);

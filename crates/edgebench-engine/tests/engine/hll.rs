@@ -99,6 +99,34 @@ fn the_sparse_encoding_and_its_promotion_match_redis_byte_for_byte() {
     d.check(&[&["PFCOUNT", "h"], &["GET", "h"]]);
 }
 
+/// CONFIG `hll-sparse-max-bytes` decides where PFADD and PFMERGE turn a sparse value dense:
+/// byte for byte as redis-server, at a lowered limit, at 0, and back at the default.
+#[test]
+fn hll_sparse_max_bytes_moves_the_promotion_as_in_redis() {
+    let mut d = Diff::new();
+    for (limit, key) in [("60", "low"), ("0", "zero"), ("3000", "default")] {
+        d.check(&[
+            &["CONFIG", "SET", "hll-sparse-max-bytes", limit],
+            &["CONFIG", "GET", "hll-sparse-max-bytes"],
+        ]);
+        let mut from = 0;
+        for batch in 0..40 {
+            let n = 1 + batch % 7;
+            pfadd(&mut d, key, &elements(key, from, n));
+            from += n;
+            d.check(&[&["GET", key], &["PFDEBUG", "ENCODING", key]]);
+        }
+        pfadd(&mut d, "m1", &elements("m", 0, 30));
+        d.check(&[
+            &["PFMERGE", "merged", "m1", key],
+            &["GET", "merged"],
+            &["PFDEBUG", "ENCODING", "merged"],
+            &["DEL", "m1", "merged"],
+        ]);
+    }
+    d.check(&[&["CONFIG", "SET", "hll-sparse-max-bytes", "-1"]]);
+}
+
 /// 10k to 200k distinct elements: the estimates and the dense bytes equal redis-server's.
 #[test]
 fn large_cardinalities_match_redis() {

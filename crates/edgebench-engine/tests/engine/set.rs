@@ -674,5 +674,21 @@ fn writes_that_change_nothing_keep_a_watch() {
         &["MULTI"],
         &["SCARD", "t"],
         &["EXEC"],
+        // SMOVE of a member the destination already holds: it leaves the source, and the
+        // destination is untouched (unit/type/set, "SMOVE only notify dstset when the
+        // addition is successful").
+        &["SADD", "u", "a", "b"],
+        &["SADD", "v", "a"],
+        &["WATCH", "v"],
+        &["SMOVE", "u", "v", "a"],
+        &["MULTI"],
+        &["SCARD", "v"],
+        &["EXEC"],
+        &["SISMEMBER", "u", "a"],
+        &["WATCH", "u"],
+        &["SMOVE", "u", "v", "b"],
+        &["MULTI"],
+        &["SCARD", "u"],
+        &["EXEC"],
     ]);
 }

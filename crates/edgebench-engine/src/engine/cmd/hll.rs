@@ -10,8 +10,9 @@
 //!
 //! Writes follow Redis: PFADD that raises no register, and PFCOUNT that finds a valid
 //! cached count, only read the key (they do not count as a change to a WATCHed key);
-//! PFCOUNT of one key stores the count it computes in the header. `hll-sparse-max-bytes` is
-//! fixed at its default ([`hll::SPARSE_MAX_BYTES`]).
+//! PFCOUNT of one key stores the count it computes in the header. CONFIG
+//! `hll-sparse-max-bytes` ([`hll::SPARSE_MAX_BYTES`] by default) decides where PFADD and
+//! PFMERGE turn a sparse value dense.
 
 use std::borrow::Cow;
 
@@ -86,10 +87,11 @@ impl Locked<'_> {
             Some(s) if !raises_any(s, elements) => return Ok(false),
             Some(_) => false,
         };
+        let sparse_max = self.hll_sparse_max();
         let s = self.hll_mut(key)?;
         let mut changed = created;
         for e in elements {
-            changed |= hll::add(s, e)?;
+            changed |= hll::add(s, e, sparse_max)?;
         }
         if changed {
             hll::invalidate_cache(s);
@@ -132,13 +134,14 @@ impl Locked<'_> {
                 hll::merge_into(&mut registers, s)?;
             }
         }
+        let sparse_max = self.hll_sparse_max();
         let s = self.hll_mut(dest)?;
         if dense {
             hll::to_dense(s)?;
         }
         for (i, &value) in registers.iter().enumerate() {
             if value != 0 {
-                hll::set_register(s, i, value)?;
+                hll::set_register(s, i, value, sparse_max)?;
             }
         }
         hll::invalidate_cache(s);

@@ -306,7 +306,7 @@ impl Locked<'_> {
             return Ok(false);
         };
         let present = src_set.contains(member);
-        self.get_set(dst)?;
+        let in_dst = self.get_set(dst)?.is_some_and(|set| set.contains(member));
         if src == dst || !present {
             return Ok(present);
         }
@@ -314,7 +314,11 @@ impl Locked<'_> {
             set.remove(member);
         }
         self.drop_if_empty(src);
-        self.set_or_default(dst)?.insert(member.into());
+        // A member `dst` already holds leaves `dst` untouched: no write a WATCH would see,
+        // as Redis signals `dst` only when the add added.
+        if !in_dst {
+            self.set_or_default(dst)?.insert(member.into());
+        }
         Ok(true)
     }
 

@@ -106,6 +106,8 @@ pub struct Limits {
     /// `stream-node-max-entries`, `stream-node-max-bytes`: not encodings (a stream is always
     /// `stream`), but the same kind of setting, read on the same write path.
     stream_nodes: [AtomicU64; 2],
+    /// `hll-sparse-max-bytes`: where a sparse HyperLogLog turns dense.
+    hll_sparse_max: AtomicU64,
 }
 
 impl Default for Limits {
@@ -123,6 +125,7 @@ impl Default for Limits {
                 let n = super::stream::NodeLimits::default();
                 [AtomicU64::new(n.entries), AtomicU64::new(n.bytes)]
             },
+            hll_sparse_max: AtomicU64::new(super::hll::SPARSE_MAX_BYTES as u64),
         }
     }
 }
@@ -152,6 +155,16 @@ impl Limits {
     pub fn store_stream_nodes(&self, n: super::stream::NodeLimits) {
         self.stream_nodes[0].store(n.entries, Ordering::Relaxed);
         self.stream_nodes[1].store(n.bytes, Ordering::Relaxed);
+    }
+
+    /// CONFIG `hll-sparse-max-bytes`.
+    pub fn hll_sparse_max(&self) -> usize {
+        usize::try_from(self.hll_sparse_max.load(Ordering::Relaxed)).unwrap_or(usize::MAX)
+    }
+
+    /// Replaces `hll-sparse-max-bytes`.
+    pub fn store_hll_sparse_max(&self, bytes: u64) {
+        self.hll_sparse_max.store(bytes, Ordering::Relaxed);
     }
 
     /// Replaces the thresholds.

@@ -137,10 +137,11 @@ pub fn register_and_run(element: &[u8]) -> (usize, u8) {
     (index, rest.trailing_zeros() as u8 + 1)
 }
 
-/// PFADD of one element: whether a register grew (a sparse value may turn dense).
-pub fn add(s: &mut Vec<u8>, element: &[u8]) -> Result<bool, HllError> {
+/// PFADD of one element: whether a register grew (a sparse value may turn dense past
+/// `sparse_max` bytes, CONFIG `hll-sparse-max-bytes`).
+pub fn add(s: &mut Vec<u8>, element: &[u8], sparse_max: usize) -> Result<bool, HllError> {
     let (index, run) = register_and_run(element);
-    set_register(s, index, run)
+    set_register(s, index, run, sparse_max)
 }
 
 /// Register `index` of a dense value.
@@ -149,10 +150,16 @@ pub fn dense_register(s: &[u8], index: usize) -> u8 {
 }
 
 /// Raises register `index` to `value` if it is lower; whether it changed. A sparse value
-/// that cannot hold the new value within [`SPARSE_MAX_BYTES`] turns dense first.
-pub fn set_register(s: &mut Vec<u8>, index: usize, value: u8) -> Result<bool, HllError> {
+/// that cannot hold the new value within `sparse_max` bytes (CONFIG `hll-sparse-max-bytes`,
+/// [`SPARSE_MAX_BYTES`] by default) turns dense first.
+pub fn set_register(
+    s: &mut Vec<u8>,
+    index: usize,
+    value: u8,
+    sparse_max: usize,
+) -> Result<bool, HllError> {
     if is_sparse(s) {
-        sparse::set(s, index, value)
+        sparse::set(s, index, value, sparse_max)
     } else {
         Ok(dense::raise(&mut s[HEADER_LEN..], index, value))
     }
@@ -376,8 +383,8 @@ pub fn self_test(random: &mut dyn FnMut() -> u64) -> Result<(), String> {
     let mut checkpoint = 1u64;
     for j in 1..=SELF_TEST_ELEMENTS {
         let element = (j ^ seed).to_le_bytes();
-        add(&mut dense, &element).map_err(|e| e.to_string())?;
-        add(&mut sparse, &element).map_err(|e| e.to_string())?;
+        add(&mut dense, &element, SPARSE_MAX_BYTES).map_err(|e| e.to_string())?;
+        add(&mut sparse, &element, SPARSE_MAX_BYTES).map_err(|e| e.to_string())?;
         if j != checkpoint {
             continue;
         }
@@ -447,8 +454,8 @@ mod dense {
 /// The sparse encoding's opcodes, read and edited in place.
 mod sparse {
     use super::{
-        dense, to_dense, xzero_bytes, HllError, HEADER_LEN, SPARSE_MAX_BYTES, VAL_MAX_LEN,
-        VAL_MAX_VALUE, ZERO_MAX_LEN,
+        dense, to_dense, xzero_bytes, HllError, HEADER_LEN, VAL_MAX_LEN, VAL_MAX_VALUE,
+        ZERO_MAX_LEN,
     };
 
     /// One opcode.
@@ -551,7 +558,12 @@ mod sparse {
 
     /// Raises register `index` of a sparse value to `value` if lower (Redis's
     /// `hllSparseSet`): whether it changed.
-    pub fn set(s: &mut Vec<u8>, index: usize, value: u8) -> Result<bool, HllError> {
+    pub fn set(
+        s: &mut Vec<u8>,
+        index: usize,
+        value: u8,
+        sparse_max: usize,
+    ) -> Result<bool, HllError> {
         if value > VAL_MAX_VALUE {
             return promote(s, index, value);
         }
@@ -586,7 +598,8 @@ mod sparse {
             _ => split_zero(first, last, index, value),
         };
         let new_len = (s.len() + seq.len()).saturating_sub(op.width());
-        if seq.len() > op.width() && new_len > SPARSE_MAX_BYTES {
+        // Redis: `deltalen && sdslen + deltalen > hll_sparse_max_bytes`.
+        if seq.len() != op.width() && new_len > sparse_max {
             return promote(s, index, value);
         }
         let end = (p + op.width()).min(s.len());
@@ -670,7 +683,7 @@ mod tests {
     fn sparse_and_dense_agree() {
         let mut s = new_sparse();
         for i in 0..500u32 {
-            add(&mut s, &i.to_le_bytes()).expect("valid");
+            add(&mut s, &i.to_le_bytes(), SPARSE_MAX_BYTES).expect("valid");
         }
         assert!(is_sparse(&s));
         let sparse_count = estimate(&s).expect("valid");
@@ -695,12 +708,12 @@ mod tests {
             let _ = estimate(&s);
             let _ = merge_into(&mut [0u8; REGISTERS], &s);
             for e in &elements {
-                if add(&mut s, &e.to_le_bytes()).is_err() {
+                if add(&mut s, &e.to_le_bytes(), SPARSE_MAX_BYTES).is_err() {
                     break;
                 }
             }
             for &(index, value) in &raise {
-                if set_register(&mut s, index, value).is_err() {
+                if set_register(&mut s, index, value, SPARSE_MAX_BYTES).is_err() {
                     break;
                 }
             }
@@ -719,7 +732,7 @@ mod tests {
         ) {
             let mut s = new_sparse();
             for i in 0..150u32 {
-                add(&mut s, &i.to_be_bytes()).expect("valid");
+                add(&mut s, &i.to_be_bytes(), SPARSE_MAX_BYTES).expect("valid");
             }
             for &(at, byte) in &damage {
                 let at = HEADER_LEN + at % (s.len() - HEADER_LEN);
@@ -728,7 +741,7 @@ mod tests {
             s.truncate(HEADER_LEN + cut.max(1));
             let _ = estimate(&s);
             for e in &elements {
-                if add(&mut s, &e.to_le_bytes()).is_err() {
+                if add(&mut s, &e.to_le_bytes(), SPARSE_MAX_BYTES).is_err() {
                     break;
                 }
             }
@@ -747,7 +760,10 @@ mod tests {
         assert_eq!(estimate(&s), Err(HllError::Corrupt));
         let mut empty = new_sparse();
         empty.truncate(HEADER_LEN);
-        assert_eq!(add(&mut empty, b"a"), Err(HllError::Corrupt));
+        assert_eq!(
+            add(&mut empty, b"a", SPARSE_MAX_BYTES),
+            Err(HllError::Corrupt)
+        );
         let mut long = new_sparse();
         long.extend_from_slice(&[0x7f, 0xff, 0x80, 0xff]);
         assert_eq!(estimate(&long), Err(HllError::Corrupt));

@@ -353,6 +353,7 @@ pub(super) const PARAMS: &[Param] = &[
     param("list-compress-depth", int(0, INT_MAX), "0", true),
     param("stream-node-max-bytes", SIZE_MEMORY, "4096", true),
     param("stream-node-max-entries", SIZE, "100", true),
+    param("hll-sparse-max-bytes", SIZE_MEMORY, "3000", true),
     // How long a script runs before other clients get BUSY (ms; 0 = never). Also read as
     // `lua-time-limit`, its old name.
     param("busy-reply-threshold", int(0, i64::MAX), "5000", true),
@@ -583,12 +584,12 @@ impl Engine {
             zset_value: n("zset-max-listpack-value"),
             set_entries: n("set-max-intset-entries"),
         };
-        self.db(0)
-            .limits()
-            .store_stream_nodes(crate::engine::types::stream::NodeLimits {
-                entries: n("stream-node-max-entries"),
-                bytes: n("stream-node-max-bytes"),
-            });
+        let limits = self.db(0).limits();
+        limits.store_stream_nodes(crate::engine::types::stream::NodeLimits {
+            entries: n("stream-node-max-entries"),
+            bytes: n("stream-node-max-bytes"),
+        });
+        limits.store_hll_sparse_max(n("hll-sparse-max-bytes"));
         self.encoding_limits_changed(new);
     }
 
