@@ -33,7 +33,7 @@ pub fn run(cfg: &ServeConfig, status: &mut dyn Write) -> anyhow::Result<()> {
         .thread_name("edgebench-serve")
         .build()
         .context("cannot start the server runtime")?;
-    runtime.block_on(async {
+    let served = runtime.block_on(async {
         let mut listeners = Vec::new();
         if let Some(addr) = &cfg.tcp {
             let l = Listener::bind_tcp(addr).await.with_context(|| {
@@ -65,5 +65,13 @@ pub fn run(cfg: &ServeConfig, status: &mut dyn Write) -> anyhow::Result<()> {
         .context("the server stopped")?;
         let _ = writeln!(status, "edgebench serve: stopped");
         Ok(())
-    })
+    });
+    // A connection stuck inside a command (a script in an endless loop) keeps its worker
+    // thread, and dropping the runtime would wait for it forever: leave such threads behind
+    // after a moment, so the process ends whatever a client is running.
+    runtime.shutdown_timeout(SHUTDOWN_GRACE);
+    served
 }
+
+/// How long the runtime's threads get to finish after the server stopped.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_millis(500);

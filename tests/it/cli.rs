@@ -680,6 +680,63 @@ fn serve_runs_its_connections_on_threads_workers_and_stops_on_sigterm() {
     }
 }
 
+/// A client inside a script that never ends does not keep `serve` alive past SIGTERM
+/// (redis-server exits at once): the process ends within the drain's bound.
+#[test]
+fn serve_stops_on_sigterm_while_a_script_loops_forever() {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let sock = dir.path().join("s.sock");
+    let mut child = edgebench()
+        .args(["serve", "--port", "0", "--unixsocket"])
+        .arg(&sock)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stream = None;
+    for _ in 0..200 {
+        if let Ok(s) = std::os::unix::net::UnixStream::connect(&sock) {
+            stream = Some(s);
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    let mut stream = stream.expect("edgebench serve listens on its socket");
+    let script = "while true do end";
+    write!(
+        stream,
+        "*3\r\n$4\r\nEVAL\r\n${}\r\n{script}\r\n$1\r\n0\r\n",
+        script.len()
+    )
+    .unwrap();
+    // The script is running once another client's command meets BUSY or waits; a moment is
+    // enough for it to start.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // SAFETY: kill(2) on the child we spawned and have not reaped.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if std::time::Instant::now() > deadline {
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    if status.is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    assert_eq!(
+        status.and_then(|s| s.code()),
+        Some(0),
+        "serve still ran 20 s after SIGTERM"
+    );
+    drop(stream);
+}
+
 #[test]
 fn a_terminal_gets_a_progress_bar_with_an_eta_and_a_log_gets_lines() {
     let dir = tempfile::tempdir().unwrap();
