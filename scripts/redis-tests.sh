@@ -62,7 +62,8 @@ for unit in "${units[@]}"; do
   stop
   ok=$(grep -ac '^\[[^]]*ok[^]]*\]: ' "$log" || true)
   err=$(grep -ac '^\[[^]]*err[^]]*\]: ' "$log" || true)
-  exc=$(grep -ac '^\[[^]]*exception[^]]*\]: ' "$log" || true)
+  # An exception, or a test that timed out (--timeout 60): either ends the unit.
+  exc=$(grep -acE '^\[[^]]*(exception|TIMEOUT)[^]]*\]: ' "$log" || true)
   echo "| $unit | $ok | $err | $exc |"
   total_ok=$((total_ok + ok)) total_err=$((total_err + err + exc))
 done
