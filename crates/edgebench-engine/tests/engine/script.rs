@@ -367,6 +367,14 @@ fn functions_match_redis() {
         &["FUNCTION", "LOAD", "#!lua name=z\nredis.register_function('z1', function() return KEYS end)"],
         &["FUNCTION", "LOAD", "#!lua name=inf\nwhile true do end"],
         &["FCALL", "z1", "0"],
+        // Function names are found without case, and clash without case across libraries
+        // (library names keep theirs).
+        &["FCALL", "Z1", "0"],
+        &["FCALL_RO", "G", "0"],
+        &["FUNCTION", "LOAD", "#!lua name=zz\nredis.register_function('Z1', function() end)"],
+        &["FUNCTION", "LOAD", "#!lua name=Z\nredis.register_function('z9', function() return 9 end)"],
+        &["FCALL", "z9", "0"],
+        &["FUNCTION", "DELETE", "Z"],
         &["FUNCTION", "STATS"],
         &["FUNCTION", "KILL"],
         &["FUNCTION", "RESTORE", "abc"],

@@ -53,11 +53,13 @@ pub(crate) struct Libraries {
 }
 
 impl Libraries {
+    /// The function FCALL names: Redis 7.0 keeps every library's functions in one dict that
+    /// compares names without case (`functionDictType`), so `FCALL TEST` finds `test`.
     fn find(&self, name: &str) -> Option<&FunctionDef> {
         self.libs
             .iter()
             .flat_map(|l| l.functions.iter())
-            .find(|f| f.name == name)
+            .find(|f| f.name.eq_ignore_ascii_case(name))
     }
 
     fn library(&self, name: &str) -> Option<usize> {
@@ -317,7 +319,7 @@ fn load(vm: &mut Vm, code: &[u8], replace: bool) -> Result<String, CmdError> {
             .iter()
             .filter(|l| l.name != name)
             .flat_map(|l| l.functions.iter())
-            .any(|g| g.name == f.name);
+            .any(|g| g.name.eq_ignore_ascii_case(&f.name));
         if clash {
             return Err(err_owned(format!("ERR Function {} already exists", f.name)));
         }
