@@ -499,6 +499,16 @@ fn a_busy_script_answers_busy_and_script_kill_stops_it() {
         panic!("{sha:?}")
     };
     let sha = String::from_utf8(sha).expect("hex");
+    // A transaction queued before the script starts.
+    let mut in_multi = served.engine.client();
+    assert_eq!(
+        served.engine.execute(&mut in_multi, &[b"MULTI"]),
+        Reply::ok()
+    );
+    assert_eq!(
+        served.engine.execute(&mut in_multi, &[b"INCR", b"xx"]),
+        Reply::queued()
+    );
     let script = std::thread::spawn(move || {
         send(&mut caller, &["EVALSHA", &sha, "0"]).replace(&sha, "<sha>")
     });
@@ -516,12 +526,21 @@ fn a_busy_script_answers_busy_and_script_kill_stops_it() {
         served.engine.execute(&mut embedded, &[b"PING"]),
         Reply::err(BUSY_EVAL)
     );
+    // An EXEC that meets the busy script runs nothing and ends the transaction (Redis's
+    // unit/multi, "EXEC and script timeout").
+    assert_eq!(
+        served.engine.execute(&mut in_multi, &[b"EXEC"]),
+        Reply::Error(format!("EXECABORT Transaction discarded because of: {BUSY_EVAL}").into())
+    );
+    assert!(!in_multi.in_multi());
     assert_eq!(send(&mut other, &["SCRIPT", "KILL"]), "ok");
     assert_eq!(
         script.join().expect("script thread"),
         "ERR Script killed by user with SCRIPT KILL... script: <sha>, on @user_script:2."
     );
     assert_eq!(send(&mut other, &["PING"]), "simple-string(\"PONG\")");
+    // The aborted transaction ran nothing.
+    assert_eq!(send(&mut other, &["EXISTS", "xx"]), "int(0)");
     assert_eq!(
         send(&mut other, &["SCRIPT", "KILL"]),
         "NOTBUSY No scripts in execution right now."

@@ -16,6 +16,14 @@ fn multi_exec_errors_match_redis() {
         &["WATCH", "k"],
         &["DISCARD"],
         &["UNWATCH"],
+        // A refused EXEC (wrong arity) ends the transaction with EXECABORT: nothing runs,
+        // and the connection is out of MULTI.
+        &["MULTI"],
+        &["SET", "a", "1"],
+        &["EXEC", "now"],
+        &["PING"],
+        &["GET", "a"],
+        &["EXEC"],
     ]);
 }
 

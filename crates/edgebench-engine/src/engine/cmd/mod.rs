@@ -347,30 +347,26 @@ pub fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
         return unknown_command(args);
     };
     if !arity_ok(spec.arity, args.len()) {
-        if client.in_multi() {
-            client.multi_dirty = true;
-        }
-        return CmdError::Arity(spec.name.to_string()).into();
+        return reject(
+            client,
+            spec,
+            CmdError::Arity(spec.name.to_string()).into(),
+            Origin::Formatted,
+        );
     }
     // Redis checks authentication after the command's name and arity.
     if !client.authenticated
         && !server::runs_before_auth(spec)
         && engine.inner().server.requires_auth()
     {
-        if client.in_multi() {
-            client.multi_dirty = true;
-        }
-        return Reply::err(server::NOAUTH);
+        return reject(client, spec, Reply::err(server::NOAUTH), Origin::Shared);
     }
     // While a script runs, wait for it (or get BUSY) here rather than on its locks: one
     // relaxed load when none runs (see `script::gate`).
     #[cfg(feature = "scripting")]
     if !engine.inner().scripting.gate.quiet() {
         if let Some(busy) = script::wait_for_script(engine, spec, args) {
-            if client.in_multi() {
-                client.multi_dirty = true;
-            }
-            return busy;
+            return reject(client, spec, busy, Origin::Shared);
         }
     }
     if client.in_multi() && !tx::runs_inside_multi(spec) {
@@ -383,6 +379,42 @@ pub fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
     engine.inner().server.count_call(index);
     note_command(client, index, args);
     run(engine, client, spec, args)
+}
+
+/// Where a refusal's text comes from, which decides how EXECABORT quotes it: Redis's
+/// `rejectCommand` passes a shared error (`BUSY …`, `NOAUTH …`) whole, and
+/// `rejectCommandFormat` a message that only its plain reply prefixes with `ERR`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    Shared,
+    Formatted,
+}
+
+/// A known command refused before it runs (Redis's `rejectCommand`): inside MULTI it dooms
+/// the transaction, and a refused EXEC ends the transaction with EXECABORT naming why (so an
+/// EXEC that meets a busy script runs nothing and leaves MULTI).
+fn reject(client: &mut Client, spec: &Spec, reply: Reply, origin: Origin) -> Reply {
+    if !client.in_multi() {
+        return reply;
+    }
+    if spec.name != "exec" {
+        client.multi_dirty = true;
+        return reply;
+    }
+    client.multi = None;
+    client.multi_dirty = false;
+    client.watched.clear();
+    client.publish_state();
+    match reply {
+        Reply::Error(why) => {
+            let why = match origin {
+                Origin::Formatted => why.strip_prefix("ERR ").unwrap_or(&why),
+                Origin::Shared => &why,
+            };
+            Reply::Error(format!("EXECABORT Transaction discarded because of: {why}").into())
+        }
+        other => other,
+    }
 }
 
 /// Publishes which command the client runs (CLIENT LIST's `cmd`): one relaxed store, and a
