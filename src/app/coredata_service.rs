@@ -54,11 +54,11 @@ pub fn run(cfg: &CoreDataServiceConfig, status: &mut dyn Write) -> anyhow::Resul
     // The bus subscribers start before anything listens, so an unreachable broker fails first.
     // `--bus embedded`: the engine's broker, subscribed to in process, served to publishers
     // once the runtime runs.
-    let broker = cfg
+    let embedded = cfg
         .embedded_bus
         .as_ref()
-        .map(|_| crate::transport::bus::embedded::broker());
-    let subscribers = if cfg.bus.is_empty() && broker.is_none() {
+        .map(|bus| (bus, crate::transport::bus::embedded::broker()));
+    let subscribers = if cfg.bus.is_empty() && embedded.is_none() {
         None
     } else {
         let sub_cfg = crate::service::bus::SubscriberConfig {
@@ -71,7 +71,7 @@ pub fn run(cfg: &CoreDataServiceConfig, status: &mut dyn Write) -> anyhow::Resul
         };
         let mut subscriptions =
             BusSubscribers::subscribe(&cfg.bus, &sub_cfg).map_err(anyhow::Error::msg)?;
-        if let Some(broker) = &broker {
+        if let Some((_, broker)) = &embedded {
             let sub = crate::transport::bus::embedded::subscribe(
                 broker,
                 crate::service::bus::EVENTS_FILTER,
@@ -98,9 +98,9 @@ pub fn run(cfg: &CoreDataServiceConfig, status: &mut dyn Write) -> anyhow::Resul
         .build()
         .context("cannot start the service runtime")?;
     runtime.block_on(async {
-        let embedded_server = match (&cfg.embedded_bus, &broker) {
-            (Some(bus), Some(broker)) => Some(serve_embedded_bus(bus, broker, status).await?),
-            _ => None,
+        let embedded_server = match &embedded {
+            Some((bus, broker)) => Some(serve_embedded_bus(bus, broker, status).await?),
+            None => None,
         };
         let listeners = Listeners::bind(cfg.tcp, cfg.unixsocket.as_deref()).await?;
         if let Some(l) = &listeners.tcp {
