@@ -178,6 +178,36 @@ pub struct ServeArgs {
     /// connection in one pass, as redis-server does) or tasks (one tokio task each).
     #[arg(long, value_enum, default_value_t = ServeIo::Loop)]
     pub io: ServeIo,
+
+    /// Where the RDB file and the append-only directory live (redis-server's `dir`;
+    /// default: the working directory). Must exist.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+
+    /// The RDB file's name in --dir (default dump.rdb): loaded on start when --appendonly
+    /// is no, written by SAVE, BGSAVE, the --save schedule and SHUTDOWN.
+    #[arg(long, value_name = "NAME")]
+    pub dbfilename: Option<String>,
+
+    /// yes: log every write to the append-only directory (--dir/appendonlydir, in
+    /// redis-server 7.0's layout) and replay it on start. Default no.
+    #[arg(long, value_name = "yes|no")]
+    pub appendonly: Option<String>,
+
+    /// The append-only files' base name (default appendonly.aof).
+    #[arg(long, value_name = "NAME")]
+    pub appendfilename: Option<String>,
+
+    /// When the append-only file is synced: always (before each reply), everysec (default)
+    /// or no (left to the OS).
+    #[arg(long, value_name = "POLICY")]
+    pub appendfsync: Option<String>,
+
+    /// RDB snapshot points, as redis.conf: "SECONDS CHANGES [SECONDS CHANGES ...]", e.g.
+    /// "3600 1 300 100"; "" for none (the default: unlike redis-server, serve persists
+    /// nothing unless asked).
+    #[arg(long, value_name = "POINTS")]
+    pub save: Option<String>,
 }
 
 /// `edgebench serve --io`.

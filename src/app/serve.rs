@@ -8,6 +8,7 @@ use anyhow::Context as _;
 use super::shared::{shutdown_signal, Ending, Error};
 use crate::cli::ServeArgs;
 use crate::config::ServeConfig;
+use crate::engine::persist::Loaded;
 
 /// `edgebench serve ARGS`: configure, serve until a signal, say where it listened.
 pub fn main(args: &ServeArgs, status: &mut dyn Write) -> Result<Ending, Error> {
@@ -33,6 +34,45 @@ pub fn run(cfg: &ServeConfig, status: &mut dyn Write) -> anyhow::Result<()> {
         .thread_name("edgebench-serve")
         .build()
         .context("cannot start the server runtime")?;
+    let engine = crate::engine::Engine::new();
+    for (name, value) in &cfg.persistence {
+        engine
+            .configure(name, value)
+            .map_err(|e| anyhow::anyhow!("--{name} {value:?}: {e}"))?;
+    }
+    // As redis-server: the append-only directory (appendonly yes) or the RDB file is
+    // loaded before anything listens; a file that cannot be loaded stops the start.
+    match engine
+        .load_from_disk()
+        .map_err(|e| anyhow::anyhow!("{e}"))?
+    {
+        Loaded::Nothing => {}
+        Loaded::Rdb { path, keys } => {
+            let _ = writeln!(
+                status,
+                "edgebench serve: loaded {keys} keys from {}",
+                path.display()
+            );
+        }
+        Loaded::Aof {
+            dir,
+            base_keys,
+            commands,
+            truncated,
+        } => {
+            let _ = writeln!(
+                status,
+                "edgebench serve: loaded {base_keys} keys and replayed {commands} commands from {}",
+                dir.display()
+            );
+            if truncated > 0 {
+                let _ = writeln!(
+                    status,
+                    "edgebench serve: the last append-only file was cut short: its last {truncated} bytes (an unfinished command) were dropped, as redis-server's aof-load-truncated yes does"
+                );
+            }
+        }
+    }
     let served = runtime.block_on(async {
         let mut listeners = Vec::new();
         if let Some(addr) = &cfg.tcp {
@@ -57,15 +97,26 @@ pub fn run(cfg: &ServeConfig, status: &mut dyn Write) -> anyhow::Result<()> {
         }
         run_many(
             listeners,
-            crate::engine::Engine::new(),
+            engine.clone(),
             cfg.server.clone(),
             shutdown_signal(),
         )
         .await
         .context("the server stopped")?;
-        let _ = writeln!(status, "edgebench serve: stopped");
-        Ok(())
+        Ok::<(), anyhow::Error>(())
     });
+    // As redis-server on SIGTERM: the append-only file written and synced, and the RDB
+    // file saved if save points are configured (SHUTDOWN did it already if it ended us). A
+    // script that never ends holds the keyspace: say so rather than wait for it.
+    if engine.script_running() {
+        let _ = writeln!(
+            status,
+            "edgebench serve: a script is still running: nothing saved on exit"
+        );
+    } else if let Err(e) = engine.persist_before_exit(None) {
+        let _ = writeln!(status, "edgebench serve: saving on exit failed: {e}");
+    }
+    let _ = writeln!(status, "edgebench serve: stopped");
     // A connection stuck inside a command (a script in an endless loop) keeps its worker
     // thread, and dropping the runtime would wait for it forever: leave such threads behind
     // after a moment, so the process ends whatever a client is running.

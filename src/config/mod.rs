@@ -219,6 +219,9 @@ pub struct ServeConfig {
     pub server: crate::server::ServerConfig,
     /// Worker threads of the server's runtime (`--threads`); `None` = one per core.
     pub threads: Option<usize>,
+    /// Persistence settings, as CONFIG names and values for the engine (`--dir`, `--save`…),
+    /// checked already.
+    pub persistence: Vec<(&'static str, String)>,
 }
 
 impl ServeConfig {
@@ -272,6 +275,7 @@ impl ServeConfig {
                 }
             },
         };
+        let persistence = persistence_flags(args)?;
         let tcp = (port != 0).then(|| {
             if args.bind.contains(':') {
                 format!("[{}]:{port}", args.bind)
@@ -293,8 +297,64 @@ impl ServeConfig {
                 loop_threads: threads,
             },
             threads,
+            persistence,
         })
     }
+}
+
+/// `serve`'s persistence flags as engine CONFIG pairs, each checked by the rule the engine
+/// applies (so a bad value is refused before anything starts, naming the flag).
+fn persistence_flags(args: &ServeArgs) -> Result<Vec<(&'static str, String)>, ConfigError> {
+    let mut out = Vec::new();
+    let checker = crate::engine::Engine::with_clock(Default::default());
+    let mut put = |name: &'static str, value: String, fix: &'static str| match checker
+        .configure(name, &value)
+    {
+        Ok(()) => {
+            out.push((name, value));
+            Ok(())
+        }
+        Err(_) => Err(ConfigError::Serve {
+            flag: name,
+            value,
+            fix,
+        }),
+    };
+    if let Some(dir) = &args.dir {
+        put(
+            "dir",
+            dir.to_string_lossy().into_owned(),
+            "expected an existing directory (create it first)",
+        )?;
+    }
+    if let Some(v) = &args.dbfilename {
+        put(
+            "dbfilename",
+            v.clone(),
+            "expected a file name without a directory (use --dir for that)",
+        )?;
+    }
+    if let Some(v) = &args.appendonly {
+        put("appendonly", v.clone(), "expected yes or no")?;
+    }
+    if let Some(v) = &args.appendfilename {
+        put(
+            "appendfilename",
+            v.clone(),
+            "expected a file name without a directory (use --dir for that)",
+        )?;
+    }
+    if let Some(v) = &args.appendfsync {
+        put("appendfsync", v.clone(), "expected always, everysec or no")?;
+    }
+    if let Some(v) = &args.save {
+        put(
+            "save",
+            v.clone(),
+            "expected \"SECONDS CHANGES [SECONDS CHANGES ...]\", e.g. \"3600 1 300 100\", or \"\" for none",
+        )?;
+    }
+    Ok(out)
 }
 
 /// The largest `--max-result-count`: a list request's page is built in memory.

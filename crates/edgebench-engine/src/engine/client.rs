@@ -62,6 +62,16 @@ pub struct Client {
     pub shared: Arc<ClientShared>,
     /// Counts this client in INFO's `connected_clients` while it lives.
     pub(crate) live: LiveClient,
+    /// Set by a server that writes the append-only file once per batch of requests
+    /// ([`Engine::flush_aof`](crate::engine::Engine::flush_aof) before the batch's replies):
+    /// [`Engine::execute`](crate::engine::Engine::execute) then leaves it to the server.
+    pub aof_deferred: bool,
+    /// Writes of the script or transaction running, waiting to be fed as one (see
+    /// `cmd::propagate`), with their databases.
+    pub(crate) prop: Vec<(usize, Vec<Vec<u8>>)>,
+    /// How many scripts or transactions are running for this client (nested: a script
+    /// inside EXEC).
+    pub(crate) prop_hold: u32,
 }
 
 impl Client {
@@ -87,6 +97,9 @@ impl Client {
             reply_skip_next: false,
             shared: Arc::new(ClientShared::new(id)),
             live: LiveClient::default(),
+            aof_deferred: false,
+            prop: Vec::new(),
+            prop_hold: 0,
         }
     }
 

@@ -15,7 +15,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::client::Client;
 use super::cmd;
+use super::feed::Feed;
 use super::keyspace::Db;
+use super::persist::Persist;
 use super::types::counters::Counter;
 use super::types::encoding::Limits;
 use crate::resp::reply::Reply;
@@ -69,6 +71,8 @@ pub(crate) struct Inner {
     /// The Lua VM, script cache, function libraries and busy-script gate.
     #[cfg(feature = "scripting")]
     pub(crate) scripting: cmd::script::Scripting,
+    /// RDB and append-only file state (see `persist`).
+    pub(crate) persist: Persist,
     stop: AtomicBool,
 }
 
@@ -96,17 +100,37 @@ impl Engine {
     pub fn new() -> Engine {
         let engine = Engine::build(EngineClock::System);
         let weak: Weak<Inner> = Arc::downgrade(&engine.inner);
-        // If the thread cannot start, keys still expire lazily on access.
-        let _ = std::thread::Builder::new()
+        let (tx, rx) = std::sync::mpsc::channel::<super::persist::Request>();
+        // If the thread cannot start, keys still expire lazily on access, and background
+        // saves fork from the thread that asks.
+        let spawned = std::thread::Builder::new()
             .name("edgebench-expiry".into())
-            .spawn(move || loop {
-                std::thread::sleep(ACTIVE_EXPIRY_INTERVAL);
-                let Some(inner) = weak.upgrade() else { return };
-                if inner.stop.load(Ordering::Relaxed) {
-                    return;
+            .spawn(move || {
+                let mut next = std::time::Instant::now() + ACTIVE_EXPIRY_INTERVAL;
+                loop {
+                    let wait = next.saturating_duration_since(std::time::Instant::now());
+                    let request = match rx.recv_timeout(wait) {
+                        Ok(r) => Some(r),
+                        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => None,
+                        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return,
+                    };
+                    let Some(inner) = weak.upgrade() else { return };
+                    if inner.stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let engine = Engine { inner };
+                    if let Some(r) = request {
+                        engine.serve_request(r);
+                        continue;
+                    }
+                    next = std::time::Instant::now() + ACTIVE_EXPIRY_INTERVAL;
+                    engine.expire_cycle();
+                    engine.persistence_cron();
                 }
-                Engine { inner }.expire_cycle();
             });
+        if spawned.is_ok() {
+            engine.set_cron(tx);
+        }
         engine
     }
 
@@ -117,12 +141,14 @@ impl Engine {
     }
 
     fn build(clock: EngineClock) -> Engine {
-        // One set of encoding limits for every database, as CONFIG sets them server-wide.
+        // One set of encoding limits for every database, as CONFIG sets them server-wide,
+        // and one feed for the append-only file.
         let limits = Arc::new(Limits::default());
-        Engine {
+        let feed = Arc::new(Feed::default());
+        let engine = Engine {
             inner: Arc::new(Inner {
                 dbs: (0..DATABASES)
-                    .map(|_| Db::with_limits(Arc::clone(&limits)))
+                    .map(|i| Db::numbered(i, Arc::clone(&limits), Arc::clone(&feed)))
                     .collect(),
                 clock,
                 next_client_id: AtomicU64::new(1),
@@ -131,13 +157,21 @@ impl Engine {
                 server: cmd::server::state::ServerState::default(),
                 #[cfg(feature = "scripting")]
                 scripting: cmd::script::Scripting::default(),
+                persist: Persist::default(),
                 stop: AtomicBool::new(false),
             }),
+        };
+        // `dir` is where the engine was started, as redis-server's.
+        if let Ok(cwd) = std::env::current_dir() {
+            let _ = engine.configure("dir", &cwd.to_string_lossy());
         }
+        engine
     }
 
     /// Active expiry: removes every key whose TTL has passed, in every database.
     pub fn expire_cycle(&self) -> usize {
+        // (Active expiry feeds its `DEL`s to the append-only file under the shards' locks,
+        // through each database's feed.)
         let now = self.now_ms();
         let n = self.inner.dbs.iter().map(|db| db.expire_due(now)).sum();
         self.inner
@@ -185,9 +219,16 @@ impl Engine {
         self.inner.server.set_requirepass(password);
     }
 
-    /// Executes one command for `client`. Never panics on any input.
+    /// Executes one command for `client`. Never panics on any input. With the append-only
+    /// file on, what the command fed is written before this returns (and synced under
+    /// `appendfsync always`), unless the client defers that to its server
+    /// ([`Client::aof_deferred`]).
     pub fn execute(&self, client: &mut Client, args: &[&[u8]]) -> Reply {
-        cmd::execute(self, client, args)
+        let reply = cmd::execute(self, client, args);
+        if !client.aof_deferred && self.feed().on() {
+            self.flush_aof();
+        }
+        reply
     }
 }
 

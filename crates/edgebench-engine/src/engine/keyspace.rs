@@ -23,6 +23,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use smallvec::SmallVec;
 
 use super::error::CmdError;
+use super::feed::Feed;
 use super::notify::BlockedClients;
 pub use super::types::collections::{BytesMap, BytesSet, Hasher, Key};
 use super::types::encoding::{is_redis_integer, string_encoding, Limits, Shape};
@@ -266,6 +267,23 @@ fn touch(watched: &mut BytesMap<Watch>, key: &[u8]) {
     }
 }
 
+thread_local! {
+    /// Writes through [`Locked`] on this thread, ever: a command that moved it wrote (the
+    /// engine feeds it to the append-only file and counts it for `save`). Per thread, since
+    /// one command runs on one thread, and counting in one place sees the writes of a
+    /// command that locks other databases (MOVE, COPY, SWAPDB) as well as its own.
+    static WRITES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many writes [`Locked`] has made on this thread (compare two readings).
+pub fn writes_on_this_thread() -> u64 {
+    WRITES.with(std::cell::Cell::get)
+}
+
+fn wrote() {
+    WRITES.with(|w| w.set(w.get().wrapping_add(1)));
+}
+
 /// One logical database (SELECT 0–15).
 #[derive(Debug)]
 pub struct Db {
@@ -274,6 +292,10 @@ pub struct Db {
     blocked: BlockedClients,
     /// The encoding limits, shared by the engine's databases (CONFIG sets them).
     limits: Arc<Limits>,
+    /// Its number (SELECT), which the feed writes before its commands.
+    index: usize,
+    /// The propagation feed, shared by the engine's databases: expired keys go to it.
+    feed: Arc<Feed>,
 }
 
 impl Default for Db {
@@ -285,10 +307,44 @@ impl Default for Db {
 impl Db {
     /// An empty database whose OBJECT ENCODING follows these limits.
     pub fn with_limits(limits: Arc<Limits>) -> Db {
+        Db::numbered(0, limits, Arc::default())
+    }
+
+    /// Database `index` of an engine, with the engine's limits and feed.
+    pub fn numbered(index: usize, limits: Arc<Limits>, feed: Arc<Feed>) -> Db {
         Db {
             shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
             blocked: BlockedClients::default(),
             limits,
+            index,
+            feed,
+        }
+    }
+
+    /// Its number (SELECT).
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// The propagation feed.
+    pub fn feed(&self) -> &Feed {
+        &self.feed
+    }
+
+    /// A key of this database expired and was removed (under its shard's lock): clients
+    /// blocked on it are told, and the feed gets its `DEL`.
+    fn gone(&self, key: &[u8]) {
+        self.blocked.written(self, key);
+        self.feed.expired(self.index, key);
+    }
+
+    /// The time keys expire at for a command at `now_ms`: none expire while a file is
+    /// replayed (as in Redis: the file says when they went).
+    fn expiry_clock(&self, now_ms: u64) -> u64 {
+        if self.feed.loading() {
+            0
+        } else {
+            now_ms
         }
     }
 
@@ -333,6 +389,7 @@ impl Db {
         Locked {
             db: self,
             now_ms,
+            expiry_ms: self.expiry_clock(now_ms),
             guards: idx.iter().map(|&i| (i, lock(&self.shards[i]))).collect(),
             all: false,
         }
@@ -343,6 +400,7 @@ impl Db {
         Locked {
             db: self,
             now_ms,
+            expiry_ms: self.expiry_clock(now_ms),
             guards: self
                 .shards
                 .iter()
@@ -355,7 +413,10 @@ impl Db {
 
     /// Active expiry: removes every key whose deadline passed, shard by shard.
     pub fn expire_due(&self, now_ms: u64) -> usize {
-        let gone = |key: &[u8]| self.blocked.written(self, key);
+        if self.feed.loading() {
+            return 0;
+        }
+        let gone = |key: &[u8]| self.gone(key);
         self.shards
             .iter()
             .map(|s| lock(s).expire_due(now_ms, &gone))
@@ -386,6 +447,8 @@ fn lock(m: &Mutex<Shard>) -> MutexGuard<'_, Shard> {
 pub struct Locked<'a> {
     db: &'a Db,
     now_ms: u64,
+    /// What keys expire against: `now_ms`, or 0 while a file is replayed.
+    expiry_ms: u64,
     /// Inline for the commands of one or two keys (nearly all): no allocation to lock.
     guards: SmallVec<[(usize, MutexGuard<'a, Shard>); INLINE_SHARDS]>,
     all: bool,
@@ -395,6 +458,13 @@ impl<'a> Locked<'a> {
     /// The command's time, ms since the Unix epoch.
     pub fn now_ms(&self) -> u64 {
         self.now_ms
+    }
+
+    /// Whether a deadline (ms since the epoch) counts as passed for this command: never
+    /// while a file is replayed, so a replayed `PEXPIREAT` sets the TTL rather than delete
+    /// the key that later commands of the file still write (Redis's `checkAlreadyExpired`).
+    pub fn has_passed(&self, at_ms: i64) -> bool {
+        at_ms <= self.expiry_ms.min(i64::MAX as u64) as i64
     }
 
     /// How big a stream's nodes grow (CONFIG `stream-node-max-*`).
@@ -441,14 +511,15 @@ impl<'a> Locked<'a> {
 
     /// The live entry of `key`, for writing (a WATCHed key counts as modified).
     pub fn get_mut(&mut self, key: &[u8]) -> Option<&mut Entry> {
-        let now = self.now_ms;
+        let (now, expiry) = (self.now_ms, self.expiry_ms);
         let db = self.db;
         let (shard, hashed) = self.shard(key);
-        if shard.expire_if_due(hashed, now)? {
-            db.blocked.written(db, key);
+        if shard.expire_if_due(hashed, expiry)? {
+            db.gone(key);
             return None;
         }
         let entry = shard.map.get_mut(hashed)?;
+        wrote();
         touch(&mut shard.watched, key);
         db.blocked.written(db, key);
         entry.accessed_s = seconds(now);
@@ -465,15 +536,17 @@ impl<'a> Locked<'a> {
     /// The live entry of `key`, for a write Redis announces to neither WATCH nor blocked
     /// clients (consumer-group bookkeeping: XREADGROUP's deliveries, XACK, XCLAIM).
     pub fn get_mut_quiet(&mut self, key: &[u8]) -> Option<&mut Entry> {
-        self.get_mut_untouched(key)
+        let entry = self.get_mut_untouched(key)?;
+        wrote();
+        Some(entry)
     }
 
     fn get_mut_untouched(&mut self, key: &[u8]) -> Option<&mut Entry> {
-        let now = self.now_ms;
+        let expiry = self.expiry_ms;
         let db = self.db;
         let (shard, hashed) = self.shard(key);
-        if shard.expire_if_due(hashed, now)? {
-            db.blocked.written(db, key);
+        if shard.expire_if_due(hashed, expiry)? {
+            db.gone(key);
             return None;
         }
         shard.map.get_mut(hashed)
@@ -487,10 +560,11 @@ impl<'a> Locked<'a> {
     /// Stores `entry` under `key`, replacing any value (and its TTL, unless `entry` has one).
     /// Returns the previous live entry.
     pub fn insert(&mut self, key: &[u8], mut entry: Entry) -> Option<Entry> {
-        let now = self.now_ms;
-        entry.accessed_s = seconds(now);
+        let expiry = self.expiry_ms;
+        entry.accessed_s = seconds(self.now_ms);
         let db = self.db;
         let (shard, hashed) = self.shard(key);
+        wrote();
         shard.touch(key);
         db.blocked.written(db, key);
         let new_deadline = entry.expires_at_ms();
@@ -500,20 +574,21 @@ impl<'a> Locked<'a> {
             old.as_ref().and_then(|e| e.expires_at_ms()),
             new_deadline,
         );
-        old.filter(|e| !e.expired(now))
+        old.filter(|e| !e.expired(expiry))
     }
 
     /// Removes `key`; returns its live entry.
     pub fn remove(&mut self, key: &[u8]) -> Option<Entry> {
-        let now = self.now_ms;
+        let expiry = self.expiry_ms;
         let db = self.db;
         let (shard, hashed) = self.shard(key);
         let old = shard.map.remove(hashed)?;
+        wrote();
         shard.touch(key);
         // A deletion ends XREADGROUP waits on the key (Redis's signalDeletedKeyAsReady).
         db.blocked.written(db, key);
         shard.retime(key, old.expires_at_ms(), None);
-        (!old.expired(now)).then_some(old)
+        (!old.expired(expiry)).then_some(old)
     }
 
     /// Sets or clears the TTL of an existing key; false if there is no such key.
@@ -530,9 +605,9 @@ impl<'a> Locked<'a> {
     /// Every live key of the locked shards (all of them after [`Db::lock_all`]), in shard
     /// order. Expired keys are skipped (and dropped).
     pub fn keys(&mut self) -> Vec<Key> {
-        let now = self.now_ms;
+        let now = self.expiry_ms;
         let db = self.db;
-        let gone = |key: &[u8]| db.blocked.written(db, key);
+        let gone = |key: &[u8]| db.gone(key);
         let mut out = Vec::new();
         for (_, shard) in &mut self.guards {
             shard.expire_due(now, &gone);
@@ -546,30 +621,54 @@ impl<'a> Locked<'a> {
     /// instead of copying the whole keyspace.
     pub fn for_each_key_in_shard(&mut self, index: usize, mut f: impl FnMut(&Key)) {
         assert!(self.all, "for_each_key_in_shard needs every shard locked");
-        let now = self.now_ms;
+        let now = self.expiry_ms;
         let db = self.db;
         let shard = &mut self.guards[index].1;
-        shard.expire_due(now, &|key: &[u8]| db.blocked.written(db, key));
+        shard.expire_due(now, &|key: &[u8]| db.gone(key));
         for key in shard.map.keys() {
             f(key);
         }
     }
 
+    /// Calls `f` with every key of the locked shards, its entry and its OBJECT ENCODING,
+    /// expired ones included (a snapshot keeps them; loading drops them, as Redis's does).
+    pub fn for_each_entry(&self, mut f: impl FnMut(&Key, &Entry, &'static str)) {
+        let limits = &self.db.limits;
+        for (_, shard) in &self.guards {
+            for (key, entry) in shard.map.iter() {
+                f(key, entry, entry.value.encoding(entry.shape, limits));
+            }
+        }
+    }
+
+    /// How many keys of the locked shards have a TTL, expired or not (RDB's RESIZEDB).
+    pub fn count_expiring(&self) -> usize {
+        self.guards
+            .iter()
+            .map(|(_, s)| s.map.iter().filter(|(_, e)| e.expiry.is_some()).count())
+            .sum()
+    }
+
+    /// How many keys the locked shards hold, expired or not.
+    pub fn count_all(&self) -> usize {
+        self.guards.iter().map(|(_, s)| s.map.len()).sum()
+    }
+
     /// How many live keys shard `index` holds (every shard locked).
     pub fn shard_len(&mut self, index: usize) -> usize {
         assert!(self.all, "shard_len needs every shard locked");
-        let now = self.now_ms;
+        let now = self.expiry_ms;
         let db = self.db;
         let shard = &mut self.guards[index].1;
-        shard.expire_due(now, &|key: &[u8]| db.blocked.written(db, key));
+        shard.expire_due(now, &|key: &[u8]| db.gone(key));
         shard.map.len()
     }
 
     /// How many live keys the locked shards hold.
     pub fn len(&mut self) -> usize {
-        let now = self.now_ms;
+        let now = self.expiry_ms;
         let db = self.db;
-        let gone = |key: &[u8]| db.blocked.written(db, key);
+        let gone = |key: &[u8]| db.gone(key);
         self.guards
             .iter_mut()
             .map(|(_, s)| {
@@ -586,6 +685,7 @@ impl<'a> Locked<'a> {
 
     /// Removes every key of the locked shards (FLUSHDB with [`Db::lock_all`]).
     pub fn clear(&mut self) {
+        wrote();
         let db = self.db;
         for (_, shard) in &mut self.guards {
             // Flushed streams end blocked XREADGROUPs (Redis's signalFlushedDb).
@@ -680,6 +780,7 @@ impl<'a> Locked<'a> {
     /// modified, as in Redis.
     pub fn swap_with(&mut self, other: &mut Locked<'_>) {
         assert!(self.all && other.all, "swap_with needs every shard locked");
+        wrote();
         for ((_, a), (_, b)) in self.guards.iter_mut().zip(other.guards.iter_mut()) {
             std::mem::swap(&mut a.map, &mut b.map);
             std::mem::swap(&mut a.deadlines, &mut b.deadlines);

@@ -23,9 +23,11 @@ pub mod cmd;
 #[cfg(feature = "redis-rs")]
 pub mod connection;
 pub mod error;
+pub mod feed;
 pub mod handle;
 pub mod keyspace;
 pub mod notify;
+pub mod persist;
 pub mod types;
 
 pub use crate::resp::Reply;

@@ -148,6 +148,8 @@ impl Session {
     ) -> Session {
         let mut client = engine.client();
         client.set_addresses(addr, laddr);
+        // The append-only file is written once per batch, before its replies (`flush`).
+        client.aof_deferred = true;
         let subscriptions = Subscriptions::new(Arc::clone(broker), client.id);
         Session {
             engine,
@@ -793,6 +795,9 @@ impl<S: Socket> Connection<S> {
 
     /// Writes the replies gathered so far.
     pub(super) async fn flush(&mut self) -> io::Result<()> {
+        // Writes are in the append-only file (and synced, under `appendfsync always`)
+        // before any reply to them goes out, as redis-server's `beforeSleep` does.
+        self.session.engine.flush_aof();
         if !self.session.output.is_empty() {
             self.stream.write_all(&self.session.output).await?;
             self.session.output.clear();

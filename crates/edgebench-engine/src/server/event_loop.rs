@@ -445,6 +445,11 @@ impl EventLoop {
     fn write_replies(&mut self) {
         // Taken out (and put back, to keep its room) so that `decide` can borrow the loop.
         let mut pending = std::mem::take(&mut self.pending);
+        // Writes are in the append-only file (and synced, under `appendfsync always`)
+        // before any reply to them goes out, as redis-server's `beforeSleep` does.
+        if let Some(conn) = pending.first().and_then(|(key, _)| self.conns.get(*key)) {
+            conn.session.engine.flush_aof();
+        }
         for (key, range) in pending.drain(..) {
             let Some(conn) = self.conns.get_mut(key) else {
                 continue;

@@ -376,9 +376,11 @@ pub async fn run_sharing(
             server.listeners.iter().map(|l| server.accept_loop(l)),
         );
         tokio::pin!(accepting);
+        let engine = server.engine.clone();
         tokio::select! {
             result = &mut accepting => result.map(drop),
             () = shutdown => Ok(()),
+            () = engine.shutdown_requested() => Ok(()),
         }
     };
     // Dropping the server drops the listener, the broadcast sender (every connection's

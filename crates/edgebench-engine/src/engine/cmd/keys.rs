@@ -205,7 +205,7 @@ impl Locked<'_> {
         if refused {
             return false;
         }
-        if when_ms <= self.now_ms() as i64 {
+        if self.has_passed(when_ms) {
             self.remove(key);
         } else {
             self.set_expiry(key, Some(when_ms as u64));

@@ -15,6 +15,7 @@ pub mod hll;
 pub mod keys;
 pub mod list;
 pub mod object;
+pub(crate) mod propagate;
 #[cfg(feature = "scripting")]
 pub mod script;
 pub mod server;
@@ -493,7 +494,16 @@ pub fn run(engine: &Engine, client: &mut Client, spec: &Spec, args: &[&[u8]]) ->
         }
     };
     let mut ctx = Ctx { engine, client, ks };
+    let container = propagate::is_container(spec);
+    if container {
+        ctx.client.prop_hold += 1;
+    }
+    let mark = propagate::mark();
     let reply = (spec.run)(&mut ctx, args).unwrap_or_else(Reply::from);
+    if container {
+        ctx.client.prop_hold -= 1;
+    }
+    propagate::after(&mut ctx, spec, args, &reply, mark);
     drop(ctx);
     observe(engine, client, args, started, now);
     reply

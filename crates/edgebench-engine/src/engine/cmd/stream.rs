@@ -499,9 +499,15 @@ pub fn serve_blocked_readgroup(
         .db(client.db)
         .lock(std::iter::once(key), engine.now_ms());
     let mut ctx = Ctx { engine, client, ks };
+    let mark = super::propagate::mark();
     match group::serve_blocked(&mut ctx, args) {
         BlockedRead::Waiting => None,
-        BlockedRead::Done(reply) => Some(reply),
+        BlockedRead::Done(reply) => {
+            if let Some(spec) = super::lookup(b"xreadgroup") {
+                super::propagate::after(&mut ctx, spec, args, &reply, mark);
+            }
+            Some(reply)
+        }
     }
 }
 

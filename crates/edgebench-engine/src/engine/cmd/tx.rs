@@ -113,6 +113,8 @@ fn changes_db(spec: &Spec, args: &[Vec<u8>]) -> bool {
     match spec.name {
         // CONFIG SET of an encoding threshold walks every database's shards.
         "select" | "move" | "swapdb" | "flushall" | "info" | "config" => true,
+        // Persistence locks every shard of every database.
+        "save" | "bgsave" | "bgrewriteaof" | "shutdown" => true,
         // Scripts take the VM, then lock their whole database: never under EXEC's locks.
         "eval" | "evalsha" | "eval_ro" | "evalsha_ro" | "fcall" | "fcall_ro" | "script"
         | "function" => true,
@@ -215,8 +217,13 @@ fn exec(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
     for (spec, args) in specs.iter().zip(&queue) {
         let argv: Vec<&[u8]> = args.iter().map(|a| &a[..]).collect();
         let started = super::command_timer(engine);
-        replies.push((spec.run)(&mut inner, &argv).unwrap_or_else(Reply::from));
+        let mark = super::propagate::mark();
+        let reply = (spec.run)(&mut inner, &argv).unwrap_or_else(Reply::from);
+        super::propagate::after(&mut inner, spec, &argv, &reply, mark);
+        replies.push(reply);
         super::observe(engine, inner.client, &argv, started, now);
     }
+    // Its writes go to the append-only file while its locks are still held.
+    super::propagate::feed_held_if_outermost(&mut inner);
     Ok(Reply::Array(replies))
 }

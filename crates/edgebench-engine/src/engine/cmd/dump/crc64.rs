@@ -26,7 +26,13 @@ const TABLE: [u64; 256] = {
 
 /// The CRC-64 of `data`.
 pub fn crc64(data: &[u8]) -> u64 {
-    data.iter().fold(0u64, |crc, &b| {
+    update(0, data)
+}
+
+/// The CRC-64 of what gave `crc`, followed by `data` (an RDB file's checksum, computed as
+/// it is written).
+pub fn update(crc: u64, data: &[u8]) -> u64 {
+    data.iter().fold(crc, |crc, &b| {
         TABLE[((crc ^ u64::from(b)) & 0xff) as usize] ^ (crc >> 8)
     })
 }

@@ -162,7 +162,7 @@ fn restore(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
         ctx.ks.remove(key);
     }
     if let Some(t) = expires_at {
-        if t <= now {
+        if ctx.ks.has_passed(t) {
             return Ok(Reply::ok());
         }
     }

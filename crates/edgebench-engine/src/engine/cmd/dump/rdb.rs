@@ -181,6 +181,12 @@ enum Len {
 /// Reads one value (type byte and body) from the start of `r`.
 pub fn read_value(r: &mut Reader<'_>) -> Result<Value, BadFormat> {
     let kind = r.byte()?;
+    read_value_of(kind, r)
+}
+
+/// A value of RDB type `kind`, whose type byte was read already (in an RDB file the key
+/// comes between them).
+pub fn read_value_of(kind: u8, r: &mut Reader<'_>) -> Result<Value, BadFormat> {
     let value = match kind {
         kind::STRING => Value::Str(r.string()?),
         kind::LIST_QUICKLIST_2 => read_quicklist(r)?,

@@ -53,6 +53,11 @@ pub(crate) struct Libraries {
 }
 
 impl Libraries {
+    /// Every library's code, in load order.
+    pub(crate) fn codes(&self) -> Vec<Vec<u8>> {
+        self.libs.iter().map(|l| l.code.clone()).collect()
+    }
+
     /// The function FCALL names: Redis 7.0 keeps every library's functions in one dict that
     /// compares names without case (`functionDictType`), so `FCALL TEST` finds `test`.
     fn find(&self, name: &str) -> Option<&FunctionDef> {

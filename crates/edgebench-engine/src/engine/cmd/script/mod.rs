@@ -322,6 +322,30 @@ impl Scripting {
 }
 
 impl Engine {
+    /// The code of every function library, in load order (a snapshot's FUNCTION2 records).
+    /// Waits for a running script like any command; empty if the VM was never made.
+    pub(crate) fn library_codes(&self) -> Vec<Vec<u8>> {
+        let scripting = &self.inner().scripting;
+        loop {
+            match scripting.vm.try_lock() {
+                Ok(guard) => {
+                    return guard
+                        .as_ref()
+                        .map(|vm| vm.libraries.codes())
+                        .unwrap_or_default()
+                }
+                Err(TryLockError::Poisoned(p)) => {
+                    return p
+                        .into_inner()
+                        .as_ref()
+                        .map(|vm| vm.libraries.codes())
+                        .unwrap_or_default()
+                }
+                Err(TryLockError::WouldBlock) => std::thread::sleep(Duration::from_micros(200)),
+            }
+        }
+    }
+
     /// Whether a script runs now (one relaxed load).
     pub fn script_running(&self) -> bool {
         !self.inner().scripting.gate.quiet()
@@ -488,6 +512,8 @@ pub(crate) fn run_script(
     });
     vm.lua.remove_hook();
     inner.client.resp = saved_resp;
+    // Its writes go to the append-only file while its locks are still held.
+    super::propagate::feed_held_if_outermost(&mut inner);
     // Keep the Lua heap in step with what scripts free (Redis steps its GC after scripts).
     let _ = vm.lua.gc_step();
     result.unwrap_or_else(|e| {
@@ -628,7 +654,9 @@ fn redis_call(
     ctx.engine.inner().server.count_call(index);
     let saved = ctx.client.resp;
     ctx.client.resp = resp;
+    let mark = super::propagate::mark();
     let reply = (spec.run)(ctx, &argv).unwrap_or_else(Reply::from);
+    super::propagate::after(ctx, spec, &argv, &reply, mark);
     ctx.client.resp = saved;
     match &reply {
         Reply::Error(text) => fail(&format!("-{text}")),

@@ -172,18 +172,9 @@ impl Engine {
                 put("lazyfree_pending_objects", "0".into());
             }
             "persistence" => {
-                put("loading", "0".into());
-                put("async_loading", "0".into());
-                put("rdb_changes_since_last_save", "0".into());
-                put("rdb_bgsave_in_progress", "0".into());
-                put("rdb_last_save_time", server.started_unix_s.to_string());
-                put("rdb_last_bgsave_status", "ok".into());
-                put("rdb_saves", "0".into());
-                put("aof_enabled", "0".into());
-                put("aof_rewrite_in_progress", "0".into());
-                put("aof_rewrite_scheduled", "0".into());
-                put("aof_last_bgrewrite_status", "ok".into());
-                put("aof_last_write_status", "ok".into());
+                for (k, v) in self.persistence_info() {
+                    put(k, v);
+                }
             }
             "stats" => {
                 let stats = self.stats();

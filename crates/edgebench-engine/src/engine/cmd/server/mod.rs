@@ -38,6 +38,7 @@ pub(crate) mod common;
 mod config;
 mod info;
 mod meta;
+mod persist;
 mod registry;
 pub(crate) mod slowlog;
 pub(crate) mod state;
@@ -91,6 +92,11 @@ pub const COMMANDS: &[Spec] = &[
     keyless("wait", 3, slowlog::wait),
     keyless("quit", -1, quit),
     keyless("reset", 1, reset),
+    keyless("save", 1, persist::save),
+    keyless("bgsave", -1, persist::bgsave),
+    keyless("bgrewriteaof", 1, persist::bgrewriteaof),
+    keyless("lastsave", 1, persist::lastsave),
+    keyless("shutdown", -1, persist::shutdown),
 ];
 
 const fn keyless(

@@ -147,6 +147,10 @@ enum Kind {
     Str,
     /// `save`: pairs of "seconds changes".
     Save,
+    /// A file name without a directory (`dbfilename`, `appendfilename`).
+    FileName,
+    /// An existing directory (`dir`), shown absolute as redis-server's `getcwd`.
+    Dir,
 }
 
 /// A CONFIG parameter: its name, kind, the engine's default, whether CONFIG SET may change it.
@@ -357,6 +361,27 @@ pub(super) const PARAMS: &[Param] = &[
     // How long a script runs before other clients get BUSY (ms; 0 = never). Also read as
     // `lua-time-limit`, its old name.
     param("busy-reply-threshold", int(0, i64::MAX), "5000", true),
+    // Persistence (see `engine::persist`), with redis-server 7.0's defaults; `dir` is set
+    // to the working directory when the engine is made.
+    param("dir", Kind::Dir, ".", true),
+    param("dbfilename", Kind::FileName, "dump.rdb", true),
+    param("appendfilename", Kind::FileName, "appendonly.aof", false),
+    param("appenddirname", Kind::FileName, "appendonlydir", false),
+    param("aof-load-truncated", Kind::Bool, "yes", true),
+    param("aof-use-rdb-preamble", Kind::Bool, "yes", true),
+    param("auto-aof-rewrite-percentage", int(0, INT_MAX), "100", true),
+    param(
+        "auto-aof-rewrite-min-size",
+        Kind::Memory {
+            min: 0,
+            max: i64::MAX as u64,
+        },
+        "67108864",
+        true,
+    ),
+    param("rdbcompression", Kind::Bool, "yes", true),
+    param("rdbchecksum", Kind::Bool, "yes", true),
+    param("stop-writes-on-bgsave-error", Kind::Bool, "yes", true),
 ];
 
 impl Param {
@@ -436,6 +461,18 @@ impl Param {
                 }),
             Kind::Str => Ok(lossy(value)),
             Kind::Save => parse_save(value).ok_or(Cow::Borrowed("Invalid save parameters")),
+            Kind::FileName => {
+                let v = lossy(value);
+                if v.is_empty() || v.contains('/') || v == "." || v == ".." {
+                    return Err(format!("{} can't be a path, just a filename", self.name).into());
+                }
+                Ok(v)
+            }
+            Kind::Dir => std::fs::canonicalize(lossy(value))
+                .ok()
+                .filter(|p| p.is_dir())
+                .map(|p| p.to_string_lossy().into_owned())
+                .ok_or(Cow::Borrowed("No such file or directory")),
         }
     }
 }
@@ -543,6 +580,8 @@ impl Engine {
         }
         self.server().sync_cached();
         self.apply_encoding_limits();
+        self.persistence_config_changed()
+            .map_err(|e| err_owned(format!("ERR {e}")))?;
         Ok(())
     }
 
@@ -591,6 +630,11 @@ impl Engine {
         });
         limits.store_hll_sparse_max(n("hll-sparse-max-bytes"));
         self.encoding_limits_changed(new);
+    }
+
+    /// When the engine started, seconds since the epoch.
+    pub(crate) fn server_started_unix_s(&self) -> u64 {
+        self.server().started_unix_s
     }
 
     /// CONFIG `maxclients`: how many connections the server should accept.

@@ -54,7 +54,8 @@ fn param_indices_name_their_params() {
     assert_eq!(PARAMS[Param::PORT].name, "port");
     assert_eq!(PARAMS[Param::PROTO_MAX_BULK_LEN].name, "proto-max-bulk-len");
     assert_eq!(PARAMS[Param::REQUIREPASS].name, "requirepass");
-    for p in PARAMS {
+    // `dir` shows the absolute path of its value (set when the engine is made).
+    for p in PARAMS.iter().filter(|p| p.name != "dir") {
         assert_eq!(
             p.parse(p.default.as_bytes()).as_deref(),
             Ok(p.default),

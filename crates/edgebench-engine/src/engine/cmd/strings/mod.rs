@@ -180,7 +180,7 @@ impl Locked<'_> {
                     self.set_expiry(key, None);
                 }
             }
-            GetExTtl::At(t) if t <= self.now_ms() => {
+            GetExTtl::At(t) if self.has_passed(t.min(i64::MAX as u64) as i64) => {
                 self.remove(key);
             }
             GetExTtl::At(t) => {
