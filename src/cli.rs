@@ -234,7 +234,7 @@ pub struct CoreDataArgs {
     /// core-data service, http://HOST:PORT or http+unix:///PATH (the benchmarks delete data
     /// there); or NAME=any of these to name the column. Repeatable; takes comma-separated lists. Default: every
     /// embedded target, redis-tcp and redis-uds when redis-server is on PATH, sqlite, and
-    /// pg-tcp, pg-uds when PostgreSQL answers. Spawned Redis targets take options after ?,
+    /// pg-tcp, pg-uds when PostgreSQL answers. Spawned Redis and engine targets take options after ?,
     /// joined with &: replicas=N, appendonly=yes|no, appendfsync=always|everysec|no,
     /// save=SECONDS:CHANGES[+SECONDS:CHANGES], wait=N (e.g. redis-tcp?replicas=1&wait=1).
     #[arg(short = 't', long = "target", value_name = "T")]

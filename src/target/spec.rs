@@ -638,18 +638,45 @@ pub(super) mod tests {
     }
 
     #[test]
-    fn options_on_targets_edgebench_does_not_spawn_are_refused_with_the_fix() {
+    fn engine_targets_take_the_persistence_options() {
+        let specs = parse(&[
+            "embedded?appendonly=yes&appendfsync=always,embedded-direct?save=60:1000",
+            "embedded-uds?appendonly=yes,embedded-tcp",
+        ])
+        .unwrap_or_else(|e| panic!("{e}"));
+        let got: Vec<_> = specs
+            .iter()
+            .map(|s| {
+                (
+                    s.name.as_str(),
+                    s.kind.configures_server(),
+                    s.kind.memory_only(),
+                )
+            })
+            .collect();
         assert_eq!(
-            error(&["embedded?appendonly=yes"]),
-            "bad target option in \"embedded?appendonly=yes\": the in-process engine has no \
-             persistence or replicas (out of scope for it): use redis-tcp?… or redis-uds?… for \
-             these options"
+            got,
+            [
+                ("RedisDB_Embedded", true, false),
+                ("Embedded_Direct", true, false),
+                ("Embedded_UDS", true, false),
+                ("Embedded_TCP", false, true),
+            ]
         );
+    }
+
+    #[test]
+    fn options_on_targets_edgebench_does_not_spawn_are_refused_with_the_fix() {
         assert_eq!(
             error(&["e=embedded-tcp?replicas=1"]),
             "bad target option in \"e=embedded-tcp?replicas=1\": the in-process engine has no \
-             persistence or replicas (out of scope for it): use redis-tcp?… or redis-uds?… for \
-             these options"
+             replicas (out of scope for it): drop replicas= and wait=, or use redis-tcp?… or \
+             redis-uds?… for them"
+        );
+        assert_eq!(
+            error(&["embedded?appendfsync=no"]),
+            "bad target option in \"embedded?appendfsync=no\": appendfsync=no needs \
+             appendonly=yes: add &appendonly=yes"
         );
         assert_eq!(
             error(&["redis://127.0.0.1:6379?replicas=1"]),

@@ -19,6 +19,7 @@ mod cluster_edgex;
 mod cluster_perf;
 mod cluster_targets;
 mod conformance;
+mod crash;
 mod docstores_cli;
 mod edgex_conformance;
 mod fleet_cli;

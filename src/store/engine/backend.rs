@@ -17,7 +17,8 @@ use crate::store::edgex::EventStore;
 use crate::store::layout::Layout;
 use crate::store::redis::backend::{in_process_wait, RedisTarget};
 use crate::store::redis::edgex3::Redis3Store;
-use crate::store::redis::spawn::Listen;
+use crate::store::redis::options;
+use crate::store::redis::spawn::{Listen, ServerOptions};
 use crate::store::redis::RedisStore;
 use crate::store::CoreData;
 use crate::transport::{Connector, RedisReach};
@@ -46,14 +47,14 @@ impl Backend for EngineBackend {
     }
 
     fn parse(&self, what: &str) -> Option<Result<Arc<dyn Kind>, ParseError>> {
-        let kind = match what {
+        let way = match what {
             "embedded" => EngineKind::Embedded,
             "embedded-direct" => EngineKind::Direct,
             "embedded-tcp" => EngineKind::Tcp,
             "embedded-uds" => EngineKind::Uds,
             _ => return None,
         };
-        Some(Ok(Arc::new(kind)))
+        Some(Ok(Arc::new(EngineItem::new(way))))
     }
 
     fn defaults(&self, _notes: &mut Vec<String>) -> Vec<Arc<dyn Kind>> {
@@ -64,14 +65,31 @@ impl Backend for EngineBackend {
             EngineKind::Uds,
         ]
         .into_iter()
-        .map(|k| Arc::new(k) as Arc<dyn Kind>)
+        .map(|k| Arc::new(EngineItem::new(k)) as Arc<dyn Kind>)
         .collect()
     }
 }
 
-impl Kind for EngineKind {
+/// One engine target: the way in, and how the engine persists (`embedded?appendonly=yes…`:
+/// the options spawned Redis targets take, so the two compare under the same durability).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineItem {
+    way: EngineKind,
+    persistence: ServerOptions,
+}
+
+impl EngineItem {
+    fn new(way: EngineKind) -> EngineItem {
+        EngineItem {
+            way,
+            persistence: ServerOptions::default(),
+        }
+    }
+}
+
+impl Kind for EngineItem {
     fn column(&self) -> String {
-        match self {
+        match self.way {
             EngineKind::Embedded => "RedisDB_Embedded",
             EngineKind::Direct => "Embedded_Direct",
             EngineKind::Tcp => "Embedded_TCP",
@@ -81,14 +99,14 @@ impl Kind for EngineKind {
     }
 
     fn layouts(&self) -> &'static [Layout] {
-        match self {
+        match self.way {
             EngineKind::Direct => &[Layout::Y2018],
             _ => &[Layout::Y2018, Layout::EdgeX3],
         }
     }
 
     fn no_edgex_layout(&self) -> Option<&'static str> {
-        (*self == EngineKind::Direct).then_some(
+        (self.way == EngineKind::Direct).then_some(
             "embedded-direct is the engine's typed API, which has the 2018 layout only, so it has \
              no EdgeX layout to run or serve: use --target embedded, the same engine through \
              redis-rs, which has EdgeX 3.1's (edgex3)",
@@ -96,32 +114,96 @@ impl Kind for EngineKind {
     }
 
     fn memory_only(&self) -> bool {
-        true
+        self.persistence.is_default()
+    }
+
+    fn configures_server(&self) -> bool {
+        !self.persistence.is_default()
     }
 
     fn fds_per_connection(&self) -> u8 {
-        match self {
+        match self.way {
             EngineKind::Embedded | EngineKind::Direct => 0,
             EngineKind::Tcp | EngineKind::Uds => 2,
         }
     }
 
-    fn with_options(&self, _query: &str) -> Result<(Arc<dyn Kind>, u32), String> {
-        Err(
-            "the in-process engine has no persistence or replicas (out of scope for it): use \
-             redis-tcp?… or redis-uds?… for these options"
-                .to_string(),
-        )
+    fn with_options(&self, query: &str) -> Result<(Arc<dyn Kind>, u32), String> {
+        let parsed = options::parse(query, false)?;
+        if parsed.server.replicas > 0 || parsed.wait > 0 {
+            return Err(
+                "the in-process engine has no replicas (out of scope for it): drop replicas= \
+                 and wait=, or use redis-tcp?… or redis-uds?… for them"
+                    .to_string(),
+            );
+        }
+        let item = EngineItem {
+            way: self.way,
+            persistence: parsed.server,
+        };
+        Ok((Arc::new(item), 0))
     }
 
     fn start(&self, _layout: Layout, wait: u32) -> Result<Box<dyn Started>, BackendError> {
-        Ok(match self {
-            EngineKind::Embedded => Box::new(EngineTarget::start(false, wait)?),
-            EngineKind::Direct => Box::new(EngineTarget::start(true, wait)?),
-            EngineKind::Tcp => Box::new(serve(Listen::Tcp.into(), wait)?),
-            EngineKind::Uds => Box::new(serve(Listen::Unix.into(), wait)?),
+        if wait > 0 {
+            return Err(BackendError::Unsuitable(in_process_wait(wait)));
+        }
+        let (engine, files) = persisting_engine(&self.persistence)?;
+        let note = (!self.persistence.is_default()).then(|| self.persistence.to_string());
+        Ok(match self.way {
+            EngineKind::Embedded | EngineKind::Direct => Box::new(EngineTarget {
+                engine,
+                direct: self.way == EngineKind::Direct,
+                persistence: note,
+                _files: files,
+            }),
+            EngineKind::Tcp => Box::new(serve_engine(Listen::Tcp.into(), engine, note, files)?),
+            EngineKind::Uds => Box::new(serve_engine(Listen::Unix.into(), engine, note, files)?),
         })
     }
+}
+
+/// A fresh engine persisting as `options` say, into a private temporary directory (as a
+/// spawned redis-server's files are), which the caller keeps while the engine runs.
+fn persisting_engine(
+    options: &ServerOptions,
+) -> Result<(Engine, Option<tempfile::TempDir>), BackendError> {
+    let engine = Engine::new();
+    if options.is_default() {
+        return Ok((engine, None));
+    }
+    let failed = |reason: String| BackendError::Connect {
+        endpoint: "in-process engine".to_string(),
+        reason,
+    };
+    let dir = tempfile::Builder::new()
+        .prefix("edgebench-engine-")
+        .tempdir()
+        .map_err(|e| failed(format!("cannot make its data directory: {e}")))?;
+    let save = options
+        .save
+        .iter()
+        .map(|p| format!("{} {}", p.seconds, p.changes))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let settings = [
+        ("dir", dir.path().to_string_lossy().into_owned()),
+        ("save", save),
+        (
+            "appendonly",
+            if options.appendonly { "yes" } else { "no" }.to_string(),
+        ),
+        ("appendfsync", options.appendfsync.as_str().to_string()),
+    ];
+    for (name, value) in settings {
+        engine
+            .configure(name, &value)
+            .map_err(|e| failed(format!("CONFIG {name} {value:?}: {e}")))?;
+    }
+    engine
+        .load_from_disk()
+        .map_err(|e| failed(format!("cannot open its files: {e}")))?;
+    Ok((engine, Some(dir)))
 }
 
 /// The engine in this process; `direct` picks its typed API over its redis-rs connection.
@@ -129,6 +211,10 @@ impl Kind for EngineKind {
 pub struct EngineTarget {
     engine: Engine,
     direct: bool,
+    /// Its persistence, as the run header shows it (`None`: none).
+    persistence: Option<String>,
+    /// Its files' private directory, removed with the target.
+    _files: Option<tempfile::TempDir>,
 }
 
 impl EngineTarget {
@@ -140,6 +226,8 @@ impl EngineTarget {
         Ok(EngineTarget {
             engine: Engine::new(),
             direct,
+            persistence: None,
+            _files: None,
         })
     }
 }
@@ -150,20 +238,33 @@ pub fn serve(bind: Bind, wait: u32) -> Result<RedisTarget, BackendError> {
     if wait > 0 {
         return Err(BackendError::Unsuitable(in_process_wait(wait)));
     }
-    let handle = crate::server::spawn_in_background(bind, Engine::new()).map_err(|e| {
-        BackendError::Connect {
+    serve_engine(bind, Engine::new(), None, None)
+}
+
+/// `engine` behind edgebench's RESP server, keeping its files' directory.
+fn serve_engine(
+    bind: Bind,
+    engine: Engine,
+    persistence: Option<String>,
+    files: Option<tempfile::TempDir>,
+) -> Result<RedisTarget, BackendError> {
+    let handle =
+        crate::server::spawn_in_background(bind, engine).map_err(|e| BackendError::Connect {
             endpoint: "in-process RESP server".to_string(),
             reason: format!("cannot start it: {e}"),
-        }
-    })?;
-    Ok(RedisTarget::served(handle))
+        })?;
+    Ok(RedisTarget::served_persisting(handle, persistence, files))
 }
 
 impl Started for EngineTarget {
     fn describe(&self) -> String {
-        match self.direct {
-            false => "in-process (redis-rs connection)".into(),
-            true => "in-process (typed API)".into(),
+        let way = match self.direct {
+            false => "in-process (redis-rs connection)",
+            true => "in-process (typed API)",
+        };
+        match &self.persistence {
+            Some(p) => format!("{way} ({p})"),
+            None => way.to_string(),
         }
     }
 

@@ -147,6 +147,16 @@ impl Batch {
     pub(super) fn apply_locked(&mut self, locked: &mut Locked<'_>) -> StoreResult<()> {
         let keys = &self.keys;
         let mut first_error = None;
+        // With the append-only file on, the batch is fed as the Redis store sends it: its
+        // commands between MULTI and EXEC, under the same locks.
+        let feed = locked.db().feed();
+        let mut fed: Vec<(usize, Vec<Vec<u8>>)> = Vec::new();
+        if feed.on() {
+            let db = locked.db().index();
+            for op in &self.ops {
+                fed.push((db, op.command(keys)));
+            }
+        }
         for op in self.ops.drain(..) {
             let result = match op {
                 Op::Set { key, blob } => {
@@ -190,7 +200,28 @@ impl Batch {
                 first_error.get_or_insert(e);
             }
         }
+        if !fed.is_empty() {
+            feed.push_transaction(&fed);
+        }
         first_error.map_or(Ok(()), |e| Err(engine_error(e)))
+    }
+}
+
+impl Op {
+    /// The command the Redis store sends for this operation.
+    fn command(&self, keys: &KeyBuf) -> Vec<Vec<u8>> {
+        let owned = |parts: &[&[u8]]| parts.iter().map(|p| p.to_vec()).collect();
+        match self {
+            Op::Set { key, blob } => owned(&[b"SET", keys.get(*key), blob]),
+            Op::Del { key } => owned(&[b"UNLINK", keys.get(*key)]),
+            Op::ZAdd { key, score, member } => owned(&[
+                b"ZADD",
+                keys.get(*key),
+                crate::engine::cmd::format_f64(*score).as_bytes(),
+                keys.get(*member),
+            ]),
+            Op::ZRem { key, member } => owned(&[b"ZREM", keys.get(*key), keys.get(*member)]),
+        }
     }
 }
 

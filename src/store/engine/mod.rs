@@ -245,6 +245,7 @@ impl CoreData for EngineStore {
             }
         }
         b.apply(self.engine.db(self.db), self.engine.now_ms())?;
+        self.engine.flush_aof();
         Ok(e.id.clone())
     }
 
@@ -288,7 +289,12 @@ impl CoreData for EngineStore {
                 );
             }
             b.set(record, "event", id, &RedisEvent::of(&stored))?;
-            return b.apply_locked(&mut locked);
+            let applied = b.apply_locked(&mut locked);
+            drop(locked);
+            // With the append-only file on, the write is in it (and synced under
+            // `appendfsync always`) before the call returns, as a reply would wait for it.
+            self.engine.flush_aof();
+            return applied;
         }
     }
 
@@ -355,7 +361,12 @@ impl CoreData for EngineStore {
             }
             // (An event's links never change: only `add_event` writes them, for a new id.)
             if unchanged {
-                return b.apply_locked(&mut locked);
+                let applied = b.apply_locked(&mut locked);
+                drop(locked);
+                // With the append-only file on, the write is in it (and synced under
+                // `appendfsync always`) before the call returns, as a reply would wait for it.
+                self.engine.flush_aof();
+                return applied;
             }
         }
     }
@@ -405,6 +416,9 @@ impl CoreData for EngineStore {
 
     fn scrub_all_events(&mut self) -> StoreResult<()> {
         let mut locked = self.engine.db(self.db).lock_all(self.engine.now_ms());
+        let feed = locked.db().feed().on();
+        // What the append-only file gets: one DEL of every key removed.
+        let mut gone: Vec<Vec<u8>> = Vec::new();
         // Records first (they are the members of the two collections), then every index key.
         for collection in [Keys::EVENTS, Keys::READINGS] {
             if let Some(Entry {
@@ -412,16 +426,28 @@ impl CoreData for EngineStore {
                 ..
             }) = locked.remove(collection.as_bytes())
             {
+                if feed {
+                    gone.push(collection.as_bytes().to_vec());
+                }
                 for (id, _) in ids.iter() {
-                    locked.remove(id);
+                    if locked.remove(id).is_some() && feed {
+                        gone.push(id.to_vec());
+                    }
                 }
             }
         }
         for key in locked.keys() {
-            if Keys::is_index(&key) {
-                locked.remove(&key);
+            if Keys::is_index(&key) && locked.remove(&key).is_some() && feed {
+                gone.push(key.to_vec());
             }
         }
+        if !gone.is_empty() {
+            let mut del = vec![b"DEL".to_vec()];
+            del.append(&mut gone);
+            locked.db().feed().push(self.db, &[del.as_slice()]);
+        }
+        drop(locked);
+        self.engine.flush_aof();
         Ok(())
     }
 
@@ -439,6 +465,7 @@ impl CoreData for EngineStore {
         b.clear();
         push_add_reading(b, r)?;
         b.apply(self.engine.db(self.db), self.engine.now_ms())?;
+        self.engine.flush_aof();
         Ok(r.id.clone())
     }
 
@@ -489,7 +516,12 @@ impl CoreData for EngineStore {
                 b.zadd(Keys::readings_by_name(&stored.name), stored.created, record);
             }
             b.set(record, "reading", id, &RedisReading::of(&stored))?;
-            return b.apply_locked(&mut locked);
+            let applied = b.apply_locked(&mut locked);
+            drop(locked);
+            // With the append-only file on, the write is in it (and synced under
+            // `appendfsync always`) before the call returns, as a reply would wait for it.
+            self.engine.flush_aof();
+            return applied;
         }
     }
 
@@ -532,7 +564,12 @@ impl CoreData for EngineStore {
             let blob = locked.get_str(id.as_bytes()).map_err(engine_error)?;
             let stored: Reading = found(id, blob.map(Vec::as_slice))?;
             if known.as_ref().is_some_and(|r| same_indexes(r, &stored)) {
-                return b.apply_locked(&mut locked);
+                let applied = b.apply_locked(&mut locked);
+                drop(locked);
+                // With the append-only file on, the write is in it (and synced under
+                // `appendfsync always`) before the call returns, as a reply would wait for it.
+                self.engine.flush_aof();
+                return applied;
             }
             known = Some(stored);
         }

@@ -48,6 +48,10 @@ enum Owner {
     /// edgebench's own RESP server, serving an in-process engine (held to keep it running).
     Served {
         _handle: Box<crate::server::ServerHandle>,
+        /// The engine's persistence, as the run header shows it (`None`: none).
+        persistence: Option<String>,
+        /// Its files' private directory, removed after the server stops.
+        _files: Option<tempfile::TempDir>,
     },
     /// The `mini-redis` crate's server (held to keep it running).
     MiniRedis { _server: MiniRedis },
@@ -96,10 +100,22 @@ impl RedisTarget {
     /// edgebench's RESP server in front of an in-process engine (`embedded-tcp`,
     /// `embedded-uds`).
     pub fn served(handle: crate::server::ServerHandle) -> RedisTarget {
+        RedisTarget::served_persisting(handle, None, None)
+    }
+
+    /// An in-process engine behind edgebench's RESP server that persists as `persistence`
+    /// says, into `files` (kept until the target goes).
+    pub fn served_persisting(
+        handle: crate::server::ServerHandle,
+        persistence: Option<String>,
+        files: Option<tempfile::TempDir>,
+    ) -> RedisTarget {
         RedisTarget {
             endpoint: handle.endpoint().into(),
             owner: Owner::Served {
                 _handle: Box::new(handle),
+                persistence,
+                _files: files,
             },
             wait: 0,
         }
@@ -218,10 +234,15 @@ fn boxed(store: impl EventStore + 'static) -> Box<dyn EventStore> {
 impl Started for RedisTarget {
     fn describe(&self) -> String {
         let mut place = self.endpoint.to_string();
-        if let Owner::Spawned(server) = &self.owner {
-            if !server.options().is_default() {
+        match &self.owner {
+            Owner::Spawned(server) if !server.options().is_default() => {
                 place = format!("{place} ({})", server.options());
             }
+            Owner::Served {
+                persistence: Some(p),
+                ..
+            } => place = format!("{place} ({p})"),
+            _ => {}
         }
         if self.wait > 0 {
             place = format!("{place}, WAIT {} 0 after writes", self.wait);

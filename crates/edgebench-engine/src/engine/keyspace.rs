@@ -455,6 +455,11 @@ pub struct Locked<'a> {
 }
 
 impl<'a> Locked<'a> {
+    /// The database these shards belong to.
+    pub fn db(&self) -> &'a Db {
+        self.db
+    }
+
     /// The command's time, ms since the Unix epoch.
     pub fn now_ms(&self) -> u64 {
         self.now_ms

@@ -12,21 +12,22 @@ use redis::{ConnectionLike, Value};
 use crate::support::diff::Diff;
 use crate::support::redis_server::RedisServer;
 
-struct Pair {
-    _server: RedisServer,
-    redis: redis::Connection,
-    engine: Engine,
-    client: Client,
+/// A redis-server and an engine given the same commands (the persistence tests reuse it).
+pub(crate) struct Pair {
+    pub(crate) server: RedisServer,
+    pub(crate) redis: redis::Connection,
+    pub(crate) engine: Engine,
+    pub(crate) client: Client,
 }
 
 impl Pair {
-    fn new() -> Pair {
+    pub(crate) fn new() -> Pair {
         let server = RedisServer::spawn();
         let redis = server.connect();
         let engine = Engine::new();
         let client = engine.client();
         Pair {
-            _server: server,
+            server,
             redis,
             engine,
             client,
@@ -47,7 +48,7 @@ impl Pair {
         self.engine.execute(&mut self.client, args)
     }
 
-    fn both(&mut self, args: &[&str]) {
+    pub(crate) fn both(&mut self, args: &[&str]) {
         let argv: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
         self.redis(&argv);
         self.engine(&argv);
@@ -137,7 +138,7 @@ fn many(prefix: &str, n: usize) -> Vec<String> {
 
 /// Builds every type and encoding on both sides: (key, whether Redis's DUMP bytes are
 /// deterministic enough to equal the engine's).
-fn build_all(p: &mut Pair) -> Vec<(&'static str, bool)> {
+pub(crate) fn build_all(p: &mut Pair) -> Vec<(&'static str, bool)> {
     let long = "x".repeat(300);
     let words = "the quick brown fox jumps over the lazy dog ".repeat(20);
     p.both(&["SET", "int8", "-12"]);

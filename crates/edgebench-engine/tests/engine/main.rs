@@ -26,6 +26,7 @@ mod keys;
 mod list;
 mod list_props;
 mod object;
+mod persist;
 mod resp_server;
 mod resp_server_blocking;
 mod resp_server_loop;

@@ -315,9 +315,19 @@ impl Engine {
     /// Loads what the configuration says to load, as redis-server does on start: the
     /// append-only directory when `appendonly` is on (creating it, with a base snapshot of
     /// the engine as it is, when it does not exist yet), else the RDB file if there is one;
-    /// then opens the append-only file for writing. Call once, before serving. An error
-    /// leaves the engine as it was and says which file and what to do.
+    /// then opens the append-only file for writing. Call once, on an empty engine, before
+    /// serving. An error says which file and what to do, and leaves the engine empty: no
+    /// key or function library of a file that failed half way is kept (a file is read as
+    /// it is applied, so its damage may show only after part of it was).
     pub fn load_from_disk(&self) -> Result<Loaded, PersistError> {
+        let result = self.load_configured();
+        if result.is_err() {
+            self.forget_loaded();
+        }
+        result
+    }
+
+    fn load_configured(&self) -> Result<Loaded, PersistError> {
         let fsync = Fsync::parse(&self.config_str("appendfsync")).unwrap_or(Fsync::Everysec);
         self.persist_state()
             .fsync
@@ -348,28 +358,48 @@ impl Engine {
         }
     }
 
+    /// After a failed load: drops every key and function library it brought, unfed (the
+    /// append-only file is not open yet) and uncounted.
+    fn forget_loaded(&self) {
+        let now = self.now_ms();
+        for i in 0..DATABASES {
+            self.db(i).lock_all(now).clear();
+        }
+        let p = self.persist_state();
+        let feed = self.feed();
+        feed.set_loading(true);
+        let mut client = self.loader_client();
+        self.execute(&mut client, &[b"FUNCTION", b"FLUSH"]);
+        feed.set_loading(false);
+        p.dirty_at_save
+            .store(p.dirty.load(Ordering::Relaxed), Ordering::Relaxed);
+    }
+
     /// Loads an RDB image; returns its key count.
     fn load_rdb_bytes(&self, data: &[u8], path: &Path) -> Result<u64, PersistError> {
         let p = self.persist_state();
         p.loading.store(true, Ordering::Relaxed);
-        let r = self.load_rdb_image(data, path).map(|(s, _)| s.keys);
+        let r = self.load_rdb_image(data, path, false).map(|(s, _)| s.keys);
         p.loading.store(false, Ordering::Relaxed);
         r
     }
 
-    /// Loads an RDB image into the engine: its keys (skipping those already expired, as a
-    /// Redis master does) and function libraries.
+    /// Loads an RDB image into the engine: its keys and function libraries. An RDB file
+    /// skips the keys already expired, as a Redis master does; an append-only file's base
+    /// (`aof_base`) keeps them, since the commands after it may write them again (Redis's
+    /// `RDBFLAGS_AOF_PREAMBLE`): they expire once the replay is over.
     fn load_rdb_image(
         &self,
         data: &[u8],
         path: &Path,
+        aof_base: bool,
     ) -> Result<(rdb::Summary, usize), PersistError> {
         let now = self.now_ms();
         let summary = rdb::read(data, |k| {
             if k.db >= DATABASES {
                 return Err("a key in a database beyond the engine's 16");
             }
-            if k.expires_at_ms.is_some_and(|t| t <= now) {
+            if !aof_base && k.expires_at_ms.is_some_and(|t| t <= now) {
                 return Ok(());
             }
             let db = self.db(k.db);
@@ -431,7 +461,20 @@ impl Engine {
         let manifest_path = aof::manifest_path(&dir, &stem);
         let text = match fs::read_to_string(&manifest_path) {
             Ok(t) => t,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Loaded::Nothing),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                // redis-server 7.0 moves a Redis 6 file into a directory of its own; the
+                // engine does not, and must not start empty beside it (its first save
+                // would then stand for the data).
+                let single = self.dir().join(&stem);
+                if single.is_file() {
+                    return fail(format!(
+                        "{}: an append-only file in Redis 6's single-file layout, which the engine does not load (start redis-server 7 on it once to convert it to {}, or move it away to start empty)",
+                        single.display(),
+                        dir.display()
+                    ));
+                }
+                return Ok(Loaded::Nothing);
+            }
             Err(e) => {
                 return fail(format!(
                     "{}: {e} (check its permissions)",
@@ -484,7 +527,7 @@ impl Engine {
             Err(e) => return fail(format!("{}: {e} (check its permissions)", path.display())),
         };
         let (keys, mut pos) = if data.starts_with(b"REDIS") {
-            let (s, len) = self.load_rdb_image(&data, path)?;
+            let (s, len) = self.load_rdb_image(&data, path, true)?;
             (s.keys, len)
         } else {
             (0, 0)
@@ -492,6 +535,15 @@ impl Engine {
         let mut client = self.loader_client();
         let mut commands = 0;
         let mut valid_before_multi = 0;
+        // Only the last file may end cut short, and only if allowed (Redis's
+        // `aof-load-truncated`); the same goes for a transaction without its EXEC.
+        let cut_tail_ok = last && self.config_str("aof-load-truncated") == "yes";
+        let refuse_cut = |at: usize, what: &str| -> Result<(u64, u64, u64), PersistError> {
+            fail(format!(
+                "{}: {what} at byte {at} (it is not the last file, or aof-load-truncated is no; redis-check-aof --fix repairs it)",
+                path.display()
+            ))
+        };
         loop {
             match aof::next_command(&data, pos) {
                 Ok(None) => break,
@@ -510,17 +562,8 @@ impl Engine {
                     commands += 1;
                     pos = next;
                 }
-                Err(aof::ParseError::Truncated)
-                    if last && self.config_str("aof-load-truncated") == "yes" =>
-                {
-                    break;
-                }
-                Err(aof::ParseError::Truncated) => {
-                    return fail(format!(
-                        "{}: cut short at byte {pos} (it is not the last file, or aof-load-truncated is no; redis-check-aof --fix repairs it)",
-                        path.display()
-                    ))
-                }
+                Err(aof::ParseError::Truncated) if cut_tail_ok => break,
+                Err(aof::ParseError::Truncated) => return refuse_cut(pos, "cut short"),
                 Err(aof::ParseError::Bad) => {
                     return fail(format!(
                         "{}: bad format at byte {pos} (redis-check-aof --fix {} repairs it)",
@@ -530,9 +573,13 @@ impl Engine {
                 }
             }
         }
-        // A transaction whose EXEC is not in the file never ran: drop it with the tail.
+        // A transaction whose EXEC is not in the file never ran: it goes with the tail, as
+        // Redis reverts it ("incomplete MULTI/EXEC transaction").
         let keep = if client.in_multi() {
             self.execute(&mut client, &[b"DISCARD"]);
+            if !cut_tail_ok {
+                return refuse_cut(valid_before_multi, "a transaction without its EXEC");
+            }
             valid_before_multi
         } else {
             pos
@@ -655,12 +702,15 @@ impl Engine {
             seq: seq + 1,
             kind: aof::Kind::Incr,
         };
+        // The libraries before the shards' locks, as every snapshot takes them: a script
+        // holds the VM while it waits for its database's locks.
+        let functions = self.library_codes_if_any();
         // Locks every shard: the base and the start of the incremental file meet exactly.
         let now = self.now_ms();
         let dbs: Vec<(usize, Locked<'_>)> = (0..DATABASES)
             .map(|i| (i, self.db(i).lock_all(now)))
             .collect();
-        self.write_snapshot(&dir.join(&base.name), &dbs, true)
+        self.write_snapshot(&dir.join(&base.name), &dbs, true, &functions)
             .map_err(|e| PersistError(format!("{}: {e}", dir.join(&base.name).display())))?;
         let file = OpenOptions::new()
             .append(true)
@@ -720,18 +770,10 @@ impl Engine {
 
     // ---- snapshots ----
 
-    /// Writes a snapshot of locked databases to `path` through a temporary file.
+    /// Writes a snapshot of locked databases and of `functions` (taken before the locks:
+    /// a running script holds the VM while it waits for them) to `path` through a
+    /// temporary file.
     fn write_snapshot(
-        &self,
-        path: &Path,
-        dbs: &[(usize, Locked<'_>)],
-        aof_base: bool,
-    ) -> io::Result<u64> {
-        let functions = self.library_codes_if_any();
-        self.write_snapshot_with(path, dbs, aof_base, &functions)
-    }
-
-    fn write_snapshot_with(
         &self,
         path: &Path,
         dbs: &[(usize, Locked<'_>)],
@@ -786,12 +828,13 @@ impl Engine {
         let dbs: Vec<(usize, Locked<'_>)> = (0..DATABASES)
             .map(|i| (i, self.db(i).lock_all(now)))
             .collect();
-        self.write_snapshot_with(path, &dbs, aof_base, &functions)
+        self.write_snapshot(path, &dbs, aof_base, &functions)
     }
 
     /// SAVE: writes the RDB file in the foreground (every command waits, as on
     /// redis-server). Refused while a background save runs.
     pub fn save(&self) -> Result<(), PersistError> {
+        self.reap(false);
         let p = self.persist_state();
         if matches!(
             lock(&p.jobs).child.as_ref().map(|c| &c.kind),
@@ -820,6 +863,12 @@ impl Engine {
 
     /// LASTSAVE: when the last successful save began (the start, if none has).
     pub fn lastsave(&self) -> u64 {
+        self.reap(false);
+        self.lastsave_s()
+    }
+
+    /// [`Engine::lastsave`] without looking for a child's end (under the jobs' lock).
+    fn lastsave_s(&self) -> u64 {
         match self.persist_state().lastsave_s.load(Ordering::Relaxed) {
             0 => self.server_started_unix_s(),
             t => t,
@@ -836,6 +885,7 @@ impl Engine {
 
     /// BGSAVE [SCHEDULE]: the reply's text, or its error.
     pub fn bgsave(&self, schedule: bool) -> Result<&'static str, String> {
+        self.reap(false);
         let p = self.persist_state();
         {
             let mut jobs = lock(&p.jobs);
@@ -857,6 +907,7 @@ impl Engine {
 
     /// BGREWRITEAOF: the reply's text, or its error.
     pub fn bgrewriteaof(&self) -> Result<&'static str, String> {
+        self.reap(false);
         let p = self.persist_state();
         {
             let mut jobs = lock(&p.jobs);
@@ -1026,12 +1077,22 @@ impl Engine {
         Ok(())
     }
 
-    /// Whether a child has ended; handles its end if so. `block` waits for it.
+    /// Whether a child has ended; handles its end if so. `block` waits for it. Called by
+    /// the background thread's tick and by whatever asks about the child (INFO, SAVE,
+    /// BGSAVE, BGREWRITEAOF, LASTSAVE), so an engine without that thread
+    /// ([`Engine::with_clock`]) sees its children end too.
     fn reap(&self, block: bool) {
         let p = self.persist_state();
-        let pid = match lock(&p.jobs).child.as_ref() {
-            Some(c) => c.pid,
-            None => return,
+        if lock(&p.jobs).child.is_none() {
+            return;
+        }
+        // The wait happens under the locks, so that of two threads reaping at once the
+        // second finds no child rather than a wait that failed (ECHILD) for a save that
+        // succeeded.
+        let mut aof = lock(&p.aof);
+        let mut jobs = lock(&p.jobs);
+        let Some(pid) = jobs.child.as_ref().map(|c| c.pid) else {
+            return;
         };
         let mut status = 0;
         let flags = if block { 0 } else { libc::WNOHANG };
@@ -1041,8 +1102,6 @@ impl Engine {
             return;
         }
         let ok = r == pid && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-        let mut aof = lock(&p.aof);
-        let mut jobs = lock(&p.jobs);
         let Some(child) = jobs.child.take() else {
             return;
         };
@@ -1204,9 +1263,11 @@ impl Engine {
 
     /// INFO's persistence section.
     pub(crate) fn persistence_info(&self) -> Vec<(&'static str, String)> {
+        self.reap(false);
         let p = self.persist_state();
-        let jobs = lock(&p.jobs);
+        // The module's lock order: the AOF state, then the jobs.
         let aof = lock(&p.aof);
+        let jobs = lock(&p.jobs);
         let child = jobs.child.as_ref();
         let bgsave = matches!(child.map(|c| &c.kind), Some(Job::Rdb(_)));
         let rewrite = matches!(child.map(|c| &c.kind), Some(Job::Rewrite));
@@ -1222,7 +1283,7 @@ impl Engine {
                 self.changes_since_save().to_string(),
             ),
             ("rdb_bgsave_in_progress", u8::from(bgsave).to_string()),
-            ("rdb_last_save_time", self.lastsave().to_string()),
+            ("rdb_last_save_time", self.lastsave_s().to_string()),
             ("rdb_last_bgsave_status", ok(jobs.last_bgsave_ok)),
             (
                 "rdb_last_bgsave_time_sec",

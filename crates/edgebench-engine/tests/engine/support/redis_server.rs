@@ -1,11 +1,13 @@
 //! A private `redis-server` for differential tests: the real thing the engine must agree with.
 //!
 //! It listens on a Unix socket in a temporary directory of its own (no port to race another
-//! test for), with persistence off and `bind 127.0.0.1`, and is killed, and its directory removed, when the guard
-//! drops. The binary is `redis-server` from `PATH`, or `EDGEBENCH_REDIS_SERVER` (a path or a
+//! test for), with persistence off and `bind 127.0.0.1`, and is killed, and its directory
+//! removed, when the guard drops. [`RedisServer::spawn_with`] adds configuration after those
+//! defaults (a later directive wins), e.g. its own `--dir` and `--appendonly yes` for the
+//! persistence tests. The binary is `redis-server` from `PATH`, or `EDGEBENCH_REDIS_SERVER` (a path or a
 //! program name), as for edgebench's own tests.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -23,6 +25,8 @@ pub struct RedisServer {
     child: Child,
     socket: PathBuf,
     dir: TempDir,
+    /// Where it keeps its files (`--dir`): its own temp dir unless given one.
+    data_dir: PathBuf,
 }
 
 impl RedisServer {
@@ -32,6 +36,16 @@ impl RedisServer {
     /// When the server cannot be started or does not answer: these tests fail, not skip,
     /// without a redis-server.
     pub fn spawn() -> RedisServer {
+        RedisServer::spawn_with(&[])
+    }
+
+    /// Starts a server with `extra` arguments after the defaults (`--dir /x`,
+    /// `--appendonly yes`, ...), and waits until it answers PING, which it does once it has
+    /// loaded its files.
+    ///
+    /// # Panics
+    /// As [`RedisServer::spawn`], and when it exits instead (a file it refused to load).
+    pub fn spawn_with(extra: &[&str]) -> RedisServer {
         let binary = std::env::var(REDIS_SERVER_ENV)
             .ok()
             .filter(|b| !b.is_empty())
@@ -54,6 +68,7 @@ impl RedisServer {
             .arg("--logfile")
             .arg(dir.path().join("redis.log"))
             .args(["--daemonize", "no"])
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -65,7 +80,17 @@ impl RedisServer {
                      rather than skip without it)"
                 )
             });
-        let mut server = RedisServer { child, socket, dir };
+        let data_dir = extra
+            .iter()
+            .rposition(|a| *a == "--dir")
+            .and_then(|i| extra.get(i + 1))
+            .map_or_else(|| dir.path().to_path_buf(), PathBuf::from);
+        let mut server = RedisServer {
+            child,
+            socket,
+            dir,
+            data_dir,
+        };
         server.wait_ready();
         server
     }
@@ -73,6 +98,11 @@ impl RedisServer {
     /// Where the server listens.
     pub fn address(&self) -> Address {
         Address::Unix(self.socket.clone())
+    }
+
+    /// Where the server keeps its RDB file and append-only directory (`--dir`).
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
     }
 
     /// A new redis-rs connection to the server.
