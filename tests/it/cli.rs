@@ -248,6 +248,72 @@ fn bad_serve_flags_are_one_line() {
         &["serve", "--threads", "0"],
         "edgebench: --threads \"0\": expected a whole number of threads from 1 to 1024",
     );
+    assert_one_line_error(
+        &["serve", "--dir", "/nonexistent/edgebench"],
+        "edgebench: --dir \"/nonexistent/edgebench\": expected an existing directory (create it first)",
+    );
+    assert_one_line_error(
+        &["serve", "--appendonly", "maybe"],
+        "edgebench: --appendonly \"maybe\": expected yes or no",
+    );
+    assert_one_line_error(
+        &["serve", "--appendfsync", "sometimes"],
+        "edgebench: --appendfsync \"sometimes\": expected always, everysec or no",
+    );
+    assert_one_line_error(
+        &["serve", "--save", "60"],
+        "edgebench: --save \"60\": expected \"SECONDS CHANGES [SECONDS CHANGES ...]\", e.g. \"3600 1 300 100\", or \"\" for none",
+    );
+    assert_one_line_error(
+        &["serve", "--dbfilename", "sub/dump.rdb"],
+        "edgebench: --dbfilename \"sub/dump.rdb\": expected a file name without a directory (use --dir for that)",
+    );
+}
+
+/// A file serve cannot load stops the start with one line naming it, as redis-server
+/// refuses to start rather than serve an empty database over data it could not read.
+#[test]
+fn serve_refuses_to_start_on_a_file_it_cannot_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dump.rdb");
+    std::fs::write(&path, b"REDIS0010\xfa\x09redis-ver").unwrap();
+    let dir_arg = dir.path().to_str().unwrap();
+    let out = edgebench()
+        .args(["serve", "--port", "0", "--unixsocket"])
+        .arg(dir.path().join("s.sock"))
+        .args(["--dir", dir_arg])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with(&format!(
+            "edgebench: {}: cut short or damaged at byte ",
+            path.display()
+        )),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("s.sock").exists(), "it never listened");
+    // The same for a damaged append-only directory.
+    let aof = dir.path().join("appendonlydir");
+    std::fs::create_dir(&aof).unwrap();
+    std::fs::write(aof.join("appendonly.aof.manifest"), "file x seq 1 type q\n").unwrap();
+    let out = edgebench()
+        .args(["serve", "--port", "0", "--unixsocket"])
+        .arg(dir.path().join("s.sock"))
+        .args(["--dir", dir_arg, "--appendonly", "yes"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "edgebench: {}: line 1: unknown file type `q` (repair the manifest, or move the directory away to start empty)",
+            aof.join("appendonly.aof.manifest").display()
+        )
+    );
 }
 
 #[test]

@@ -9,7 +9,8 @@
 //! Left out, because a single-threaded harness cannot survive them and the server's tests
 //! cover them: scripts and functions (a Lua `while true do end` runs until SCRIPT KILL from
 //! another client), CLIENT PAUSE (waits for another client's UNPAUSE), SHUTDOWN, DEBUG and
-//! MONITOR. PFSELFTEST too: it takes no input, and its fixed self-test of HyperLogLog runs for
+//! MONITOR, and what writes files or forks (SAVE, BGSAVE, BGREWRITEAOF, CONFIG SET of the
+//! persistence settings). PFSELFTEST too: it takes no input, and its fixed self-test of HyperLogLog runs for
 //! seconds under the fuzzer's instrumentation, which on a busy machine crossed the run's
 //! 10 s hang limit. Integers from 1 MiB to 8 GiB are replaced by 1 MiB: they are valid offsets and
 //! counts (SETRANGE, SETBIT) that build values up to Redis's 512 MB on purpose, and a few of
@@ -215,10 +216,22 @@ fn left_out(name: &str, args: &[Vec<u8>]) -> bool {
             | "function"
             | "script"
             | "shutdown"
+            | "save"
+            | "bgsave"
+            | "bgrewriteaof"
             | "debug"
             | "monitor"
             | "pfselftest"
     ) || (name == "client" && (sub("pause") || sub("unpause")))
+        || (name == "config" && sub("set") && args.iter().any(|a| persistence_setting(a)))
+}
+
+/// CONFIG SET of these would write files or fork snapshots from the fuzzer (the
+/// `persist_files` target fuzzes the loaders instead).
+fn persistence_setting(arg: &[u8]) -> bool {
+    ["appendonly", "save", "dir", "dbfilename", "appendfsync"]
+        .iter()
+        .any(|s| arg.eq_ignore_ascii_case(s.as_bytes()))
 }
 
 fn arg_bytes(arg: &Arg) -> Vec<u8> {

@@ -105,6 +105,17 @@ pub enum Loaded {
     },
 }
 
+/// What [`Engine::replay`] did with a file's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Replayed {
+    /// Keys in its RDB preamble.
+    pub keys: u64,
+    /// Commands run.
+    pub commands: u64,
+    /// Bytes to keep: the rest is a cut-short command or a transaction without its EXEC.
+    pub keep: usize,
+}
+
 /// The engine's persistence state.
 #[derive(Debug, Default)]
 pub struct Persist {
@@ -375,6 +386,17 @@ impl Engine {
             .store(p.dirty.load(Ordering::Relaxed), Ordering::Relaxed);
     }
 
+    /// Loads an RDB image from memory into the engine (keys already expired are skipped);
+    /// returns its key count. A damaged image is refused and leaves the engine empty, as
+    /// [`Engine::load_from_disk`] does. `name` names the image in errors.
+    pub fn load_rdb(&self, data: &[u8], name: &Path) -> Result<u64, PersistError> {
+        let result = self.load_rdb_bytes(data, name);
+        if result.is_err() {
+            self.forget_loaded();
+        }
+        result
+    }
+
     /// Loads an RDB image; returns its key count.
     fn load_rdb_bytes(&self, data: &[u8], path: &Path) -> Result<u64, PersistError> {
         let p = self.persist_state();
@@ -526,8 +548,40 @@ impl Engine {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok((0, 0, 0)),
             Err(e) => return fail(format!("{}: {e} (check its permissions)", path.display())),
         };
+        let cut_tail_ok = last && self.config_str("aof-load-truncated") == "yes";
+        let Replayed {
+            keys,
+            commands,
+            keep,
+        } = self.replay(&data, path, cut_tail_ok)?;
+        let dropped = (data.len() - keep) as u64;
+        if dropped > 0 {
+            let f = OpenOptions::new().write(true).open(path).and_then(|f| {
+                f.set_len(keep as u64)?;
+                f.sync_all()
+            });
+            if let Err(e) = f {
+                return fail(format!(
+                    "{}: cut short at byte {keep}, and truncating it failed: {e}",
+                    path.display()
+                ));
+            }
+        }
+        Ok((keys, commands, dropped))
+    }
+
+    /// Replays the bytes of one file of the append-only directory (named `path` in errors):
+    /// an RDB preamble if it starts with one, then commands. `cut_tail_ok`: the data may end
+    /// inside a command or a transaction (Redis's `aof-load-truncated` on the last file);
+    /// what is kept ends at [`Replayed::keep`]. Never panics on any bytes.
+    pub fn replay(
+        &self,
+        data: &[u8],
+        path: &Path,
+        cut_tail_ok: bool,
+    ) -> Result<Replayed, PersistError> {
         let (keys, mut pos) = if data.starts_with(b"REDIS") {
-            let (s, len) = self.load_rdb_image(&data, path, true)?;
+            let (s, len) = self.load_rdb_image(data, path, true)?;
             (s.keys, len)
         } else {
             (0, 0)
@@ -535,27 +589,35 @@ impl Engine {
         let mut client = self.loader_client();
         let mut commands = 0;
         let mut valid_before_multi = 0;
-        // Only the last file may end cut short, and only if allowed (Redis's
-        // `aof-load-truncated`); the same goes for a transaction without its EXEC.
-        let cut_tail_ok = last && self.config_str("aof-load-truncated") == "yes";
-        let refuse_cut = |at: usize, what: &str| -> Result<(u64, u64, u64), PersistError> {
+        let refuse_cut = |at: usize, what: &str| -> Result<Replayed, PersistError> {
             fail(format!(
                 "{}: {what} at byte {at} (it is not the last file, or aof-load-truncated is no; redis-check-aof --fix repairs it)",
                 path.display()
             ))
         };
         loop {
-            match aof::next_command(&data, pos) {
+            match aof::next_command(data, pos) {
                 Ok(None) => break,
                 Ok(Some((args, next))) => {
                     if args[0].eq_ignore_ascii_case(b"multi") {
                         valid_before_multi = pos;
                     }
-                    if super::cmd::lookup(args[0]).is_none() {
+                    let name = String::from_utf8_lossy(&args[0][..args[0].len().min(64)]);
+                    let Some(spec) = super::cmd::lookup(args[0]) else {
                         return fail(format!(
-                            "{}: unknown command '{}' at byte {pos} (a file from a newer Redis or with modules; the engine cannot replay it)",
+                            "{}: unknown command '{name}' at byte {pos} (a file from a newer Redis or with modules; the engine cannot replay it)",
                             path.display(),
-                            String::from_utf8_lossy(&args[0][..args[0].len().min(64)])
+                        ));
+                    };
+                    // An append-only file holds writes, the SELECTs and transactions around
+                    // them, and function libraries: nothing else runs from one (no SAVE,
+                    // SHUTDOWN or CONFIG from a damaged or planted file).
+                    let replayable =
+                        spec.write || matches!(spec.name, "select" | "multi" | "exec" | "function");
+                    if !replayable {
+                        return fail(format!(
+                            "{}: '{name}' at byte {pos} is not a write, and an append-only file holds only writes (the file is damaged or not an AOF)",
+                            path.display(),
                         ));
                     }
                     self.execute(&mut client, &args);
@@ -584,20 +646,11 @@ impl Engine {
         } else {
             pos
         };
-        let dropped = (data.len() - keep) as u64;
-        if dropped > 0 {
-            let f = OpenOptions::new().write(true).open(path).and_then(|f| {
-                f.set_len(keep as u64)?;
-                f.sync_all()
-            });
-            if let Err(e) = f {
-                return fail(format!(
-                    "{}: cut short at byte {keep}, and truncating it failed: {e}",
-                    path.display()
-                ));
-            }
-        }
-        Ok((keys, commands, dropped))
+        Ok(Replayed {
+            keys,
+            commands,
+            keep,
+        })
     }
 
     // ---- the append-only file ----
