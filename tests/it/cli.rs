@@ -869,3 +869,78 @@ fn shell_words(line: &str) -> Vec<String> {
     }
     words
 }
+
+/// SHUTDOWN while a script runs: refused with BUSY unless NOSAVE (as redis-server 7.0), and
+/// NOSAVE stops the script and the server; what the script wrote before it was stopped is
+/// not in the append-only file, so the restart has the state before the script.
+#[test]
+fn shutdown_nosave_stops_a_running_script_and_leaves_its_writes_out() {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let sock = dir.path().join("s.sock");
+    let start = || {
+        edgebench()
+            .args(["serve", "--port", "0", "--unixsocket"])
+            .arg(&sock)
+            .arg("--dir")
+            .arg(dir.path())
+            .args(["--appendonly", "yes"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let connect = || {
+        let url = format!("redis+unix://{}", sock.display());
+        for _ in 0..400 {
+            if let Ok(c) = redis::Client::open(url.as_str()).unwrap().get_connection() {
+                return c;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(25));
+        }
+        panic!("edgebench serve does not answer on {}", sock.display());
+    };
+    let mut child = start();
+    let mut con = connect();
+    let _: () = redis::cmd("SET")
+        .arg("before")
+        .arg(1)
+        .query(&mut con)
+        .unwrap();
+    let _: () = redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("busy-reply-threshold")
+        .arg(100)
+        .query(&mut con)
+        .unwrap();
+    let mut stream = std::os::unix::net::UnixStream::connect(&sock).unwrap();
+    let script = "redis.call('SET', 'half', 1) while true do end";
+    write!(
+        stream,
+        "*3\r\n$4\r\nEVAL\r\n${}\r\n{script}\r\n$1\r\n0\r\n",
+        script.len()
+    )
+    .unwrap();
+    // Past busy-reply-threshold, other clients get BUSY; then SHUTDOWN without NOSAVE too.
+    let mut admin = connect();
+    while redis::cmd("PING").query::<String>(&mut admin).is_ok() {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let refused = redis::cmd("SHUTDOWN").query::<()>(&mut admin).unwrap_err();
+    assert_eq!(
+        refused.detail(),
+        Some("Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.")
+    );
+    let _ = redis::cmd("SHUTDOWN").arg("NOSAVE").query::<()>(&mut admin);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    let _ = std::fs::remove_file(&sock);
+    let mut again = start();
+    let mut con = connect();
+    let before: Option<i64> = redis::cmd("GET").arg("before").query(&mut con).unwrap();
+    let half: Option<i64> = redis::cmd("GET").arg("half").query(&mut con).unwrap();
+    assert_eq!((before, half), (Some(1), None));
+    // SAFETY: kill(2) on the child we spawned and have not reaped.
+    unsafe { libc::kill(again.id() as i32, libc::SIGTERM) };
+    assert_eq!(again.wait().unwrap().code(), Some(0));
+}

@@ -383,6 +383,10 @@ pub async fn run_sharing(
             () = engine.shutdown_requested() => Ok(()),
         }
     };
+    // A script that runs would hold its connection (and the keyspace) past the drain's
+    // bound: stop it, as SHUTDOWN NOSAVE does on redis-server.
+    #[cfg(feature = "scripting")]
+    server.engine.stop_script_for_shutdown();
     // Dropping the server drops the listener, the broadcast sender (every connection's
     // `recv` returns), the event loops' channels (each loop closes its connections and
     // ends) and our mpsc sender: what is left are the loops' and connections' clones.

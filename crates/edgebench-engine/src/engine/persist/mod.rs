@@ -136,6 +136,9 @@ pub struct Persist {
     /// Set by SHUTDOWN: the server serving the engine stops.
     shutdown: AtomicBool,
     shutdown_notify: tokio::sync::Notify,
+    /// A script that had written was stopped half way by a shutdown: the keyspace holds
+    /// part of its effects, so no RDB file is saved from it.
+    half_done: AtomicBool,
     /// Set once [`Engine::persist_before_exit`] succeeded (SIGTERM after SHUTDOWN does not
     /// save twice).
     persisted_for_exit: AtomicBool,
@@ -1288,11 +1291,30 @@ impl Engine {
         }
         self.flush_aof_sync(true);
         let save = save.unwrap_or_else(|| !save_points(&self.config_str("save")).is_empty());
+        if save && p.half_done.load(Ordering::Relaxed) {
+            return fail(
+                "a script that had written was stopped by the shutdown: the RDB file is not saved from its half-done state (the append-only file, if on, holds everything before it)"
+                    .into(),
+            );
+        }
         if save {
             self.save()?;
         }
         p.persisted_for_exit.store(true, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// Marks the keyspace as holding part of a stopped script's effects (see
+    /// [`Engine::stop_script_for_shutdown`]).
+    pub(crate) fn note_half_done_script(&self) {
+        self.persist_state()
+            .half_done
+            .store(true, Ordering::Relaxed);
+    }
+
+    /// Whether a shutdown stopped a script that had written.
+    pub(crate) fn half_done_script(&self) -> bool {
+        self.persist_state().half_done.load(Ordering::Relaxed)
     }
 
     /// Asks the server serving this engine to stop (SHUTDOWN).

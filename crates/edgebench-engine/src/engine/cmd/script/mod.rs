@@ -346,6 +346,22 @@ impl Engine {
         }
     }
 
+    /// Stops the running script, if any, because the server shuts down (SIGTERM, SHUTDOWN
+    /// NOSAVE): as SCRIPT KILL, but also a script that wrote. What such a script did stays
+    /// out of the append-only file (its writes are fed when it ends) and the engine will not
+    /// save an RDB file of its half-done state. A script that runs without the kill hook
+    /// (`busy-reply-threshold 0`) runs on.
+    pub fn stop_script_for_shutdown(&self) {
+        let gate = &self.inner().scripting.gate;
+        if gate.quiet() {
+            return;
+        }
+        if gate.wrote.load(Ordering::Relaxed) {
+            self.note_half_done_script();
+        }
+        gate.kill.store(true, Ordering::Relaxed);
+    }
+
     /// Whether a script runs now (one relaxed load).
     pub fn script_running(&self) -> bool {
         !self.inner().scripting.gate.quiet()
@@ -512,7 +528,11 @@ pub(crate) fn run_script(
     });
     vm.lua.remove_hook();
     inner.client.resp = saved_resp;
-    // Its writes go to the append-only file while its locks are still held.
+    // Its writes go to the append-only file while its locks are still held; a script the
+    // shutdown stopped half way leaves none, so the file replays to the state before it.
+    if engine.half_done_script() {
+        inner.client.prop.clear();
+    }
     super::propagate::feed_held_if_outermost(&mut inner);
     // Keep the Lua heap in step with what scripts free (Redis steps its GC after scripts).
     let _ = vm.lua.gc_step();

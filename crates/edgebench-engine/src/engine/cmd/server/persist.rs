@@ -63,6 +63,18 @@ pub(super) fn shutdown(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, C
     if abort {
         return Err(err("ERR No shutdown in progress."));
     }
+    // While a script runs only SHUTDOWN NOSAVE goes through, and it stops the script
+    // (redis-server 7.0's rule: the keyspace is half way through the script).
+    #[cfg(feature = "scripting")]
+    if ctx.engine.script_running() {
+        if !nosave {
+            return Err(err_owned(
+                "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+                    .into(),
+            ));
+        }
+        ctx.engine.stop_script_for_shutdown();
+    }
     let choice = if save {
         Some(true)
     } else if nosave {
