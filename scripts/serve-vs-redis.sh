@@ -9,6 +9,8 @@
 #   first, with the median of the per-repetition ratios per cell)
 #   PIPELINES="1" scripts/serve-vs-redis.sh   (only these -P values; default "1 16")
 #   EDGEBENCH=path/to/edgebench scripts/serve-vs-redis.sh   (that binary; no build)
+#   PIN=1 scripts/serve-vs-redis.sh   (both servers, every thread, on the last core; redis-benchmark
+#   on the others: the scheduler no longer moves them onto one core with the client)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-1000000}
@@ -22,12 +24,19 @@ pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$dir"' EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
+# PIN=1: servers on the last core, the client on the rest.
+server_cpu=""; client_cpu=""
+if [ "${PIN:-0}" = 1 ]; then
+  last=$(( $(nproc) - 1 ))
+  server_cpu="taskset -c $last"
+  client_cpu="taskset -c 0-$(( last > 0 ? last - 1 : 0 ))"
+fi
 rport=$(free_port)
-redis-server --port "$rport" --bind 127.0.0.1 --unixsocket "$dir/redis.sock" --unixsocketperm 700 \
+$server_cpu redis-server --port "$rport" --bind 127.0.0.1 --unixsocket "$dir/redis.sock" --unixsocketperm 700 \
   --save "" --appendonly no --dir "$dir" --logfile "$dir/redis.log" &
 pids+=($!); rpid=$!
 eport=$(free_port)
-"$edgebench" serve --port "$eport" --unixsocket "$dir/edgebench.sock" ${SERVE_FLAGS:-} 2>"$dir/serve.log" &
+$server_cpu "$edgebench" serve --port "$eport" --unixsocket "$dir/edgebench.sock" ${SERVE_FLAGS:-} 2>"$dir/serve.log" &
 pids+=($!); epid=$!
 for _ in $(seq 100); do
   redis-cli -p "$rport" ping >/dev/null 2>&1 && redis-cli -p "$eport" ping >/dev/null 2>&1 && break
@@ -45,7 +54,7 @@ bench() { # server transport pipeline repetition
   else pid=$epid; port=$eport; sock=$dir/edgebench.sock; fi
   if [ "$transport" = tcp ]; then conn="-h 127.0.0.1 -p $port"; else conn="-s $sock"; fi
   t0=$(cpu_ticks "$pid"); w0=$(date +%s.%N)
-  out=$(redis-benchmark $conn -t set,get -n "$n" -c 50 -d 500 -P "$p" --csv)
+  out=$($client_cpu redis-benchmark $conn -t set,get -n "$n" -c 50 -d 500 -P "$p" --csv)
   t1=$(cpu_ticks "$pid"); w1=$(date +%s.%N)
   set_rps=$(echo "$out" | awk -F'"' '$2=="SET" {print $4}')
   get_rps=$(echo "$out" | awk -F'"' '$2=="GET" {print $4}')

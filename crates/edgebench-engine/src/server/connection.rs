@@ -133,6 +133,9 @@ pub(crate) struct Session {
     pub(super) paused_until: Option<std::time::Instant>,
     /// CLIENT REPLY SKIP ran: the next command's reply is dropped.
     skip_reply: bool,
+    /// The command being dispatched wrote only pushes ((un)subscribe confirmations), which
+    /// CLIENT REPLY OFF and SKIP do not withhold.
+    pushed: bool,
     /// MONITOR: every command's line arrives here.
     pub(super) monitor: Option<tokio::sync::mpsc::Receiver<MonitorLine>>,
 }
@@ -160,6 +163,7 @@ impl Session {
             blocked: None,
             paused_until: None,
             skip_reply: false,
+            pushed: false,
             monitor: None,
         }
     }
@@ -167,6 +171,7 @@ impl Session {
     /// The socket's descriptor, for CLIENT LIST's `fd`.
     pub(crate) fn set_fd(&self, fd: i64) {
         self.client.shared.set_fd(fd);
+        self.subscriptions.set_fd(i32::try_from(fd).unwrap_or(-1));
     }
 
     fn protocol(&self) -> Protocol {
@@ -193,16 +198,19 @@ impl Session {
     }
 
     /// Runs one command and appends its reply, unless CLIENT REPLY withholds it: OFF drops
-    /// every reply from the OFF command on, SKIP drops its own and the next command's.
+    /// every reply from the OFF command on, SKIP drops its own and the next command's. What
+    /// Redis pushes is never withheld (its `CLIENT_PUSHING`): (un)subscribe confirmations,
+    /// as published messages, reach a client whatever its CLIENT REPLY says.
     pub(crate) fn dispatch(&mut self, args: &[&[u8]]) {
         let start = self.output.len();
         let skip_this = std::mem::take(&mut self.skip_reply);
+        self.pushed = false;
         self.dispatch_command(args);
         if self.client.reply_skip_next {
             self.client.reply_skip_next = false;
             self.skip_reply = true;
             self.output.truncate(start);
-        } else if skip_this || self.client.reply_off {
+        } else if (skip_this || self.client.reply_off) && !self.pushed {
             self.output.truncate(start);
         }
     }
@@ -336,15 +344,23 @@ impl Session {
             PubSubCommand::Subscribe(kind) => {
                 self.subscriptions
                     .subscribe(kind, &args[1..], protocol, &mut self.output);
+                self.pushed = true;
                 return self.publish_subscriptions();
             }
             PubSubCommand::Unsubscribe(kind) => {
                 self.subscriptions
                     .unsubscribe(kind, &args[1..], protocol, &mut self.output);
+                self.pushed = true;
                 return self.publish_subscriptions();
             }
-            PubSubCommand::Publish => Reply::Int(broker.publish(args[1], args[2]) as i64),
-            PubSubCommand::SPublish => Reply::Int(broker.spublish(args[1], args[2]) as i64),
+            PubSubCommand::Publish => {
+                broker.settle(self.client.id, args[1], false);
+                Reply::Int(broker.publish(args[1], args[2]) as i64)
+            }
+            PubSubCommand::SPublish => {
+                broker.settle(self.client.id, args[1], true);
+                Reply::Int(broker.spublish(args[1], args[2]) as i64)
+            }
             PubSubCommand::PubSub => pubsub_command(broker, args),
         };
         self.reply(&reply);
@@ -381,6 +397,9 @@ impl Session {
             }
         }
         self.exec_stretch(stretch);
+        // The confirmations sit among EXEC's replies: under CLIENT REPLY OFF they go with
+        // them (Redis would still send them, apart from the replies it withholds).
+        self.pushed = false;
     }
 
     fn exec_stretch(&mut self, stretch: Vec<Vec<Vec<u8>>>) {
@@ -694,6 +713,14 @@ impl<S: Socket> Connection<S> {
     /// holds buffers of its own only for what a batch leaves behind: part of a request, the
     /// requests behind a blocking command or a pause, replies the socket did not take.
     fn read_and_run(&mut self) -> io::Result<Option<bool>> {
+        // A PUBLISH meanwhile waits for what this read brings to run (`Broker::settle`).
+        self.session.subscriptions.reading();
+        let ran = self.read_and_run_batch();
+        self.session.subscriptions.ran_batch();
+        ran
+    }
+
+    fn read_and_run_batch(&mut self) -> io::Result<Option<bool>> {
         if self.input.is_empty() && self.session.output.is_empty() {
             let ran = SCRATCH.with(|scratch| {
                 // Taken only if no batch of this thread holds it (one cannot: a batch does
@@ -899,6 +926,18 @@ pub(super) enum Stop {
 /// wait or a CLIENT PAUSE stops early, and so, with `stop_before_long`, does a request that
 /// may run long (see [`may_run_long`]). Returns how many bytes it used and why it stopped.
 pub(super) fn run_requests(
+    session: &mut Session,
+    parser: &mut RequestParser,
+    input: &[u8],
+    stop_before_long: bool,
+) -> (usize, Stop) {
+    let ran = run_batch(session, parser, input, stop_before_long);
+    // A PUBLISH may be waiting for this batch to leave subscriptions (`Broker::settle`).
+    session.subscriptions.ran_batch();
+    ran
+}
+
+fn run_batch(
     session: &mut Session,
     parser: &mut RequestParser,
     input: &[u8],

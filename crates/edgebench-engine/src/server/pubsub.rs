@@ -14,9 +14,19 @@
 //!   growing without bound.
 //! - Channel names and payloads are copied once per PUBLISH, into shared [`Bytes`], however
 //!   many subscribers receive them.
+//!
+//! Order across connections: redis-server runs requests one at a time in the order they
+//! reach it, so an UNSUBSCRIBE sent before another client's PUBLISH is gone before that
+//! PUBLISH counts its receivers, even when the unsubscriber has not read its confirmation
+//! yet (Redis's own tests rely on it). Here connections run on threads of their own, and
+//! the subscriber's request may still wait in its socket. So before PUBLISH counts,
+//! [`Broker::settle`] looks (one `poll`, no wait) at the sockets of the other connections
+//! it would deliver to; one holding unread input that may leave subscriptions (an
+//! unsubscribe, RESET, QUIT, or the end of the stream) is given up to [`SETTLE_WAIT`] to
+//! run it. Subscribers that send nothing, the common case, cost that one `poll`.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use bytes::Bytes;
@@ -27,6 +37,11 @@ use crate::engine::cmd::server::{common, PUBSUB_HELP};
 use crate::engine::Reply;
 use crate::resp::encode::{write_bulk, write_int, write_len};
 use crate::resp::{encode, Protocol};
+
+/// How long a PUBLISH waits for a subscriber to run the unsubscribe already in its socket
+/// (see the module doc): far longer than a connection takes to be scheduled, and short
+/// enough that a subscriber stuck elsewhere (a script, a full output buffer) costs little.
+pub const SETTLE_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// Bytes of undelivered messages a subscriber may have queued before it is disconnected:
 /// Redis's hard limit for pub/sub clients (`client-output-buffer-limit pubsub 32mb`).
@@ -125,6 +140,13 @@ struct Subscriber {
     pending: AtomicUsize,
     /// Set once `pending` passed [`PENDING_LIMIT`]: the connection closes.
     overflowed: AtomicBool,
+    /// Its socket's descriptor (-1 when it has none), which [`Broker::settle`] polls.
+    fd: i32,
+    /// Batches of requests the connection ran, and its end: bumped so that
+    /// [`Broker::settle`] can tell when unread input it saw has run.
+    batches: AtomicU64,
+    /// Set from before the connection reads its socket until the batch it read has run.
+    busy: AtomicBool,
 }
 
 impl Subscriber {
@@ -194,6 +216,69 @@ impl Broker {
             subscribers.retain(|s| s.id != id);
             if subscribers.is_empty() {
                 registry.remove(name);
+            }
+        }
+    }
+
+    /// Before PUBLISH (or SPUBLISH, `shard`) from client `publisher` counts its receivers:
+    /// lets the other receiving connections run any request already in their sockets that
+    /// may leave subscriptions (see the module doc). Returns at once when none has one.
+    pub fn settle(&self, publisher: u64, channel: &[u8], shard: bool) {
+        let receivers: Vec<Arc<Subscriber>> = {
+            let state = self.state();
+            let mut receivers = Vec::new();
+            let registry = if shard {
+                &state.shard_channels
+            } else {
+                &state.channels
+            };
+            let mut take = |subscribers: &Vec<Arc<Subscriber>>| {
+                receivers.extend(
+                    subscribers
+                        .iter()
+                        .filter(|s| s.id != publisher && s.fd >= 0)
+                        .cloned(),
+                );
+            };
+            if let Some(subscribers) = registry.get(channel) {
+                take(subscribers);
+            }
+            if !shard {
+                for (pattern, subscribers) in &state.patterns {
+                    if glob_match(pattern, channel) {
+                        take(subscribers);
+                    }
+                }
+            }
+            receivers
+        };
+        if receivers.is_empty() {
+            return;
+        }
+        // Counted before looking: a batch that ends after this is one to wait for.
+        let batches: Vec<u64> = receivers
+            .iter()
+            .map(|s| s.batches.load(Ordering::SeqCst))
+            .collect();
+        let mut due = vec![false; receivers.len()];
+        for i in readable(&receivers) {
+            due[i] = may_leave(receivers[i].fd);
+        }
+        // Looked at after the socket: input it no longer holds was read by a batch that is
+        // running now (`busy`) or has ended (`batches` moved on).
+        let waiting: Vec<(&Arc<Subscriber>, u64)> = receivers
+            .iter()
+            .zip(batches)
+            .zip(due)
+            .filter(|((s, _), due)| *due || s.busy.load(Ordering::SeqCst))
+            .map(|(pair, _)| pair)
+            .collect();
+        let deadline = std::time::Instant::now() + SETTLE_WAIT;
+        for (subscriber, batches) in waiting {
+            while subscriber.batches.load(Ordering::SeqCst) == batches
+                && std::time::Instant::now() < deadline
+            {
+                std::thread::sleep(std::time::Duration::from_micros(20));
             }
         }
     }
@@ -288,6 +373,57 @@ impl Broker {
     }
 }
 
+/// The indexes of `subscribers` whose sockets hold unread input (or their end): one `poll`
+/// that does not wait.
+fn readable(subscribers: &[Arc<Subscriber>]) -> Vec<usize> {
+    let mut fds: Vec<libc::pollfd> = subscribers
+        .iter()
+        .map(|s| libc::pollfd {
+            fd: s.fd,
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    // SAFETY: `fds` is a valid array of `fds.len()` pollfd structs for the whole call. A
+    // descriptor closed meanwhile (its connection just ended) reports POLLNVAL, or is
+    // another socket by then: either way at most a wait of SETTLE_WAIT, never a fault.
+    let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, 0) };
+    if n <= 0 {
+        return Vec::new();
+    }
+    fds.iter()
+        .enumerate()
+        .filter(|(_, p)| p.revents & (libc::POLLIN | libc::POLLHUP) != 0)
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Whether the unread input of socket `fd` may leave subscriptions: the end of the stream,
+/// or a request naming an unsubscribe, RESET or QUIT (looked at without taking it).
+fn may_leave(fd: i32) -> bool {
+    let mut buf = [0u8; 4096];
+    // SAFETY: `buf` is valid for `buf.len()` bytes; MSG_PEEK leaves the input in the socket
+    // for its connection, MSG_DONTWAIT never blocks.
+    let n = unsafe {
+        libc::recv(
+            fd,
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+            libc::MSG_PEEK | libc::MSG_DONTWAIT,
+        )
+    };
+    let Ok(n) = usize::try_from(n) else {
+        return false;
+    };
+    if n == 0 {
+        return true;
+    }
+    let input = buf[..n].to_ascii_lowercase();
+    [&b"unsubscribe"[..], b"reset", b"quit"]
+        .iter()
+        .any(|word| input.windows(word.len()).any(|w| w == *word))
+}
+
 /// A set that remembers insertion order (UNSUBSCRIBE without arguments goes through it).
 #[derive(Debug, Default)]
 struct OrderedSet {
@@ -327,6 +463,9 @@ impl OrderedSet {
 pub struct Subscriptions {
     broker: Arc<Broker>,
     id: u64,
+    /// The connection's socket (-1 until known); atomic only because the server sets it
+    /// through a shared reference to the session.
+    fd: AtomicI32,
     /// Created at the first subscription.
     me: Option<(Arc<Subscriber>, mpsc::UnboundedReceiver<Delivery>)>,
     channels: OrderedSet,
@@ -340,10 +479,34 @@ impl Subscriptions {
         Subscriptions {
             broker,
             id,
+            fd: AtomicI32::new(-1),
             me: None,
             channels: OrderedSet::default(),
             patterns: OrderedSet::default(),
             shard_channels: OrderedSet::default(),
+        }
+    }
+
+    /// The connection's socket descriptor, which PUBLISH polls (see [`Broker::settle`]);
+    /// set before the first subscription.
+    pub fn set_fd(&self, fd: i32) {
+        self.fd.store(fd, Ordering::Relaxed);
+    }
+
+    /// A batch of the connection's requests ran: a PUBLISH waiting in [`Broker::settle`]
+    /// for input it saw in this connection's socket may go on.
+    pub fn ran_batch(&self) {
+        if let Some((subscriber, _)) = &self.me {
+            subscriber.batches.fetch_add(1, Ordering::SeqCst);
+            subscriber.busy.store(false, Ordering::SeqCst);
+        }
+    }
+
+    /// The connection is about to read its socket: until [`Subscriptions::ran_batch`], a
+    /// PUBLISH waits for what it reads to run (see [`Broker::settle`]).
+    pub fn reading(&self) {
+        if let Some((subscriber, _)) = &self.me {
+            subscriber.busy.store(true, Ordering::SeqCst);
         }
     }
 
@@ -392,6 +555,9 @@ impl Subscriptions {
                 queue,
                 pending: AtomicUsize::new(0),
                 overflowed: AtomicBool::new(false),
+                fd: self.fd.load(Ordering::Relaxed),
+                batches: AtomicU64::new(0),
+                busy: AtomicBool::new(false),
             });
             (subscriber, receiver)
         });
@@ -505,6 +671,8 @@ impl Subscriptions {
 impl Drop for Subscriptions {
     fn drop(&mut self) {
         self.clear();
+        // The connection's end is its last batch.
+        self.ran_batch();
     }
 }
 

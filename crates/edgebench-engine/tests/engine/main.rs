@@ -19,6 +19,7 @@ mod support;
 
 mod bits;
 mod dump;
+mod encodings;
 mod geo;
 mod hash;
 mod hll;
@@ -27,6 +28,7 @@ mod list;
 mod list_props;
 mod object;
 mod persist;
+mod pubsub_order;
 mod resp_server;
 mod resp_server_blocking;
 mod resp_server_loop;

@@ -19,6 +19,7 @@ use std::borrow::Cow;
 use super::{is, spec, Ctx, KeySpec, Spec, ALL_ARGS, ONE_KEY};
 use crate::engine::error::CmdError;
 use crate::engine::keyspace::{Entry, Locked, Value};
+use crate::engine::types::encoding::Shape;
 use crate::engine::types::hll::{self, HllError, REGISTERS};
 use crate::resp::reply::Reply;
 
@@ -71,10 +72,16 @@ impl Locked<'_> {
         Ok(Some(s))
     }
 
-    /// The HyperLogLog at `key` for writing, created empty when missing.
+    /// The HyperLogLog at `key` for writing, created empty when missing. Either way it is
+    /// `raw` (OBJECT ENCODING), as Redis's `createHLLObject` and `dbUnshareStringValue`
+    /// make it.
     fn hll_mut(&mut self, key: &[u8]) -> Result<&mut Vec<u8>, CmdError> {
         if self.hll(key)?.is_none() {
-            self.insert(key, Entry::new(Value::Str(hll::new_sparse())));
+            let mut entry = Entry::new(Value::Str(hll::new_sparse()));
+            entry.shape = Shape::only(Shape::RAW);
+            self.insert(key, entry);
+        } else {
+            self.unshare_string(key);
         }
         self.string_mut(key)?.ok_or(CmdError::WrongType)
     }
@@ -84,7 +91,11 @@ impl Locked<'_> {
     pub fn pfadd(&mut self, key: &[u8], elements: &[&[u8]]) -> Result<bool, CmdError> {
         let created = match self.hll(key)? {
             None => true,
-            Some(s) if !raises_any(s, elements) => return Ok(false),
+            Some(s) if !raises_any(s, elements) => {
+                // Redis unshared it before adding (`raw`), though nothing changed.
+                self.unshare_string(key);
+                return Ok(false);
+            }
             Some(_) => false,
         };
         let sparse_max = self.hll_sparse_max();
@@ -107,6 +118,8 @@ impl Locked<'_> {
                 return Ok(0);
             };
             if let Some(count) = hll::cached_count(s) {
+                // Redis unshares the value before it reads the cache (`raw`).
+                self.unshare_string(key);
                 return Ok(count);
             }
             let s = self.hll_mut(key)?;
@@ -165,10 +178,15 @@ fn pfmerge(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
 
 fn pfdebug(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
     let (sub, key) = (args[1], args[2]);
-    let Some(s) = ctx.ks.hll(key)? else {
+    if ctx.ks.hll(key)?.is_none() {
         return Err(CmdError::Other(Cow::Borrowed(
             "ERR The specified key does not exist",
         )));
+    }
+    // Every subcommand unshares the value first (`raw`), as Redis's PFDEBUG does.
+    ctx.ks.unshare_string(key);
+    let Some(s) = ctx.ks.hll(key)? else {
+        return Err(CmdError::WrongType);
     };
     if is(sub, "getreg") {
         let s = ctx.ks.hll_mut(key)?;

@@ -19,6 +19,7 @@ use std::cmp::Ordering;
 use super::{is, parse_f64, parse_i64, spec, Ctx, KeySpec, KeysOrAll, Spec};
 use crate::engine::error::CmdError;
 use crate::engine::keyspace::{Entry, Locked, Value};
+use crate::engine::types::encoding::Shape;
 use crate::resp::reply::Reply;
 
 /// The commands of this family.
@@ -176,7 +177,7 @@ type Elements = (Vec<Vec<u8>>, bool);
 /// The elements of the sorted key in its own order (a set's in the set's order): `None`
 /// for a missing key.
 fn elements(ks: &mut Locked<'_>, key: &[u8]) -> Result<Option<Elements>, CmdError> {
-    Ok(match ks.get(key) {
+    let found = match ks.get(key) {
         None => None,
         Some(Entry { value, .. }) => Some(match value {
             Value::List(l) => (l.iter().cloned().collect(), false),
@@ -184,7 +185,21 @@ fn elements(ks: &mut Locked<'_>, key: &[u8]) -> Result<Option<Elements>, CmdErro
             Value::ZSet(z) => (z.iter().map(|(m, _)| m.to_vec()).collect(), false),
             _ => return Err(CmdError::WrongType),
         }),
-    })
+    };
+    // Redis converts a sorted set it sorts to a skiplist (sort.c's `zsetConvert`), without
+    // calling it a write: OBJECT ENCODING then says so.
+    if found.as_ref().is_some_and(|(_, set)| !set) {
+        if let Some(Entry {
+            value: Value::ZSet(_),
+            ..
+        }) = ks.peek(key)
+        {
+            if let Some(shape) = ks.shape_mut(key) {
+                shape.set(Shape::GREW);
+            }
+        }
+    }
+    Ok(found)
 }
 
 /// The LIMIT window over `len` elements, as Redis computes it: (start, end) inclusive,

@@ -434,22 +434,34 @@ impl Locked<'_> {
         pattern: Option<&[u8]>,
         count: usize,
     ) -> Result<ZScanPage, CmdError> {
+        if self.get_zset(key)?.is_none() {
+            return Ok((0, Vec::new()));
+        }
+        let skiplist = self.is_skiplist(key);
         let Some(z) = self.get_zset(key)? else {
             return Ok((0, Vec::new()));
         };
-        let (next, page) = scan_zset(z, cursor, pattern, count);
+        let (next, page) = scan_zset(z, skiplist, cursor, pattern, count);
         Ok((next, page.map(|(m, s)| (m.to_vec(), s)).collect()))
+    }
+
+    /// Whether Redis holds the sorted set at `key` as a skip list: what OBJECT ENCODING
+    /// reports, which remembers a conversion the engine's own [`ZSet`] may not have made
+    /// (limits changed by CONFIG, SORT's conversion).
+    fn is_skiplist(&mut self, key: &[u8]) -> bool {
+        self.encoding_of(key) == Some("skiplist")
     }
 }
 
-/// One ZSCAN page of `z` (see [`Locked::zscan`]).
+/// One ZSCAN page of `z`, held by Redis as a skip list or not (see [`Locked::zscan`]).
 fn scan_zset<'z, 'p>(
     z: &'z ZSet,
+    skiplist: bool,
     cursor: u64,
     pattern: Option<&'p [u8]>,
     count: usize,
 ) -> (u64, impl Iterator<Item = (&'z [u8], f64)> + use<'z, 'p>) {
-    let (next, page): (u64, Vec<(&[u8], f64)>) = if z.is_large() {
+    let (next, page): (u64, Vec<(&[u8], f64)>) = if skiplist {
         scan_page(z.iter().map(|(m, s)| (m, (m, s))), cursor, count)
     } else {
         (0, z.iter().collect())
@@ -830,16 +842,13 @@ fn zscan_cmd(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
         return Ok(scan_reply(0, Vec::new()));
     }
     let opts = ScanOptions::parse(&args[3..])?;
+    let skiplist = ctx.ks.is_skiplist(args[1]);
     let Some(z) = ctx.ks.get_zset(args[1])? else {
         return Ok(scan_reply(0, Vec::new()));
     };
     // A skip list's scores print as replies do; a listpack's as it stores them.
-    let format = if z.is_large() {
-        format_f64
-    } else {
-        listpack_score
-    };
-    let (next, page) = scan_zset(z, cursor, opts.pattern, opts.count);
+    let format = if skiplist { format_f64 } else { listpack_score };
+    let (next, page) = scan_zset(z, skiplist, cursor, opts.pattern, opts.count);
     let mut items = Vec::new();
     for (member, score) in page {
         items.push(Reply::bulk(member));

@@ -342,10 +342,14 @@ impl Locked<'_> {
         };
         if too_short || view.changes_base() {
             let written = std::mem::take(&mut view.written);
-            let s = self.bits_for_write(key, highest)?;
-            for (i, b) in written {
-                s[i] = b;
-            }
+            self.edit_bits(key, highest, |s| {
+                for (i, b) in written {
+                    s[i] = b;
+                }
+            })?;
+        } else {
+            // Nothing to store, but Redis unshared the string for the write ops anyway.
+            self.unshare_string(key);
         }
         Ok(replies)
     }

@@ -269,44 +269,58 @@ impl Locked<'_> {
         }
     }
 
-    /// The string at `key`, grown with zero bytes (or created) so that bit `max_bit`
-    /// exists; WRONGTYPE for another type. `max_bit` comes from [`parse_bit_offset`], so
-    /// the string stays within 512 MB and a few bytes.
-    pub fn bits_for_write(&mut self, key: &[u8], max_bit: u64) -> Result<&mut Vec<u8>, CmdError> {
+    /// Runs `edit` on the string at `key`, grown with zero bytes (or created) so that bit
+    /// `max_bit` exists; WRONGTYPE for another type. `max_bit` comes from
+    /// [`parse_bit_offset`], so the string stays within 512 MB and a few bytes. A missing
+    /// key is built whole and then stored, so the command counts one change (as Redis's
+    /// `server.dirty++`), not a creation and a write.
+    pub fn edit_bits<R>(
+        &mut self,
+        key: &[u8],
+        max_bit: u64,
+        edit: impl FnOnce(&mut Vec<u8>) -> R,
+    ) -> Result<R, CmdError> {
         let need = (max_bit >> 3) as usize + 1;
         if self.get_str(key)?.is_none() {
-            self.insert(key, Entry::new(Value::Str(Vec::new())));
+            let mut s = vec![0u8; need];
+            let out = edit(&mut s);
+            let mut entry = Entry::new(Value::Str(s));
+            // Redis makes a bit command's new string with `createObject`: `raw`.
+            entry.shape = Shape::only(Shape::RAW);
+            self.insert(key, entry);
+            return Ok(out);
         }
         // Redis unshares the string for a bit write: `raw` from then on (OBJECT ENCODING).
-        if let Some(shape) = self.shape_mut(key) {
-            *shape = Shape::only(Shape::RAW);
-        }
+        self.unshare_string(key);
         let s = self.string_mut(key)?.ok_or(CmdError::WrongType)?;
         if s.len() < need {
             s.resize(need, 0);
         }
-        Ok(s)
+        Ok(edit(s))
     }
 
     /// SETBIT: sets bit `offset` to `on` (growing the string); the bit's old value.
     pub fn setbit(&mut self, key: &[u8], offset: u64, on: bool) -> Result<bool, CmdError> {
         let (byte, mask) = ((offset >> 3) as usize, 0x80u8 >> (offset & 7));
-        // Read first: a bit already so, in a string long enough, is no change.
+        // Read first: a bit already so, in a string long enough, is no change, but Redis
+        // has unshared the string before it looks (`raw` all the same).
         if let Some(s) = self.get_str(key)? {
             if let Some(&b) = s.get(byte) {
                 if (b & mask != 0) == on {
+                    self.unshare_string(key);
                     return Ok(on);
                 }
             }
         }
-        let s = self.bits_for_write(key, offset)?;
-        let old = s[byte] & mask != 0;
-        if on {
-            s[byte] |= mask;
-        } else {
-            s[byte] &= !mask;
-        }
-        Ok(old)
+        self.edit_bits(key, offset, |s| {
+            let old = s[byte] & mask != 0;
+            if on {
+                s[byte] |= mask;
+            } else {
+                s[byte] &= !mask;
+            }
+            old
+        })
     }
 
     /// GETBIT: bit `offset` (0 past the end or for a missing key).

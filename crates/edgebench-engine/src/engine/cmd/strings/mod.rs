@@ -202,7 +202,7 @@ impl Locked<'_> {
                 let s = self.str_mut(key)?;
                 s.extend_from_slice(tail);
                 let len = s.len();
-                self.mark_string(key, Shape::RAW);
+                self.unshare_string(key);
                 Ok(len)
             }
         }
@@ -279,8 +279,17 @@ impl Locked<'_> {
         }
         s[offset..end].copy_from_slice(value);
         let len = s.len();
-        self.mark_string(key, Shape::RAW);
+        self.unshare_string(key);
         Ok(len)
+    }
+
+    /// Redis's `dbUnshareStringValue`: a command that edits a string in place (APPEND,
+    /// SETRANGE, SETBIT, BITFIELD's writes, PFADD, PFMERGE, one-key PFCOUNT, PFDEBUG) first
+    /// turns it `raw`, whatever its length, even when the edit then changes nothing (SETBIT
+    /// of a bit already so, PFADD that raises no register). Only the encoding changes: this
+    /// is not a write (no WATCH, no dirty count), as Redis's copy is not.
+    pub(in crate::engine::cmd) fn unshare_string(&mut self, key: &[u8]) {
+        self.mark_string(key, Shape::RAW);
     }
 
     /// Notes how Redis would encode the string just written (OBJECT ENCODING): `bits` of
