@@ -699,7 +699,14 @@ impl<'a> Locked<'a> {
                     db.blocked.written(db, key);
                 }
             }
-            let watched: Vec<Key> = shard.watched.keys().cloned().collect();
+            // Only watched keys that exist count as modified (Redis's
+            // `touchAllWatchedKeysInDb`): WATCH of a missing key survives FLUSHALL.
+            let watched: Vec<Key> = shard
+                .watched
+                .keys()
+                .filter(|k| shard.map.contains_key(k))
+                .cloned()
+                .collect();
             shard.map.clear();
             shard.deadlines.clear();
             for k in watched {

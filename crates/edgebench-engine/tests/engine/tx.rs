@@ -110,3 +110,33 @@ fn watches_are_given_back_however_they_end() {
     }
     assert_eq!(watched_keys(&engine), 0);
 }
+
+#[test]
+fn save_and_shutdown_are_refused_inside_multi_and_flushall_spares_watches_of_missing_keys() {
+    let mut d = Diff::new();
+    d.check(&[
+        // `no-multi` commands doom the transaction (not run at EXEC: SHUTDOWN would stop
+        // the server).
+        &["MULTI"],
+        &["SET", "a", "1"],
+        &["SAVE"],
+        &["EXEC"],
+        &["MULTI"],
+        &["SHUTDOWN"],
+        &["EXEC"],
+        &["GET", "a"],
+        // A WATCH of a key that does not exist is not touched by FLUSHALL or FLUSHDB.
+        &["DEL", "x"],
+        &["WATCH", "x"],
+        &["FLUSHALL"],
+        &["MULTI"],
+        &["PING"],
+        &["EXEC"],
+        &["SET", "y", "1"],
+        &["WATCH", "x", "y"],
+        &["FLUSHDB"],
+        &["MULTI"],
+        &["PING"],
+        &["EXEC"],
+    ]);
+}

@@ -370,6 +370,15 @@ pub fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
             return reject(client, spec, busy, Origin::Shared);
         }
     }
+    // Redis's `no-multi` commands: refused while queuing, which dooms the transaction.
+    if client.in_multi() && matches!(spec.name, "save" | "shutdown") {
+        return reject(
+            client,
+            spec,
+            Reply::err("ERR Command not allowed inside a transaction"),
+            Origin::Formatted,
+        );
+    }
     if client.in_multi() && !tx::runs_inside_multi(spec) {
         if let Some(queue) = client.multi.as_mut() {
             queue.push(args.iter().map(|a| a.to_vec()).collect());
