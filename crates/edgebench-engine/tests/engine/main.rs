@@ -20,6 +20,7 @@ mod support;
 mod bits;
 mod dump;
 mod encodings;
+mod errorstats;
 mod geo;
 mod hash;
 mod hll;

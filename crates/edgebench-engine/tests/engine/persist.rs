@@ -543,7 +543,7 @@ fn bgsave_lastsave_and_info_persistence() {
         info(&mut e, "persistence", "rdb_changes_since_last_save"),
         "0"
     );
-    assert_eq!(info(&mut e, "persistence", "total_forks"), "1");
+    assert_eq!(info(&mut e, "stats", "total_forks"), "1");
     let lastsave: u64 = text(&e.ok_line("LASTSAVE")).parse().unwrap();
     assert!(
         lastsave >= before && lastsave >= started.parse().unwrap(),

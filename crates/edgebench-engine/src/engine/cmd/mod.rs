@@ -345,14 +345,20 @@ pub fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
         if client.in_multi() {
             client.multi_dirty = true;
         }
-        return unknown_command(args);
+        let reply = unknown_command(args);
+        count_error(engine, &reply, None, true);
+        return reply;
     };
     if !arity_ok(spec.arity, args.len()) {
-        return reject(
-            client,
-            spec,
-            CmdError::Arity(spec.name.to_string()).into(),
-            Origin::Formatted,
+        return rejected(
+            engine,
+            index,
+            reject(
+                client,
+                spec,
+                CmdError::Arity(spec.name.to_string()).into(),
+                Origin::Formatted,
+            ),
         );
     }
     // Redis checks authentication after the command's name and arity.
@@ -360,23 +366,31 @@ pub fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
         && !server::runs_before_auth(spec)
         && engine.inner().server.requires_auth()
     {
-        return reject(client, spec, Reply::err(server::NOAUTH), Origin::Shared);
+        return rejected(
+            engine,
+            index,
+            reject(client, spec, Reply::err(server::NOAUTH), Origin::Shared),
+        );
     }
     // While a script runs, wait for it (or get BUSY) here rather than on its locks: one
     // relaxed load when none runs (see `script::gate`).
     #[cfg(feature = "scripting")]
     if !engine.inner().scripting.gate.quiet() {
         if let Some(busy) = script::wait_for_script(engine, spec, args) {
-            return reject(client, spec, busy, Origin::Shared);
+            return rejected(engine, index, reject(client, spec, busy, Origin::Shared));
         }
     }
     // Redis's `no-multi` commands: refused while queuing, which dooms the transaction.
     if client.in_multi() && matches!(spec.name, "save" | "shutdown") {
-        return reject(
-            client,
-            spec,
-            Reply::err("ERR Command not allowed inside a transaction"),
-            Origin::Formatted,
+        return rejected(
+            engine,
+            index,
+            reject(
+                client,
+                spec,
+                Reply::err("ERR Command not allowed inside a transaction"),
+                Origin::Formatted,
+            ),
         );
     }
     if client.in_multi() && !tx::runs_inside_multi(spec) {
@@ -389,6 +403,20 @@ pub fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
     engine.inner().server.count_call(index);
     note_command(client, index, args);
     run(engine, client, spec, args)
+}
+
+/// A refusal's reply, counted in INFO (the command's `rejected_calls`, its error code).
+fn rejected(engine: &Engine, index: usize, reply: Reply) -> Reply {
+    count_error(engine, &reply, Some(index), true);
+    reply
+}
+
+/// Counts an error reply in INFO's errorstats and, for a known command, in its
+/// commandstats (`rejected_calls` if it never ran, else `failed_calls`). Not an error: nothing.
+pub(crate) fn count_error(engine: &Engine, reply: &Reply, index: Option<usize>, rejected: bool) {
+    if let Reply::Error(text) = reply {
+        engine.inner().server.count_error(text, index, rejected);
+    }
 }
 
 /// Where a refusal's text comes from, which decides how EXECABORT quotes it: Redis's
@@ -509,6 +537,14 @@ pub fn run(engine: &Engine, client: &mut Client, spec: &Spec, args: &[&[u8]]) ->
     }
     let mark = propagate::mark();
     let reply = (spec.run)(&mut ctx, args).unwrap_or_else(Reply::from);
+    if reply.is_error() {
+        count_error(
+            engine,
+            &reply,
+            lookup_indexed(args[0]).map(|(i, _)| i),
+            false,
+        );
+    }
     if container {
         ctx.client.prop_hold -= 1;
     }

@@ -168,6 +168,9 @@ fn exec(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
             .zip(&specs)
             .map(|(args, spec)| {
                 let args: Vec<&[u8]> = args.iter().map(|a| &a[..]).collect();
+                if let Some((index, _)) = super::lookup_indexed(args[0]) {
+                    engine.inner().server.count_call(index);
+                }
                 run(engine, ctx.client, spec, &args)
             })
             .collect();
@@ -218,7 +221,15 @@ fn exec(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
         let argv: Vec<&[u8]> = args.iter().map(|a| &a[..]).collect();
         let started = super::command_timer(engine);
         let mark = super::propagate::mark();
+        // Each queued command counts as a call in INFO commandstats, as in Redis.
+        let index = super::lookup_indexed(argv[0]).map(|(i, _)| i);
+        if let Some(i) = index {
+            engine.inner().server.count_call(i);
+        }
         let reply = (spec.run)(&mut inner, &argv).unwrap_or_else(Reply::from);
+        if reply.is_error() {
+            super::count_error(engine, &reply, index, false);
+        }
         super::propagate::after(&mut inner, spec, &argv, &reply, mark);
         replies.push(reply);
         super::observe(engine, inner.client, &argv, started, now);

@@ -1392,9 +1392,13 @@ impl Engine {
             out.push(("aof_current_size", a.size.to_string()));
             out.push(("aof_base_size", a.base_size.to_string()));
         }
-        out.push(("latest_fork_usec", jobs.latest_fork_us.to_string()));
-        out.push(("total_forks", jobs.forks.to_string()));
         out
+    }
+
+    /// INFO stats' `latest_fork_usec` and `total_forks`.
+    pub(crate) fn fork_stats(&self) -> (u64, u64) {
+        let jobs = lock(&self.persist_state().jobs);
+        (jobs.latest_fork_us, jobs.forks)
     }
 }
 

@@ -88,6 +88,9 @@ impl Engine {
         stats.connections.store(0, Ordering::Relaxed);
         stats.expired_keys.store(0, Ordering::Relaxed);
         self.server().calls.reset();
+        self.server().rejected.reset();
+        self.server().failed.reset();
+        self.server().errors.reset();
         self.server().peak_memory.store(0, Ordering::Relaxed);
     }
 }

@@ -191,9 +191,11 @@ impl Engine {
                 put("keyspace_misses", "0".into());
                 put("pubsub_channels", "0".into());
                 put("pubsub_patterns", "0".into());
-                put("latest_fork_usec", "0".into());
-                put("total_forks", "0".into());
-                put("total_error_replies", "0".into());
+                let (fork_us, forks) = self.fork_stats();
+                put("latest_fork_usec", fork_us.to_string());
+                put("total_forks", forks.to_string());
+                put("unexpected_error_replies", "0".into());
+                put("total_error_replies", server.errors.total().to_string());
             }
             "replication" => {
                 put("role", "master".into());
@@ -216,19 +218,29 @@ impl Engine {
                 put("used_cpu_user_children", "0.000000".into());
             }
             "commandstats" => {
-                let mut calls: Vec<(&str, u64)> = all_commands()
+                let mut calls: Vec<(&str, usize)> = all_commands()
                     .enumerate()
-                    .map(|(i, spec)| (spec.name, server.calls.get(i)))
-                    .filter(|&(_, n)| n > 0)
+                    .map(|(i, spec)| (spec.name, i))
+                    .filter(|&(_, i)| server.calls.get(i) + server.rejected.get(i) > 0)
                     .collect();
                 calls.sort_unstable();
-                for (name, n) in calls {
+                for (name, i) in calls {
+                    let (n, rejected, failed) = (
+                        server.calls.get(i),
+                        server.rejected.get(i),
+                        server.failed.get(i),
+                    );
                     put(
                         &format!("cmdstat_{name}"),
                         format!(
-                            "calls={n},usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=0"
+                            "calls={n},usec=0,usec_per_call=0.00,rejected_calls={rejected},failed_calls={failed}"
                         ),
                     );
+                }
+            }
+            "errorstats" => {
+                for (code, n) in server.errors.by_code() {
+                    put(&format!("errorstat_{code}"), format!("count={n}"));
                 }
             }
             "cluster" => put("cluster_enabled", "0".into()),
@@ -242,7 +254,7 @@ impl Engine {
                     }
                 }
             }
-            // modules, errorstats, latencystats: nothing to report.
+            // modules, latencystats: nothing to report.
             _ => {}
         }
         lines

@@ -25,6 +25,13 @@ pub struct ServerState {
     config: RwLock<Vec<String>>,
     /// Calls per command, indexed as [`all_commands`] lists them.
     pub(super) calls: Counters,
+    /// Calls refused before they ran (arity, NOAUTH, BUSY, no-multi), per command
+    /// (commandstats' `rejected_calls`).
+    pub(super) rejected: Counters,
+    /// Calls that ran and replied with an error, per command (`failed_calls`).
+    pub(super) failed: Counters,
+    /// Error replies by their code (INFO errorstats, `total_error_replies`).
+    pub(super) errors: ErrorStats,
     live_clients: Arc<AtomicU64>,
     pub(super) peak_memory: AtomicU64,
     pub(super) run_id: String,
@@ -39,11 +46,58 @@ pub struct ServerState {
     pub(crate) slowlog: SlowLog,
 }
 
+/// Error replies by code, as Redis's `errors` radix tree keeps them: at most
+/// [`ErrorStats::LIMIT`] distinct codes (after that new ones are not tracked, as in Redis),
+/// and every error in the total.
+#[derive(Debug, Default)]
+pub(crate) struct ErrorStats {
+    by_code: std::sync::Mutex<std::collections::BTreeMap<String, u64>>,
+    total: AtomicU64,
+}
+
+impl ErrorStats {
+    /// Redis's `ERROR_STATS_NUMBER`.
+    const LIMIT: usize = 128;
+
+    fn count(&self, text: &str) {
+        self.total.fetch_add(1, Ordering::Relaxed);
+        let code = text.split(' ').next().unwrap_or("");
+        let mut map = self.by_code.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(n) = map.get_mut(code) {
+            *n += 1;
+        } else if map.len() < Self::LIMIT {
+            map.insert(code.to_string(), 1);
+        }
+    }
+
+    /// `total_error_replies`.
+    pub(crate) fn total(&self) -> u64 {
+        self.total.load(Ordering::Relaxed)
+    }
+
+    /// Each code and its count, in code order (INFO errorstats).
+    pub(crate) fn by_code(&self) -> Vec<(String, u64)> {
+        let map = self.by_code.lock().unwrap_or_else(PoisonError::into_inner);
+        map.iter().map(|(k, v)| (k.clone(), *v)).collect()
+    }
+
+    pub(crate) fn reset(&self) {
+        self.total.store(0, Ordering::Relaxed);
+        self.by_code
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+    }
+}
+
 impl Default for ServerState {
     fn default() -> Self {
         ServerState {
             config: RwLock::new(PARAMS.iter().map(|p| p.default.to_string()).collect()),
             calls: Counters::new(all_commands().count()),
+            rejected: Counters::new(all_commands().count()),
+            failed: Counters::new(all_commands().count()),
+            errors: ErrorStats::default(),
             live_clients: Arc::new(AtomicU64::new(0)),
             peak_memory: AtomicU64::new(0),
             run_id: random_hex40(),
@@ -90,6 +144,19 @@ impl ServerState {
     /// Counts one call of the command at `index` in [`all_commands`] (INFO commandstats).
     pub(crate) fn count_call(&self, index: usize) {
         self.calls.add(index, 1);
+    }
+
+    /// Counts an error reply: by its code, and against the command at `index` (if any) as
+    /// refused before it ran (`rejected`) or failed as it ran.
+    pub(crate) fn count_error(&self, text: &str, index: Option<usize>, rejected: bool) {
+        self.errors.count(text);
+        if let Some(i) = index {
+            if rejected {
+                self.rejected.add(i, 1);
+            } else {
+                self.failed.add(i, 1);
+            }
+        }
     }
 
     /// Whether a password is set (`requirepass`).
