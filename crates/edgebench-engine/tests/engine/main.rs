@@ -2,8 +2,9 @@
 //! links the whole dependency tree, and linking is most of CI's time).
 //!
 //! - One module per command family (`bits`, `geo`, `hash`, `hll`, `keys`, `list`, `script`
-//!   (Lua scripts and functions), `set`, `stream`, `strings`, `tx`, `zset`, and `server` for
-//!   connection and server commands): the engine's typed API, and the same commands sent to a
+//!   (Lua scripts and functions), `functions` (the load and run sandboxes of Redis 7
+//!   functions), `set`, `stream`, `strings`, `tx`, `zset`, and `server` for connection and
+//!   server commands): the engine's typed API, and the same commands sent to a
 //!   real `redis-server`, to the engine in-process and to the engine behind the RESP server,
 //!   whose replies must be equal ([`support::diff`]).
 //! - `list_props`: list commands against a model, by proptest.
@@ -21,6 +22,7 @@ mod bits;
 mod dump;
 mod encodings;
 mod errorstats;
+mod functions;
 mod geo;
 mod hash;
 mod hll;

@@ -242,6 +242,43 @@ fn shebang_flags_match_redis() {
     ]);
 }
 
+/// cjson's settings functions set what encode and decode do, and keep it from script to
+/// script (Redis 7.0.15's "JSON smoke test"); cmsgpack reads a stream a value at a time.
+#[test]
+fn cjson_settings_and_cmsgpack_streams_match_redis() {
+    let mut d = Diff::new();
+    d.check(&[
+        &["EVAL", "return {cjson.encode_max_depth(), cjson.decode_max_depth(), cjson.encode_invalid_numbers(), cjson.encode_sparse_array(), cjson.decode_invalid_numbers(), cjson.encode_keep_buffer(), cjson.encode_number_precision()}", "0"],
+        &["EVAL", "return {cjson.encode_sparse_array()}", "0"],
+        &["EVAL", "cjson.encode_max_depth(1) return {pcall(cjson.encode, {a = {1}})}", "0"],
+        // The setting outlives the script that made it.
+        &["EVAL", "return {cjson.encode_max_depth(), pcall(cjson.encode, {1})}", "0"],
+        &["EVAL", "return {cjson.encode_max_depth(1000), cjson.encode({a = {1}})}", "0"],
+        &["EVAL", "cjson.decode_max_depth(1) local r = {pcall(cjson.decode, '{\"obj\": {\"array\": [1,2,3,4]}}')} cjson.decode_max_depth(1000) return r", "0"],
+        &["EVAL", "local a = cjson.encode_invalid_numbers('null') local b = cjson.encode({0/0, 1/0}) local c = cjson.encode_invalid_numbers(true) local e = cjson.encode({0/0, 1/0, -1/0}) cjson.encode_invalid_numbers(false) return {a, b, tostring(c), e, pcall(cjson.encode, {0/0})}", "0"],
+        &["EVAL", "cjson.encode_number_precision(3) local r = cjson.encode({3.14159}) cjson.encode_number_precision(14) return r", "0"],
+        &["EVAL", "cjson.encode_sparse_array(true) local r = cjson.encode({[1] = 1, [20] = 2}) cjson.encode_sparse_array(false) return r", "0"],
+        &["EVAL", "cjson.encode_sparse_array(nil, 0) local r = cjson.encode({[1] = 1, [30] = 2}) cjson.encode_sparse_array(false, 2, 10) return {r, pcall(cjson.encode, {[1] = 1, [30] = 2})}", "0"],
+        &["EVAL", "return cjson.encode_max_depth('7')", "0"],
+        &["EVAL", "cjson.encode_max_depth(1000) return cjson.encode_max_depth(0)", "0"],
+        &["EVAL", "return cjson.encode_max_depth(1, 2)", "0"],
+        &["EVAL", "return cjson.encode_max_depth('x')", "0"],
+        &["EVAL", "return cjson.encode_invalid_numbers('bogus')", "0"],
+        &["EVAL", "return cjson.encode_sparse_array(true, -1)", "0"],
+        // cmsgpack: one value, or a few, from an offset; -1 once the input is read.
+        &["EVAL", "local p = cmsgpack.pack(1, 'a', {2}) return {cmsgpack.unpack_one(p)}", "0"],
+        &["EVAL", "local p = cmsgpack.pack(1, 'a', {2}) return {cmsgpack.unpack_one(p, 1)}", "0"],
+        &["EVAL", "local p = cmsgpack.pack(1, 'a', {2}) return {cmsgpack.unpack_limit(p, 2)}", "0"],
+        &["EVAL", "local p = cmsgpack.pack(1, 'a', {2}) return {cmsgpack.unpack_limit(p, 5, 1)}", "0"],
+        &["EVAL", "local p = cmsgpack.pack(1, 'a', {2}) return {cmsgpack.unpack_limit(p, 0)}", "0"],
+        &["EVAL", "return {pcall(cmsgpack.unpack_one, cmsgpack.pack(1), -1)}", "0"],
+        &["EVAL", "return {pcall(cmsgpack.unpack_one, cmsgpack.pack(1), 100)}", "0"],
+        &["EVAL", "return cmsgpack.unpack_one()", "0"],
+        &["EVAL", "return cmsgpack.unpack_limit(cmsgpack.pack(1))", "0"],
+        &["EVAL", "return {cmsgpack.unpack(12)}", "0"],
+    ]);
+}
+
 #[test]
 fn cjson_cmsgpack_and_bit_match_redis() {
     let mut d = Diff::new();

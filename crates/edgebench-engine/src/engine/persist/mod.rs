@@ -1306,6 +1306,7 @@ impl Engine {
 
     /// Marks the keyspace as holding part of a stopped script's effects (see
     /// [`Engine::stop_script_for_shutdown`]).
+    #[cfg(feature = "scripting")]
     pub(crate) fn note_half_done_script(&self) {
         self.persist_state()
             .half_done
@@ -1313,6 +1314,7 @@ impl Engine {
     }
 
     /// Whether a shutdown stopped a script that had written.
+    #[cfg(feature = "scripting")]
     pub(crate) fn half_done_script(&self) -> bool {
         self.persist_state().half_done.load(Ordering::Relaxed)
     }

@@ -22,6 +22,7 @@ use crate::engine::cmd::server::common::{
 };
 use crate::engine::cmd::{is, Ctx};
 use crate::engine::error::CmdError;
+use crate::resp::parse::split_args;
 use crate::resp::reply::Reply;
 
 /// How long a library's code may run at FUNCTION LOAD (Redis's 500 ms).
@@ -157,8 +158,10 @@ pub(super) fn function(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, C
             None => Err(err("ERR Library not found")),
         },
         "function|flush" => {
-            if args.len() > 3 || (args.len() == 3 && !is(args[2], "sync") && !is(args[2], "async"))
-            {
+            if args.len() > 3 {
+                return Err(sub_syntax(args));
+            }
+            if args.len() == 3 && !is(args[2], "sync") && !is(args[2], "async") {
                 return Err(err("ERR FUNCTION FLUSH only supports SYNC|ASYNC option"));
             }
             vm.libraries.libs.clear();
@@ -174,6 +177,18 @@ pub(super) fn function(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, C
     status.libraries = vm.libraries.libs.len();
     status.functions = vm.libraries.function_count();
     reply
+}
+
+/// Redis's `addReplySubcommandSyntaxError`, for a subcommand given too many arguments by its
+/// own count (its table arity allows any number).
+// The server module's `sub_syntax` gives the same text but is private to that module.
+fn sub_syntax(args: &[&[u8]]) -> CmdError {
+    let sub = &args[1][..args[1].len().min(128)];
+    err_owned(format!(
+        "ERR unknown subcommand or wrong number of arguments for '{}'. Try {} HELP.",
+        lossy(sub),
+        lossy(args[0]).to_uppercase()
+    ))
 }
 
 /// What FUNCTION STATS reports, kept beside the VM: a running function holds the VM, and
@@ -245,36 +260,34 @@ fn load_command(vm: &mut Vm, args: &[&[u8]]) -> Result<Reply, CmdError> {
     Ok(Reply::Bulk(name.into_bytes()))
 }
 
-/// The library name in a `#!lua name=<lib>` first line, with Redis's errors.
+/// The library name in a `#!lua name=<lib>` first line, with Redis's errors. The line splits
+/// as Redis's `sdssplitargs` splits it, so `name="foo"` names `foo`.
 fn metadata(code: &[u8]) -> Result<String, CmdError> {
     if !code.starts_with(b"#!") {
         return Err(err("ERR Missing library metadata"));
     }
-    let Some(end) = code.iter().position(|&c| c == b'\n') else {
-        return Err(err("ERR Invalid library metadata"));
-    };
-    let line = lossy(&code[..end]);
-    let mut parts = line.split_ascii_whitespace();
-    let Some(first) = parts.next() else {
-        return Err(err("ERR Invalid library metadata"));
-    };
-    let engine = &first[2..];
+    let invalid = || err("ERR Invalid library metadata");
+    let end = code.iter().position(|&c| c == b'\n').ok_or_else(invalid)?;
+    let parts = split_args(&code[..end]).map_err(|_| invalid())?;
+    let (first, parts) = parts.split_first().ok_or_else(invalid)?;
+    let engine = lossy(first.get(2..).unwrap_or_default());
     let mut name: Option<String> = None;
     for part in parts {
         if part
             .get(..5)
-            .is_some_and(|p| p.eq_ignore_ascii_case("name="))
+            .is_some_and(|p| p.eq_ignore_ascii_case(b"name="))
         {
             if name.is_some() {
                 return Err(err(
                     "ERR Invalid metadata value, name argument was given multiple times",
                 ));
             }
-            name = Some(part[5..].to_string());
+            name = Some(lossy(&part[5..]));
             continue;
         }
         return Err(err_owned(format!(
-            "ERR Invalid metadata value given: {part}"
+            "ERR Invalid metadata value given: {}",
+            lossy(part)
         )));
     }
     let Some(name) = name else {
@@ -494,9 +507,10 @@ fn list(vm: &Vm, args: &[&[u8]]) -> Result<Reply, CmdError> {
     let (mut pattern, mut with_code) = (None, false);
     let mut i = 2;
     while i < args.len() {
-        if is(args[i], "withcode") {
+        // Each option counts once: a second one is an unknown argument, as in Redis.
+        if !with_code && is(args[i], "withcode") {
             with_code = true;
-        } else if is(args[i], "libraryname") {
+        } else if pattern.is_none() && is(args[i], "libraryname") {
             let Some(p) = args.get(i + 1) else {
                 return Err(err("ERR library name argument was not given"));
             };
@@ -736,12 +750,15 @@ fn restore(vm: &mut Vm, args: &[&[u8]]) -> Result<Reply, CmdError> {
         Append,
         Replace,
     }
+    if args.len() > 4 {
+        return Err(sub_syntax(args));
+    }
     let policy =
         match args.get(3) {
             None => Policy::Append,
-            Some(p) if args.len() == 4 && is(p, "flush") => Policy::Flush,
-            Some(p) if args.len() == 4 && is(p, "append") => Policy::Append,
-            Some(p) if args.len() == 4 && is(p, "replace") => Policy::Replace,
+            Some(p) if is(p, "flush") => Policy::Flush,
+            Some(p) if is(p, "append") => Policy::Append,
+            Some(p) if is(p, "replace") => Policy::Replace,
             Some(_) => return Err(err(
                 "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.",
             )),
@@ -845,6 +862,13 @@ mod tests {
         );
         assert_eq!(metadata(b"#!lua name=a-b\n").unwrap_err().text(), NAME_RULE);
         assert_eq!(metadata(b"#!lua name=ok\n").unwrap(), "ok");
+        // Quotes as in Redis's sdssplitargs, a bad quote as an invalid line.
+        assert_eq!(metadata(b"#!lua name=\"foo\"\n").unwrap(), "foo");
+        assert_eq!(metadata(b"#!\"lua\" 'name=x'\n").unwrap(), "x");
+        assert_eq!(
+            metadata(b"#!lua name=\"foo\n").unwrap_err().text(),
+            "ERR Invalid library metadata"
+        );
         // Multi-byte text where a keyword would be: an error, not a panic.
         assert!(metadata("#!lua né=x\n".as_bytes()).is_err());
         assert!(metadata("#!\u{e9}\n".as_bytes()).is_err());

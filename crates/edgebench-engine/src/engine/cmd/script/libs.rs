@@ -6,12 +6,12 @@
 //! Each native function returns `(true, results...)` or `(false, message)`; the prelude wraps
 //! it so the message is raised as a plain Lua error, as the C libraries raise theirs.
 
+use std::sync::{Arc, Mutex, PoisonError};
+
 use mlua::{LightUserData, Lua, MultiValue, Table, Value, Variadic};
 
 use super::convert::number;
 
-/// JSON nesting Redis's cjson accepts (`encode_max_depth`, `decode_max_depth`).
-const JSON_MAX_DEPTH: usize = 1000;
 /// Tables nested deeper than this are packed as nil, as lua-cmsgpack does.
 const MSGPACK_MAX_NESTING: usize = 16;
 
@@ -196,25 +196,71 @@ fn json_null() -> Value {
     Value::LightUserData(LightUserData(std::ptr::null_mut()))
 }
 
+/// cjson's settings (lua_cjson.c's `json_config_t`, with its defaults): one per VM, kept
+/// from script to script as the C module keeps them, until a script sets them back.
+#[derive(Clone, Copy, Debug)]
+struct JsonConfig {
+    /// `encode_sparse_array`: encode an excessively sparse array as an object, not an error.
+    sparse_convert: bool,
+    /// ... sparse past this ratio of highest index to items (0: never sparse) ...
+    sparse_ratio: i64,
+    /// ... and past this highest index.
+    sparse_safe: i64,
+    encode_max_depth: i64,
+    decode_max_depth: i64,
+    /// `encode_invalid_numbers`: 0 off (an error), 1 on (`nan`, `inf`), 2 as `null`.
+    encode_invalid_numbers: u8,
+    decode_invalid_numbers: bool,
+    /// `encode_keep_buffer`: only reported (the engine keeps no buffer).
+    keep_buffer: bool,
+    /// `encode_number_precision`: `%.<n>g`.
+    number_precision: i64,
+}
+
+impl Default for JsonConfig {
+    fn default() -> Self {
+        JsonConfig {
+            sparse_convert: false,
+            sparse_ratio: 2,
+            sparse_safe: 10,
+            encode_max_depth: 1000,
+            decode_max_depth: 1000,
+            encode_invalid_numbers: 0,
+            decode_invalid_numbers: true,
+            keep_buffer: true,
+            number_precision: 14,
+        }
+    }
+}
+
+type SharedJsonConfig = Arc<Mutex<JsonConfig>>;
+
+fn read_config(config: &SharedJsonConfig) -> JsonConfig {
+    *config.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 fn cjson(lua: &Lua) -> mlua::Result<Table> {
     let t = lua.create_table()?;
+    let config = SharedJsonConfig::default();
     t.raw_set("null", json_null())?;
+    let c = Arc::clone(&config);
     t.raw_set(
         "encode",
-        lua.create_function(|lua, args: Variadic<Value>| {
+        lua.create_function(move |lua, args: Variadic<Value>| {
             if args.len() != 1 {
                 return fail(lua, "bad argument #1 to 'encode' (expected 1 argument)");
             }
             let mut out = Vec::new();
-            match json_encode(&args[0], 0, &mut out) {
+            match json_encode(&args[0], 0, &read_config(&c), &mut out) {
                 Ok(()) => ok(lua, [Value::String(lua.create_string(&out)?)]),
                 Err(msg) => fail(lua, msg),
             }
         })?,
     )?;
+    let c = Arc::clone(&config);
     t.raw_set(
         "decode",
-        lua.create_function(|lua, args: Variadic<Value>| {
+        lua.create_function(move |lua, args: Variadic<Value>| {
             let Some(Value::String(s)) = args.first() else {
                 let got = args.first().map_or("no value", Value::type_name);
                 return fail(
@@ -227,6 +273,7 @@ fn cjson(lua: &Lua) -> mlua::Result<Table> {
                 lua,
                 s: &bytes,
                 pos: 0,
+                config: read_config(&c),
             };
             match p.document() {
                 Ok(v) => ok(lua, [v]),
@@ -234,22 +281,174 @@ fn cjson(lua: &Lua) -> mlua::Result<Table> {
             }
         })?,
     )?;
-    // Settings functions scripts call; the engine keeps cjson's defaults.
-    for name in [
-        "encode_keep_buffer",
-        "encode_max_depth",
-        "decode_max_depth",
-        "encode_number_precision",
-        "encode_invalid_numbers",
-        "decode_invalid_numbers",
-        "encode_sparse_array",
-    ] {
+    for (name, setting) in JSON_SETTINGS {
+        let c = Arc::clone(&config);
         t.raw_set(
-            name,
-            lua.create_function(|lua, _: Variadic<Value>| ok(lua, []))?,
+            *name,
+            lua.create_function(move |lua, args: Variadic<Value>| {
+                let mut guard = c.lock().unwrap_or_else(PoisonError::into_inner);
+                match setting(
+                    &mut Options {
+                        lua,
+                        name,
+                        args: &args,
+                    },
+                    &mut guard,
+                ) {
+                    Ok(values) => ok(lua, values),
+                    Err(msg) => fail(lua, msg),
+                }
+            })?,
         )?;
     }
     Ok(t)
+}
+
+/// A cjson setting function: reads its arguments into the config, answers the settings.
+type Setting = fn(&mut Options<'_>, &mut JsonConfig) -> Result<Vec<Value>, String>;
+
+/// cjson's settings functions, each as lua_cjson.c's `json_cfg_*`.
+const JSON_SETTINGS: &[(&str, Setting)] = &[
+    ("encode_sparse_array", |o, c| {
+        o.at_most(3)?;
+        Ok(vec![
+            o.boolean(1, &mut c.sparse_convert)?,
+            o.integer(2, &mut c.sparse_ratio, 0, i64::from(i32::MAX))?,
+            o.integer(3, &mut c.sparse_safe, 0, i64::from(i32::MAX))?,
+        ])
+    }),
+    ("encode_max_depth", |o, c| {
+        o.at_most(1)?;
+        Ok(vec![o.integer(
+            1,
+            &mut c.encode_max_depth,
+            1,
+            i64::from(i32::MAX),
+        )?])
+    }),
+    ("decode_max_depth", |o, c| {
+        o.at_most(1)?;
+        Ok(vec![o.integer(
+            1,
+            &mut c.decode_max_depth,
+            1,
+            i64::from(i32::MAX),
+        )?])
+    }),
+    ("encode_number_precision", |o, c| {
+        o.at_most(1)?;
+        Ok(vec![o.integer(1, &mut c.number_precision, 1, 14)?])
+    }),
+    ("encode_keep_buffer", |o, c| {
+        o.at_most(1)?;
+        Ok(vec![o.boolean(1, &mut c.keep_buffer)?])
+    }),
+    ("encode_invalid_numbers", |o, c| {
+        o.at_most(1)?;
+        Ok(vec![o.choice(
+            1,
+            &mut c.encode_invalid_numbers,
+            &["off", "on", "null"],
+        )?])
+    }),
+    ("decode_invalid_numbers", |o, c| {
+        o.at_most(1)?;
+        Ok(vec![o.boolean(1, &mut c.decode_invalid_numbers)?])
+    }),
+];
+
+/// The arguments of a cjson settings function, read with lua_cjson.c's option helpers and
+/// the Lua auxiliary library's errors (`bad argument #n to 'name' (...)`).
+struct Options<'a> {
+    lua: &'a Lua,
+    name: &'a str,
+    args: &'a [Value],
+}
+
+impl Options<'_> {
+    fn bad(&self, n: usize, what: &str) -> String {
+        format!("bad argument #{n} to '{}' ({what})", self.name)
+    }
+
+    /// `json_arg_init`: no more than `n` arguments.
+    fn at_most(&self, n: usize) -> Result<(), String> {
+        if self.args.len() > n {
+            return Err(self.bad(n + 1, "found too many arguments"));
+        }
+        Ok(())
+    }
+
+    /// Argument `n` (1-based), absent as nil.
+    fn arg(&self, n: usize) -> &Value {
+        self.args.get(n - 1).unwrap_or(&Value::Nil)
+    }
+
+    /// `json_integer_option`: a nil argument keeps the setting. (lua_cjson.c names argument
+    /// #1 in its range error whichever argument it was.)
+    fn integer(&self, n: usize, setting: &mut i64, min: i64, max: i64) -> Result<Value, String> {
+        let v = self.arg(n);
+        if !v.is_nil() {
+            let value = match v {
+                Value::String(s) => std::str::from_utf8(&s.as_bytes())
+                    .ok()
+                    .and_then(|t| t.trim().parse::<f64>().ok()),
+                v => number(v),
+            };
+            let Some(value) = value else {
+                return Err(self.bad(n, &format!("number expected, got {}", v.type_name())));
+            };
+            // luaL_checkinteger truncates toward zero; cjson keeps the low 32 bits.
+            let value = i64::from(value as i64 as i32);
+            if !(min..=max).contains(&value) {
+                return Err(self.bad(1, &format!("expected integer between {min} and {max}")));
+            }
+            *setting = value;
+        }
+        Ok(Value::Integer(*setting))
+    }
+
+    /// `json_enum_option` over on/off.
+    fn boolean(&self, n: usize, setting: &mut bool) -> Result<Value, String> {
+        let mut choice = u8::from(*setting);
+        let v = self.choice(n, &mut choice, &["off", "on"])?;
+        *setting = choice == 1;
+        Ok(v)
+    }
+
+    /// `json_enum_option`: a boolean or one of `options` by name; answers a boolean for
+    /// off/on and the name otherwise.
+    fn choice(&self, n: usize, setting: &mut u8, options: &[&str]) -> Result<Value, String> {
+        match self.arg(n) {
+            Value::Nil => {}
+            Value::Boolean(b) => *setting = u8::from(*b),
+            v => {
+                let text = match v {
+                    Value::String(s) => s.as_bytes().to_vec(),
+                    v => match number(v) {
+                        Some(x) => format_g(x, 14).into_bytes(),
+                        None => {
+                            return Err(
+                                self.bad(n, &format!("string expected, got {}", v.type_name()))
+                            )
+                        }
+                    },
+                };
+                let Some(i) = options.iter().position(|o| o.as_bytes() == text) else {
+                    let text = String::from_utf8_lossy(&text);
+                    return Err(self.bad(n, &format!("invalid option '{text}'")));
+                };
+                *setting = i as u8;
+            }
+        }
+        Ok(match *setting {
+            0 | 1 => Value::Boolean(*setting == 1),
+            i => Value::String(
+                self.lua
+                    .create_string(options[usize::from(i)])
+                    .map_err(|e| e.to_string())?,
+            ),
+        })
+    }
 }
 
 fn json_string(s: &[u8], out: &mut Vec<u8>) {
@@ -271,16 +470,28 @@ fn json_string(s: &[u8], out: &mut Vec<u8>) {
     out.push(b'"');
 }
 
-fn json_number(n: f64, out: &mut Vec<u8>) -> Result<(), String> {
+fn json_number(n: f64, config: &JsonConfig, out: &mut Vec<u8>) -> Result<(), String> {
     if !n.is_finite() {
-        return Err("Cannot serialise number: must not be NaN or Inf".into());
+        match config.encode_invalid_numbers {
+            0 => return Err("Cannot serialise number: must not be NaN or Inf".into()),
+            // lua_cjson.c writes NaN as `nan` itself (printf may give `-nan`).
+            1 if n.is_nan() => {
+                out.extend_from_slice(b"nan");
+                return Ok(());
+            }
+            1 => {}
+            _ => {
+                out.extend_from_slice(b"null");
+                return Ok(());
+            }
+        }
     }
-    out.extend_from_slice(format_g(n, 14).as_bytes());
+    out.extend_from_slice(format_g(n, config.number_precision as usize).as_bytes());
     Ok(())
 }
 
 /// The length of `t` as a JSON array, `None` for an object; Err for a sparse array.
-fn json_array_len(t: &Table) -> Result<Option<usize>, String> {
+fn json_array_len(t: &Table, config: &JsonConfig) -> Result<Option<usize>, String> {
     let (mut max, mut count) = (0usize, 0usize);
     for pair in t.pairs::<Value, Value>() {
         let Ok((k, _)) = pair else { return Ok(None) };
@@ -292,28 +503,40 @@ fn json_array_len(t: &Table) -> Result<Option<usize>, String> {
             _ => return Ok(None),
         }
     }
-    if max > 10 && max > count * 2 {
-        return Err("Cannot serialise table: excessively sparse array".into());
+    let (max_i, count_i) = (max as i64, count as i64);
+    if config.sparse_ratio > 0
+        && max_i > count_i.saturating_mul(config.sparse_ratio)
+        && max_i > config.sparse_safe
+    {
+        if !config.sparse_convert {
+            return Err("Cannot serialise table: excessively sparse array".into());
+        }
+        return Ok(None);
     }
     Ok((max > 0).then_some(max))
 }
 
-fn json_encode(v: &Value, depth: usize, out: &mut Vec<u8>) -> Result<(), String> {
+fn json_encode(
+    v: &Value,
+    depth: usize,
+    config: &JsonConfig,
+    out: &mut Vec<u8>,
+) -> Result<(), String> {
     match v {
         Value::Nil => out.extend_from_slice(b"null"),
         Value::LightUserData(p) if p.0.is_null() => out.extend_from_slice(b"null"),
         Value::Boolean(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
-        Value::Integer(i) => json_number(*i as f64, out)?,
-        Value::Number(n) => json_number(*n, out)?,
+        Value::Integer(i) => json_number(*i as f64, config, out)?,
+        Value::Number(n) => json_number(*n, config, out)?,
         Value::String(s) => json_string(&s.as_bytes(), out),
         Value::Table(t) => {
-            if depth + 1 > JSON_MAX_DEPTH {
+            if depth as i64 + 1 > config.encode_max_depth {
                 return Err(format!(
                     "Cannot serialise, excessive nesting ({})",
                     depth + 1
                 ));
             }
-            match json_array_len(t)? {
+            match json_array_len(t, config)? {
                 Some(len) => {
                     out.push(b'[');
                     for i in 1..=len {
@@ -321,7 +544,7 @@ fn json_encode(v: &Value, depth: usize, out: &mut Vec<u8>) -> Result<(), String>
                             out.push(b',');
                         }
                         let item: Value = t.raw_get(i).map_err(|e| e.to_string())?;
-                        json_encode(&item, depth + 1, out)?;
+                        json_encode(&item, depth + 1, config, out)?;
                     }
                     out.push(b']');
                 }
@@ -339,7 +562,7 @@ fn json_encode(v: &Value, depth: usize, out: &mut Vec<u8>) -> Result<(), String>
                             k => match number(k) {
                                 Some(n) => {
                                     out.push(b'"');
-                                    json_number(n, out)?;
+                                    json_number(n, config, out)?;
                                     out.push(b'"');
                                 }
                                 None => return Err(
@@ -349,7 +572,7 @@ fn json_encode(v: &Value, depth: usize, out: &mut Vec<u8>) -> Result<(), String>
                             },
                         }
                         out.push(b':');
-                        json_encode(&item, depth + 1, out)?;
+                        json_encode(&item, depth + 1, config, out)?;
                     }
                     out.push(b'}');
                 }
@@ -369,6 +592,7 @@ struct JsonParser<'a> {
     lua: &'a Lua,
     s: &'a [u8],
     pos: usize,
+    config: JsonConfig,
 }
 
 impl JsonParser<'_> {
@@ -420,11 +644,13 @@ impl JsonParser<'_> {
         self.skip_ws();
         let lua_err = |e: mlua::Error| e.to_string();
         match self.s.get(self.pos) {
-            Some(b'{') | Some(b'[') if depth + 1 > JSON_MAX_DEPTH => Err(format!(
-                "Found too many nested data structures ({}) at character {}",
-                depth + 1,
-                self.pos + 1
-            )),
+            Some(b'{') | Some(b'[') if depth as i64 + 1 > self.config.decode_max_depth => {
+                Err(format!(
+                    "Found too many nested data structures ({}) at character {}",
+                    depth + 1,
+                    self.pos + 1
+                ))
+            }
             Some(b'{') => {
                 self.pos += 1;
                 let t = self.lua.create_table().map_err(lua_err)?;
@@ -600,23 +826,104 @@ fn cmsgpack(lua: &Lua) -> mlua::Result<Table> {
     )?;
     t.raw_set(
         "unpack",
+        lua.create_function(|lua, args: Variadic<Value>| unpack_full(lua, &args, "unpack", 0, 0))?,
+    )?;
+    t.raw_set(
+        "unpack_one",
         lua.create_function(|lua, args: Variadic<Value>| {
-            let Some(Value::String(s)) = args.first() else {
-                return fail(lua, "bad argument #1 to 'unpack' (string expected)");
-            };
-            let bytes = s.as_bytes().to_vec();
-            let mut pos = 0;
-            let mut values = Vec::new();
-            while pos < bytes.len() {
-                match unpack(lua, &bytes, &mut pos, 0) {
-                    Ok(v) => values.push(v),
-                    Err(msg) => return fail(lua, msg),
-                }
+            match opt_integer(&args, 2, "unpack_one", 0) {
+                Ok(offset) => unpack_full(lua, &args, "unpack_one", 1, offset),
+                Err(msg) => fail(lua, msg),
             }
-            ok(lua, values)
+        })?,
+    )?;
+    t.raw_set(
+        "unpack_limit",
+        lua.create_function(|lua, args: Variadic<Value>| {
+            let limit = match args.get(1) {
+                None | Some(Value::Nil) => Err(arg_error(2, "unpack_limit", "number", args.get(1))),
+                Some(_) => opt_integer(&args, 2, "unpack_limit", 0),
+            };
+            match limit.and_then(|l| Ok((l, opt_integer(&args, 3, "unpack_limit", 0)?))) {
+                Ok((limit, offset)) => unpack_full(lua, &args, "unpack_limit", limit, offset),
+                Err(msg) => fail(lua, msg),
+            }
         })?,
     )?;
     Ok(t)
+}
+
+/// Lua's `bad argument #n to 'name' (T expected, got U)`.
+fn arg_error(n: usize, name: &str, expected: &str, got: Option<&Value>) -> String {
+    let got = got.map_or("no value", Value::type_name);
+    format!("bad argument #{n} to '{name}' ({expected} expected, got {got})")
+}
+
+/// `luaL_optinteger`: argument `n` (1-based) as an integer (a number truncated, or a numeric
+/// string), `default` when absent or nil.
+fn opt_integer(args: &[Value], n: usize, name: &str, default: i64) -> Result<i64, String> {
+    let v = match args.get(n - 1) {
+        None | Some(Value::Nil) => return Ok(default),
+        Some(v) => v,
+    };
+    let value = match v {
+        Value::String(s) => std::str::from_utf8(&s.as_bytes())
+            .ok()
+            .and_then(|t| t.trim().parse::<f64>().ok()),
+        v => number(v),
+    };
+    value
+        .map(|x| x as i64)
+        .ok_or_else(|| arg_error(n, name, "number", Some(v)))
+}
+
+/// lua_cmsgpack.c's `mp_unpack_full`: every value (limit and offset 0), or up to `limit`
+/// values from `offset`, then preceded by the offset after them (-1 at the end of input).
+fn unpack_full(lua: &Lua, args: &[Value], name: &str, limit: i64, offset: i64) -> Outcome {
+    let bytes = match args.first() {
+        Some(Value::String(s)) => s.as_bytes().to_vec(),
+        Some(v @ (Value::Integer(_) | Value::Number(_))) => number(v)
+            .map(|x| format_g(x, 14))
+            .unwrap_or_default()
+            .into_bytes(),
+        v => return fail(lua, arg_error(1, name, "string", v)),
+    };
+    let decode_all = limit == 0 && offset == 0;
+    if offset < 0 || limit < 0 {
+        // lua_cmsgpack.c prints the input's length where it names the limit.
+        return fail(
+            lua,
+            format!(
+                "Invalid request to unpack with offset of {} and limit of {}.",
+                offset as i32,
+                bytes.len() as i32
+            ),
+        );
+    }
+    if offset as u64 > bytes.len() as u64 {
+        return fail(
+            lua,
+            format!(
+                "Start offset {} greater than input length {}.",
+                offset as i32,
+                bytes.len() as i32
+            ),
+        );
+    }
+    let limit = if decode_all { i64::MAX } else { limit };
+    let mut pos = offset as usize;
+    let mut values = Vec::new();
+    while pos < bytes.len() && (values.len() as i64) < limit {
+        match unpack(lua, &bytes, &mut pos, 0) {
+            Ok(v) => values.push(v),
+            Err(msg) => return fail(lua, msg),
+        }
+    }
+    if !decode_all {
+        let next = if pos == bytes.len() { -1 } else { pos as i64 };
+        values.insert(0, Value::Integer(next));
+    }
+    ok(lua, values)
 }
 
 fn pack_int(n: i64, out: &mut Vec<u8>) {

@@ -39,7 +39,7 @@ use mlua::{Function, HookTriggers, Lua, LuaOptions, StdLib, Table, Value, Variad
 use sha1::{Digest, Sha1};
 
 use self::gate::{Gate, Pass};
-use super::server::common::{err, err_owned, help, lossy, sub_arity, unknown_subcommand};
+use super::server::common::{err, err_owned, help, lossy, sub_arity, unknown_subcommand, VERSION};
 use super::{is, lookup_indexed, parse_i64, spec, Ctx, KeySpec, Spec};
 use crate::engine::error::CmdError;
 use crate::engine::handle::Engine;
@@ -160,6 +160,8 @@ impl Vm {
         let e = lua.create_table()?;
         let native = lua.create_table()?;
         native.raw_set("libs", libs::natives(&lua)?)?;
+        native.raw_set("version", VERSION)?;
+        native.raw_set("version_num", version_num(VERSION))?;
         native.raw_set(
             "sha1hex",
             lua.create_function(|lua, v: Value| {
@@ -272,6 +274,13 @@ unsafe fn call_upvalue(state: *mut mlua::ffi::lua_State, position: bool) -> std:
         ffi::lua_remove(state, 1);
         results - 1
     }
+}
+
+/// `redis.REDIS_VERSION_NUM`: the version as `0x00MMmmpp` (Redis's `REDIS_VERSION_NUM`).
+fn version_num(version: &str) -> u32 {
+    version.split('.').take(3).fold(0, |n, part| {
+        (n << 8) | part.parse::<u32>().unwrap_or(0) & 0xff
+    })
 }
 
 /// Lua's own text for a number (`%.14g`), as `tostring` gives it.

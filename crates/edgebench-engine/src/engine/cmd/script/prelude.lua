@@ -10,11 +10,14 @@ local xpcall, rawpcall = xpcall, pcall
 
 -- Tables a script may read but never write: an empty proxy whose reads go to the real table.
 local protected = setmetatable({}, { __mode = 'k' })
-local function readonly(t, strict)
+-- A strict one raises on reading a name it lacks; `lookup`, if given, finds names instead
+-- of `t`.
+local function readonly(t, strict, lookup)
   local index = t
   if strict then
     index = function(_, k)
-      local v = t[k]
+      local v
+      if lookup then v = lookup(k) else v = t[k] end
       if v == nil then
         error("Script attempted to access nonexistent global variable '" .. tostring(k) .. "'", 2)
       end
@@ -34,6 +37,7 @@ end
 local R = {
   LOG_DEBUG = 0, LOG_VERBOSE = 1, LOG_NOTICE = 2, LOG_WARNING = 3,
   REPL_NONE = 0, REPL_AOF = 1, REPL_SLAVE = 2, REPL_REPLICA = 2, REPL_ALL = 3,
+  REDIS_VERSION = native.version, REDIS_VERSION_NUM = native.version_num,
 }
 E.resp = 2
 
@@ -133,7 +137,9 @@ function R.replicate_commands() return true end
 function R.breakpoint() return false end
 function R.debug() end
 
-R.register_function = wrap(function(...)
+-- Only the load-time redis table has it (a function calling it finds nil); a copy kept
+-- from load time and called later gets Redis's error.
+local register_function = wrap(function(...)
   local r = E.register
   if not r then
     return false, error_table('redis.register_function can only be called on FUNCTION LOAD command')
@@ -170,15 +176,13 @@ G.rawset = compat_rawset
 for _, lib in ipairs({ 'string', 'table', 'math', 'coroutine' }) do
   G[lib] = readonly(_G[lib])
 end
--- While FUNCTION LOAD runs a library's code, only this part of the redis table exists.
-local load_api = { register_function = true, log = true, setresp = true, LOG_DEBUG = true,
-  LOG_VERBOSE = true, LOG_NOTICE = true, LOG_WARNING = true }
+-- The redis table of EVAL scripts and of functions: functions (Redis runs them in a VM of
+-- their own) lack EVAL's debugger stubs.
+local eval_only = { breakpoint = true, debug = true, replicate_commands = true }
 do
   local redis = setmetatable({}, {
     __index = function(_, k)
-      if E.loading and not load_api[k] then
-        error("Script attempted to access nonexistent global variable '" .. tostring(k) .. "'", 2)
-      end
+      if E.is_function and eval_only[k] then return nil end
       return R[k]
     end,
     __newindex = function() error('Attempt to modify a readonly table', 2) end,
@@ -187,6 +191,18 @@ do
   protected[redis] = true
   G.redis = redis
 end
+-- While FUNCTION LOAD runs a library's code, its globals are only this table (Redis 7.0's
+-- `luaEngineCreate` swaps the globals' __index to its LIBRARY_API table): a `redis` with
+-- register_function, log, the log levels and the version, and nothing else at all, where
+-- any other name is an error.
+local L = {
+  redis = readonly({
+    register_function = register_function, log = R.log,
+    LOG_DEBUG = R.LOG_DEBUG, LOG_VERBOSE = R.LOG_VERBOSE, LOG_NOTICE = R.LOG_NOTICE,
+    LOG_WARNING = R.LOG_WARNING, REDIS_VERSION = R.REDIS_VERSION,
+    REDIS_VERSION_NUM = R.REDIS_VERSION_NUM,
+  }, true),
+}
 -- Native library functions answer (true, results...) or (false, message), as `wrap` wants.
 for _, lib in ipairs({ 'bit', 'cjson', 'cmsgpack' }) do
   local t = {}
@@ -206,7 +222,11 @@ G.load = function(fn, name)
   if f then setfenv(f, env) end
   return f, e
 end
-env = readonly(G, true)
+-- Globals resolve in L while a library loads, in G otherwise.
+env = readonly(G, true, function(k)
+  if E.loading then return L[k] end
+  return G[k]
+end)
 G._G = env
 E.globals = G
 E.env = env
@@ -245,6 +265,7 @@ end
 -- Runs an EVAL script with KEYS and ARGV, or a function with (keys, args).
 function E.run(f, keys, args, is_function)
   E.resp = 2
+  E.is_function = is_function
   if is_function then
     return xpcall(function() return f(keys, args) end, handler)
   end
