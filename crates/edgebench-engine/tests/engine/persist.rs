@@ -1440,3 +1440,31 @@ fn a_redis_6_append_only_file_is_not_silently_ignored() {
     assert!(err.contains("single-file layout"), "{err}");
     assert!(!aof_dir(dir.path()).exists(), "no directory made beside it");
 }
+
+/// A script that SELECTs is fed as its writes, each in its database, between MULTI and
+/// EXEC: the reload (and redis-server on the same directory) has them where they were made.
+#[test]
+fn a_script_that_selects_replays_into_the_databases_it_wrote() {
+    let dir = tmp();
+    {
+        let (mut e, _) = loaded_engine(dir.path(), true);
+        e.ok_line("SET k in0");
+        let script = "redis.call('SET', 'k', 'in5') redis.call('SELECT', 7) \
+                      redis.call('SET', 'k', 'in7') return 1";
+        assert_eq!(e.q(&[b"EVAL", script.as_bytes(), b"0"]), Value::Int(1));
+        e.ok_line("SET after 1");
+    }
+    let (mut again, _) = loaded_engine(dir.path(), true);
+    let (server, _copy) = redis_on_copy(dir.path(), true);
+    let mut redis = server.connect();
+    for side in [&mut again as &mut dyn Side, &mut redis as &mut dyn Side] {
+        let mut got = Vec::new();
+        for db in ["0", "7"] {
+            side.q(&[b"SELECT", db.as_bytes()]);
+            got.push(text(&side.q(&[b"GET", b"k"])));
+        }
+        side.q(&[b"SELECT", b"0"]);
+        got.push(text(&side.q(&[b"GET", b"after"])));
+        assert_eq!(got, ["in5", "in7", "1"]);
+    }
+}

@@ -912,3 +912,39 @@ proptest::proptest! {
         );
     }
 }
+
+/// SELECT inside a script switches the database for the rest of the script only (Redis
+/// 7.0), with Redis's errors for a bad index; functions too.
+#[test]
+fn select_inside_a_script_changes_its_database_not_the_callers() {
+    let mut d = Diff::new();
+    d.check(&[
+        &["SELECT", "10"],
+        &["SET", "k", "in10"],
+        &[
+            "EVAL",
+            "redis.call('select', 9) redis.call('set', KEYS[1], 'in9') return redis.call('get', KEYS[1])",
+            "1",
+            "k",
+        ],
+        &["GET", "k"],
+        &["EVAL", "return redis.pcall('select', '9')", "0"],
+        &["GET", "k"],
+        &["EVAL", "return redis.pcall('select', 99)", "0"],
+        &["EVAL", "return redis.pcall('select', 'x')", "0"],
+        &["EVAL", "return redis.pcall('select', 1, 2)", "0"],
+        &["SELECT", "9"],
+        &["GET", "k"],
+        &[
+            "FUNCTION",
+            "LOAD",
+            "#!lua name=sel\nredis.register_function('in3', function(keys, args) redis.call('SELECT', 3) return redis.call('INCR', keys[1]) end)",
+        ],
+        &["FCALL", "in3", "1", "counter"],
+        &["FCALL", "in3", "1", "counter"],
+        &["EXISTS", "counter"],
+        &["SELECT", "3"],
+        &["GET", "counter"],
+        &["FUNCTION", "FLUSH"],
+    ]);
+}

@@ -18,7 +18,7 @@ use mlua::{Function, HookTriggers, Table, Value, VmState};
 use super::{kill, run_script, scripting, split_keys, Run, Vm, SCRIPT_FLAGS};
 use crate::engine::cmd::keys::glob_match;
 use crate::engine::cmd::server::common::{
-    err, err_owned, help, lossy, sub_arity, unknown_subcommand,
+    err, err_owned, help, lossy, sub_arity, sub_syntax, unknown_subcommand,
 };
 use crate::engine::cmd::{is, Ctx};
 use crate::engine::error::CmdError;
@@ -66,6 +66,19 @@ impl Libraries {
             .iter()
             .flat_map(|l| l.functions.iter())
             .find(|f| f.name.eq_ignore_ascii_case(name))
+    }
+
+    /// Whether the code of the library that defines function `name` mentions SELECT (see
+    /// `Run::selects`).
+    fn selects(&self, name: &str) -> bool {
+        self.libs
+            .iter()
+            .find(|l| {
+                l.functions
+                    .iter()
+                    .any(|f| f.name.eq_ignore_ascii_case(name))
+            })
+            .is_some_and(|l| super::mentions_select(&l.code))
     }
 
     fn library(&self, name: &str) -> Option<usize> {
@@ -177,18 +190,6 @@ pub(super) fn function(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, C
     status.libraries = vm.libraries.libs.len();
     status.functions = vm.libraries.function_count();
     reply
-}
-
-/// Redis's `addReplySubcommandSyntaxError`, for a subcommand given too many arguments by its
-/// own count (its table arity allows any number).
-// The server module's `sub_syntax` gives the same text but is private to that module.
-fn sub_syntax(args: &[&[u8]]) -> CmdError {
-    let sub = &args[1][..args[1].len().min(128)];
-    err_owned(format!(
-        "ERR unknown subcommand or wrong number of arguments for '{}'. Try {} HELP.",
-        lossy(sub),
-        lossy(args[0]).to_uppercase()
-    ))
 }
 
 /// What FUNCTION STATS reports, kept beside the VM: a running function holds the VM, and
@@ -598,6 +599,7 @@ fn fcall_generic(ctx: &mut Ctx<'_, '_>, args: &[&[u8]], ro: bool) -> Result<Repl
         name: &f.name,
         function: true,
         read_only: ro || no_writes,
+        selects: vm.libraries.selects(&f.name),
     };
     let status = &scripting.functions;
     let command = args.iter().map(|a| a.to_vec()).collect();

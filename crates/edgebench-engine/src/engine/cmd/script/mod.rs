@@ -42,7 +42,8 @@ use self::gate::{Gate, Pass};
 use super::server::common::{err, err_owned, help, lossy, sub_arity, unknown_subcommand, VERSION};
 use super::{is, lookup_indexed, parse_i64, spec, Ctx, KeySpec, Spec};
 use crate::engine::error::CmdError;
-use crate::engine::handle::Engine;
+use crate::engine::handle::{Engine, DATABASES};
+use crate::engine::keyspace::Locked;
 use crate::resp::format_f64;
 use crate::resp::reply::Reply;
 
@@ -99,6 +100,8 @@ pub(crate) struct Vm {
 #[derive(Clone)]
 struct Cached {
     f: Function,
+    /// Its source mentions SELECT (see [`Run::selects`]).
+    selects: bool,
     /// It had a `#!lua` line (not Redis's compatibility mode).
     shebang: bool,
     /// `flags=no-writes`.
@@ -450,6 +453,18 @@ pub(crate) struct Run<'a> {
     pub function: bool,
     /// Write commands are refused (EVAL_RO, FCALL_RO, `no-writes`).
     pub read_only: bool,
+    /// Its source mentions `select`: it runs holding every database, so that SELECT can
+    /// switch among them (Redis 7.0 lets a script SELECT, for the rest of the script only).
+    /// A script locks its own database's shards; one that may SELECT locks every database
+    /// up front, in the one order every other caller takes them, which cannot deadlock,
+    /// where locking another database in the middle of the script could. A script that
+    /// builds the word at run time gets the engine's refusal.
+    pub selects: bool,
+}
+
+/// Whether script or library code mentions `select` in any case.
+pub(crate) fn mentions_select(code: &[u8]) -> bool {
+    code.windows(6).any(|w| w.eq_ignore_ascii_case(b"select"))
 }
 
 /// Runs `f` with `keys` and `argv` as `run` says, atomically: see the module doc.
@@ -470,12 +485,22 @@ pub(crate) fn run_script(
     gate.enter(run.function);
     // Declared before the locks, so it opens the gate after they are released.
     let _leave = Leave(&gate);
-    let db = engine.db(ctx.client.db);
     let now = engine.now_ms();
+    let caller_db = ctx.client.db;
+    // Every database, locked in ascending order, for a script that may SELECT; else its own.
+    let mut others: Option<Vec<Option<Locked<'_>>>> = run.selects.then(|| {
+        (0..DATABASES)
+            .map(|i| Some(engine.db(i).lock_all(now)))
+            .collect()
+    });
+    let own = match others.as_mut() {
+        Some(all) => all[caller_db].take(),
+        None => None,
+    };
     let mut inner = Ctx {
         engine,
         client: &mut *ctx.client,
-        ks: db.lock_all(now),
+        ks: own.unwrap_or_else(|| engine.db(caller_db).lock_all(now)),
     };
     let site = KillSite::default();
     if threshold > 0 {
@@ -487,6 +512,7 @@ pub(crate) fn run_script(
         let error_table: Function = vm.e.raw_get("error_table")?;
         let gate = &gate;
         let inner = &mut inner;
+        let others = &mut others;
         let dispatch = scope.create_function_mut(move |lua, args: Variadic<Value>| {
             let mut args = args.into_iter();
             let resp = args
@@ -497,7 +523,7 @@ pub(crate) fn run_script(
             let args: Vec<Value> = args.collect();
             redis_call(
                 lua,
-                inner,
+                Held { ctx: inner, others },
                 gate,
                 &error_table,
                 run.read_only,
@@ -537,6 +563,8 @@ pub(crate) fn run_script(
     });
     vm.lua.remove_hook();
     inner.client.resp = saved_resp;
+    // A SELECT in the script does not change the caller's database.
+    inner.client.db = caller_db;
     // Its writes go to the append-only file while its locks are still held; a script the
     // shutdown stopped half way leaves none, so the file replays to the state before it.
     if engine.half_done_script() {
@@ -626,17 +654,25 @@ fn failure(value: &Value, name: &str) -> Reply {
     Reply::Error(text.replace(['\r', '\n'], " ").into())
 }
 
+/// What a running script holds: its context (its database's locks), and, for a script
+/// that may SELECT, the other databases' locks (see [`Run::selects`]).
+struct Held<'a, 'e, 'l> {
+    ctx: &'a mut Ctx<'e, 'l>,
+    others: &'a mut Option<Vec<Option<Locked<'l>>>>,
+}
+
 /// `redis.call` / `redis.pcall`: runs one command on the script's locks. Returns the Lua
 /// value and whether it is an error (the prelude raises it for `redis.call`).
 fn redis_call(
     lua: &Lua,
-    ctx: &mut Ctx<'_, '_>,
+    held: Held<'_, '_, '_>,
     gate: &Gate,
     error_table: &Function,
     read_only: bool,
     resp: u8,
     args: &[Value],
 ) -> mlua::Result<(Value, bool)> {
+    let Held { ctx, others } = held;
     let fail = |text: &str| -> mlua::Result<(Value, bool)> {
         Ok((error_table.call::<Value>(text)?, true))
     };
@@ -654,6 +690,14 @@ fn redis_call(
         }
     }
     let argv: Vec<&[u8]> = argv.iter().map(Vec::as_slice).collect();
+    if is(argv[0], "select") {
+        if let Some(all) = others.as_mut() {
+            return match select_in_script(ctx, all, &argv) {
+                Ok(()) => Ok((convert::reply_to_lua(lua, &Reply::ok(), resp == 3)?, false)),
+                Err(text) => fail(text),
+            };
+        }
+    }
     let Some((index, spec)) = lookup_indexed(argv[0]) else {
         // The server runs pub/sub itself; scripts get Redis's answers for them.
         let name = lossy(argv[0]).to_ascii_lowercase();
@@ -691,6 +735,36 @@ fn redis_call(
         Reply::Error(text) => fail(&format!("-{text}")),
         reply => Ok((convert::reply_to_lua(lua, reply, resp == 3)?, false)),
     }
+}
+
+/// SELECT from a script that holds every database: its locks on the database asked for
+/// become the script's, for the commands after it. Redis's errors otherwise.
+fn select_in_script<'l>(
+    ctx: &mut Ctx<'_, 'l>,
+    all: &mut [Option<Locked<'l>>],
+    argv: &[&[u8]],
+) -> Result<(), &'static str> {
+    if argv.len() != 2 {
+        return Err("Wrong number of args calling Redis command from script");
+    }
+    let n = parse_i64(argv[1]).map_err(|_| "-ERR value is not an integer or out of range")?;
+    let n = usize::try_from(n)
+        .ok()
+        .filter(|&n| n < DATABASES)
+        .ok_or("-ERR DB index is out of range")?;
+    if n != ctx.client.db {
+        let Some(next) = all[n].take() else {
+            return Err("-ERR DB index is out of range");
+        };
+        let previous = std::mem::replace(&mut ctx.ks, next);
+        all[ctx.client.db] = Some(previous);
+        ctx.client.db = n;
+    }
+    ctx.engine
+        .inner()
+        .server
+        .count_call(lookup_indexed(b"select").map_or(0, |(i, _)| i));
+    Ok(())
 }
 
 /// Whether an XREAD / XREADGROUP asks to BLOCK (an option before STREAMS; GROUP's two
@@ -782,6 +856,7 @@ fn eval_generic(
         name: &sha,
         function: false,
         read_only: read_only || cached.no_writes,
+        selects: cached.selects,
     };
     Ok(run_script(ctx, vm, &cached.f, keys, argv, &run))
 }
@@ -797,6 +872,7 @@ fn compile_script(vm: &Vm, body: &[u8]) -> Result<Cached, CmdError> {
     })?;
     Ok(Cached {
         f,
+        selects: mentions_select(body),
         shebang,
         no_writes,
     })

@@ -34,7 +34,7 @@ pub(crate) fn unknown_subcommand(args: &[&[u8]]) -> CmdError {
 
 /// `ERR unknown subcommand or wrong number of arguments for 'x'. Try CLIENT HELP.`: Redis's
 /// reply when a subcommand's own argument checks fail.
-pub(super) fn sub_syntax(args: &[&[u8]]) -> CmdError {
+pub(crate) fn sub_syntax(args: &[&[u8]]) -> CmdError {
     let sub = &args[1][..args[1].len().min(128)];
     err_owned(format!(
         "ERR unknown subcommand or wrong number of arguments for '{}'. Try {} HELP.",
