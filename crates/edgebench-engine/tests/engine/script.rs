@@ -743,11 +743,19 @@ fn scripts_run_in_process_and_inside_transactions() {
         run(&mut client, &["EXEC"]),
         Reply::Array(vec![Reply::Int(6), Reply::Int(7)])
     );
-    // SELECT would reach another database under this one's locks: refused.
+    // A script whose code says SELECT holds every database and may switch; one that
+    // builds the name at run time holds only its own, and is refused.
     assert_eq!(
         run(
             &mut client,
             &["EVAL", "return redis.pcall('select', 1)", "0"]
+        ),
+        Reply::ok()
+    );
+    assert_eq!(
+        run(
+            &mut client,
+            &["EVAL", "return redis.pcall('SEL' .. 'ECT', 1)", "0"]
         ),
         Reply::err("ERR This Redis command is not allowed from script")
     );
