@@ -956,3 +956,20 @@ fn select_inside_a_script_changes_its_database_not_the_callers() {
         &["FUNCTION", "FLUSH"],
     ]);
 }
+
+/// `redis.call` with thousands of arguments (more than a Lua C call takes), as Redis's
+/// "Script check unpack with massive arguments".
+#[test]
+fn redis_call_takes_thousands_of_arguments() {
+    let mut d = Diff::new();
+    d.check(&[
+        &[
+            "EVAL",
+            "local a = {} for i=1,7999 do a[i] = i end return redis.call('rpush', 'l', unpack(a))",
+            "0",
+        ],
+        &["LLEN", "l"],
+        &["LINDEX", "l", "7998"],
+        &["EVAL", "return redis.call({'get', 'k'})", "0"],
+    ]);
+}

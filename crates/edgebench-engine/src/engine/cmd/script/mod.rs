@@ -510,6 +510,7 @@ pub(crate) fn run_script(
     let result = vm.lua.scope(|scope| {
         let e = vm.e.clone();
         let error_table: Function = vm.e.raw_get("error_table")?;
+        let packed: Table = vm.e.raw_get("packed")?;
         let gate = &gate;
         let inner = &mut inner;
         let others = &mut others;
@@ -520,7 +521,17 @@ pub(crate) fn run_script(
                 .as_ref()
                 .and_then(convert::number)
                 .unwrap_or(2.0);
-            let args: Vec<Value> = args.collect();
+            let mut args: Vec<Value> = args.collect();
+            // Arguments past what a C call takes come packed in a table after the
+            // prelude's marker (see `dispatch` in prelude.lua).
+            if let [Value::Table(marker), Value::Table(all)] = &args[..] {
+                if *marker == packed {
+                    let n: usize = all.raw_get("n").unwrap_or(0);
+                    args = (1..=n)
+                        .map(|i| all.raw_get::<Value>(i))
+                        .collect::<mlua::Result<_>>()?;
+                }
+            }
             redis_call(
                 lua,
                 Held { ctx: inner, others },

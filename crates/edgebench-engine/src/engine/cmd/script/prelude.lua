@@ -62,10 +62,20 @@ local function error_table(text)
 end
 E.error_table = error_table
 
+-- A C call takes fewer arguments than a Lua call (LUAI_MAXCSTACK, 8000): many arguments
+-- (`redis.call('lpush', 'l', unpack(a))` with 8,000 of them, as Redis allows) go to the
+-- engine in a table, after this marker.
+local packed = {}
+E.packed = packed
+
 local function dispatch(...)
   local d = E.dispatch
   if not d then
     return error_table('redis.call/pcall can only be called inside a script invocation'), true
+  end
+  local n = select('#', ...)
+  if n > 1000 then
+    return d(E.resp, packed, { n = n, ... })
   end
   return d(E.resp, ...)
 end
