@@ -971,5 +971,10 @@ fn redis_call_takes_thousands_of_arguments() {
         &["LLEN", "l"],
         &["LINDEX", "l", "7998"],
         &["EVAL", "return redis.call({'get', 'k'})", "0"],
+        &[
+            "EVAL",
+            "return redis.pcall('cluster', 'reset', 'hard')",
+            "0",
+        ],
     ]);
 }
