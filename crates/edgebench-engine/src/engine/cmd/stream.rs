@@ -503,8 +503,11 @@ pub fn serve_blocked_readgroup(
     match group::serve_blocked(&mut ctx, args) {
         BlockedRead::Waiting => None,
         BlockedRead::Done(reply) => {
-            if let Some(spec) = super::lookup(b"xreadgroup") {
+            if let Some((index, spec)) = super::lookup_indexed(b"xreadgroup") {
                 super::propagate::after(&mut ctx, spec, args, &reply, mark);
+                // An error that ends the wait (NOGROUP: the group went) counts as the
+                // call's failure, as Redis's `updateStatsOnUnblock` counts it.
+                super::count_error(engine, &reply, Some(index), false);
             }
             Some(reply)
         }

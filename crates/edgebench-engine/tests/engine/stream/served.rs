@@ -200,6 +200,13 @@ async fn a_blocked_group_read_ends_when_its_group_or_stream_goes() {
         .expect(b"-NOGROUP the consumer group this client was blocked on no longer exists\r\n")
         .await;
     server.until_blocked(0).await;
+    // The error that ended the wait counts in INFO errorstats, as redis-server counts it.
+    writer
+        .check(
+            b"INFO errorstats\r\n",
+            b"$41\r\n# Errorstats\r\nerrorstat_NOGROUP:count=1\r\n\r\n",
+        )
+        .await;
     writer
         .check(b"XGROUP CREATE jobs g $\r\n", b"+OK\r\n")
         .await;
