@@ -165,8 +165,9 @@ pub fn apply_wait(
         .collect();
     if compares && !engines.is_empty() {
         notes.push(format!(
-            "{}: the in-process engine keeps no persistence and no replicas (out of scope \
-             for it): its figures are in-memory, single-copy",
+            "{}: run without persistence (add ?appendonly=yes&appendfsync=… to compare \
+             under the same durability), and the engine has no replicas: its figures are \
+             in-memory, single-copy",
             engines.join(", ")
         ));
     }

@@ -203,11 +203,11 @@ fn wait_without_enough_replicas_and_misplaced_options_are_one_line() {
         "--wait \"0\": expected a number of replicas from 1 to 100",
     );
     one_line(
-        &["coredata", "--target", "embedded?appendonly=yes"],
+        &["coredata", "--target", "embedded?replicas=1"],
         2,
-        "bad target option in \"embedded?appendonly=yes\": the in-process engine has no \
-         persistence or replicas (out of scope for it): use redis-tcp?… or redis-uds?… for \
-         these options",
+        "bad target option in \"embedded?replicas=1\": the in-process engine has no \
+         replicas (out of scope for it): drop replicas= and wait=, or use redis-tcp?… or \
+         redis-uds?… for them",
     );
     // kv takes ?wait= now; it refuses it only beside memtier's own WAITs.
     one_line(
