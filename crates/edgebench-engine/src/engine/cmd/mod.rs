@@ -350,26 +350,20 @@ pub fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
         return reply;
     };
     if !arity_ok(spec.arity, args.len()) {
-        return rejected(
-            engine,
-            index,
-            reject(
-                client,
-                spec,
-                CmdError::Arity(spec.name.to_string()).into(),
-                Origin::Formatted,
-            ),
-        );
+        let arity = CmdError::Arity(spec.name.to_string()).into();
+        return reject(engine, index, client, arity, Origin::Formatted);
     }
     // Redis checks authentication after the command's name and arity.
     if !client.authenticated
         && !server::runs_before_auth(spec)
         && engine.inner().server.requires_auth()
     {
-        return rejected(
+        return reject(
             engine,
             index,
-            reject(client, spec, Reply::err(server::NOAUTH), Origin::Shared),
+            client,
+            Reply::err(server::NOAUTH),
+            Origin::Shared,
         );
     }
     // While a script runs, wait for it (or get BUSY) here rather than on its locks: one
@@ -377,21 +371,13 @@ pub fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
     #[cfg(feature = "scripting")]
     if !engine.inner().scripting.gate.quiet() {
         if let Some(busy) = script::wait_for_script(engine, spec, args) {
-            return rejected(engine, index, reject(client, spec, busy, Origin::Shared));
+            return reject(engine, index, client, busy, Origin::Shared);
         }
     }
     // Redis's `no-multi` commands: refused while queuing, which dooms the transaction.
     if client.in_multi() && matches!(spec.name, "save" | "shutdown") {
-        return rejected(
-            engine,
-            index,
-            reject(
-                client,
-                spec,
-                Reply::err("ERR Command not allowed inside a transaction"),
-                Origin::Formatted,
-            ),
-        );
+        let refused = Reply::err("ERR Command not allowed inside a transaction");
+        return reject(engine, index, client, refused, Origin::Formatted);
     }
     if client.in_multi() && !tx::runs_inside_multi(spec) {
         if let Some(queue) = client.multi.as_mut() {
@@ -403,12 +389,6 @@ pub fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
     engine.inner().server.count_call(index);
     note_command(client, index, args);
     run(engine, client, spec, args)
-}
-
-/// A refusal's reply, counted in INFO (the command's `rejected_calls`, its error code).
-fn rejected(engine: &Engine, index: usize, reply: Reply) -> Reply {
-    count_error(engine, &reply, Some(index), true);
-    reply
 }
 
 /// Counts an error reply in INFO's errorstats and, for a known command, in its
@@ -431,7 +411,18 @@ enum Origin {
 /// A known command refused before it runs (Redis's `rejectCommand`): inside MULTI it dooms
 /// the transaction, and a refused EXEC ends the transaction with EXECABORT naming why (so an
 /// EXEC that meets a busy script runs nothing and leaves MULTI).
-fn reject(client: &mut Client, spec: &Spec, reply: Reply, origin: Origin) -> Reply {
+fn reject(
+    engine: &Engine,
+    index: usize,
+    client: &mut Client,
+    reply: Reply,
+    origin: Origin,
+) -> Reply {
+    // Counted in INFO: the command's `rejected_calls`, its error code.
+    count_error(engine, &reply, Some(index), true);
+    let Some(spec) = spec_at(index) else {
+        return reply;
+    };
     if !client.in_multi() {
         return reply;
     }
