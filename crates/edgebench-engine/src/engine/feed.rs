@@ -13,6 +13,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
+use crate::resp::encode::{write_bulk, write_len};
+
 /// The feed, shared by an engine's databases.
 #[derive(Debug, Default)]
 pub struct Feed {
@@ -132,18 +134,12 @@ impl Feed {
     }
 }
 
-/// One command as a RESP array of bulk strings, as Redis writes it to its AOF.
+/// One command as a RESP array of bulk strings, as Redis writes it to its AOF (the reply
+/// encoder's headers, without a `to_string` per argument).
 pub fn encode<A: AsRef<[u8]>>(args: &[A], out: &mut Vec<u8>) {
-    out.push(b'*');
-    out.extend_from_slice(args.len().to_string().as_bytes());
-    out.extend_from_slice(b"\r\n");
+    write_len(out, b'*', args.len());
     for a in args {
-        let a = a.as_ref();
-        out.push(b'$');
-        out.extend_from_slice(a.len().to_string().as_bytes());
-        out.extend_from_slice(b"\r\n");
-        out.extend_from_slice(a);
-        out.extend_from_slice(b"\r\n");
+        write_bulk(out, a.as_ref());
     }
 }
 

@@ -335,6 +335,12 @@ fn redis_on_copy(dir: &Path, aof: bool) -> (RedisServer, TempDir) {
     (server, copy)
 }
 
+/// The keyspace redis-server loads from a copy of `dir` (see [`redis_on_copy`]).
+fn redis_keyspace(dir: &Path, aof: bool) -> BTreeMap<String, String> {
+    let (server, _copy) = redis_on_copy(dir, aof);
+    keyspace(&mut server.connect())
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     for entry in fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
@@ -485,9 +491,8 @@ fn rdb_files_move_both_ways_for_every_type() {
     assert_eq!(engine.ok_line("SAVE"), Value::Okay);
     let rdb = dir.path().join("dump.rdb");
     assert_checks("redis-check-rdb", &rdb);
-    let (server, _copy) = redis_on_copy(dir.path(), false);
     assert_same(
-        &keyspace(&mut server.connect()),
+        &redis_keyspace(dir.path(), false),
         &want,
         "redis-server loading the engine's dump.rdb",
     );
@@ -558,8 +563,11 @@ fn bgsave_lastsave_and_info_persistence() {
     let want = keyspace(&mut e);
     let (mut fresh, _) = loaded_engine(dir.path(), false);
     assert_same(&keyspace(&mut fresh), &want, "the BGSAVE file");
-    let (server, _copy) = redis_on_copy(dir.path(), false);
-    assert_same(&keyspace(&mut server.connect()), &want, "redis on BGSAVE's");
+    assert_same(
+        &redis_keyspace(dir.path(), false),
+        &want,
+        "redis on BGSAVE's",
+    );
 
     e.ok_line("DEL a");
     assert_eq!(
@@ -895,9 +903,8 @@ fn the_append_only_file_replays_to_the_same_keyspace_here_and_in_redis() {
     );
     drop(again);
 
-    let (server, _copy) = redis_on_copy(dir.path(), true);
     assert_same(
-        &keyspace(&mut server.connect()),
+        &redis_keyspace(dir.path(), true),
         &want,
         "redis-server replaying the engine's file",
     );
@@ -922,8 +929,7 @@ fn the_engine_replays_redis_servers_append_only_file() {
     // The reference is what redis-server makes of its own directory: redis-server 7.0
     // writes XREADGROUP's deliveries as XCLAIMs that do not carry the group's read
     // counter, so a replay has `entries-read` unknown where the live server knew it.
-    let (replayed, _copy) = redis_on_copy(dir.path(), true);
-    let want = keyspace(&mut replayed.connect());
+    let want = redis_keyspace(dir.path(), true);
     let mut lost = want.clone();
     lost.retain(|k, v| live.get(k) != Some(v));
     assert_eq!(
@@ -988,8 +994,7 @@ fn bgrewriteaof_makes_a_new_base_and_keeps_every_write() {
     drop(e);
     assert_checks("redis-check-aof", &manifest(dir.path()));
     // What redis-server makes of the directory is the reference, to the encoding.
-    let (server, _copy) = redis_on_copy(dir.path(), true);
-    let want = keyspace(&mut server.connect());
+    let want = redis_keyspace(dir.path(), true);
     let (mut again, loaded) = loaded_engine(dir.path(), true);
     assert!(
         matches!(loaded, Loaded::Aof { truncated: 0, .. }),
@@ -1289,9 +1294,8 @@ fn appendonly_turned_on_and_off_while_running() {
         "{loaded:?}"
     );
     assert_same(&keyspace(&mut again), &want, "turned on while running");
-    let (server, _copy) = redis_on_copy(dir.path(), true);
     assert_same(
-        &keyspace(&mut server.connect()),
+        &redis_keyspace(dir.path(), true),
         &want,
         "redis-server on it",
     );
