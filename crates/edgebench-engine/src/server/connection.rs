@@ -758,6 +758,9 @@ impl<S: Socket> Connection<S> {
         }
         std::mem::swap(&mut self.session.output, output);
         let (consumed, stop) = run_requests(&mut self.session, &mut self.parser, input, false);
+        // The batch's writes reach the append-only file before its replies leave, as in
+        // [`Connection::flush`].
+        self.session.engine.flush_aof();
         let written = write_now(|b| self.stream.try_write(b), &self.session.output);
         std::mem::swap(&mut self.session.output, output);
         self.input.extend_from_slice(&input[consumed..]);
