@@ -72,6 +72,19 @@ pub struct Client {
     /// How many scripts or transactions are running for this client (nested: a script
     /// inside EXEC).
     pub(crate) prop_hold: u32,
+    /// CLIENT TRACKING is on (in either mode).
+    pub(crate) tracking: bool,
+    /// CLIENT TRACKING is on, in default mode (not BCAST): read-only commands remember
+    /// their keys. The whole mode lives in the engine's tracking table.
+    pub(crate) tracking_reads: bool,
+    /// Under OPTIN / OPTOUT: when keys are remembered (see [`Client::remembers_reads`]).
+    pub(crate) tracking_optin: bool,
+    pub(crate) tracking_optout: bool,
+    /// CLIENT CACHING yes|no ran: it holds for the next command (or the transaction).
+    pub(crate) caching: bool,
+    /// A script of this client called a read-only command: its declared keys are
+    /// remembered when it ends (as Redis tracks a script's keys).
+    pub(crate) script_read: bool,
 }
 
 impl Client {
@@ -100,7 +113,22 @@ impl Client {
             aof_deferred: false,
             prop: Vec::new(),
             prop_hold: 0,
+            tracking: false,
+            tracking_reads: false,
+            tracking_optin: false,
+            tracking_optout: false,
+            caching: false,
+            script_read: false,
         }
+    }
+
+    /// Whether a read-only command of this client remembers its keys now: tracking in
+    /// default mode, and under OPTIN after `CLIENT CACHING yes`, under OPTOUT unless
+    /// `CLIENT CACHING no`.
+    pub(crate) fn remembers_reads(&self) -> bool {
+        let opted_in = !self.tracking_optin || self.caching;
+        let opted_out = self.tracking_optout && self.caching;
+        self.tracking_reads && opted_in && !opted_out
     }
 
     /// Whether a MULTI is open.
@@ -150,6 +178,22 @@ impl Client {
         names.lib_name.clone_from(&self.lib_name);
         names.lib_ver.clone_from(&self.lib_ver);
     }
+}
+
+/// A message pushed to a client outside its replies (client-side caching, see
+/// [`crate::engine::tracking`]); its server encodes it for the client's protocol when it
+/// writes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Push {
+    /// These keys changed (`None`: every key, after a flush). `redirected`: the client gets
+    /// it for another client that redirects to it, so a RESP2 client subscribed to
+    /// `__redis__:invalidate` gets it as a Pub/Sub message there.
+    Invalidate {
+        keys: Option<Vec<Vec<u8>>>,
+        redirected: bool,
+    },
+    /// The client this one redirects its invalidations to is gone.
+    RedirectBroken(u64),
 }
 
 /// [`ClientShared::flags`] bits the client publishes.
@@ -208,6 +252,10 @@ pub struct ClientShared {
     pub(crate) monitor: AtomicBool,
     killed: AtomicBool,
     unblock: Mutex<Option<UnblockRequest>>,
+    /// Messages waiting for the client's server to write them, and whether there are any
+    /// (one relaxed load per batch when there are none).
+    pushes: Mutex<Vec<Push>>,
+    has_pushes: AtomicBool,
     wake: Notify,
     /// Removes this client from the engine's registry when it goes.
     registry: OnceLock<Weak<crate::engine::cmd::server::ClientRegistry>>,
@@ -234,6 +282,8 @@ impl ClientShared {
             monitor: AtomicBool::new(false),
             killed: AtomicBool::new(false),
             unblock: Mutex::new(None),
+            pushes: Mutex::new(Vec::new()),
+            has_pushes: AtomicBool::new(false),
             wake: Notify::new(),
             registry: OnceLock::new(),
         }
@@ -295,6 +345,31 @@ impl ClientShared {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .take()
+    }
+
+    /// Queues a message for the client and wakes its connection.
+    pub(crate) fn push(&self, push: Push) {
+        self.pushes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(push);
+        self.has_pushes.store(true, Ordering::Release);
+        self.wake.notify_one();
+    }
+
+    /// Whether messages wait ([`ClientShared::take_pushes`]).
+    pub fn has_pushes(&self) -> bool {
+        self.has_pushes.load(Ordering::Acquire)
+    }
+
+    /// The messages waiting, in the order queued; empty (without a lock) if none.
+    pub fn take_pushes(&self) -> Vec<Push> {
+        if !self.has_pushes() {
+            return Vec::new();
+        }
+        let mut q = self.pushes.lock().unwrap_or_else(PoisonError::into_inner);
+        self.has_pushes.store(false, Ordering::Release);
+        std::mem::take(&mut *q)
     }
 
     /// Resolves when another client kills or unblocks this one (check [`ClientShared::killed`]

@@ -73,6 +73,8 @@ pub(crate) struct Inner {
     pub(crate) scripting: cmd::script::Scripting,
     /// RDB and append-only file state (see `persist`).
     pub(crate) persist: Persist,
+    /// Client-side caching: who read which key (CLIENT TRACKING).
+    pub(crate) tracking: Arc<super::tracking::Tracking>,
     stop: AtomicBool,
 }
 
@@ -145,10 +147,14 @@ impl Engine {
         // and one feed for the append-only file.
         let limits = Arc::new(Limits::default());
         let feed = Arc::new(Feed::default());
+        let tracking = Arc::new(super::tracking::Tracking::default());
         let engine = Engine {
             inner: Arc::new(Inner {
                 dbs: (0..DATABASES)
-                    .map(|i| Db::numbered(i, Arc::clone(&limits), Arc::clone(&feed)))
+                    .map(|i| {
+                        Db::numbered(i, Arc::clone(&limits), Arc::clone(&feed))
+                            .tracked_by(Arc::clone(&tracking))
+                    })
                     .collect(),
                 clock,
                 next_client_id: AtomicU64::new(1),
@@ -158,9 +164,14 @@ impl Engine {
                 #[cfg(feature = "scripting")]
                 scripting: cmd::script::Scripting::default(),
                 persist: Persist::default(),
+                tracking,
                 stop: AtomicBool::new(false),
             }),
         };
+        engine
+            .inner
+            .tracking
+            .bind_registry(Arc::downgrade(&engine.inner.server.registry));
         // `dir` is where the engine was started, as redis-server's.
         if let Ok(cwd) = std::env::current_dir() {
             let _ = engine.configure("dir", &cwd.to_string_lossy());
@@ -174,6 +185,9 @@ impl Engine {
         // through each database's feed.)
         let now = self.now_ms();
         let n = self.inner.dbs.iter().map(|db| db.expire_due(now)).sum();
+        // Expired keys under BCAST prefixes, and a table over its limit (Redis's cron).
+        self.inner.tracking.send_broadcasts();
+        self.inner.tracking.limit();
         self.inner
             .stats
             .expired_keys
@@ -224,11 +238,26 @@ impl Engine {
     /// `appendfsync always`), unless the client defers that to its server
     /// ([`Client::aof_deferred`]).
     pub fn execute(&self, client: &mut Client, args: &[&[u8]]) -> Reply {
-        let reply = cmd::execute(self, client, args);
+        let reply = super::tracking::as_client(client.id, || cmd::execute(self, client, args));
         if !client.aof_deferred && self.feed().on() {
             self.flush_aof();
         }
+        // CLIENT CACHING holds for one command, or for a whole transaction: Redis keeps it
+        // through CLIENT's own subcommands and while MULTI queues.
+        if client.caching
+            && !client.in_multi()
+            && !args.first().is_some_and(|a| a.eq_ignore_ascii_case(b"client"))
+        {
+            client.caching = false;
+        }
+        // BCAST keys this command wrote go out after it (Redis's `beforeSleep`).
+        self.inner.tracking.send_broadcasts();
         reply
+    }
+
+    /// The client-side caching table (CLIENT TRACKING).
+    pub fn tracking(&self) -> &super::tracking::Tracking {
+        &self.inner.tracking
     }
 }
 

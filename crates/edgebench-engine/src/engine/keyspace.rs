@@ -25,6 +25,7 @@ use smallvec::SmallVec;
 use super::error::CmdError;
 use super::feed::Feed;
 use super::notify::BlockedClients;
+use super::tracking::Tracking;
 pub use super::types::collections::{BytesMap, BytesSet, Hasher, Key};
 use super::types::encoding::{is_redis_integer, string_encoding, Limits, Shape};
 use super::types::{Stream, ZSet};
@@ -296,6 +297,8 @@ pub struct Db {
     index: usize,
     /// The propagation feed, shared by the engine's databases: expired keys go to it.
     feed: Arc<Feed>,
+    /// Client-side caching, shared by the engine's databases: writes tell it.
+    tracking: Arc<Tracking>,
 }
 
 impl Default for Db {
@@ -318,7 +321,14 @@ impl Db {
             limits,
             index,
             feed,
+            tracking: Arc::default(),
         }
+    }
+
+    /// This database, telling `tracking` of its writes (the engine's table).
+    pub fn tracked_by(mut self, tracking: Arc<Tracking>) -> Db {
+        self.tracking = tracking;
+        self
     }
 
     /// Its number (SELECT).
@@ -336,6 +346,7 @@ impl Db {
     fn gone(&self, key: &[u8]) {
         self.blocked.written(self, key);
         self.feed.expired(self.index, key);
+        self.tracking.modified(key);
     }
 
     /// The time keys expire at for a command at `now_ms`: none expire while a file is
@@ -527,6 +538,7 @@ impl<'a> Locked<'a> {
         wrote();
         touch(&mut shard.watched, key);
         db.blocked.written(db, key);
+        db.tracking.modified(key);
         entry.accessed_s = seconds(now);
         // The value as the last command left it: Redis converted it then if it was over
         // the limits (see `types::encoding`).
@@ -572,6 +584,7 @@ impl<'a> Locked<'a> {
         wrote();
         shard.touch(key);
         db.blocked.written(db, key);
+        db.tracking.modified(key);
         let new_deadline = entry.expires_at_ms();
         let old = shard.map.insert(hashed, entry);
         shard.retime(
@@ -592,6 +605,7 @@ impl<'a> Locked<'a> {
         shard.touch(key);
         // A deletion ends XREADGROUP waits on the key (Redis's signalDeletedKeyAsReady).
         db.blocked.written(db, key);
+        db.tracking.modified(key);
         shard.retime(key, old.expires_at_ms(), None);
         (!old.expired(expiry)).then_some(old)
     }

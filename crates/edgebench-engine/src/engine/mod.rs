@@ -28,6 +28,7 @@ pub mod handle;
 pub mod keyspace;
 pub mod notify;
 pub mod persist;
+pub mod tracking;
 pub mod types;
 
 pub use crate::resp::Reply;

@@ -27,11 +27,11 @@ use tokio::sync::broadcast;
 
 use super::blocking::{self, Parked, Plan};
 use super::pubsub::{pubsub_command, Broker, Kind, Subscriptions};
-use crate::engine::client::UnblockRequest;
+use crate::engine::client::{Push, UnblockRequest};
 use crate::engine::cmd::server::MonitorLine;
 use crate::engine::cmd::{is, lookup};
 use crate::engine::{Client, Engine, Reply};
-use crate::resp::encode::write_len;
+use crate::resp::encode::{write_bulk, write_int, write_len};
 use crate::resp::{encode, Protocol, RequestParser};
 
 /// Room made in the input buffer before each read: Redis's `PROTO_IOBUF_LEN`.
@@ -118,6 +118,50 @@ fn arity_ok(arity: i32, argc: usize) -> bool {
 
 fn arity_error(name: &str) -> Reply {
     Reply::Error(format!("ERR wrong number of arguments for '{name}' command").into())
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // A client that leaves stops tracking (its BCAST prefixes go with it).
+        if self.client.tracking {
+            self.engine.tracking().disable(self.client.id);
+        }
+    }
+}
+
+/// One pushed message as the client's protocol carries it (see [`Session::write_pushes`]).
+fn encode_push(push: &Push, resp3: bool, subscribed: bool, out: &mut Vec<u8>) {
+    match push {
+        Push::Invalidate { keys, redirected } => {
+            if resp3 {
+                out.extend_from_slice(b">2\r\n");
+                write_bulk(out, b"invalidate");
+            } else if *redirected && subscribed {
+                out.extend_from_slice(b"*3\r\n");
+                write_bulk(out, b"message");
+                write_bulk(out, b"__redis__:invalidate");
+            } else {
+                return;
+            }
+            match keys {
+                Some(keys) => {
+                    write_len(out, b'*', keys.len());
+                    for k in keys {
+                        write_bulk(out, k);
+                    }
+                }
+                None if resp3 => out.extend_from_slice(b"_\r\n"),
+                None => out.extend_from_slice(b"$-1\r\n"),
+            }
+        }
+        Push::RedirectBroken(id) => {
+            if resp3 {
+                out.extend_from_slice(b">2\r\n");
+                write_bulk(out, b"tracking-redir-broken");
+                write_int(out, b':', i64::try_from(*id).unwrap_or(i64::MAX));
+            }
+        }
+    }
 }
 
 /// A client's state apart from its stream: what [`Session::dispatch`] needs.
@@ -212,6 +256,24 @@ impl Session {
             self.output.truncate(start);
         } else if (skip_this || self.client.reply_off) && !self.pushed {
             self.output.truncate(start);
+        }
+        // What the command made the tracking table send this client comes after its reply
+        // (Redis's pending invalidations); CLIENT REPLY does not withhold it.
+        self.write_pushes();
+    }
+
+    /// Appends the messages pushed to this client (client-side caching) to the output, in
+    /// its protocol: RESP3 pushes; for a RESP2 client that receives another's invalidations
+    /// and is subscribed, Pub/Sub messages on `__redis__:invalidate`; otherwise nothing
+    /// (RESP2 has no pushes on a connection that runs commands), as in Redis.
+    pub(crate) fn write_pushes(&mut self) {
+        if !self.client.shared.has_pushes() {
+            return;
+        }
+        let resp3 = self.protocol() == Protocol::Resp3;
+        let subscribed = self.subscriptions.active();
+        for push in self.client.shared.take_pushes() {
+            encode_push(&push, resp3, subscribed, &mut self.output);
         }
     }
 
@@ -823,8 +885,9 @@ impl<S: Socket> Connection<S> {
         }
     }
 
-    /// Writes the replies gathered so far.
+    /// Writes the replies gathered so far, and the messages pushed to the client since.
     pub(super) async fn flush(&mut self) -> io::Result<()> {
+        self.session.write_pushes();
         // Writes are in the append-only file (and synced, under `appendfsync always`)
         // before any reply to them goes out, as redis-server's `beforeSleep` does.
         self.session.engine.flush_aof();
@@ -934,6 +997,8 @@ pub(super) fn run_requests(
     input: &[u8],
     stop_before_long: bool,
 ) -> (usize, Stop) {
+    // Messages pushed while the client was idle go before the replies to what it sent.
+    session.write_pushes();
     let ran = run_batch(session, parser, input, stop_before_long);
     // A PUBLISH may be waiting for this batch to leave subscriptions (`Broker::settle`).
     session.subscriptions.ran_batch();

@@ -14,8 +14,8 @@
 //! edge-triggered, so that connection is read again in the next pass without waiting.
 //!
 //! Hand-off rule: a connection stays on its loop while each request is answered at once.
-//! After a batch that leaves it blocked (BLPOP...), paused (CLIENT PAUSE), subscribed or a
-//! monitor, and before a request that may run long (a script, or anything while a script
+//! After a batch that leaves it blocked (BLPOP...), paused (CLIENT PAUSE), subscribed, a
+//! monitor or tracking keys (CLIENT TRACKING: invalidations arrive while it is idle), and before a request that may run long (a script, or anything while a script
 //! runs), it moves to the task design ([`Connection`]) for the rest of its life, with its
 //! unwritten replies, unread input, parser, session, `maxclients` permit and the server's
 //! shutdown signals: waits and wake-ups from other connections are that design's job, and a
@@ -319,6 +319,7 @@ impl EventLoop {
             if last_tick.elapsed() >= TICK {
                 last_tick = Instant::now();
                 self.close_killed();
+                self.hand_off_pushed();
             }
         }
         self.close_all();
@@ -423,6 +424,8 @@ impl EventLoop {
             || session.paused_until.is_some()
             || session.subscriptions.active()
             || session.monitor.is_some()
+            || session.client.shared.has_pushes()
+            || session.client.tracking
         {
             Fate::HandOff { run_held: false }
         } else {
@@ -599,6 +602,22 @@ impl EventLoop {
             let mut conn = self.conns.remove(key);
             let _ = self.poll.registry().deregister(conn.stream.source());
         }
+    }
+
+    /// Connections that were sent messages while idle (client-side caching invalidations):
+    /// moved to the task design, which writes them at once and wakes for the next ones
+    /// (a loop connection notices them at this tick, or before its next batch).
+    fn hand_off_pushed(&mut self) {
+        let pushed: Vec<usize> = self
+            .conns
+            .iter()
+            .filter(|(_, c)| c.fate == Fate::Serve && c.session.client.shared.has_pushes())
+            .map(|(key, _)| key)
+            .collect();
+        for key in pushed {
+            self.decide(key, Fate::HandOff { run_held: false });
+        }
+        self.finish();
     }
 
     /// Shutdown: every batch has run (a pass runs whole); what the sockets take of their

@@ -617,6 +617,7 @@ fn check_flush_mode(args: &[&[u8]]) -> Result<(), CmdError> {
 fn flushdb(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
     check_flush_mode(args)?;
     ctx.ks.clear();
+    ctx.engine.tracking().flushed();
     Ok(Reply::ok())
 }
 
@@ -630,6 +631,7 @@ fn flushall(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
     for ks in &mut all {
         ks.clear();
     }
+    ctx.engine.tracking().flushed();
     Ok(Reply::ok())
 }
 

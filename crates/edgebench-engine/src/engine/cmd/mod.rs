@@ -497,6 +497,45 @@ pub(crate) fn observe(
     client.publish_state();
 }
 
+/// CLIENT TRACKING: after a read-only command, its keys are remembered for the client (as
+/// Redis's `trackingRememberKeys`); after a script that called a read-only command, the
+/// script's declared keys (EVAL_RO and FCALL_RO count only through what they call). Under
+/// the command's locks, so no write slips between the read and the remembering.
+pub(crate) fn remember_reads(ctx: &mut Ctx<'_, '_>, spec: &Spec, args: &[&[u8]], container: bool) {
+    let read = if container {
+        std::mem::take(&mut ctx.client.script_read)
+    } else {
+        is_readonly(spec)
+    };
+    if read && ctx.client.remembers_reads() {
+        let keys = if container {
+            script_keys(args)
+        } else {
+            spec.key_indices(args)
+        };
+        ctx.engine
+            .tracking()
+            .remember(ctx.client.id, keys.iter().map(|&i| args[i]));
+    }
+}
+
+/// The declared keys of EVAL / EVALSHA / FCALL and their _RO forms (`name script|fn
+/// numkeys key...`); none for EXEC. Their specs lock as the script goes, so they declare
+/// no key positions of their own.
+fn script_keys(args: &[&[u8]]) -> Vec<usize> {
+    let n = args
+        .get(2)
+        .and_then(|a| std::str::from_utf8(a).ok())
+        .and_then(|a| a.parse::<usize>().ok())
+        .unwrap_or(0);
+    (3..args.len().min(3usize.saturating_add(n))).collect()
+}
+
+/// Whether `spec` has Redis's `readonly` flag (what client-side caching remembers).
+pub(crate) fn is_readonly(spec: &Spec) -> bool {
+    server::meta::lookup(spec.name.as_bytes()).is_some_and(|m| m.has_flag("readonly"))
+}
+
 /// Locks what `spec` declares and runs it.
 pub fn run(engine: &Engine, client: &mut Client, spec: &Spec, args: &[&[u8]]) -> Reply {
     let db = engine.db(client.db);
@@ -540,6 +579,9 @@ pub fn run(engine: &Engine, client: &mut Client, spec: &Spec, args: &[&[u8]]) ->
         ctx.client.prop_hold -= 1;
     }
     propagate::after(&mut ctx, spec, args, &reply, mark);
+    if ctx.client.tracking_reads {
+        remember_reads(&mut ctx, spec, args, container);
+    }
     drop(ctx);
     observe(engine, client, args, started, now);
     reply

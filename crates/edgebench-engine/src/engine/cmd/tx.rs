@@ -231,6 +231,10 @@ fn exec(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
             super::count_error(engine, &reply, index, false);
         }
         super::propagate::after(&mut inner, spec, &argv, &reply, mark);
+        if inner.client.tracking_reads {
+            let container = super::propagate::is_container(spec);
+            super::remember_reads(&mut inner, spec, &argv, container);
+        }
         replies.push(reply);
         super::observe(engine, inner.client, &argv, started, now);
     }

@@ -743,6 +743,10 @@ fn redis_call(
     let mark = super::propagate::mark();
     let reply = (spec.run)(ctx, &argv).unwrap_or_else(Reply::from);
     super::propagate::after(ctx, spec, &argv, &reply, mark);
+    if ctx.client.tracking_reads && super::is_readonly(spec) {
+        // The script's declared keys are remembered when it ends (`remember_reads`).
+        ctx.client.script_read = true;
+    }
     ctx.client.resp = saved;
     match &reply {
         Reply::Error(text) => fail(&format!("-{text}")),

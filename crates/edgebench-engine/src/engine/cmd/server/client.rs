@@ -111,6 +111,9 @@ pub(super) fn client(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, Cmd
         sub_arity(args, -3, "client|unblock")?;
         return client_unblock(ctx.engine, args);
     }
+    if let Some(reply) = super::tracking::subcommand(ctx, args) {
+        return reply;
+    }
     let c = &mut *ctx.client;
     if is(sub, "id") {
         sub_arity(args, 2, "client|id")?;
@@ -143,24 +146,6 @@ pub(super) fn client(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, Cmd
     } else if is(sub, "reply") {
         sub_arity(args, 3, "client|reply")?;
         client_reply(c, args[2])
-    } else if is(sub, "getredir") {
-        sub_arity(args, 2, "client|getredir")?;
-        Ok(Reply::Int(-1))
-    } else if is(sub, "trackinginfo") {
-        sub_arity(args, 2, "client|trackinginfo")?;
-        // The engine tracks no keys for client-side caching: tracking is always off.
-        let field = |k: &str, v: Reply| (Reply::bulk(k.as_bytes()), v);
-        Ok(Reply::Map(vec![
-            field("flags", Reply::Set(vec![Reply::bulk(b"off")])),
-            field("redirect", Reply::Int(-1)),
-            field("prefixes", Reply::Array(Vec::new())),
-        ]))
-    } else if is(sub, "caching") {
-        sub_arity(args, 3, "client|caching")?;
-        Err(err(
-            "ERR CLIENT CACHING can be called only when the client is in tracking mode with \
-             OPTIN or OPTOUT mode enabled",
-        ))
     } else if is(sub, "help") {
         sub_arity(args, 2, "client|help")?;
         Ok(help(args, CLIENT_HELP))

@@ -130,7 +130,7 @@ impl Engine {
                 put("client_recent_max_input_buffer", "0".into());
                 put("client_recent_max_output_buffer", "0".into());
                 put("blocked_clients", self.blocked_clients().to_string());
-                put("tracking_clients", "0".into());
+                put("tracking_clients", self.tracking().stats().clients.to_string());
                 put(
                     "clients_in_timeout_table",
                     self.blocked_clients().to_string(),
@@ -191,6 +191,10 @@ impl Engine {
                 put("keyspace_misses", "0".into());
                 put("pubsub_channels", "0".into());
                 put("pubsub_patterns", "0".into());
+                let tracked = self.tracking().stats();
+                put("tracking_total_keys", tracked.keys.to_string());
+                put("tracking_total_items", tracked.items.to_string());
+                put("tracking_total_prefixes", tracked.prefixes.to_string());
                 let (fork_us, forks) = self.fork_stats();
                 put("latest_fork_usec", fork_us.to_string());
                 put("total_forks", forks.to_string());

@@ -37,11 +37,12 @@ mod command;
 pub(crate) mod common;
 mod config;
 mod info;
-mod meta;
+pub(crate) mod meta;
 mod persist;
 mod registry;
 pub(crate) mod slowlog;
 pub(crate) mod state;
+mod tracking;
 #[cfg(test)]
 mod tests;
 

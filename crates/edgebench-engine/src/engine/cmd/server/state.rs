@@ -428,6 +428,8 @@ pub(super) const PARAMS: &[Param] = &[
     // How long a script runs before other clients get BUSY (ms; 0 = never). Also read as
     // `lua-time-limit`, its old name.
     param("busy-reply-threshold", int(0, i64::MAX), "5000", true),
+    // Keys the client-side caching table holds before it evicts (0: no limit).
+    param("tracking-table-max-keys", int(0, i64::MAX), "1000000", true),
     // Persistence (see `engine::persist`), with redis-server 7.0's defaults; `dir` is set
     // to the working directory when the engine is made.
     param("dir", Kind::Dir, ".", true),
@@ -647,6 +649,7 @@ impl Engine {
         }
         self.server().sync_cached();
         self.apply_encoding_limits();
+        self.apply_tracking_limit();
         self.persistence_config_changed()
             .map_err(|e| err_owned(format!("ERR {e}")))?;
         Ok(())
@@ -671,6 +674,16 @@ impl Engine {
         self.server().sync_cached();
         self.apply_encoding_limits();
         Ok(())
+    }
+
+    /// Hands `tracking-table-max-keys` to the tracking table (which evicts over it now).
+    fn apply_tracking_limit(&self) {
+        if let Some(max) = self
+            .config_get("tracking-table-max-keys")
+            .and_then(|v| v.parse().ok())
+        {
+            self.tracking().set_max_keys(max);
+        }
     }
 
     /// Hands the encoding thresholds to the keyspace (it reads them as atomics on the write
