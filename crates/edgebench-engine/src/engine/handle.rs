@@ -16,6 +16,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use super::client::Client;
 use super::cmd;
 use super::feed::Feed;
+use super::keyevents::KeyEvents;
 use super::keyspace::Db;
 use super::persist::Persist;
 use super::types::counters::Counter;
@@ -73,6 +74,8 @@ pub(crate) struct Inner {
     pub(crate) scripting: cmd::script::Scripting,
     /// RDB and append-only file state (see `persist`).
     pub(crate) persist: Persist,
+    /// Keyspace notifications: the classes in force and where they go (see `keyevents`).
+    pub(crate) events: Arc<KeyEvents>,
     stop: AtomicBool,
 }
 
@@ -142,13 +145,17 @@ impl Engine {
 
     fn build(clock: EngineClock) -> Engine {
         // One set of encoding limits for every database, as CONFIG sets them server-wide,
-        // and one feed for the append-only file.
+        // one feed for the append-only file, and one notification state.
         let limits = Arc::new(Limits::default());
         let feed = Arc::new(Feed::default());
+        let events = Arc::new(KeyEvents::default());
         let engine = Engine {
             inner: Arc::new(Inner {
                 dbs: (0..DATABASES)
-                    .map(|i| Db::numbered(i, Arc::clone(&limits), Arc::clone(&feed)))
+                    .map(|i| {
+                        let events = Arc::clone(&events);
+                        Db::numbered(i, Arc::clone(&limits), Arc::clone(&feed), events)
+                    })
                     .collect(),
                 clock,
                 next_client_id: AtomicU64::new(1),
@@ -158,6 +165,7 @@ impl Engine {
                 #[cfg(feature = "scripting")]
                 scripting: cmd::script::Scripting::default(),
                 persist: Persist::default(),
+                events,
                 stop: AtomicBool::new(false),
             }),
         };
