@@ -271,6 +271,9 @@ mod tests {
     use super::*;
     use std::sync::Mutex;
 
+    /// (channel, message) pairs a test publisher received.
+    type Received = Arc<Mutex<Vec<(Vec<u8>, Vec<u8>)>>>;
+
     fn shown(flags: &str) -> String {
         Classes::parse(flags.as_bytes())
             .map(|c| c.to_string())
@@ -300,7 +303,7 @@ mod tests {
     /// K and E.
     #[test]
     fn notify_publishes_on_the_channels_in_force() {
-        let seen: Arc<Mutex<Vec<(Vec<u8>, Vec<u8>)>>> = Arc::default();
+        let seen: Received = Arc::default();
         let events = KeyEvents::default();
         let sink = Arc::clone(&seen);
         events.set_publisher(Some(Arc::new(move |c: &[u8], m: &[u8]| {
