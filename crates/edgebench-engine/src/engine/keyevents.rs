@@ -288,7 +288,8 @@ mod tests {
         assert_eq!(shown("$lshzxeKE"), "$lshzxeKE");
         assert_eq!(shown("KA"), "AK");
         assert_eq!(shown("EA"), "AE");
-        assert_eq!(shown("EKmndtexzhsl$g"), "g$lshzxetdnKEm");
+        assert_eq!(shown("EKmndtexzhsl$g"), "AKEm");
+        assert_eq!(shown("EKmndtexzhsl$"), "$lshzxetdnKEm");
         assert_eq!(shown("AnKEm"), "AKEm");
         assert_eq!(shown("gg"), "g");
         assert_eq!(shown(""), "");
