@@ -16,6 +16,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use super::client::Client;
 use super::cmd;
 use super::feed::Feed;
+use super::keyevents::KeyEvents;
 use super::keyspace::Db;
 use super::persist::Persist;
 use super::types::counters::Counter;
@@ -75,6 +76,8 @@ pub(crate) struct Inner {
     pub(crate) persist: Persist,
     /// Client-side caching: who read which key (CLIENT TRACKING).
     pub(crate) tracking: Arc<super::tracking::Tracking>,
+    /// Keyspace notifications: the classes in force and where they go (see `keyevents`).
+    pub(crate) events: Arc<KeyEvents>,
     stop: AtomicBool,
 }
 
@@ -144,15 +147,17 @@ impl Engine {
 
     fn build(clock: EngineClock) -> Engine {
         // One set of encoding limits for every database, as CONFIG sets them server-wide,
-        // and one feed for the append-only file.
+        // one feed for the append-only file, and one notification state.
         let limits = Arc::new(Limits::default());
         let feed = Arc::new(Feed::default());
         let tracking = Arc::new(super::tracking::Tracking::default());
+        let events = Arc::new(KeyEvents::default());
         let engine = Engine {
             inner: Arc::new(Inner {
                 dbs: (0..DATABASES)
                     .map(|i| {
-                        Db::numbered(i, Arc::clone(&limits), Arc::clone(&feed))
+                        let events = Arc::clone(&events);
+                        Db::numbered(i, Arc::clone(&limits), Arc::clone(&feed), events)
                             .tracked_by(Arc::clone(&tracking))
                     })
                     .collect(),
@@ -165,6 +170,7 @@ impl Engine {
                 scripting: cmd::script::Scripting::default(),
                 persist: Persist::default(),
                 tracking,
+                events,
                 stop: AtomicBool::new(false),
             }),
         };

@@ -24,6 +24,7 @@ use smallvec::SmallVec;
 
 use super::error::CmdError;
 use super::feed::Feed;
+use super::keyevents::{Classes, KeyEvents};
 use super::notify::BlockedClients;
 use super::tracking::Tracking;
 pub use super::types::collections::{BytesMap, BytesSet, Hasher, Key};
@@ -299,6 +300,8 @@ pub struct Db {
     feed: Arc<Feed>,
     /// Client-side caching, shared by the engine's databases: writes tell it.
     tracking: Arc<Tracking>,
+    /// Keyspace notifications, shared likewise: `expired` and `new` are raised here.
+    events: Arc<KeyEvents>,
 }
 
 impl Default for Db {
@@ -310,11 +313,16 @@ impl Default for Db {
 impl Db {
     /// An empty database whose OBJECT ENCODING follows these limits.
     pub fn with_limits(limits: Arc<Limits>) -> Db {
-        Db::numbered(0, limits, Arc::default())
+        Db::numbered(0, limits, Arc::default(), Arc::default())
     }
 
-    /// Database `index` of an engine, with the engine's limits and feed.
-    pub fn numbered(index: usize, limits: Arc<Limits>, feed: Arc<Feed>) -> Db {
+    /// Database `index` of an engine, with the engine's limits, feed and notifications.
+    pub fn numbered(
+        index: usize,
+        limits: Arc<Limits>,
+        feed: Arc<Feed>,
+        events: Arc<KeyEvents>,
+    ) -> Db {
         Db {
             shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
             blocked: BlockedClients::default(),
@@ -322,6 +330,7 @@ impl Db {
             index,
             feed,
             tracking: Arc::default(),
+            events,
         }
     }
 
@@ -341,12 +350,19 @@ impl Db {
         &self.feed
     }
 
+    /// The keyspace notifications.
+    pub fn events(&self) -> &KeyEvents {
+        &self.events
+    }
+
     /// A key of this database expired and was removed (under its shard's lock): clients
-    /// blocked on it are told, and the feed gets its `DEL`.
+    /// blocked on it are told, the feed gets its `DEL`, subscribers an `expired`.
     fn gone(&self, key: &[u8]) {
         self.blocked.written(self, key);
         self.feed.expired(self.index, key);
         self.tracking.modified(key);
+        self.events
+            .notify(Classes::EXPIRED, "expired", key, self.index);
     }
 
     /// The time keys expire at for a command at `now_ms`: none expire while a file is
@@ -592,7 +608,12 @@ impl<'a> Locked<'a> {
             old.as_ref().and_then(|e| e.expires_at_ms()),
             new_deadline,
         );
-        old.filter(|e| !e.expired(expiry))
+        let old = old.filter(|e| !e.expired(expiry));
+        // A key that did not exist was added (Redis's `dbAdd`).
+        if old.is_none() {
+            db.events.notify(Classes::NEW, "new", key, db.index);
+        }
+        old
     }
 
     /// Removes `key`; returns its live entry.
@@ -923,8 +944,8 @@ typed_access!(
 
 impl Locked<'_> {
     /// Removes `key` if it holds an empty collection (Redis never keeps empty lists, hashes,
-    /// sets or sorted sets). Call after a command removed elements.
-    pub fn drop_if_empty(&mut self, key: &[u8]) {
+    /// sets or sorted sets); whether it did. Call after a command removed elements.
+    pub fn drop_if_empty(&mut self, key: &[u8]) -> bool {
         let empty = match self.get(key).map(|e| &e.value) {
             Some(Value::List(v)) => v.is_empty(),
             Some(Value::Hash(v)) => v.is_empty(),
@@ -935,6 +956,7 @@ impl Locked<'_> {
         if empty {
             self.remove(key);
         }
+        empty
     }
 }
 

@@ -25,6 +25,7 @@ pub mod connection;
 pub mod error;
 pub mod feed;
 pub mod handle;
+pub mod keyevents;
 pub mod keyspace;
 pub mod notify;
 pub mod persist;

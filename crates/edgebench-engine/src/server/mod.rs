@@ -349,6 +349,15 @@ pub async fn run_sharing(
     if config.requirepass.is_some() {
         engine.set_requirepass(config.requirepass.clone());
     }
+    // Keyspace notifications reach this server's subscribers, delivered before the writing
+    // command's reply (the broker only queues them). Held weakly: once the broker is gone,
+    // the engine publishes to nobody rather than keep it alive.
+    let publish_to = Arc::downgrade(&broker);
+    engine.set_publisher(Arc::new(move |channel: &[u8], message: &[u8]| {
+        if let Some(broker) = publish_to.upgrade() {
+            broker.publish(channel, message);
+        }
+    }));
     let loops = match config.io {
         IoModel::Tasks => None,
         IoModel::Loop => {

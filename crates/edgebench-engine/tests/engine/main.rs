@@ -7,6 +7,8 @@
 //!   server commands): the engine's typed API, and the same commands sent to a
 //!   real `redis-server`, to the engine in-process and to the engine behind the RESP server,
 //!   whose replies must be equal ([`support::diff`]).
+//! - `keyevents`: keyspace notifications on the wire, every family against redis-server,
+//!   and in process.
 //! - `list_props`: list commands against a model, by proptest.
 //! - `resp_server` and `resp_server_blocking`: the RESP server on the wire, exact reply bytes
 //!   on the default I/O model, the event loop (`EDGEBENCH_SERVER_IO=tasks` runs them on the
@@ -26,6 +28,7 @@ mod functions;
 mod geo;
 mod hash;
 mod hll;
+mod keyevents;
 mod keys;
 mod list;
 mod list_props;

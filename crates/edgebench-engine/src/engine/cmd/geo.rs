@@ -18,6 +18,10 @@
 //! cut, [`Reply::HumanDouble`]); distances have four decimals (`format_distance`).
 //! A reply's size is bounded by the set's size, never by a number in the request: COUNT
 //! only ever shortens a result.
+//!
+//! Keyspace events, as Redis's geo.c emits them: GEOADD is ZADD's `zadd`, a search that
+//! stores announces `georadiusstore` or `geosearchstore` (class `z`), or `del` when an
+//! empty result removed the destination.
 
 mod geohash;
 mod order;
@@ -28,7 +32,7 @@ use std::ops::Bound::{Excluded, Included};
 use super::zset::ZAdded;
 use super::{is, parse_f64, parse_i64, spec, Ctx, KeySpec, Spec, ONE_KEY, TWO_KEYS};
 use crate::engine::error::CmdError;
-use crate::engine::keyspace::{Entry, Locked, Value};
+use crate::engine::keyspace::Locked;
 use crate::engine::types::cfloat::LongDouble;
 use crate::engine::types::zset::{AddFlags, ZSet};
 use crate::resp::reply::Reply;
@@ -673,7 +677,14 @@ fn search_generic(
     };
     Ok(match outcome {
         Outcome::Reply(reply) => reply,
-        Outcome::Store(dst, points) => Reply::Int(store_points(ctx, dst, points)),
+        Outcome::Store(dst, points) => {
+            let event = if matches!(variant, Variant::Search { .. }) {
+                "geosearchstore"
+            } else {
+                "georadiusstore"
+            };
+            Reply::Int(ctx.ks.store_pairs(dst, &points, event) as i64)
+        }
     })
 }
 
@@ -738,21 +749,6 @@ fn outcome_of<'a>(z: Option<&ZSet>, p: &SearchArgs<'a>) -> Outcome<'a> {
         (f.member.to_vec(), score)
     });
     Outcome::Store(dst, stored.collect())
-}
-
-/// Replaces `dst` with a sorted set of `points` (deletes it when there are none); returns
-/// how many were stored.
-fn store_points(ctx: &mut Ctx<'_, '_>, dst: &[u8], points: Vec<(Vec<u8>, f64)>) -> i64 {
-    if points.is_empty() {
-        ctx.ks.remove(dst);
-        return 0;
-    }
-    let mut z = ZSet::default();
-    for (member, score) in &points {
-        z.insert(member, *score);
-    }
-    ctx.ks.insert(dst, Entry::new(Value::ZSet(Box::new(z))));
-    points.len() as i64
 }
 
 /// The reply to a search: members, or per member an array of the member and what the

@@ -4,6 +4,10 @@
 //! Invariants: an empty hash is never stored (HDEL ends with `drop_if_empty`). Values are
 //! kept as bytes, as Redis replies with them; HINCRBY and HINCRBYFLOAT parse them on use.
 //!
+//! Keyspace events, as Redis 7.0's t_hash.c emits them (class `h`): `hset` for every HSET
+//! and HMSET and for an HSETNX that set, `hincrby`, `hincrbyfloat`, and `hdel` when a field
+//! went (then `del` in class `g` if the hash went with it).
+//!
 //! HINCRBYFLOAT computes in x87 `long double`, as Redis on x86-64 does, and prints with
 //! `%.17Lf` — `12345.1` becomes `12345.09999999999999964`, which no `f64` arithmetic
 //! reproduces — through the software `long double` INCRBYFLOAT uses
@@ -17,6 +21,7 @@ use super::set::{
 };
 use super::{is, parse_i64, Ctx, KeySpec, Spec};
 use crate::engine::error::CmdError;
+use crate::engine::keyevents::Classes;
 use crate::engine::keyspace::{BytesMap, Key, Locked};
 use crate::engine::types::cfloat::LongDouble;
 use crate::resp::reply::Reply;
@@ -179,10 +184,12 @@ impl Locked<'_> {
     /// HSET: sets each (field, value); returns how many fields were new.
     pub fn hset(&mut self, key: &[u8], pairs: &[(&[u8], &[u8])]) -> Result<usize, CmdError> {
         let hash = self.hash_or_default(key)?;
-        Ok(pairs
+        let added = pairs
             .iter()
             .filter(|(f, v)| put(hash, f, v.to_vec()))
-            .count())
+            .count();
+        self.notify(Classes::HASH, "hset", key);
+        Ok(added)
     }
 
     /// HSETNX: sets `field` only if it is absent; returns whether it did.
@@ -192,6 +199,7 @@ impl Locked<'_> {
         }
         self.hash_or_default(key)?
             .insert(field.into(), value.to_vec());
+        self.notify(Classes::HASH, "hset", key);
         Ok(true)
     }
 
@@ -234,7 +242,8 @@ impl Locked<'_> {
             Some(h) => fields.iter().filter(|f| h.remove(**f).is_some()).count(),
             None => 0,
         };
-        self.drop_if_empty(key);
+        self.notify(Classes::HASH, "hdel", key);
+        self.drop_emptied(key);
         Ok(removed)
     }
 
@@ -284,6 +293,7 @@ impl Locked<'_> {
             field,
             new.to_string().into_bytes(),
         );
+        self.notify(Classes::HASH, "hincrby", key);
         Ok(new)
     }
 
@@ -317,6 +327,7 @@ impl Locked<'_> {
         }
         let text = new.to_human().into_bytes();
         put(self.hash_or_default(key)?, field, text.clone());
+        self.notify(Classes::HASH, "hincrbyfloat", key);
         Ok(text)
     }
 

@@ -13,11 +13,15 @@
 //! PFCOUNT of one key stores the count it computes in the header. CONFIG
 //! `hll-sparse-max-bytes` ([`hll::SPARSE_MAX_BYTES`] by default) decides where PFADD and
 //! PFMERGE turn a sparse value dense.
+//!
+//! Keyspace events: `pfadd` for a PFADD that changed the value and for every PFMERGE (Redis
+//! announces the merge as a mass add).
 
 use std::borrow::Cow;
 
 use super::{is, spec, Ctx, KeySpec, Spec, ALL_ARGS, ONE_KEY};
 use crate::engine::error::CmdError;
+use crate::engine::keyevents::Classes;
 use crate::engine::keyspace::{Entry, Locked, Value};
 use crate::engine::types::encoding::Shape;
 use crate::engine::types::hll::{self, HllError, REGISTERS};
@@ -106,6 +110,7 @@ impl Locked<'_> {
         }
         if changed {
             hll::invalidate_cache(s);
+            self.notify(Classes::STRING, "pfadd", key);
         }
         Ok(changed)
     }
@@ -158,6 +163,8 @@ impl Locked<'_> {
             }
         }
         hll::invalidate_cache(s);
+        // PFMERGE is announced as a PFADD (a mass add), as Redis announces it.
+        self.notify(Classes::STRING, "pfadd", dest);
         Ok(())
     }
 }

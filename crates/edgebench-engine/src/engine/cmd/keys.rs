@@ -15,6 +15,13 @@
 //! FLUSHALL) declare no keys and lock what they need themselves, always in ascending
 //! database order, and nothing else ever holds two databases: no deadlock is possible.
 //!
+//! Keyspace events, as Redis 7.0's db.c and expire.c emit them (class `g`): `del` for each
+//! key DEL, UNLINK or an EXPIRE to a past time removes; `expire` and `persist`;
+//! `rename_from` then `rename_to`; `move_from` (source database) then `move_to`
+//! (destination); COPY's `copy_to`. A renamed, moved or copied key is added anew in its
+//! destination (a replaced one is deleted first, as Redis does), so it raises `new` there
+//! too; FLUSHDB, FLUSHALL and SWAPDB raise nothing, as in Redis 7.0.
+//!
 //! One command family: the key and expiry commands, kept in one file. [`glob_match`] (the
 //! pattern of KEYS and SCAN MATCH) lives here with them; the other families' MATCH
 //! options, CONFIG GET, COMMAND LIST and the pub/sub patterns reuse it.
@@ -25,6 +32,7 @@ use std::hash::BuildHasher;
 use super::{is, parse_i64, spec, Ctx, KeySpec, Spec, ALL_ARGS, ONE_KEY, TWO_KEYS};
 use crate::engine::error::CmdError;
 use crate::engine::handle::DATABASES;
+use crate::engine::keyevents::Classes;
 use crate::engine::keyspace::{Entry, Key, Locked, SHARDS};
 pub use crate::engine::types::options::{ExpireIf, Ttl};
 use crate::resp::reply::Reply;
@@ -84,7 +92,14 @@ const POSITION_MASK: u64 = (1 << POSITION_BITS) - 1;
 impl Locked<'_> {
     /// DEL/UNLINK: how many of `keys` existed (a key given twice counts once).
     pub fn del(&mut self, keys: &[&[u8]]) -> usize {
-        keys.iter().filter(|k| self.remove(k).is_some()).count()
+        let mut removed = 0;
+        for key in keys {
+            if self.remove(key).is_some() {
+                self.notify(Classes::GENERIC, "del", key);
+                removed += 1;
+            }
+        }
+        removed
     }
 
     /// EXISTS: how many of `keys` exist (a key given twice counts twice).
@@ -185,7 +200,9 @@ impl Locked<'_> {
             return Ok(false);
         }
         if let Some(entry) = self.remove(src) {
-            self.insert(dst, entry);
+            self.replace_with(dst, entry);
+            self.notify(Classes::GENERIC, "rename_from", src);
+            self.notify(Classes::GENERIC, "rename_to", dst);
         }
         Ok(true)
     }
@@ -207,8 +224,10 @@ impl Locked<'_> {
         }
         if self.has_passed(when_ms) {
             self.remove(key);
+            self.notify(Classes::GENERIC, "del", key);
         } else {
             self.set_expiry(key, Some(when_ms as u64));
+            self.notify(Classes::GENERIC, "expire", key);
         }
         true
     }
@@ -224,7 +243,11 @@ impl Locked<'_> {
 
     /// PERSIST: whether a TTL was removed.
     pub fn persist(&mut self, key: &[u8]) -> bool {
-        matches!(self.ttl(key), Ttl::At(_)) && self.set_expiry(key, None)
+        let removed = matches!(self.ttl(key), Ttl::At(_)) && self.set_expiry(key, None);
+        if removed {
+            self.notify(Classes::GENERIC, "persist", key);
+        }
+        removed
     }
 
     /// RANDOMKEY: a key picked at random, `None` when the database is empty.
@@ -267,7 +290,8 @@ impl Locked<'_> {
         if !replace && self.exists(dst) {
             return Ok(false);
         }
-        self.insert(dst, entry);
+        self.replace_with(dst, entry);
+        self.notify(Classes::GENERIC, "copy_to", dst);
         Ok(true)
     }
 
@@ -285,7 +309,8 @@ impl Locked<'_> {
         if !replace && target.exists(dst) {
             return false;
         }
-        target.insert(dst, entry);
+        target.replace_with(dst, entry);
+        target.notify(Classes::GENERIC, "copy_to", dst);
         true
     }
 
@@ -298,10 +323,19 @@ impl Locked<'_> {
         match self.remove(key) {
             Some(entry) => {
                 target.insert(key, entry);
+                self.notify(Classes::GENERIC, "move_from", key);
+                target.notify(Classes::GENERIC, "move_to", key);
                 true
             }
             None => false,
         }
+    }
+
+    /// Stores `entry` at `key` as a new key: one already there is deleted first, as
+    /// RENAME, COPY and RESTORE REPLACE do in Redis (so the key raises `new` either way).
+    pub(in crate::engine::cmd) fn replace_with(&mut self, key: &[u8], entry: Entry) {
+        self.remove(key);
+        self.insert(key, entry);
     }
 }
 

@@ -11,6 +11,13 @@
 //! list is removed at once, so no command ever sees an empty list. Index arithmetic accepts
 //! any `i64` (negative counts from the tail) without overflow.
 //!
+//! Keyspace events, as Redis 7.0's t_list.c emits them (class `l`, `del` in `g`): one
+//! `lpush`/`rpush` per push command, `lpop`/`rpop` per pop (with a count too), `linsert`,
+//! `lset`, `lrem` (when something went), `ltrim` (always, on an existing list); LMOVE and
+//! RPOPLPUSH announce the push on the destination, then the pop on the source. A command that
+//! empties a list announces `del` after its own event. The blocking commands, run as their
+//! non-blocking selves, announce the same.
+//!
 //! Blocking: the engine has no connections to park, so the blocking commands serve an
 //! available element exactly as Redis does and otherwise reply as Redis does on timeout (as
 //! Redis itself does inside MULTI). The RESP server adds the waiting (`// BLOCK:` marks where).
@@ -23,6 +30,7 @@ use super::{
     is, keys_after_numkeys, parse_f64, parse_i64, spec, Ctx, KeySpec, Spec, ONE_KEY, TWO_KEYS,
 };
 use crate::engine::error::CmdError;
+use crate::engine::keyevents::Classes;
 use crate::engine::keyspace::Locked;
 pub use crate::engine::types::options::{ListEnd, LposOptions};
 use crate::resp::reply::Reply;
@@ -120,6 +128,22 @@ fn pop(list: &mut VecDeque<Vec<u8>>, end: ListEnd) -> Option<Vec<u8>> {
     }
 }
 
+/// The keyspace event of a push at `end`.
+fn push_event(end: ListEnd) -> &'static str {
+    match end {
+        ListEnd::Left => "lpush",
+        ListEnd::Right => "rpush",
+    }
+}
+
+/// The keyspace event of a pop at `end`.
+fn pop_event(end: ListEnd) -> &'static str {
+    match end {
+        ListEnd::Left => "lpop",
+        ListEnd::Right => "rpop",
+    }
+}
+
 impl Locked<'_> {
     /// The list at `key` for writing, typed-checked first: a command that fails or changes
     /// nothing must not count as a write to a WATCHed key, and `get_list_mut` would.
@@ -150,7 +174,9 @@ impl Locked<'_> {
         for v in values {
             push(list, end, v.to_vec());
         }
-        Ok(list.len())
+        let len = list.len();
+        self.notify(Classes::LIST, push_event(end), key);
+        Ok(len)
     }
 
     /// LPUSH: returns the new length.
@@ -188,7 +214,8 @@ impl Locked<'_> {
                 list.drain(at..).rev().collect()
             }
         };
-        self.drop_if_empty(key);
+        self.notify(Classes::LIST, pop_event(end), key);
+        self.drop_emptied(key);
         Ok(Some(popped))
     }
 
@@ -236,6 +263,7 @@ impl Locked<'_> {
         let i = position(index, list.len()).ok_or(CmdError::IndexOutOfRange)?;
         if let Some(list) = self.list_mut(key)? {
             list[i] = value.to_vec();
+            self.notify(Classes::LIST, "lset", key);
         }
         Ok(())
     }
@@ -271,7 +299,8 @@ impl Locked<'_> {
                 }
             });
         }
-        self.drop_if_empty(key);
+        self.notify(Classes::LIST, "lrem", key);
+        self.drop_emptied(key);
         Ok(limit)
     }
 
@@ -288,7 +317,8 @@ impl Locked<'_> {
             }
             None => list.clear(),
         }
-        self.drop_if_empty(key);
+        self.notify(Classes::LIST, "ltrim", key);
+        self.drop_emptied(key);
         Ok(())
     }
 
@@ -311,7 +341,9 @@ impl Locked<'_> {
             return Ok(0);
         };
         list.insert(if before { i } else { i + 1 }, value.to_vec());
-        Ok(i64::try_from(list.len()).unwrap_or(i64::MAX))
+        let len = i64::try_from(list.len()).unwrap_or(i64::MAX);
+        self.notify(Classes::LIST, "linsert", key);
+        Ok(len)
     }
 
     /// LPOS: the indexes of the elements equal to `value`, as LPOS with `opts` selects them
@@ -381,7 +413,9 @@ impl Locked<'_> {
             return Ok(None);
         };
         push(self.list_or_default(dst)?, to, value.clone());
-        self.drop_if_empty(src);
+        self.notify(Classes::LIST, push_event(to), dst);
+        self.notify(Classes::LIST, pop_event(from), src);
+        self.drop_emptied(src);
         Ok(Some(value))
     }
 

@@ -10,6 +10,12 @@
 //! nothing (SREM of absent members, SADD of present ones, SMOVE that moves nothing) does not
 //! touch the key for WATCH, as in Redis, so it checks with read access before writing.
 //!
+//! Keyspace events, as Redis 7.0's t_set.c emits them (class `s`, `del` in `g`): `sadd` and
+//! `srem` when a member was added or removed, `spop`, SMOVE's `srem` on the source then
+//! `sadd` on the destination (when it added), and `sinterstore`, `sunionstore`,
+//! `sdiffstore` for a stored result (`del` when an empty one removed the destination). An
+//! emptied set announces `del` after the command's event.
+//!
 //! SCAN paging: Redis returns a small collection (a listpack hash, an intset) whole with
 //! cursor 0, and walks a hash table's buckets otherwise. The engine does the first exactly;
 //! for a large collection its cursor is a position in the order of a fixed-seed hash of the
@@ -26,6 +32,7 @@ pub use super::keys::glob_match;
 pub(super) use super::keys::parse_scan_cursor as parse_cursor;
 use super::{is, keys_after_numkeys, parse_i64, Ctx, KeySpec, Spec};
 use crate::engine::error::CmdError;
+use crate::engine::keyevents::Classes;
 use crate::engine::keyspace::{BytesSet, Entry, Key, Locked, Value};
 use crate::engine::types::options::SetOp;
 use crate::resp::reply::Reply;
@@ -192,7 +199,11 @@ impl Locked<'_> {
             }
         }
         let set = self.set_or_default(key)?;
-        Ok(members.iter().filter(|m| set.insert((**m).into())).count())
+        let added = members.iter().filter(|m| set.insert((**m).into())).count();
+        if added > 0 {
+            self.notify(Classes::SET, "sadd", key);
+        }
+        Ok(added)
     }
 
     /// SREM: removes `members`; returns how many were there.
@@ -205,7 +216,8 @@ impl Locked<'_> {
             Some(set) => members.iter().filter(|m| set.remove(**m)).count(),
             None => 0,
         };
-        self.drop_if_empty(key);
+        self.notify(Classes::SET, "srem", key);
+        self.drop_emptied(key);
         Ok(removed)
     }
 
@@ -245,7 +257,8 @@ impl Locked<'_> {
         if let Some(set) = self.get_set_mut(key)? {
             set.remove(&member);
         }
-        self.drop_if_empty(key);
+        self.notify(Classes::SET, "spop", key);
+        self.drop_emptied(key);
         Ok(Some(member.into_vec()))
     }
 
@@ -256,13 +269,16 @@ impl Locked<'_> {
             None => return Ok(Vec::new()),
             Some(_) if count == 0 => return Ok(Vec::new()),
             Some(set) if count >= set.len() => {
-                return Ok(match self.remove(key) {
+                let all = match self.remove(key) {
                     Some(Entry {
                         value: Value::Set(set),
                         ..
                     }) => set.into_iter().map(Vec::from).collect(),
                     _ => Vec::new(),
-                });
+                };
+                self.notify(Classes::SET, "spop", key);
+                self.notify(Classes::GENERIC, "del", key);
+                return Ok(all);
             }
             Some(set) => sample_distinct(set.iter(), set.len(), count)
                 .into_iter()
@@ -274,7 +290,8 @@ impl Locked<'_> {
                 set.remove(m);
             }
         }
-        self.drop_if_empty(key);
+        self.notify(Classes::SET, "spop", key);
+        self.drop_emptied(key);
         Ok(picked.into_iter().map(Vec::from).collect())
     }
 
@@ -313,11 +330,13 @@ impl Locked<'_> {
         if let Some(set) = self.get_set_mut(src)? {
             set.remove(member);
         }
-        self.drop_if_empty(src);
+        self.notify(Classes::SET, "srem", src);
+        self.drop_emptied(src);
         // A member `dst` already holds leaves `dst` untouched: no write a WATCH would see,
         // as Redis signals `dst` only when the add added.
         if !in_dst {
             self.set_or_default(dst)?.insert(member.into());
+            self.notify(Classes::SET, "sadd", dst);
         }
         Ok(true)
     }
@@ -348,19 +367,19 @@ impl Locked<'_> {
     /// the result is empty); returns its size.
     pub fn sinterstore(&mut self, dst: &[u8], keys: &[&[u8]]) -> Result<usize, CmdError> {
         let set = self.set_op(SetOp::Inter, keys)?;
-        Ok(self.store_set(dst, set))
+        Ok(self.store_set(dst, set, "sinterstore"))
     }
 
     /// SUNIONSTORE (see [`Locked::sinterstore`]).
     pub fn sunionstore(&mut self, dst: &[u8], keys: &[&[u8]]) -> Result<usize, CmdError> {
         let set = self.set_op(SetOp::Union, keys)?;
-        Ok(self.store_set(dst, set))
+        Ok(self.store_set(dst, set, "sunionstore"))
     }
 
     /// SDIFFSTORE (see [`Locked::sinterstore`]).
     pub fn sdiffstore(&mut self, dst: &[u8], keys: &[&[u8]]) -> Result<usize, CmdError> {
         let set = self.set_op(SetOp::Diff, keys)?;
-        Ok(self.store_set(dst, set))
+        Ok(self.store_set(dst, set, "sdiffstore"))
     }
 
     /// SSCAN: one page of members matching `pattern` (a Redis glob) and the next cursor (0
@@ -449,12 +468,17 @@ impl Locked<'_> {
         Ok(out)
     }
 
-    fn store_set(&mut self, dst: &[u8], set: BytesSet) -> usize {
+    /// Stores a STORE command's result at `dst` (removing `dst` when it is empty) and
+    /// announces it as `event` (`del` for a removal).
+    fn store_set(&mut self, dst: &[u8], set: BytesSet, event: &str) -> usize {
         let n = set.len();
         if n == 0 {
-            self.remove(dst);
+            if self.remove(dst).is_some() {
+                self.notify(Classes::GENERIC, "del", dst);
+            }
         } else {
             self.insert(dst, Entry::new(Value::Set(Box::new(set))));
+            self.notify(Classes::SET, event, dst);
         }
         n
     }

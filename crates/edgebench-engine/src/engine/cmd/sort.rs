@@ -13,11 +13,15 @@
 //! bytes (Redis's two comparisons). The sort is stable, as glibc's `qsort` (a merge sort) is
 //! for ties Redis leaves unordered. Elements of a set come in the set's own order, which
 //! differs from Redis's hash order where SORT does not sort (BY a constant, without STORE).
+//!
+//! Keyspace events: STORE announces `sortstore` (class `l`), or `del` when an empty result
+//! removed the destination, as Redis's sort.c does.
 
 use std::cmp::Ordering;
 
 use super::{is, parse_f64, parse_i64, spec, Ctx, KeySpec, KeysOrAll, Spec};
 use crate::engine::error::CmdError;
+use crate::engine::keyevents::Classes;
 use crate::engine::keyspace::{Entry, Locked, Value};
 use crate::engine::types::encoding::Shape;
 use crate::resp::reply::Reply;
@@ -318,10 +322,13 @@ fn run(ks: &mut Locked<'_>, key: &[u8], o: &Options<'_>) -> Result<Reply, CmdErr
     };
     let n = out.len();
     if n == 0 {
-        ks.remove(dest);
+        if ks.remove(dest).is_some() {
+            ks.notify(Classes::GENERIC, "del", dest);
+        }
     } else {
         let list = out.into_iter().map(Option::unwrap_or_default).collect();
         ks.insert(dest, Entry::new(Value::List(Box::new(list))));
+        ks.notify(Classes::LIST, "sortstore", dest);
     }
     Ok(Reply::Int(n as i64))
 }

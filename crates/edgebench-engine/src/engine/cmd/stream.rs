@@ -10,6 +10,10 @@
 //! `*` ids come from the engine's clock (the command's `now`), so a caller with a manual
 //! clock gets deterministic ids. An emptied stream stays a key, as in Redis.
 //!
+//! Keyspace events, as Redis 7.0's t_stream.c emits them (class `t`): `xadd`, then `xtrim`
+//! when its trimming removed entries; `xdel` and `xtrim` when they removed something; the
+//! consumer-group commands' own (see [`group`] and [`claim`]).
+//!
 //! Blocking: XREAD with BLOCK replies at once, as without BLOCK, when it has data, and with
 //! the timeout reply (nil) when it has none; the RESP server adds the waiting (`// BLOCK:`).
 
@@ -23,6 +27,7 @@ use group::BlockedRead;
 
 use super::{is, parse_i64, spec, Ctx, KeySpec, Spec, ONE_KEY};
 use crate::engine::error::CmdError;
+use crate::engine::keyevents::Classes;
 use crate::engine::keyspace::Locked;
 pub use crate::engine::types::options::{TrimSpec, XaddId};
 use crate::engine::types::stream::{Fields, NodeLimits, StreamId, Trim};
@@ -117,8 +122,10 @@ impl Locked<'_> {
             return Err(err(NOT_ABOVE_TOP));
         }
         stream.append(new_id, fields, nodes);
-        if let Some(t) = trim {
-            stream.trim(t.how, t.approx, t.limit);
+        let trimmed = trim.map_or(0, |t| stream.trim(t.how, t.approx, t.limit));
+        self.notify(Classes::STREAM, "xadd", key);
+        if trimmed > 0 {
+            self.notify(Classes::STREAM, "xtrim", key);
         }
         Ok(Some(new_id))
     }
@@ -194,7 +201,11 @@ impl Locked<'_> {
         let Some(stream) = self.get_stream_mut(key)? else {
             return Ok(0);
         };
-        Ok(ids.iter().filter(|id| stream.delete(**id)).count())
+        let deleted = ids.iter().filter(|id| stream.delete(**id)).count();
+        if deleted > 0 {
+            self.notify(Classes::STREAM, "xdel", key);
+        }
+        Ok(deleted)
     }
 
     /// XTRIM: returns how many entries were removed.
@@ -208,7 +219,11 @@ impl Locked<'_> {
         let Some(stream) = self.get_stream_mut(key)? else {
             return Ok(0);
         };
-        Ok(stream.trim(trim.how, trim.approx, trim.limit))
+        let trimmed = stream.trim(trim.how, trim.approx, trim.limit);
+        if trimmed > 0 {
+            self.notify(Classes::STREAM, "xtrim", key);
+        }
+        Ok(trimmed)
     }
 }
 

@@ -16,6 +16,12 @@
 //! removal that selects nothing) checks with read access first and does not touch the key
 //! for WATCH, as in Redis, where only a change signals the key.
 //!
+//! Keyspace events, as Redis 7.0's t_zset.c emits them (class `z`, `del` in `g`): `zadd`
+//! (`zincr` for ZINCRBY and ZADD INCR) when a member was added or its score changed, `zrem`,
+//! `zremrangebyscore`, `zremrangebyrank`, `zremrangebylex` when something went,
+//! `zpopmin`/`zpopmax` once per pop command, and the STORE commands' own names; an emptied
+//! set announces `del` after the command's event.
+//!
 //! Scores in replies are [`Reply::Double`]s: RESP2 clients get Redis 7.0's `%.17g` text,
 //! RESP3 clients a double. Score bounds follow `zslParseRange` (C `strtod`: leading spaces,
 //! `(` for exclusive, an empty string is 0, overflow is ±inf) and ZADD scores
@@ -34,6 +40,7 @@ use super::{
     TWO_KEYS,
 };
 use crate::engine::error::CmdError;
+use crate::engine::keyevents::Classes;
 use crate::engine::keyspace::{Entry, Locked, Value};
 pub use crate::engine::types::options::{ZRange, ZRangeBy};
 use crate::engine::types::zset::{AddFlags, AddOutcome, LexBound, LexRange, ZSet};
@@ -231,7 +238,9 @@ impl Locked<'_> {
                         let Some(z) = self.get_zset_mut(key)? else {
                             return Ok(ZAdded::default());
                         };
-                        return add_all(z, flags, pairs);
+                        let added = add_all(z, flags, pairs)?;
+                        self.notify_zadd(key, flags, &added);
+                        return Ok(added);
                     }
                     AddOutcome::Unchanged(s) => Some(s),
                     AddOutcome::Skipped => None,
@@ -247,8 +256,17 @@ impl Locked<'_> {
         let added = add_all(&mut z, flags, pairs)?;
         if !z.is_empty() {
             self.insert(key, Entry::new(Value::ZSet(Box::new(z))));
+            self.notify_zadd(key, flags, &added);
         }
         Ok(added)
+    }
+
+    /// ZADD's event, when it changed something: `zincr` for INCR, else `zadd`.
+    fn notify_zadd(&self, key: &[u8], flags: AddFlags, added: &ZAdded) {
+        if added.added + added.updated > 0 {
+            let event = if flags.incr { "zincr" } else { "zadd" };
+            self.notify(Classes::ZSET, event, key);
+        }
     }
 
     /// ZINCRBY: adds `delta` to `member`'s score (from 0 when new); returns the new score.
@@ -274,8 +292,11 @@ impl Locked<'_> {
             return Ok(0);
         };
         let removed = members.iter().filter(|m| z.remove(m)).count();
-        if z.is_empty() {
+        let emptied = z.is_empty();
+        self.notify(Classes::ZSET, "zrem", key);
+        if emptied {
             self.remove(key);
+            self.notify(Classes::GENERIC, "del", key);
         }
         Ok(removed)
     }
@@ -382,16 +403,21 @@ impl Locked<'_> {
         let Some(z) = self.get_zset_mut(key)? else {
             return Ok(0);
         };
-        let removed = match by {
+        let (removed, event) = match by {
             ZRangeBy::Rank(start, stop) => match rank_bounds(start, stop, z.len()) {
-                Some((start, stop)) => z.remove_range_by_rank(start, stop),
-                None => 0,
+                Some((start, stop)) => (z.remove_range_by_rank(start, stop), "zremrangebyrank"),
+                None => (0, "zremrangebyrank"),
             },
-            ZRangeBy::Score(min, max) => z.remove_range_by_score(min, max),
-            ZRangeBy::Lex(lex) => z.remove_range_by_lex(lex),
+            ZRangeBy::Score(min, max) => (z.remove_range_by_score(min, max), "zremrangebyscore"),
+            ZRangeBy::Lex(lex) => (z.remove_range_by_lex(lex), "zremrangebylex"),
         };
-        if z.is_empty() {
+        let emptied = z.is_empty();
+        if removed > 0 {
+            self.notify(Classes::ZSET, event, key);
+        }
+        if emptied {
             self.remove(key);
+            self.notify(Classes::GENERIC, "del", key);
         }
         Ok(removed)
     }
@@ -418,8 +444,11 @@ impl Locked<'_> {
                 None => break,
             }
         }
-        if z.is_empty() {
+        let emptied = z.is_empty();
+        self.notify(Classes::ZSET, if max { "zpopmax" } else { "zpopmin" }, key);
+        if emptied {
             self.remove(key);
+            self.notify(Classes::GENERIC, "del", key);
         }
         Ok(out)
     }
@@ -714,7 +743,8 @@ fn zrangestore_cmd(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdEr
     ctx.ks.zrange_with(args[2], &range, |member, score| {
         pairs.push((member.to_vec(), score));
     })?;
-    Ok(Reply::Int(ctx.ks.store_pairs(args[1], &pairs) as i64))
+    let stored = ctx.ks.store_pairs(args[1], &pairs, "zrangestore");
+    Ok(Reply::Int(stored as i64))
 }
 
 /// Parses `key min max [options]` (`rest`) as `zrangeGenericCommand` does; WITHSCORES is

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use super::{parse_bit_offset, Ctx};
 use crate::engine::cmd::{is, parse_i64};
 use crate::engine::error::CmdError;
+use crate::engine::keyevents::Classes;
 use crate::engine::keyspace::Locked;
 use crate::resp::reply::Reply;
 
@@ -330,7 +331,7 @@ impl Locked<'_> {
         let base = self.get_str(key)?;
         let too_short = base.is_none_or(|s| (s.len() as u64) <= highest.unwrap_or(0) >> 3);
         let mut view = View::new(base.map_or(&[][..], |s| &s[..]));
-        let replies = ops
+        let replies: Vec<Option<i64>> = ops
             .iter()
             .map(|op| match op.action {
                 FieldAction::Get => Some(read_field(&view, op)),
@@ -340,13 +341,23 @@ impl Locked<'_> {
         let Some(highest) = highest else {
             return Ok(replies);
         };
+        // Redis counts a write that ran (not refused by OVERFLOW FAIL) as a change when the
+        // string was created or grown for it, or its bytes differ; `setbit` if any did.
+        let wrote = ops
+            .iter()
+            .zip(&replies)
+            .any(|(op, r)| op.action != FieldAction::Get && r.is_some());
         if too_short || view.changes_base() {
+            let changed = view.changes_base() || wrote;
             let written = std::mem::take(&mut view.written);
             self.edit_bits(key, highest, |s| {
                 for (i, b) in written {
                     s[i] = b;
                 }
             })?;
+            if changed {
+                self.notify(Classes::STRING, "setbit", key);
+            }
         } else {
             // Nothing to store, but Redis unshared the string for the write ops anyway.
             self.unshare_string(key);

@@ -16,6 +16,10 @@
 //! a change to a WATCHed key, as in Redis. One difference: a BITFIELD whose every write is
 //! refused by OVERFLOW FAIL still grows (or creates) the string, and Redis does not count
 //! that as a change while the engine does (its keyspace has no untracked write).
+//!
+//! Keyspace events, as Redis's bitops.c emits them: `setbit` when SETBIT or BITFIELD made a
+//! change it counts (so not for that refused BITFIELD), BITOP's `set` for a stored result and
+//! `del` for an empty one that removed the destination.
 
 pub mod bitfield;
 pub mod lcs;
@@ -25,6 +29,7 @@ use std::borrow::Cow;
 use super::strings::MAX_STRING_LEN;
 use super::{is, parse_i64, spec, Ctx, KeySpec, Spec, ONE_KEY};
 use crate::engine::error::CmdError;
+use crate::engine::keyevents::Classes;
 use crate::engine::keyspace::{Entry, Locked, Value};
 use crate::engine::types::encoding::Shape;
 use crate::resp::reply::Reply;
@@ -312,7 +317,8 @@ impl Locked<'_> {
                 }
             }
         }
-        self.edit_bits(key, offset, |s| {
+        // Here the key is new, grows, or the bit changes: a change, as Redis counts one.
+        let old = self.edit_bits(key, offset, |s| {
             let old = s[byte] & mask != 0;
             if on {
                 s[byte] |= mask;
@@ -320,7 +326,9 @@ impl Locked<'_> {
                 s[byte] &= !mask;
             }
             old
-        })
+        })?;
+        self.notify(Classes::STRING, "setbit", key);
+        Ok(old)
     }
 
     /// GETBIT: bit `offset` (0 past the end or for a missing key).
@@ -385,12 +393,15 @@ impl Locked<'_> {
         }
         let len = result.len();
         if len == 0 {
-            self.remove(dest);
+            if self.remove(dest).is_some() {
+                self.notify(Classes::GENERIC, "del", dest);
+            }
         } else {
             let mut entry = Entry::new(Value::Str(result));
             // Redis stores BITOP's result as a raw string (OBJECT ENCODING).
             entry.shape = Shape::only(Shape::RAW);
             self.insert(dest, entry);
+            self.notify(Classes::STRING, "set", dest);
         }
         Ok(len)
     }

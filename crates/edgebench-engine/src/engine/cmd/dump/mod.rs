@@ -11,6 +11,9 @@
 //! RESTORE's IDLETIME sets the key's last access that far back (OBJECT IDLETIME); FREQ is
 //! checked as Redis checks it and then ignored: the engine keeps no access frequencies
 //! (see `object`).
+//!
+//! Keyspace events: `restore` (after `new`: a replaced key is deleted first), or `del` alone
+//! when REPLACE removed a key and the payload's TTL has already passed, as in Redis.
 
 pub mod crc64;
 pub mod listpack;
@@ -22,6 +25,7 @@ use std::borrow::Cow;
 
 use super::{is, parse_i64, spec, Ctx, Spec, ONE_KEY};
 use crate::engine::error::CmdError;
+use crate::engine::keyevents::Classes;
 use crate::engine::keyspace::{Entry, Value};
 use crate::resp::reply::Reply;
 
@@ -158,11 +162,13 @@ fn restore(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
         t if o.absolute_ttl => Some(t),
         t => Some(t.saturating_add(now)),
     };
-    if o.replace {
-        ctx.ks.remove(key);
-    }
+    let deleted = o.replace && ctx.ks.remove(key).is_some();
     if let Some(t) = expires_at {
         if ctx.ks.has_passed(t) {
+            // Born expired: only the replaced key's removal is announced, as in Redis.
+            if deleted {
+                ctx.ks.notify(Classes::GENERIC, "del", key);
+            }
             return Ok(Reply::ok());
         }
     }
@@ -173,6 +179,7 @@ fn restore(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
         let at = now_s.saturating_sub(u64::try_from(idle).unwrap_or(0));
         ctx.ks.set_accessed(key, at as u32);
     }
+    ctx.ks.notify(Classes::GENERIC, "restore", key);
     Ok(Reply::ok())
 }
 

@@ -16,6 +16,7 @@ use crate::engine::client::LiveClient;
 use crate::engine::cmd::{all_commands, is, parse_i64};
 use crate::engine::error::CmdError;
 use crate::engine::handle::Engine;
+use crate::engine::keyevents::Classes;
 use crate::engine::types::counters::Counters;
 use crate::engine::types::encoding::LimitValues;
 
@@ -218,6 +219,8 @@ enum Kind {
     FileName,
     /// An existing directory (`dir`), shown absolute as redis-server's `getcwd`.
     Dir,
+    /// Keyspace notification flags (`notify-keyspace-events`), shown in Redis's order.
+    KeyspaceEvents,
 }
 
 /// A CONFIG parameter: its name, kind, the engine's default, whether CONFIG SET may change it.
@@ -451,6 +454,8 @@ pub(super) const PARAMS: &[Param] = &[
     param("rdbcompression", Kind::Bool, "yes", true),
     param("rdbchecksum", Kind::Bool, "yes", true),
     param("stop-writes-on-bgsave-error", Kind::Bool, "yes", true),
+    // Keyspace notifications (see `engine::keyevents`): off, as in redis-server.
+    param("notify-keyspace-events", Kind::KeyspaceEvents, "", true),
 ];
 
 impl Param {
@@ -542,6 +547,13 @@ impl Param {
                 .filter(|p| p.is_dir())
                 .map(|p| p.to_string_lossy().into_owned())
                 .ok_or(Cow::Borrowed("No such file or directory")),
+            Kind::KeyspaceEvents => {
+                Classes::parse(value)
+                    .map(|c| c.to_string())
+                    .ok_or(Cow::Borrowed(
+                        "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.",
+                    ))
+            }
         }
     }
 }
@@ -643,9 +655,12 @@ impl Engine {
         }
         {
             let mut config = self.server().write();
-            for (i, v) in targets.into_iter().zip(values) {
+            for (&i, v) in targets.iter().zip(values) {
                 store(&mut config, i, v);
             }
+        }
+        for (&i, (_, value)) in targets.iter().zip(pairs) {
+            self.apply_keyspace_events(i, value);
         }
         self.server().sync_cached();
         self.apply_encoding_limits();
@@ -671,8 +686,10 @@ impl Engine {
             let mut config = self.server().write();
             store(&mut config, i, v);
         }
+        self.apply_keyspace_events(i, value.as_bytes());
         self.server().sync_cached();
         self.apply_encoding_limits();
+        self.apply_tracking_limit();
         Ok(())
     }
 
@@ -683,6 +700,17 @@ impl Engine {
             .and_then(|v| v.parse().ok())
         {
             self.tracking().set_max_keys(max);
+        }
+    }
+
+    /// After parameter `index` was set to `value` (checked already): when it is
+    /// `notify-keyspace-events`, hands its classes to the notifier, which commands read as
+    /// an atomic. Parsed from what was given, not from the shown text, which with `A`
+    /// leaves out `n` though `n` is on (as in Redis).
+    fn apply_keyspace_events(&self, index: usize, value: &[u8]) {
+        if matches!(PARAMS[index].kind, Kind::KeyspaceEvents) {
+            let classes = Classes::parse(value).unwrap_or_default();
+            self.inner().events.set_classes(classes);
         }
     }
 

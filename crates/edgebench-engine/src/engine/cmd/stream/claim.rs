@@ -1,8 +1,14 @@
 //! XCLAIM and XAUTOCLAIM: pending entries change owner, as Redis 7.0's t_stream.c does it
 //! (its checks in its order, its error texts). A pending id whose entry was deleted from the
 //! stream leaves the PEL instead (XAUTOCLAIM reports it in its third element).
+//!
+//! Keyspace events: only `xgroup-createconsumer`, when the claim made its consumer, as in
+//! Redis (claiming itself announces nothing).
 
-use super::group::{group_of, id_reply, no_key_or_group, now, owned, shown, stream_mut};
+use super::group::{
+    group_of, id_reply, no_key_or_group, notify_consumer_created, now, owned, shown, stream_mut,
+    touch_consumer,
+};
 use super::{entry_reply, err, range_bound, strict_id};
 use crate::engine::cmd::{is, parse_i64, Ctx};
 use crate::engine::error::CmdError;
@@ -93,6 +99,7 @@ pub(super) fn xclaim(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, Cmd
     }
     let mut out = Vec::new();
     let mut consumer_seen = false;
+    let mut created = false;
     for id in ids {
         let Some(fields) = entries.get(&id) else {
             // Pending but deleted from the stream: no longer pending.
@@ -105,12 +112,13 @@ pub(super) fn xclaim(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, Cmd
             _ => {}
         }
         if !consumer_seen {
-            g.touch_consumer(consumer, now);
+            created = touch_consumer(g, consumer, now);
             consumer_seen = true;
         }
         g.claim(id, consumer, delivery_time, retry_count, opts.just_id);
         out.push(claimed_reply(id, fields, opts.just_id));
     }
+    notify_consumer_created(ctx, key, created);
     Ok(Reply::Array(out))
 }
 
@@ -172,6 +180,7 @@ pub(super) fn xautoclaim(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply,
     let mut claimed = Vec::new();
     let mut deleted = Vec::new();
     let mut consumer_seen = false;
+    let mut created = false;
     while attempts > 0 && count > 0 {
         attempts -= 1;
         let next = cursor.and_then(|c| g.pending.range(c..).next().map(|(id, p)| (*id, p)));
@@ -190,7 +199,7 @@ pub(super) fn xautoclaim(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply,
             continue;
         }
         if !consumer_seen {
-            g.touch_consumer(consumer, now);
+            created = touch_consumer(g, consumer, now);
             consumer_seen = true;
         }
         g.claim(id, consumer, now, None, just_id);
@@ -200,6 +209,7 @@ pub(super) fn xautoclaim(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply,
     let next = cursor
         .and_then(|c| g.pending.range(c..).next().map(|(id, _)| *id))
         .unwrap_or(StreamId::MIN);
+    notify_consumer_created(ctx, key, created);
     Ok(Reply::Array(vec![
         id_reply(next),
         Reply::Array(claimed),

@@ -7,6 +7,11 @@
 //! RENAME and COPY carry or drop it with the key. Times (delivery, seen) come from the
 //! engine's clock through the command's `now`.
 //!
+//! Keyspace events (class `t`), as Redis 7.0 emits them: `xgroup-create`, `xgroup-setid`,
+//! `xgroup-destroy` and `xgroup-delconsumer` when they changed something, `xsetid`, and
+//! `xgroup-createconsumer` wherever a consumer comes to be: XGROUP CREATECONSUMER, and the
+//! first XREADGROUP, XCLAIM or XAUTOCLAIM that names it.
+//!
 //! Allocation is bounded by the data, never by a request's numbers: COUNT only limits a
 //! walk over entries or pending ids that exist.
 
@@ -14,6 +19,7 @@ use super::{entry_reply, err, parse_id, parse_xread, range_bound, strict_id};
 use crate::engine::cmd::server::{help, sub_arity, unknown_subcommand};
 use crate::engine::cmd::{is, parse_i64, Ctx};
 use crate::engine::error::CmdError;
+use crate::engine::keyevents::Classes;
 use crate::engine::keyspace::{Entry, Value};
 use crate::engine::types::stream::{ConsumerGroup, Stream, StreamId};
 use crate::resp::reply::Reply;
@@ -93,6 +99,22 @@ pub(super) fn stream_mut<'a>(
         }) => Ok(s),
         Some(_) => Err(CmdError::WrongType),
         None => Err(CmdError::NoSuchKey),
+    }
+}
+
+/// Looks consumer `name` up as a read or a claim does, creating it when missing (seen now
+/// either way); whether it was created, which the caller announces as
+/// `xgroup-createconsumer` once it lets go of the stream.
+pub(super) fn touch_consumer(g: &mut ConsumerGroup, name: &[u8], now: i64) -> bool {
+    let created = !g.consumers.contains_key(name);
+    g.touch_consumer(name, now);
+    created
+}
+
+/// Announces a consumer a read or a claim created (see [`touch_consumer`]).
+pub(super) fn notify_consumer_created(ctx: &Ctx<'_, '_>, key: &[u8], created: bool) {
+    if created {
+        ctx.ks.notify(Classes::STREAM, "xgroup-createconsumer", key);
     }
 }
 
@@ -185,6 +207,7 @@ pub(super) fn xgroup(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, Cmd
                 g.last_delivered = id;
                 g.entries_read = entries_read;
             }
+            ctx.ks.notify(Classes::STREAM, "xgroup-setid", key);
             Ok(Reply::ok())
         }
         XgroupSub::Destroy => {
@@ -192,6 +215,9 @@ pub(super) fn xgroup(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, Cmd
                 return Ok(Reply::Int(0));
             }
             let removed = stream_mut(ctx, key)?.groups.remove(group).is_some();
+            if removed {
+                ctx.ks.notify(Classes::STREAM, "xgroup-destroy", key);
+            }
             // XREADGROUP clients blocked on the group get NOGROUP.
             signal_ready(ctx, key);
             Ok(Reply::Int(i64::from(removed)))
@@ -206,6 +232,7 @@ pub(super) fn xgroup(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, Cmd
                 .groups
                 .get_mut(group)
                 .is_some_and(|g| g.create_consumer(consumer, now));
+            notify_consumer_created(ctx, key, created);
             Ok(Reply::Int(i64::from(created)))
         }
         XgroupSub::DelConsumer => {
@@ -216,9 +243,11 @@ pub(super) fn xgroup(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, Cmd
             let pending = stream_mut(ctx, key)?
                 .groups
                 .get_mut(group)
-                .and_then(|g| g.delete_consumer(consumer))
-                .unwrap_or(0);
-            Ok(int(pending))
+                .and_then(|g| g.delete_consumer(consumer));
+            if pending.is_some() {
+                ctx.ks.notify(Classes::STREAM, "xgroup-delconsumer", key);
+            }
+            Ok(int(pending.unwrap_or(0)))
         }
         _ => Err(sub_syntax(args)),
     }
@@ -271,6 +300,7 @@ fn xgroup_create(
     };
     s.groups
         .insert(group.to_vec(), ConsumerGroup::new(id, entries_read));
+    ctx.ks.notify(Classes::STREAM, "xgroup-create", key);
     Ok(Reply::ok())
 }
 
@@ -373,9 +403,10 @@ fn read_group(
         return Ok(None);
     }
     let s = stream_mut(ctx, key)?;
-    if let Some(g) = s.groups.get_mut(group) {
-        g.touch_consumer(consumer, now);
-    }
+    let created = s
+        .groups
+        .get_mut(group)
+        .is_some_and(|g| touch_consumer(g, consumer, now));
     let reply = match from {
         ReadFrom::New => Reply::Array(
             s.read_new(group, consumer, parsed.count, parsed.noack, now)
@@ -397,6 +428,7 @@ fn read_group(
             )
         }
     };
+    notify_consumer_created(ctx, key, created);
     Ok(Some(reply))
 }
 
@@ -454,15 +486,17 @@ pub(super) fn serve_blocked(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> BlockedRea
     let Ok(s) = stream_mut(ctx, key) else {
         return BlockedRead::Waiting;
     };
-    if let Some(g) = s.groups.get_mut(group) {
-        g.touch_consumer(consumer, now);
-    }
+    let created = s
+        .groups
+        .get_mut(group)
+        .is_some_and(|g| touch_consumer(g, consumer, now));
     let entries = Reply::Array(
         s.read_new(group, consumer, parsed.count, parsed.noack, now)
             .into_iter()
             .map(entry_reply)
             .collect(),
     );
+    notify_consumer_created(ctx, key, created);
     BlockedRead::Done(per_stream_reply(
         ctx.client.resp,
         vec![(Reply::bulk(key), entries)],
@@ -654,5 +688,6 @@ pub(super) fn xsetid(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, Cmd
     if max_deleted != StreamId::MIN {
         s.max_deleted_id = max_deleted;
     }
+    ctx.ks.notify(Classes::STREAM, "xsetid", args[1]);
     Ok(Reply::ok())
 }

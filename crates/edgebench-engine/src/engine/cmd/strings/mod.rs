@@ -12,6 +12,12 @@
 //! friends keep the key's TTL; SET and GETSET clear it (unless KEEPTTL). No string grows past
 //! [`MAX_STRING_LEN`] (Redis's default `proto-max-bulk-len`).
 //!
+//! Keyspace events, as Redis 7.0's t_string.c emits them: `set` for every write of a whole
+//! value (SET, SETNX, SETEX, PSETEX, GETSET, MSET, MSETNX), then `expire` when it came with a
+//! TTL; `append`, `setrange`, `incrby` (INCR, DECR, DECRBY too) and `incrbyfloat`; GETDEL's
+//! `del`, and GETEX's `expire`, `persist` or `del`. The typed operation that is one command
+//! emits them; [`Locked::set`], which others build on, emits nothing, and SET's `run` does.
+//!
 //! INCRBYFLOAT adds in x87 `long double` and prints with `%.17Lf`, as Redis does; [`cfloat`]
 //! reproduces both exactly (HINCRBYFLOAT can use the same [`cfloat::LongDouble`]).
 //!
@@ -25,6 +31,7 @@ use std::borrow::Cow;
 
 use super::{is, parse_i64, spec, Ctx, KeySpec, Spec, ALL_ARGS, ONE_KEY};
 use crate::engine::error::CmdError;
+use crate::engine::keyevents::Classes;
 use crate::engine::keyspace::{Entry, Locked, Value};
 use crate::engine::types::cfloat::LongDouble;
 use crate::engine::types::encoding::Shape;
@@ -140,6 +147,7 @@ impl Locked<'_> {
     pub fn mset<'k>(&mut self, pairs: impl IntoIterator<Item = (&'k [u8], &'k [u8])>) {
         for (k, v) in pairs {
             self.set(k, v.to_vec());
+            self.notify(Classes::STRING, "set", k);
         }
     }
 
@@ -156,6 +164,7 @@ impl Locked<'_> {
     pub fn getset(&mut self, key: &[u8], value: Vec<u8>) -> Result<Option<Vec<u8>>, CmdError> {
         let old = owned(self.get_str(key)?);
         self.set(key, value);
+        self.notify(Classes::STRING, "set", key);
         Ok(old)
     }
 
@@ -164,6 +173,7 @@ impl Locked<'_> {
         let old = owned(self.get_str(key)?);
         if old.is_some() {
             self.remove(key);
+            self.notify(Classes::GENERIC, "del", key);
         }
         Ok(old)
     }
@@ -178,13 +188,16 @@ impl Locked<'_> {
             GetExTtl::Persist => {
                 if self.get(key).is_some_and(|e| e.expires_at_ms().is_some()) {
                     self.set_expiry(key, None);
+                    self.notify(Classes::GENERIC, "persist", key);
                 }
             }
             GetExTtl::At(t) if self.has_passed(t.min(i64::MAX as u64) as i64) => {
                 self.remove(key);
+                self.notify(Classes::GENERIC, "del", key);
             }
             GetExTtl::At(t) => {
                 self.set_expiry(key, Some(t));
+                self.notify(Classes::GENERIC, "expire", key);
             }
         }
         Ok(Some(value))
@@ -195,6 +208,7 @@ impl Locked<'_> {
         match self.get_str(key)? {
             None => {
                 self.set(key, tail.to_vec());
+                self.notify(Classes::STRING, "append", key);
                 Ok(tail.len())
             }
             Some(s) if s.len().saturating_add(tail.len()) > MAX_STRING_LEN => Err(too_long()),
@@ -203,6 +217,7 @@ impl Locked<'_> {
                 s.extend_from_slice(tail);
                 let len = s.len();
                 self.unshare_string(key);
+                self.notify(Classes::STRING, "append", key);
                 Ok(len)
             }
         }
@@ -221,6 +236,7 @@ impl Locked<'_> {
         };
         let new = current.checked_add(delta).ok_or(CmdError::Overflow)?;
         self.store_keeping_ttl(key, new.to_string().into_bytes());
+        self.notify(Classes::STRING, "incrby", key);
         Ok(new)
     }
 
@@ -238,6 +254,7 @@ impl Locked<'_> {
         let text = sum.to_human().into_bytes();
         self.store_keeping_ttl(key, text.clone());
         self.mark_string(key, Shape::NOT_INT);
+        self.notify(Classes::STRING, "incrbyfloat", key);
         Ok(text)
     }
 
@@ -280,6 +297,7 @@ impl Locked<'_> {
         s[offset..end].copy_from_slice(value);
         let len = s.len();
         self.unshare_string(key);
+        self.notify(Classes::STRING, "setrange", key);
         Ok(len)
     }
 
@@ -436,6 +454,7 @@ fn expiry_from_flags(
 fn set(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
     if args.len() == 3 {
         ctx.ks.set(args[1], args[2].to_vec());
+        ctx.ks.notify(Classes::STRING, "set", args[1]);
         return Ok(Reply::ok());
     }
     let (flags, expire) = parse_extended(args, ExtendedFor::Set)?;
@@ -456,6 +475,9 @@ fn set(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
     let outcome = ctx
         .ks
         .set_with(args[1], args[2].to_vec(), condition, ttl, get_old)?;
+    if outcome.written {
+        notify_set(&ctx.ks, args[1], at.is_some());
+    }
     Ok(match (get_old, outcome.written) {
         (true, _) => bulk_or_nil(outcome.old),
         (false, true) => Reply::ok(),
@@ -471,6 +493,9 @@ fn setnx(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
         SetTtl::Clear,
         false,
     )?;
+    if outcome.written {
+        notify_set(&ctx.ks, args[1], false);
+    }
     Ok(Reply::Int(i64::from(outcome.written)))
 }
 
@@ -488,7 +513,16 @@ fn set_expiring(
         SetTtl::At(at),
         false,
     )?;
+    notify_set(&ctx.ks, args[1], true);
     Ok(Reply::ok())
+}
+
+/// The events of a SET that wrote: `set`, then `expire` when it gave the key a TTL.
+fn notify_set(ks: &Locked<'_>, key: &[u8], with_ttl: bool) {
+    ks.notify(Classes::STRING, "set", key);
+    if with_ttl {
+        ks.notify(Classes::GENERIC, "expire", key);
+    }
 }
 
 fn setex(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {

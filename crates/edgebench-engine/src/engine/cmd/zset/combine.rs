@@ -16,6 +16,7 @@ use std::ops::Range;
 use super::err;
 use crate::engine::cmd::{is, parse_f64, parse_i64, Ctx};
 use crate::engine::error::CmdError;
+use crate::engine::keyevents::Classes;
 use crate::engine::keyspace::{BytesMap, Entry, Locked, Value};
 use crate::engine::types::zset::algebra::{sort_pairs, weighted, Aggregate, Combine, Source};
 use crate::engine::types::zset::ZSet;
@@ -90,14 +91,22 @@ impl Locked<'_> {
         agg: Aggregate,
     ) -> Result<usize, CmdError> {
         let pairs = self.zcombine(op, keys, weights, agg)?;
-        Ok(self.store_pairs(dst, &pairs))
+        Ok(self.store_pairs(dst, &pairs, store_event(op)))
     }
 
-    /// Stores `pairs` (in order) as the sorted set at `dst`, or deletes `dst` when there
-    /// are none; returns how many were stored.
-    pub(super) fn store_pairs(&mut self, dst: &[u8], pairs: &[(Vec<u8>, f64)]) -> usize {
+    /// Stores `pairs` (in order) as the sorted set at `dst`, announced as `event`, or
+    /// deletes `dst` when there are none (announced as `del` if it existed); returns how
+    /// many were stored.
+    pub(in crate::engine::cmd) fn store_pairs(
+        &mut self,
+        dst: &[u8],
+        pairs: &[(Vec<u8>, f64)],
+        event: &str,
+    ) -> usize {
         if pairs.is_empty() {
-            self.remove(dst);
+            if self.remove(dst).is_some() {
+                self.notify(Classes::GENERIC, "del", dst);
+            }
             return 0;
         }
         let mut z = ZSet::default();
@@ -106,6 +115,7 @@ impl Locked<'_> {
         }
         let n = z.len();
         self.insert(dst, Entry::new(Value::ZSet(Box::new(z))));
+        self.notify(Classes::ZSET, event, dst);
         n
     }
 
@@ -300,7 +310,8 @@ fn run(ctx: &mut Ctx<'_, '_>, args: &[&[u8]], form: Form) -> Result<Reply, CmdEr
         .ks
         .zcombine(form.op, keys, &opts.weights, opts.aggregate)?;
     if form.store {
-        return Ok(Reply::Int(ctx.ks.store_pairs(args[1], &pairs) as i64));
+        let stored = ctx.ks.store_pairs(args[1], &pairs, store_event(form.op));
+        return Ok(Reply::Int(stored as i64));
     }
     Ok(pairs_reply(pairs, opts.withscores, ctx.client.resp >= 3))
 }
@@ -330,6 +341,15 @@ pub(super) fn push_scored(
     } else {
         out.push(member);
         out.push(Reply::Double(score));
+    }
+}
+
+/// The keyspace event of a STORE form.
+fn store_event(op: Combine) -> &'static str {
+    match op {
+        Combine::Union => "zunionstore",
+        Combine::Inter => "zinterstore",
+        Combine::Diff => "zdiffstore",
     }
 }
 
