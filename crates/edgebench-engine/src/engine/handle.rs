@@ -252,7 +252,9 @@ impl Engine {
         // through CLIENT's own subcommands and while MULTI queues.
         if client.caching
             && !client.in_multi()
-            && !args.first().is_some_and(|a| a.eq_ignore_ascii_case(b"client"))
+            && !args
+                .first()
+                .is_some_and(|a| a.eq_ignore_ascii_case(b"client"))
         {
             client.caching = false;
         }

@@ -44,5 +44,6 @@ mod set;
 mod sort;
 mod stream;
 mod strings;
+mod tracking;
 mod tx;
 mod zset;

@@ -130,7 +130,10 @@ impl Engine {
                 put("client_recent_max_input_buffer", "0".into());
                 put("client_recent_max_output_buffer", "0".into());
                 put("blocked_clients", self.blocked_clients().to_string());
-                put("tracking_clients", self.tracking().stats().clients.to_string());
+                put(
+                    "tracking_clients",
+                    self.tracking().stats().clients.to_string(),
+                );
                 put(
                     "clients_in_timeout_table",
                     self.blocked_clients().to_string(),
@@ -166,6 +169,9 @@ impl Engine {
                 put("maxmemory", maxmemory.to_string());
                 put("maxmemory_human", bytes_to_human(maxmemory));
                 put("maxmemory_policy", server.get(Param::MAXMEMORY_POLICY));
+                // Redis leaves replica and AOF buffers out of what eviction counts; the
+                // engine has no such buffers.
+                put("mem_not_counted_for_evict", "0".into());
                 put("mem_fragmentation_ratio", "1.00".into());
                 put("mem_fragmentation_bytes", "0".into());
                 put("mem_allocator", "libc".into());

@@ -42,9 +42,9 @@ mod persist;
 mod registry;
 pub(crate) mod slowlog;
 pub(crate) mod state;
-mod tracking;
 #[cfg(test)]
 mod tests;
+mod tracking;
 
 pub use client::client_info_line;
 use client::{client, set_name};

@@ -47,11 +47,7 @@ fn tracking(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
                 .and_then(|id| ctx.engine.server().registry.get(id));
             match exists {
                 Some(target) => mode.redirect = target.id,
-                None => {
-                    return Err(err(
-                        "ERR The client ID you want redirect to does not exist",
-                    ))
-                }
+                None => return Err(err("ERR The client ID you want redirect to does not exist")),
             }
         } else if is(a, "bcast") {
             mode.bcast = true;
