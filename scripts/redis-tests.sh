@@ -9,7 +9,7 @@
 # nothing is built there). UNIT defaults to the units docs/redis-tests.md lists. Tests tagged
 # needs:debug, needs:repl, needs:config-maxmemory and needs:save are skipped (external mode
 # cannot run them against either server). Needs tclsh (Debian: tcl) and a release build
-# (cargo build --release). Each unit's log is kept in $TMPDIR/redis-tests/UNIT.log.
+# (cargo build --release; EDGEBENCH_BIN=PATH runs another binary). Each unit's log is kept in $TMPDIR/redis-tests/UNIT.log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 server=serve
@@ -25,7 +25,7 @@ units=("$@")
   bitfield bitops hyperloglog dump multi pubsub scripting functions latency-monitor
   introspection-2 other tracking querybuf lazyfree
 )
-bin=$PWD/target/release/edgebench
+bin=${EDGEBENCH_BIN:-$PWD/target/release/edgebench}
 [ "$server" = redis ] || [ -x "$bin" ] || { echo "redis-tests: $bin missing: cargo build --release" >&2; exit 2; }
 logs=${TMPDIR:-/tmp}/redis-tests
 mkdir -p "$logs"

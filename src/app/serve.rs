@@ -13,8 +13,8 @@ use crate::engine::persist::Loaded;
 /// `edgebench serve ARGS`: configure, serve until a signal, say where it listened.
 pub fn main(args: &ServeArgs, status: &mut dyn Write) -> Result<Ending, Error> {
     let cfg = ServeConfig::from_args(args).map_err(Error::usage)?;
-    // A server reports no B/op; counting would only bounce a cache line between cores.
-    crate::runner::alloc::set_counting(false);
+    // Counting stays on: INFO's used_memory and `maxmemory` read the live heap (each
+    // thread counts on a cache line of its own, see `runner::alloc`).
     // As redis-server does by default (`disable-thp yes`): see the function's doc. A kernel
     // that refuses it leaves the server as it was.
     let _ = crate::server::disable_transparent_huge_pages();

@@ -5,9 +5,10 @@
 //! allocator with [`CountingAlloc::new`] (the binary wraps mimalloc). Where it is not
 //! installed the counters stay at zero and the runner reports 0 B/op.
 //!
-//! Counting can be switched off ([`set_counting`]): two shared atomic increments per
-//! allocation are cheap on one thread, but a server answering on every core would pay for the
-//! cache line bouncing between them, and `edgebench serve` reports no B/op anyway.
+//! Each thread counts into a stripe of its own (see [`STRIPES`]), so a server allocating on
+//! every core does not bounce one cache line between them; `edgebench serve` counts too, since
+//! its `maxmemory` reads the live heap. Counting can still be switched off
+//! ([`set_counting`]).
 //!
 //! The counters are process-wide statics because a global allocator can only reach statics;
 //! they count every thread, as Go's `runtime.MemStats` does. What a benchmark round
@@ -15,13 +16,39 @@
 //! them on the thread that allocated, before and after the round.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-static BYTES: AtomicU64 = AtomicU64::new(0);
-/// Bytes given back (deallocations, and the old size of each reallocation): `BYTES − FREED`
-/// is the live heap.
-static FREED: AtomicU64 = AtomicU64::new(0);
+/// Counter stripes: each thread counts into one (its own, up to this many threads), so
+/// threads allocating at once do not bounce one cache line between cores; readers sum them.
+const STRIPES: usize = 16;
+
+/// One stripe's counters, alone on its cache line.
+#[repr(align(128))]
+struct Stripe {
+    allocs: AtomicU64,
+    bytes: AtomicU64,
+    /// Bytes given back (deallocations, and the old size of each reallocation): the sum of
+    /// `bytes − freed` over the stripes is the live heap.
+    freed: AtomicU64,
+}
+
+#[allow(clippy::declare_interior_mutable_const)]
+const STRIPE: Stripe = Stripe {
+    allocs: AtomicU64::new(0),
+    bytes: AtomicU64::new(0),
+    freed: AtomicU64::new(0),
+};
+
+static STRIPES_: [Stripe; STRIPES] = [STRIPE; STRIPES];
+/// Hands each thread its stripe, round robin.
+static NEXT_STRIPE: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    /// This thread's stripe, `usize::MAX` until its first allocation.
+    static MY_STRIPE: Cell<usize> = const { Cell::new(usize::MAX) };
+}
+
 static COUNTING: AtomicBool = AtomicBool::new(true);
 /// Whether counting was ever switched off: the live heap is then unknown for good.
 static STOPPED: AtomicBool = AtomicBool::new(false);
@@ -35,33 +62,56 @@ pub fn set_counting(on: bool) {
     COUNTING.store(on, Ordering::Relaxed);
 }
 
+/// This thread's stripe (a thread being torn down, whose slot is gone, shares stripe 0).
+#[inline]
+fn stripe() -> &'static Stripe {
+    let i = MY_STRIPE
+        .try_with(|s| {
+            let mut i = s.get();
+            if i == usize::MAX {
+                i = NEXT_STRIPE.fetch_add(1, Ordering::Relaxed) % STRIPES;
+                s.set(i);
+            }
+            i
+        })
+        .unwrap_or(0);
+    &STRIPES_[i]
+}
+
 #[inline]
 fn count(bytes: usize) {
     if COUNTING.load(Ordering::Relaxed) {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        BYTES.fetch_add(bytes as u64, Ordering::Relaxed);
+        let s = stripe();
+        s.allocs.fetch_add(1, Ordering::Relaxed);
+        s.bytes.fetch_add(bytes as u64, Ordering::Relaxed);
     }
 }
 
 #[inline]
 fn count_freed(bytes: usize) {
     if COUNTING.load(Ordering::Relaxed) {
-        FREED.fetch_add(bytes as u64, Ordering::Relaxed);
+        stripe().freed.fetch_add(bytes as u64, Ordering::Relaxed);
     }
 }
 
 /// The bytes allocated and not yet freed, process-wide: the heap redis-server reports as
 /// `used_memory`, for the in-process engine (edgebench's own allocations, a few MB of
-/// histograms and buffers, included). `None` where this allocator is not installed or
-/// counting was ever switched off.
+/// histograms and buffers, included) and `edgebench serve` (its `maxmemory`). `None` where
+/// this allocator is not installed or counting was ever switched off.
 pub fn live_bytes() -> Option<u64> {
     if STOPPED.load(Ordering::Relaxed) {
         return None;
     }
-    let allocated = BYTES.load(Ordering::Relaxed);
-    // Read the frees second: a free counted between the two loads only lowers the figure, and
-    // the saturation keeps a race from wrapping.
-    let freed = FREED.load(Ordering::Relaxed);
+    // Allocations first, then frees: a free counted between the two only lowers the
+    // figure, and the saturation keeps a race from wrapping.
+    let allocated: u64 = STRIPES_
+        .iter()
+        .map(|s| s.bytes.load(Ordering::Relaxed))
+        .sum();
+    let freed: u64 = STRIPES_
+        .iter()
+        .map(|s| s.freed.load(Ordering::Relaxed))
+        .sum();
     (allocated > 0).then(|| allocated.saturating_sub(freed))
 }
 
@@ -133,7 +183,13 @@ impl AllocSnapshot {
 /// The totals now.
 pub fn snapshot() -> AllocSnapshot {
     AllocSnapshot {
-        allocs: ALLOCS.load(Ordering::Relaxed),
-        bytes: BYTES.load(Ordering::Relaxed),
+        allocs: STRIPES_
+            .iter()
+            .map(|s| s.allocs.load(Ordering::Relaxed))
+            .sum(),
+        bytes: STRIPES_
+            .iter()
+            .map(|s| s.bytes.load(Ordering::Relaxed))
+            .sum(),
     }
 }

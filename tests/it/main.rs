@@ -27,6 +27,7 @@ mod kv;
 mod kv_cluster;
 mod kv_gen;
 mod kv_stall;
+mod maxmemory;
 mod mongo4_queries;
 mod multihost;
 mod perf_bundle;

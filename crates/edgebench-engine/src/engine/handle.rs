@@ -74,6 +74,8 @@ pub(crate) struct Inner {
     pub(crate) scripting: cmd::script::Scripting,
     /// RDB and append-only file state (see `persist`).
     pub(crate) persist: Persist,
+    /// `maxmemory` and its policy, as commands read them (see `evict`).
+    pub(crate) eviction: super::evict::Eviction,
     /// Client-side caching: who read which key (CLIENT TRACKING).
     pub(crate) tracking: Arc<super::tracking::Tracking>,
     /// Keyspace notifications: the classes in force and where they go (see `keyevents`).
@@ -169,6 +171,7 @@ impl Engine {
                 #[cfg(feature = "scripting")]
                 scripting: cmd::script::Scripting::default(),
                 persist: Persist::default(),
+                eviction: super::evict::Eviction::default(),
                 tracking,
                 events,
                 stop: AtomicBool::new(false),

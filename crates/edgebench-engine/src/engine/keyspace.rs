@@ -631,6 +631,49 @@ impl<'a> Locked<'a> {
         (!old.expired(expiry)).then_some(old)
     }
 
+    /// Up to `n` keys of locked shard `shard` that eviction may take, with when each was
+    /// last accessed (s) and its deadline: `volatile`, those with a TTL, soonest deadline
+    /// first; otherwise keys from position `start` of the shard's table on (wrapping), so
+    /// successive samples see different keys.
+    pub fn eviction_sample(
+        &mut self,
+        shard: usize,
+        volatile: bool,
+        start: usize,
+        n: usize,
+    ) -> Vec<(Key, u32, Option<u64>)> {
+        let Some((_, guard)) = self.guards.iter().find(|(i, _)| *i == shard) else {
+            return Vec::new();
+        };
+        let describe = |key: &Key| {
+            guard
+                .map
+                .get(Hashed::new(key))
+                .map(|e| (key.clone(), e.accessed_s, e.expires_at_ms()))
+        };
+        if volatile {
+            return guard
+                .deadlines
+                .iter()
+                .filter_map(|(_, k)| describe(k))
+                .take(n)
+                .collect();
+        }
+        let len = guard.map.len();
+        if len == 0 {
+            return Vec::new();
+        }
+        let skip = start % len;
+        guard
+            .map
+            .iter()
+            .skip(skip)
+            .chain(guard.map.iter().take(skip))
+            .take(n)
+            .map(|(k, e)| (k.clone(), e.accessed_s, e.expires_at_ms()))
+            .collect()
+    }
+
     /// Sets or clears the TTL of an existing key; false if there is no such key.
     pub fn set_expiry(&mut self, key: &[u8], expires_at_ms: Option<u64>) -> bool {
         let Some(e) = self.get_mut(key) else {

@@ -23,6 +23,7 @@ pub mod cmd;
 #[cfg(feature = "redis-rs")]
 pub mod connection;
 pub mod error;
+pub mod evict;
 pub mod feed;
 pub mod handle;
 pub mod keyevents;

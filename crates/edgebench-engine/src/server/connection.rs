@@ -246,6 +246,11 @@ impl Session {
     /// Redis pushes is never withheld (its `CLIENT_PUSHING`): (un)subscribe confirmations,
     /// as published messages, reach a client whatever its CLIENT REPLY says.
     pub(crate) fn dispatch(&mut self, args: &[&[u8]]) {
+        // Eviction over `maxmemory` runs before the command, and what it invalidates for
+        // this client goes before the reply, as in Redis (the command runs it again; by
+        // then it finds room or refuses).
+        self.engine.make_room();
+        self.write_pushes();
         let start = self.output.len();
         let skip_this = std::mem::take(&mut self.skip_reply);
         self.pushed = false;

@@ -366,6 +366,12 @@ pub fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
             Origin::Shared,
         );
     }
+    // Over `maxmemory`: keys go by the policy first; if that cannot make room, a command
+    // that may grow memory is refused (Redis's `denyoom`).
+    if !engine.make_room() && denies_oom(spec) {
+        let oom = Reply::err("OOM command not allowed when used memory > 'maxmemory'.");
+        return reject(engine, index, client, oom, Origin::Shared);
+    }
     // While a script runs, wait for it (or get BUSY) here rather than on its locks: one
     // relaxed load when none runs (see `script::gate`).
     #[cfg(feature = "scripting")]
@@ -529,6 +535,11 @@ fn script_keys(args: &[&[u8]]) -> Vec<usize> {
         .and_then(|a| a.parse::<usize>().ok())
         .unwrap_or(0);
     (3..args.len().min(3usize.saturating_add(n))).collect()
+}
+
+/// Whether `spec` has Redis's `denyoom` flag (refused while memory is over `maxmemory`).
+fn denies_oom(spec: &Spec) -> bool {
+    server::meta::lookup(spec.name.as_bytes()).is_some_and(|m| m.has_flag("denyoom"))
 }
 
 /// Whether `spec` has Redis's `readonly` flag (what client-side caching remembers).

@@ -192,7 +192,14 @@ impl Engine {
                 put("total_net_output_bytes", "0".into());
                 put("rejected_connections", "0".into());
                 put("expired_keys", n(&stats.expired_keys));
-                put("evicted_keys", "0".into());
+                put(
+                    "evicted_keys",
+                    self.inner()
+                        .eviction
+                        .evicted
+                        .load(Ordering::Relaxed)
+                        .to_string(),
+                );
                 put("keyspace_hits", "0".into());
                 put("keyspace_misses", "0".into());
                 put("pubsub_channels", "0".into());
@@ -323,7 +330,7 @@ pub fn set_heap_probe(probe: fn() -> Option<u64>) {
     let _ = HEAP_PROBE.set(probe);
 }
 
-fn heap_bytes() -> Option<u64> {
+pub(crate) fn heap_bytes() -> Option<u64> {
     HEAP_PROBE.get().and_then(|probe| probe())
 }
 

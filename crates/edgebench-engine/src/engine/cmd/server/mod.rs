@@ -55,6 +55,7 @@ pub use common::VERSION;
 use common::{err, err_owned, lossy};
 pub(crate) use common::{help, sub_arity, unknown_subcommand};
 use config::config;
+pub(crate) use info::heap_bytes;
 use info::info;
 pub use info::{bytes_to_human, set_heap_probe};
 pub use registry::{ClientRegistry, MonitorLine, PauseKind};

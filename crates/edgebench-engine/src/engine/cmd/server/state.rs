@@ -665,6 +665,7 @@ impl Engine {
         self.server().sync_cached();
         self.apply_encoding_limits();
         self.apply_tracking_limit();
+        self.apply_eviction();
         self.persistence_config_changed()
             .map_err(|e| err_owned(format!("ERR {e}")))?;
         Ok(())
@@ -690,7 +691,22 @@ impl Engine {
         self.server().sync_cached();
         self.apply_encoding_limits();
         self.apply_tracking_limit();
+        self.apply_eviction();
         Ok(())
+    }
+
+    /// Hands `maxmemory`, `maxmemory-policy` and `maxmemory-samples` to eviction, which
+    /// commands read as atomics.
+    fn apply_eviction(&self) {
+        let server = self.server();
+        let policy = crate::engine::evict::Policy::parse(&server.get(Param::MAXMEMORY_POLICY));
+        let samples = self
+            .config_get("maxmemory-samples")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(5);
+        self.inner()
+            .eviction
+            .configure(server.number(Param::MAXMEMORY), policy, samples);
     }
 
     /// Hands `tracking-table-max-keys` to the tracking table (which evicts over it now).
