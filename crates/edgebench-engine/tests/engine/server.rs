@@ -1552,3 +1552,88 @@ fn client_list_and_kill_see_every_engine_client() {
     ));
     assert!(list.contains("cmd=NULL"), "{list}");
 }
+
+// ---- LATENCY HISTOGRAM ----
+
+/// The commands LATENCY HISTOGRAM names, with their call counts and the cumulative count
+/// of their last bucket (which must equal the calls).
+fn histogram(engine: &Engine, client: &mut Client, args: &[&str]) -> Vec<(String, i64, i64)> {
+    let Reply::Map(entries) = run(engine, client, args) else {
+        panic!("LATENCY HISTOGRAM: not a map");
+    };
+    entries
+        .into_iter()
+        .map(|(name, h)| {
+            let Reply::Bulk(name) = name else {
+                panic!("name {name:?}")
+            };
+            let Reply::Map(fields) = h else {
+                panic!("entry {h:?}")
+            };
+            let calls = match &fields[0] {
+                (Reply::Bulk(k), Reply::Int(n)) if k == b"calls" => *n,
+                other => panic!("calls: {other:?}"),
+            };
+            let last = match &fields[1] {
+                (Reply::Bulk(k), Reply::Map(points)) if k == b"histogram_usec" => {
+                    match points.last() {
+                        Some((Reply::Int(_), Reply::Int(n))) => *n,
+                        other => panic!("buckets: {other:?}"),
+                    }
+                }
+                other => panic!("histogram_usec: {other:?}"),
+            };
+            (String::from_utf8(name).expect("utf-8"), calls, last)
+        })
+        .collect()
+}
+
+#[test]
+fn latency_histogram_counts_each_command_and_subcommand_since_the_last_reset() {
+    let engine = Engine::new();
+    let mut c = engine.client();
+    run(&engine, &mut c, &["CONFIG", "RESETSTAT"]);
+    assert_eq!(
+        histogram(&engine, &mut c, &["LATENCY", "HISTOGRAM"]),
+        vec![("config|resetstat".to_string(), 1, 1)]
+    );
+    run(&engine, &mut c, &["CONFIG", "RESETSTAT"]);
+    run(&engine, &mut c, &["SET", "a", "b"]);
+    run(&engine, &mut c, &["SET", "c", "d"]);
+    run(&engine, &mut c, &["GET", "a"]);
+    run(&engine, &mut c, &["CLIENT", "ID"]);
+    run(&engine, &mut c, &["CLIENT", "GETNAME"]);
+    run(&engine, &mut c, &["CLIENT", "GETNAME"]);
+    assert_eq!(
+        histogram(
+            &engine,
+            &mut c,
+            &["LATENCY", "HISTOGRAM", "set", "blabla", "zadd", "client"]
+        ),
+        vec![
+            ("client|getname".to_string(), 2, 2),
+            ("client|id".to_string(), 1, 1),
+            ("set".to_string(), 2, 2),
+        ]
+    );
+    assert_eq!(
+        histogram(
+            &engine,
+            &mut c,
+            &["LATENCY", "HISTOGRAM", "CLIENT|ID", "get"]
+        ),
+        vec![("client|id".to_string(), 1, 1), ("get".to_string(), 1, 1)]
+    );
+    // latency-tracking no: nothing more is counted.
+    run(
+        &engine,
+        &mut c,
+        &["CONFIG", "SET", "latency-tracking", "no"],
+    );
+    run(&engine, &mut c, &["GET", "a"]);
+    assert_eq!(
+        histogram(&engine, &mut c, &["LATENCY", "HISTOGRAM", "get"]),
+        vec![("get".to_string(), 1, 1)]
+    );
+    assert!(text(run(&engine, &mut c, &["LATENCY", "DOCTOR"])).starts_with("No latency spikes"));
+}

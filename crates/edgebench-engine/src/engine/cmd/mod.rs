@@ -474,12 +474,8 @@ fn note_command(client: &Client, index: usize, args: &[&[u8]]) {
 /// as a `Duration` so that the command's `now` and the slow log's check reuse it without
 /// converting the clock reading again.
 pub(crate) fn command_timer(engine: &Engine) -> Option<Duration> {
-    engine
-        .inner()
-        .server
-        .slowlog
-        .timing()
-        .then(server::slowlog::since_epoch)
+    let server = &engine.inner().server;
+    (server.slowlog.timing() || server.histograms.on()).then(server::slowlog::since_epoch)
 }
 
 /// What every command that ran leaves behind: a slow log entry or latency sample if it
@@ -492,8 +488,15 @@ pub(crate) fn observe(
     now_ms: u64,
 ) {
     let server = &engine.inner().server;
-    if let Some(took) = started.and_then(|t| server.slowlog.duration_if_slow(t)) {
-        server.slowlog.record(client, args, took);
+    if let Some(started) = started {
+        if server.histograms.on() {
+            // Timed exactly for the histogram; the slow log reads the same figure.
+            let took = server::slowlog::since_epoch().saturating_sub(started);
+            server.histograms.record(args, took);
+            server.slowlog.record(client, args, took);
+        } else if let Some(took) = server.slowlog.duration_if_slow(started) {
+            server.slowlog.record(client, args, took);
+        }
     }
     engine.feed_monitors(client, args);
     client

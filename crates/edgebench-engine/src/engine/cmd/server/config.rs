@@ -91,6 +91,7 @@ impl Engine {
         self.server().rejected.reset();
         self.server().failed.reset();
         self.server().errors.reset();
+        self.server().histograms.reset();
         self.server().peak_memory.store(0, Ordering::Relaxed);
     }
 }

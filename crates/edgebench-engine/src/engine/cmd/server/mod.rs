@@ -36,6 +36,7 @@ mod client;
 mod command;
 pub(crate) mod common;
 mod config;
+mod histogram;
 mod info;
 pub(crate) mod meta;
 mod persist;

@@ -232,6 +232,15 @@ impl SlowLog {
         log.1.truncate(max_len);
     }
 
+    /// Records a latency event (`expire-cycle`, ...) that took `ms`, if the monitor is on and
+    /// it reaches the threshold.
+    pub(crate) fn event(&self, event: &'static str, ms: u64) {
+        let threshold = self.latency_threshold_ms.load(Ordering::Relaxed);
+        if threshold > 0 && ms >= threshold {
+            self.add_latency(event, ms);
+        }
+    }
+
     fn add_latency(&self, event: &'static str, ms: u64) {
         let now = unix_secs();
         let mut events = lock(&self.latency);
@@ -313,7 +322,7 @@ const LATENCY_HELP: &[&str] = &[
     "    If no commands are specified then all histograms are replied.",
 ];
 
-/// LATENCY LATEST, HISTORY, RESET and HELP (DOCTOR, GRAPH and HISTOGRAM are not kept).
+/// LATENCY LATEST, HISTORY, RESET, HISTOGRAM, DOCTOR and HELP (GRAPH is not kept).
 pub(super) fn latency(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
     let sub = args[1];
     let events = &ctx.engine.server().slowlog.latency;
@@ -364,12 +373,43 @@ pub(super) fn latency(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, Cm
             names.iter().filter(|n| events.remove(*n).is_some()).count()
         };
         Ok(Reply::Int(reset as i64))
+    } else if is(sub, "histogram") {
+        sub_arity(args, -2, "latency|histogram")?;
+        Ok(ctx.engine.server().histograms.reply(&args[2..]))
+    } else if is(sub, "doctor") {
+        sub_arity(args, 2, "latency|doctor")?;
+        Ok(Reply::Verbatim(doctor(&lock(events))))
     } else if is(sub, "help") {
         sub_arity(args, 2, "latency|help")?;
         Ok(help(args, LATENCY_HELP))
     } else {
         Err(unknown_subcommand(args))
     }
+}
+
+/// LATENCY DOCTOR: what the monitor saw, event by event, in plain words (Redis's report also
+/// gives advice; this one states the figures).
+fn doctor(events: &BTreeMap<&'static str, History>) -> String {
+    let threshold = "latency-monitor-threshold";
+    if events.is_empty() {
+        return format!(
+            "No latency spikes were observed. (The monitor records events that take at least \
+             {threshold} ms; 0 turns it off.)\n"
+        );
+    }
+    let mut out = String::from("Latency spikes observed, by event:\n\n");
+    for (i, (name, h)) in events.iter().enumerate() {
+        let n = h.samples.len().max(1) as u64;
+        let avg = h.samples.iter().map(|&(_, ms)| ms).sum::<u64>() / n;
+        let first = h.samples.front().map_or(0, |&(t, _)| t);
+        out.push_str(&format!(
+            "{}. {name}: {} latency spikes (average {avg}ms, worst {}ms) since unix time {first}.\n",
+            i + 1,
+            h.samples.len(),
+            h.max
+        ));
+    }
+    out
 }
 
 /// WAIT numreplicas timeout: the engine has no replicas, so 0 at once (Redis would wait

@@ -45,6 +45,8 @@ pub struct ServerState {
     pub(crate) monitors: Monitors,
     /// SLOWLOG and LATENCY.
     pub(crate) slowlog: SlowLog,
+    /// Per-command latency histograms (LATENCY HISTOGRAM).
+    pub(crate) histograms: super::histogram::Histograms,
 }
 
 /// Error replies by code, as Redis's `errors` radix tree keeps them: at most
@@ -110,6 +112,7 @@ impl Default for ServerState {
             pause: Pause::default(),
             monitors: Monitors::default(),
             slowlog: SlowLog::default(),
+            histograms: super::histogram::Histograms::default(),
         }
     }
 }
@@ -129,6 +132,8 @@ impl ServerState {
         let (slower_than, max_len, latency) = {
             let values = self.read();
             let value = |name: &str| Param::find(name.as_bytes()).map(|i| values[i].clone());
+            self.histograms
+                .set_on(value("latency-tracking").as_deref() != Some("no"));
             (
                 value("slowlog-log-slower-than").and_then(|v| v.parse().ok()),
                 value("slowlog-max-len").and_then(|v| v.parse().ok()),
@@ -433,6 +438,8 @@ pub(super) const PARAMS: &[Param] = &[
     param("busy-reply-threshold", int(0, i64::MAX), "5000", true),
     // Keys the client-side caching table holds before it evicts (0: no limit).
     param("tracking-table-max-keys", int(0, i64::MAX), "1000000", true),
+    // Per-command latency histograms (LATENCY HISTOGRAM); every command is timed.
+    param("latency-tracking", Kind::Bool, "yes", true),
     // Persistence (see `engine::persist`), with redis-server 7.0's defaults; `dir` is set
     // to the working directory when the engine is made.
     param("dir", Kind::Dir, ".", true),
