@@ -28,6 +28,7 @@ mod kv_cluster;
 mod kv_gen;
 mod kv_stall;
 mod maxmemory;
+mod migrate;
 mod mongo4_queries;
 mod multihost;
 mod perf_bundle;

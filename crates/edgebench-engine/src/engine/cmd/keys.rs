@@ -102,14 +102,15 @@ impl Locked<'_> {
         removed
     }
 
-    /// EXISTS: how many of `keys` exist (a key given twice counts twice).
+    /// EXISTS: how many of `keys` exist (a key given twice counts twice). Not an access:
+    /// OBJECT IDLETIME goes on, as Redis's EXISTS, TYPE and TTL look without touching.
     pub fn exists_count(&mut self, keys: &[&[u8]]) -> usize {
-        keys.iter().filter(|k| self.exists(k)).count()
+        keys.iter().filter(|k| self.peek(k).is_some()).count()
     }
 
-    /// TYPE: the value's type name, `none` for a missing key.
+    /// TYPE: the value's type name, `none` for a missing key (not an access).
     pub fn type_of(&mut self, key: &[u8]) -> &'static str {
-        self.get(key).map_or("none", |e| e.value.type_name())
+        self.peek(key).map_or("none", |e| e.value.type_name())
     }
 
     /// KEYS: every key matching the glob `pattern`, in no defined order.
@@ -232,9 +233,9 @@ impl Locked<'_> {
         true
     }
 
-    /// TTL, PTTL, EXPIRETIME, PEXPIRETIME read this.
+    /// TTL, PTTL, EXPIRETIME, PEXPIRETIME read this (not an access).
     pub fn ttl(&mut self, key: &[u8]) -> Ttl {
-        match self.get(key).map(Entry::expires_at_ms) {
+        match self.peek(key).map(Entry::expires_at_ms) {
             None => Ttl::Missing,
             Some(None) => Ttl::Persistent,
             Some(Some(t)) => Ttl::At(t),

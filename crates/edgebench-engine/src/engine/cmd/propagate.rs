@@ -184,6 +184,20 @@ fn rewrite(ctx: &mut Ctx<'_, '_>, spec: &Spec, args: &[&[u8]], reply: &Reply) ->
             _ => vec![owned(args)],
         },
         "xautoclaim" | "xclaim" => xclaim_as_claimed(spec.name, args, reply),
+        // The keys it moved away, as DEL (a replay must not migrate again). A MIGRATE the
+        // target refused part of is not fed: which of its keys went is not in its reply.
+        "migrate" => {
+            if reply.is_error() || args.iter().skip(6).any(|a| is(a, "copy")) {
+                return Vec::new();
+            }
+            let mut c = cmd(&[b"DEL"]);
+            c.extend(
+                super::dump::migrate::key_positions(args)
+                    .into_iter()
+                    .filter_map(|i| args.get(i).map(|k| k.to_vec())),
+            );
+            vec![c]
+        }
         "restore" if !args.iter().skip(4).any(|a| is(a, "absttl")) && args[2] != b"0" => {
             match state() {
                 Some((_, Some(t))) => {

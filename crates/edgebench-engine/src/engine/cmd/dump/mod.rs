@@ -18,12 +18,13 @@
 pub mod crc64;
 pub mod listpack;
 pub mod lzf;
+pub(crate) mod migrate;
 pub mod rdb;
 mod stream;
 
 use std::borrow::Cow;
 
-use super::{is, parse_i64, spec, Ctx, Spec, ONE_KEY};
+use super::{is, parse_i64, spec, Ctx, KeySpec, Spec, ONE_KEY};
 use crate::engine::error::CmdError;
 use crate::engine::keyevents::Classes;
 use crate::engine::keyspace::{Entry, Value};
@@ -33,6 +34,13 @@ use crate::resp::reply::Reply;
 pub const COMMANDS: &[Spec] = &[
     spec("dump", 2, ONE_KEY, false, dump),
     spec("restore", -4, ONE_KEY, true, restore),
+    spec(
+        "migrate",
+        -6,
+        KeySpec::Custom(migrate::key_positions),
+        true,
+        migrate::migrate,
+    ),
 ];
 
 /// The RDB version Redis 7.0 writes and the newest it reads.

@@ -211,6 +211,8 @@ impl Engine {
                 let (fork_us, forks) = self.fork_stats();
                 put("latest_fork_usec", fork_us.to_string());
                 put("total_forks", forks.to_string());
+                // MIGRATE opens a connection per call and keeps none.
+                put("migrate_cached_sockets", "0".into());
                 put("unexpected_error_replies", "0".into());
                 put("total_error_replies", server.errors.total().to_string());
             }

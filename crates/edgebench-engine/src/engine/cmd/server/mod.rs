@@ -92,6 +92,7 @@ pub const COMMANDS: &[Spec] = &[
     keyless("time", 1, time),
     keyless("slowlog", -2, slowlog::slowlog),
     keyless("latency", -2, slowlog::latency),
+    keyless("cluster", -2, cluster),
     keyless("wait", 3, slowlog::wait),
     keyless("quit", -1, quit),
     keyless("reset", 1, reset),
@@ -132,6 +133,12 @@ fn ping(_: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
         [_, msg] => Ok(Reply::bulk(msg)),
         _ => Err(CmdError::Arity("ping".into())),
     }
+}
+
+/// CLUSTER: the engine runs standalone, and answers every subcommand as a redis-server with
+/// `cluster-enabled no` does.
+fn cluster(_: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
+    Err(err("ERR This instance has cluster support disabled"))
 }
 
 fn publish_in_process(_: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
