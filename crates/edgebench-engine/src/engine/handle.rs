@@ -74,6 +74,8 @@ pub(crate) struct Inner {
     pub(crate) scripting: cmd::script::Scripting,
     /// RDB and append-only file state (see `persist`).
     pub(crate) persist: Persist,
+    /// The background freer of UNLINK's large values (see `lazyfree`).
+    pub(crate) lazyfree: super::lazyfree::LazyFree,
     /// `maxmemory` and its policy, as commands read them (see `evict`).
     pub(crate) eviction: super::evict::Eviction,
     /// Client-side caching: who read which key (CLIENT TRACKING).
@@ -172,6 +174,7 @@ impl Engine {
                 scripting: cmd::script::Scripting::default(),
                 persist: Persist::default(),
                 eviction: super::evict::Eviction::default(),
+                lazyfree: super::lazyfree::LazyFree::default(),
                 tracking,
                 events,
                 stop: AtomicBool::new(false),

@@ -28,6 +28,7 @@ pub mod feed;
 pub mod handle;
 pub mod keyevents;
 pub mod keyspace;
+pub mod lazyfree;
 pub mod notify;
 pub mod persist;
 pub mod tracking;

@@ -40,7 +40,7 @@ use crate::resp::reply::Reply;
 /// The key and expiry commands.
 pub const COMMANDS: &[Spec] = &[
     spec("del", -2, ALL_ARGS, true, del),
-    spec("unlink", -2, ALL_ARGS, true, del),
+    spec("unlink", -2, ALL_ARGS, true, unlink),
     spec("exists", -2, ALL_ARGS, false, exists),
     spec("type", 2, ONE_KEY, false, type_),
     spec("keys", 2, KeySpec::All, false, keys),
@@ -450,6 +450,23 @@ fn match_class(pattern: &[u8], mut p: usize, c: u8) -> (bool, usize) {
 
 fn del(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
     Ok(Reply::Int(ctx.ks.del(&args[1..]) as i64))
+}
+
+/// UNLINK: DEL, with a value that is costly to free handed to the background freer.
+fn unlink(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
+    let mut removed = 0;
+    for key in &args[1..] {
+        let encoding = ctx.ks.encoding_of(key);
+        if let Some(entry) = ctx.ks.remove(key) {
+            ctx.ks.notify(Classes::GENERIC, "del", key);
+            removed += 1;
+            ctx.engine
+                .inner()
+                .lazyfree
+                .free(entry.value, encoding.unwrap_or(""));
+        }
+    }
+    Ok(Reply::Int(removed))
 }
 
 fn exists(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {

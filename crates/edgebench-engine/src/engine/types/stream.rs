@@ -172,6 +172,11 @@ pub struct Stream {
 }
 
 impl Stream {
+    /// Listpack nodes (what freeing the stream costs, with its groups).
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
     /// Live entries (XLEN).
     pub fn len(&self) -> usize {
         self.entries.len()

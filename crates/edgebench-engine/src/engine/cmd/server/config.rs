@@ -92,6 +92,7 @@ impl Engine {
         self.server().failed.reset();
         self.server().errors.reset();
         self.server().histograms.reset();
+        self.inner().lazyfree.reset();
         self.server().peak_memory.store(0, Ordering::Relaxed);
     }
 }

@@ -175,7 +175,10 @@ impl Engine {
                 put("mem_fragmentation_ratio", "1.00".into());
                 put("mem_fragmentation_bytes", "0".into());
                 put("mem_allocator", "libc".into());
-                put("lazyfree_pending_objects", "0".into());
+                put(
+                    "lazyfree_pending_objects",
+                    self.inner().lazyfree.pending().to_string(),
+                );
             }
             "persistence" => {
                 for (k, v) in self.persistence_info() {
@@ -211,6 +214,10 @@ impl Engine {
                 let (fork_us, forks) = self.fork_stats();
                 put("latest_fork_usec", fork_us.to_string());
                 put("total_forks", forks.to_string());
+                put(
+                    "lazyfreed_objects",
+                    self.inner().lazyfree.freed().to_string(),
+                );
                 // MIGRATE opens a connection per call and keeps none.
                 put("migrate_cached_sockets", "0".into());
                 put("unexpected_error_replies", "0".into());
