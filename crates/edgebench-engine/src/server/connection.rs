@@ -783,7 +783,9 @@ impl<S: Socket> Connection<S> {
         // A PUBLISH meanwhile waits for what this read brings to run (`Broker::settle`).
         self.session.subscriptions.reading();
         let ran = self.read_and_run_batch();
-        self.session.subscriptions.ran_batch();
+        // The batch it ran (if any) was counted by `run_requests`; counting it again here
+        // let a PUBLISH that looked between the two go on before the next batch ran.
+        self.session.subscriptions.done_reading();
         ran
     }
 

@@ -502,6 +502,16 @@ impl Subscriptions {
         }
     }
 
+    /// The read that [`Subscriptions::reading`] announced is over, whether or not it ran a
+    /// batch (a spurious wake-up reads nothing): a PUBLISH no longer waits on it. Only
+    /// [`Subscriptions::ran_batch`] counts a batch, once per batch: a count moved by anything
+    /// else would let a PUBLISH go on before the batch it waits for has run.
+    pub fn done_reading(&self) {
+        if let Some((subscriber, _)) = &self.me {
+            subscriber.busy.store(false, Ordering::SeqCst);
+        }
+    }
+
     /// The connection is about to read its socket: until [`Subscriptions::ran_batch`], a
     /// PUBLISH waits for what it reads to run (see [`Broker::settle`]).
     pub fn reading(&self) {
