@@ -394,7 +394,7 @@ fn threshold_change_inside_multi_does_not_deadlock() {
 }
 
 /// IDLETIME on a manual clock: seconds since the last command that read or wrote the key;
-/// OBJECT itself does not count, TOUCH and RESTORE ... IDLETIME do.
+/// OBJECT, TTL, TYPE and EXISTS do not count; TOUCH and RESTORE ... IDLETIME do.
 #[test]
 fn idletime_follows_accesses() {
     use edgebench_engine::engine::{Engine, Reply};
@@ -412,6 +412,11 @@ fn idletime_follows_accesses() {
     run(&mut c, &["RPUSH", "l", "a"]);
     advance(5_400);
     assert_eq!(run(&mut c, &["OBJECT", "IDLETIME", "k"]), Reply::Int(5));
+    assert_eq!(run(&mut c, &["OBJECT", "IDLETIME", "k"]), Reply::Int(5));
+    // TTL, TYPE and EXISTS look without touching, as in Redis.
+    run(&mut c, &["TTL", "k"]);
+    run(&mut c, &["TYPE", "k"]);
+    run(&mut c, &["EXISTS", "k"]);
     assert_eq!(run(&mut c, &["OBJECT", "IDLETIME", "k"]), Reply::Int(5));
     run(&mut c, &["GET", "k"]);
     assert_eq!(run(&mut c, &["OBJECT", "IDLETIME", "k"]), Reply::Int(0));
