@@ -3,13 +3,14 @@
 //! Buckets are powers of two in microseconds (bucket `k` counts latencies up to `2^k` µs),
 //! the resolution Redis's reply shows (its HDR histogram reported on a log-2 iteration).
 //! Commands without subcommands count into striped counters (one cache line per thread,
-//! as INFO's commandstats), so timing every command costs one relaxed add; CLIENT, CONFIG
+//! as INFO's commandstats), allocated when the command first runs, so timing every command
+//! costs one relaxed add; CLIENT, CONFIG
 //! and the other commands with subcommands, which are rare, count under a lock by full name
 //! (`config|resetstat`), as Redis reports them.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use super::meta;
@@ -25,8 +26,9 @@ const BUCKETS: usize = 40;
 pub struct Histograms {
     /// `latency-tracking`.
     on: AtomicBool,
-    /// Command `i`'s bucket `k` at `i * BUCKETS + k`.
-    plain: Counters,
+    /// Command `i`'s buckets, allocated when it first runs: an engine that runs a few
+    /// commands holds a few kB, not every command's (an engine is made per test, per run).
+    plain: Box<[OnceLock<Counters>]>,
     /// Subcommands, by full name.
     subs: Mutex<BTreeMap<String, [u64; BUCKETS]>>,
 }
@@ -35,7 +37,9 @@ impl Default for Histograms {
     fn default() -> Self {
         Histograms {
             on: AtomicBool::new(true),
-            plain: Counters::new(all_commands().count() * BUCKETS),
+            plain: (0..all_commands().count())
+                .map(|_| OnceLock::new())
+                .collect(),
             subs: Mutex::new(BTreeMap::new()),
         }
     }
@@ -79,14 +83,18 @@ impl Histograms {
             }
             let mut subs = self.subs.lock().unwrap_or_else(PoisonError::into_inner);
             subs.entry(full).or_insert([0; BUCKETS])[k] += 1;
-        } else {
-            self.plain.add(index * BUCKETS + k, 1);
+        } else if let Some(cell) = self.plain.get(index) {
+            cell.get_or_init(|| Counters::new(BUCKETS)).add(k, 1);
         }
     }
 
     /// CONFIG RESETSTAT.
     pub(crate) fn reset(&self) {
-        self.plain.reset();
+        for cell in self.plain.iter() {
+            if let Some(c) = cell.get() {
+                c.reset();
+            }
+        }
         self.subs
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -96,8 +104,10 @@ impl Histograms {
     /// The buckets of a command without subcommands.
     fn plain_buckets(&self, index: usize) -> [u64; BUCKETS] {
         let mut out = [0; BUCKETS];
-        for (k, b) in out.iter_mut().enumerate() {
-            *b = self.plain.get(index * BUCKETS + k);
+        if let Some(c) = self.plain.get(index).and_then(OnceLock::get) {
+            for (k, b) in out.iter_mut().enumerate() {
+                *b = c.get(k);
+            }
         }
         out
     }
