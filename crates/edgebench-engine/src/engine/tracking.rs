@@ -285,7 +285,9 @@ impl Tracking {
     /// Sends the BCAST keys collected since the last call (after each command, and after
     /// active expiry), one message per prefix and client.
     pub(crate) fn send_broadcasts(&self) {
-        if !self.pending.swap(false, Ordering::Relaxed) {
+        // A load first: the swap writes the shared line, and nothing is pending for almost
+        // every command.
+        if !self.pending.load(Ordering::Relaxed) || !self.pending.swap(false, Ordering::Relaxed) {
             return;
         }
         let mut st = self.lock();
