@@ -378,7 +378,7 @@ impl Engine {
         let Some((_, args)) = call.calls.iter().find(|(k, _)| **k == *key) else {
             return Attempt::Skipped;
         };
-        let Some(spec) = args.first().and_then(|name| cmd::lookup(name)) else {
+        let Some((index, spec)) = args.first().and_then(|name| cmd::lookup_indexed(name)) else {
             return Attempt::Skipped;
         };
         // BLMOVE's errors are replies, but only once the source is a list: Redis serves a
@@ -395,7 +395,7 @@ impl Engine {
         let reply = match call.kind {
             BlockKind::ReadGroup => cmd::stream::serve_blocked_readgroup(self, &mut client, &args)
                 .unwrap_or(Reply::NilArray),
-            _ => cmd::run(self, &mut client, spec, &args),
+            _ => cmd::run(self, &mut client, index, spec, &args),
         };
         match reply {
             Reply::Nil | Reply::NilArray => Attempt::Nothing,

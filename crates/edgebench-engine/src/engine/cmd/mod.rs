@@ -394,7 +394,7 @@ pub fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
     }
     engine.inner().server.count_call(index);
     note_command(client, index, args);
-    run(engine, client, spec, args)
+    run(engine, client, index, spec, args)
 }
 
 /// Counts an error reply in INFO's errorstats and, for a known command, in its
@@ -483,6 +483,7 @@ pub(crate) fn command_timer(engine: &Engine) -> Option<Duration> {
 pub(crate) fn observe(
     engine: &Engine,
     client: &Client,
+    index: usize,
     args: &[&[u8]],
     started: Option<Duration>,
     now_ms: u64,
@@ -492,7 +493,7 @@ pub(crate) fn observe(
         if server.histograms.on() {
             // Timed exactly for the histogram; the slow log reads the same figure.
             let took = server::slowlog::since_epoch().saturating_sub(started);
-            server.histograms.record(args, took);
+            server.histograms.record(index, args, took);
             server.slowlog.record(client, args, took);
         } else if let Some(took) = server.slowlog.duration_if_slow(started) {
             server.slowlog.record(client, args, took);
@@ -550,8 +551,14 @@ pub(crate) fn is_readonly(spec: &Spec) -> bool {
     server::meta::lookup(spec.name.as_bytes()).is_some_and(|m| m.has_flag("readonly"))
 }
 
-/// Locks what `spec` declares and runs it.
-pub fn run(engine: &Engine, client: &mut Client, spec: &Spec, args: &[&[u8]]) -> Reply {
+/// Locks what `spec` declares and runs it; `index` is its place in [`all_commands`].
+pub(crate) fn run(
+    engine: &Engine,
+    client: &mut Client,
+    index: usize,
+    spec: &Spec,
+    args: &[&[u8]],
+) -> Reply {
     let db = engine.db(client.db);
     // One clock read serves both the slow log's start and, on the system clock, the
     // command's time (Redis also times commands with the wall clock).
@@ -582,12 +589,7 @@ pub fn run(engine: &Engine, client: &mut Client, spec: &Spec, args: &[&[u8]]) ->
     let mark = propagate::mark();
     let reply = (spec.run)(&mut ctx, args).unwrap_or_else(Reply::from);
     if reply.is_error() {
-        count_error(
-            engine,
-            &reply,
-            lookup_indexed(args[0]).map(|(i, _)| i),
-            false,
-        );
+        count_error(engine, &reply, Some(index), false);
     }
     if container {
         ctx.client.prop_hold -= 1;
@@ -597,7 +599,7 @@ pub fn run(engine: &Engine, client: &mut Client, spec: &Spec, args: &[&[u8]]) ->
         remember_reads(&mut ctx, spec, args, container);
     }
     drop(ctx);
-    observe(engine, client, args, started, now);
+    observe(engine, client, index, args, started, now);
     reply
 }
 

@@ -13,7 +13,7 @@
 
 use std::borrow::Cow;
 
-use super::{lookup, run, Ctx, KeySpec, Spec};
+use super::{lookup_indexed, run, Ctx, KeySpec, Spec};
 use crate::engine::error::CmdError;
 use crate::resp::reply::Reply;
 
@@ -148,7 +148,10 @@ fn exec(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
         }
     }
 
-    let specs: Vec<&'static Spec> = queue.iter().filter_map(|args| lookup(&args[0])).collect();
+    let specs: Vec<(usize, &'static Spec)> = queue
+        .iter()
+        .filter_map(|args| lookup_indexed(&args[0]))
+        .collect();
     if specs.len() != queue.len() {
         // Unknown commands were rejected while queuing; this cannot happen.
         return Err(err(
@@ -156,7 +159,7 @@ fn exec(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
         ));
     }
 
-    if specs.iter().zip(&queue).any(|(s, a)| changes_db(s, a)) {
+    if specs.iter().zip(&queue).any(|((_, s), a)| changes_db(s, a)) {
         for (_, key, version) in watched.iter().filter(|(db, _, _)| *db == db_index) {
             let mut ks = engine.db(db_index).lock([&key[..]], now);
             if ks.watched_version(key) != Some(*version) {
@@ -166,12 +169,10 @@ fn exec(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
         let replies = queue
             .iter()
             .zip(&specs)
-            .map(|(args, spec)| {
+            .map(|(args, &(index, spec))| {
                 let args: Vec<&[u8]> = args.iter().map(|a| &a[..]).collect();
-                if let Some((index, _)) = super::lookup_indexed(args[0]) {
-                    engine.inner().server.count_call(index);
-                }
-                run(engine, ctx.client, spec, &args)
+                engine.inner().server.count_call(index);
+                run(engine, ctx.client, index, spec, &args)
             })
             .collect();
         return Ok(Reply::Array(replies));
@@ -179,7 +180,7 @@ fn exec(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
 
     // Lock everything the transaction touches, once.
     let db = engine.db(db_index);
-    let all = specs.iter().zip(&queue).any(|(s, args)| {
+    let all = specs.iter().zip(&queue).any(|((_, s), args)| {
         let argv: Vec<&[u8]> = args.iter().map(|a| &a[..]).collect();
         s.locks_all(&argv)
     });
@@ -187,7 +188,7 @@ fn exec(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
         db.lock_all(now)
     } else {
         let mut idx: Vec<usize> = Vec::new();
-        for (spec, args) in specs.iter().zip(&queue) {
+        for ((_, spec), args) in specs.iter().zip(&queue) {
             let argv: Vec<&[u8]> = args.iter().map(|a| &a[..]).collect();
             idx.extend(
                 spec.key_indices(&argv)
@@ -217,18 +218,15 @@ fn exec(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
         ks: locked,
     };
     let mut replies = Vec::with_capacity(queue.len());
-    for (spec, args) in specs.iter().zip(&queue) {
+    for (&(index, spec), args) in specs.iter().zip(&queue) {
         let argv: Vec<&[u8]> = args.iter().map(|a| &a[..]).collect();
         let started = super::command_timer(engine);
         let mark = super::propagate::mark();
         // Each queued command counts as a call in INFO commandstats, as in Redis.
-        let index = super::lookup_indexed(argv[0]).map(|(i, _)| i);
-        if let Some(i) = index {
-            engine.inner().server.count_call(i);
-        }
+        engine.inner().server.count_call(index);
         let reply = (spec.run)(&mut inner, &argv).unwrap_or_else(Reply::from);
         if reply.is_error() {
-            super::count_error(engine, &reply, index, false);
+            super::count_error(engine, &reply, Some(index), false);
         }
         super::propagate::after(&mut inner, spec, &argv, &reply, mark);
         if inner.client.tracking_reads {
@@ -236,7 +234,7 @@ fn exec(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
             super::remember_reads(&mut inner, spec, &argv, container);
         }
         replies.push(reply);
-        super::observe(engine, inner.client, &argv, started, now);
+        super::observe(engine, inner.client, index, &argv, started, now);
     }
     // Its writes go to the append-only file while its locks are still held.
     super::propagate::feed_held_if_outermost(&mut inner);

@@ -14,7 +14,7 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use super::meta;
-use crate::engine::cmd::{all_commands, lookup_indexed};
+use crate::engine::cmd::{all_commands, lookup_indexed, spec_at};
 use crate::engine::types::counters::Counters;
 use crate::resp::reply::Reply;
 
@@ -64,14 +64,13 @@ impl Histograms {
         self.on.load(Ordering::Relaxed)
     }
 
-    /// Counts one run of the command in `args` that took `took`.
-    pub(crate) fn record(&self, args: &[&[u8]], took: Duration) {
-        let Some((index, spec)) = args.first().and_then(|a| lookup_indexed(a)) else {
-            return;
-        };
+    /// Counts one run of command `index` (in [`all_commands`]), `args`, that took `took`.
+    pub(crate) fn record(&self, index: usize, args: &[&[u8]], took: Duration) {
         let k = bucket(took);
         if super::has_subcommands(index) {
-            let Some(sub) = args.get(1) else { return };
+            let (Some(sub), Some(spec)) = (args.get(1), spec_at(index)) else {
+                return;
+            };
             let full = format!(
                 "{}|{}",
                 spec.name,
