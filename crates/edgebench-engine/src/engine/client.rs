@@ -85,6 +85,10 @@ pub struct Client {
     /// A script of this client called a read-only command: its declared keys are
     /// remembered when it ends (as Redis tracks a script's keys).
     pub(crate) script_read: bool,
+    /// Set by a server that ran `maxmemory` eviction before dispatching this command (so
+    /// that what it invalidated goes before the reply): whether there was room then.
+    /// [`Engine::execute`](crate::engine::Engine::execute) takes it instead of evicting again.
+    pub(crate) room: Option<bool>,
 }
 
 impl Client {
@@ -111,6 +115,7 @@ impl Client {
             shared: Arc::new(ClientShared::new(id)),
             live: LiveClient::default(),
             aof_deferred: false,
+            room: None,
             prop: Vec::new(),
             prop_hold: 0,
             tracking: false,

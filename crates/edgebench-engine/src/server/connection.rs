@@ -247,14 +247,15 @@ impl Session {
     /// as published messages, reach a client whatever its CLIENT REPLY says.
     pub(crate) fn dispatch(&mut self, args: &[&[u8]]) {
         // Eviction over `maxmemory` runs before the command, and what it invalidates for
-        // this client goes before the reply, as in Redis (the command runs it again; by
-        // then it finds room or refuses).
-        self.engine.make_room();
+        // this client goes before the reply, as in Redis; the command reads the outcome
+        // (room, or refuse a `denyoom` command) rather than evicting again.
+        self.client.room = Some(self.engine.make_room());
         self.write_pushes();
         let start = self.output.len();
         let skip_this = std::mem::take(&mut self.skip_reply);
         self.pushed = false;
         self.dispatch_command(args);
+        self.client.room = None;
         if self.client.reply_skip_next {
             self.client.reply_skip_next = false;
             self.skip_reply = true;

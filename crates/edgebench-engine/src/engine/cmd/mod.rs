@@ -368,7 +368,8 @@ pub fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
     }
     // Over `maxmemory`: keys go by the policy first; if that cannot make room, a command
     // that may grow memory is refused (Redis's `denyoom`).
-    if !engine.make_room() && denies_oom(spec) {
+    let room = client.room.take().unwrap_or_else(|| engine.make_room());
+    if !room && denies_oom(spec) {
         let oom = Reply::err("OOM command not allowed when used memory > 'maxmemory'.");
         return reject(engine, index, client, oom, Origin::Shared);
     }
