@@ -441,26 +441,8 @@ fn bitfield_flags(cmd: &[&[u8]]) -> Vec<&'static str> {
 
 /// MIGRATE's keys: the key argument, or those after KEYS when the key argument is empty.
 fn migrate_keys(cmd: &[&[u8]]) -> Vec<(usize, Vec<&'static str>)> {
-    let (mut first, mut num) = (3, 1);
-    let mut i = 6;
-    while i < cmd.len() {
-        if is(cmd[i], "keys") {
-            if cmd[3].is_empty() {
-                first = i + 1;
-                num = cmd.len() - first;
-            } else {
-                num = 0;
-            }
-            break;
-        }
-        if is(cmd[i], "auth") {
-            i += 1;
-        } else if is(cmd[i], "auth2") {
-            i += 2;
-        }
-        i += 1;
-    }
-    (first..first + num)
+    crate::engine::cmd::dump::migrate::key_positions(cmd)
+        .into_iter()
         .map(|i| (i, vec!["RW", "access", "delete"]))
         .collect()
 }
