@@ -36,7 +36,8 @@ struct Counts {
 
 /// What freeing `value` (OBJECT ENCODING `encoding`) costs, in allocations.
 pub fn free_effort(value: &Value, encoding: &str) -> usize {
-    if matches!(encoding, "listpack" | "intset" | "embstr" | "int" | "raw") {
+    // A compact encoding is one allocation, whatever it holds (strings are, always).
+    if matches!(encoding, "listpack" | "intset") {
         return 1;
     }
     match value {
