@@ -49,9 +49,10 @@ echo "|-|-|-|-|"
 total_ok=0 total_err=0
 for unit in "${units[@]}"; do
   if [ "$server" = redis ]; then
-    redis-server --port "$port" --save '' --appendonly no >/dev/null 2>&1 &
+    redis-server --port "$port" --dir "$logs" --save '' --appendonly no >/dev/null 2>&1 &
   else
-    "$bin" serve --port "$port" >/dev/null 2>&1 &
+    # Its files (SAVE, SHUTDOWN, DEBUG RELOAD) go with the logs, not into this checkout.
+    "$bin" serve --port "$port" --dir "$logs" >/dev/null 2>&1 &
   fi
   pid=$!
   for _ in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
