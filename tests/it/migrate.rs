@@ -3,92 +3,15 @@
 //! form, NOKEY, and redis-server's errors for a key the target has, a wrong password and a
 //! refused connection.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpStream;
-use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
+use crate::common::require_redis_server;
+use crate::common::resp::{free_port, Raw, Server};
 
-use crate::common::{child, edgebench, require_redis_server};
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-struct Server {
-    proc: Child,
-    port: u16,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.proc.kill();
-        let _ = self.proc.wait();
-    }
-}
-
+/// A private server on a free port, with `--requirepass` if given.
 fn start(redis: bool, password: Option<&str>) -> Server {
-    let port = free_port();
-    let mut cmd = if redis {
-        let mut c = child("redis-server");
-        c.args([
-            "--port",
-            &port.to_string(),
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ]);
-        c
-    } else {
-        let mut c = edgebench();
-        c.args(["serve", "--port", &port.to_string()]);
-        c
-    };
-    if let Some(p) = password {
-        cmd.args(["--requirepass", p]);
-    }
-    cmd.stdout(Stdio::null()).stderr(Stdio::null());
-    Server {
-        proc: cmd.spawn().unwrap(),
-        port,
-    }
-}
-
-/// A connection that sends one command and returns its reply's first line (the replies
-/// these tests read are one line, or a bulk string whose value is the second).
-struct Conn(BufReader<TcpStream>);
-
-impl Conn {
-    fn to(server: &Server) -> Conn {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Ok(s) = TcpStream::connect(("127.0.0.1", server.port)) {
-                s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-                return Conn(BufReader::new(s));
-            }
-            assert!(Instant::now() < deadline, "no server on {}", server.port);
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    fn call(&mut self, args: &[&str]) -> String {
-        let mut out = format!("*{}\r\n", args.len());
-        for a in args {
-            out.push_str(&format!("${}\r\n{a}\r\n", a.len()));
-        }
-        self.0.get_mut().write_all(out.as_bytes()).unwrap();
-        let mut line = String::new();
-        self.0.read_line(&mut line).unwrap();
-        if line.starts_with('$') && !line.starts_with("$-1") {
-            let mut value = String::new();
-            self.0.read_line(&mut value).unwrap();
-            return value.trim_end().to_string();
-        }
-        line.trim_end().to_string()
+    let port = free_port().unwrap();
+    match password {
+        Some(p) => Server::start(redis, port, None, &["--requirepass", p]),
+        None => Server::start(redis, port, None, &[]),
     }
 }
 
@@ -96,8 +19,8 @@ impl Conn {
 fn migrate_between(from_redis: bool, to_redis: bool) {
     let from = start(from_redis, None);
     let to = start(to_redis, None);
-    let mut a = Conn::to(&from);
-    let mut b = Conn::to(&to);
+    let mut a = Raw::tcp(from.port);
+    let mut b = Raw::tcp(to.port);
     let port = to.port.to_string();
     let label = format!("from redis={from_redis} to redis={to_redis}");
     assert_eq!(a.call(&["RPUSH", "list", "x", "y", "z"]), ":3", "{label}");
@@ -193,10 +116,10 @@ fn migrate_errors_match_redis_server() {
     require_redis_server();
     let locked = start(true, Some("secret"));
     let port = locked.port.to_string();
-    let closed = free_port().to_string();
+    let closed = free_port().unwrap().to_string();
     for redis in [true, false] {
         let from = start(redis, None);
-        let mut a = Conn::to(&from);
+        let mut a = Raw::tcp(from.port);
         assert_eq!(a.call(&["SET", "k", "v"]), "+OK");
         assert_eq!(
             a.call(&["MIGRATE", "127.0.0.1", &port, "k", "0", "5000", "AUTH", "wrong"]),
@@ -223,7 +146,7 @@ fn migrate_errors_match_redis_server() {
             "redis={redis}"
         );
         assert_eq!(a.call(&["EXISTS", "k"]), ":0", "redis={redis}");
-        let mut t = Conn::to(&locked);
+        let mut t = Raw::tcp(locked.port);
         assert_eq!(t.call(&["AUTH", "secret"]), "+OK");
         assert_eq!(t.call(&["GETDEL", "k"]), "v", "redis={redis}");
     }

@@ -31,6 +31,7 @@ use std::time::{Duration, Instant};
 use edgebench::store::mongo::{Fidelity, MongoDatabase, MongoLayout};
 use mongodb::bson::{doc, Bson, Document};
 
+use super::resp::free_port;
 use super::Backend;
 
 const BINARY: &str = "secantusd-py";
@@ -308,10 +309,4 @@ fn mongo_ping(port: u16) -> bool {
             .run()
             .is_ok()
     })
-}
-
-/// A port that was free a moment ago: bind port 0, read what the kernel chose, release it.
-fn free_port() -> io::Result<u16> {
-    let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
-    Ok(listener.local_addr()?.port())
 }

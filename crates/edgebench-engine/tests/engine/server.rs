@@ -11,6 +11,7 @@ use edgebench_engine::engine::{Client, Engine, Reply};
 use redis::Value;
 
 use crate::support::diff::Diff;
+use crate::support::parse_info;
 use crate::support::redis_server::RedisServer;
 
 fn run(engine: &Engine, client: &mut Client, args: &[&str]) -> Reply {
@@ -696,30 +697,6 @@ fn noauth_inside_multi_aborts_the_transaction() {
         Reply::Status("RESET".into())
     );
     assert!(!c.authenticated && !c.in_multi());
-}
-
-/// Splits INFO text into (section title, [(key, value)]), checking the layout on the way:
-/// CRLF line ends, `# Title` headers, blank lines only between sections, `key:value` lines.
-fn parse_info(text: &str) -> Vec<(String, Vec<(String, String)>)> {
-    assert!(text.ends_with("\r\n"), "INFO ends with CRLF");
-    let body = text.strip_suffix("\r\n").unwrap_or(text);
-    let mut sections: Vec<(String, Vec<(String, String)>)> = Vec::new();
-    for block in body.split("\r\n\r\n") {
-        let mut lines = block.split("\r\n");
-        let title = lines
-            .next()
-            .and_then(|l| l.strip_prefix("# "))
-            .unwrap_or_else(|| panic!("section header in {block:?}"));
-        let fields = lines
-            .map(|l| {
-                assert!(!l.contains('\n') && !l.contains('\r'), "{l:?}");
-                let (k, v) = l.split_once(':').unwrap_or_else(|| panic!("{l:?}"));
-                (k.to_string(), v.to_string())
-            })
-            .collect();
-        sections.push((title.to_string(), fields));
-    }
-    sections
 }
 
 #[test]

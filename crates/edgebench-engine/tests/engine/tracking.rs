@@ -4,6 +4,7 @@
 //! transactions and scripts, the table's key limit, and what TRACKINGINFO, GETREDIR and
 //! INFO report. Each scenario runs on every server; a difference fails it.
 
+use crate::support::parse_info;
 use crate::support::redis_server::RedisServer;
 use crate::support::served::{resp, Conn, TestServer, TRANSPORTS};
 
@@ -369,9 +370,8 @@ async fn info_fields(c: &mut Conn) -> std::collections::HashMap<String, String> 
         .parse()
         .expect("INFO's bulk length");
     let body = c.read_n(len + 2).await;
-    String::from_utf8_lossy(&body)
-        .lines()
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.to_string(), v.trim().to_string()))
+    parse_info(&String::from_utf8_lossy(&body[..len]))
+        .into_iter()
+        .flat_map(|(_, fields)| fields)
         .collect()
 }

@@ -24,3 +24,27 @@ pub fn connect(address: &Address, timeout: Duration) -> RedisResult<redis::Conne
     };
     redis::Client::open(addr.into_connection_info()?)?.get_connection_with_timeout(timeout)
 }
+
+/// Splits INFO text into (section title, [(key, value)]), checking the layout on the way:
+/// CRLF line ends, `# Title` headers, blank lines only between sections, `key:value` lines.
+pub fn parse_info(text: &str) -> Vec<(String, Vec<(String, String)>)> {
+    assert!(text.ends_with("\r\n"), "INFO ends with CRLF");
+    let body = text.strip_suffix("\r\n").unwrap_or(text);
+    let mut sections: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    for block in body.split("\r\n\r\n") {
+        let mut lines = block.split("\r\n");
+        let title = lines
+            .next()
+            .and_then(|l| l.strip_prefix("# "))
+            .unwrap_or_else(|| panic!("section header in {block:?}"));
+        let fields = lines
+            .map(|l| {
+                assert!(!l.contains('\n') && !l.contains('\r'), "{l:?}");
+                let (k, v) = l.split_once(':').unwrap_or_else(|| panic!("{l:?}"));
+                (k.to_string(), v.to_string())
+            })
+            .collect();
+        sections.push((title.to_string(), fields));
+    }
+    sections
+}
