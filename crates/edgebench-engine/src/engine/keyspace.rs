@@ -27,7 +27,7 @@ use super::feed::Feed;
 use super::keyevents::{Classes, KeyEvents};
 use super::notify::BlockedClients;
 use super::tracking::Tracking;
-pub use super::types::collections::{BytesMap, BytesSet, Hasher, Key};
+pub use super::types::collections::{BytesMap, BytesSet, FieldMap, Hasher, Key};
 use super::types::encoding::{is_redis_integer, string_encoding, Limits, Shape};
 use super::types::{Stream, ZSet};
 
@@ -58,7 +58,7 @@ pub enum Value {
     /// A list (boxed: see [`Value`]'s size note).
     List(Box<VecDeque<Vec<u8>>>),
     /// A hash (boxed: see [`Value`]'s size note).
-    Hash(Box<BytesMap<Vec<u8>>>),
+    Hash(Box<FieldMap>),
     /// A set (boxed).
     Set(Box<BytesSet>),
     /// A sorted set (boxed, as the stream: see [`Value`]'s size note).
@@ -961,7 +961,7 @@ typed_access!(
 );
 typed_access!(
     Hash,
-    BytesMap<Vec<u8>>,
+    FieldMap,
     get_hash,
     get_hash_mut,
     hash_or_default,

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::support::diff::Diff;
 use edgebench_engine::engine::cmd::keys::{glob_match, ExpireIf, Ttl};
-use edgebench_engine::engine::keyspace::{BytesMap, BytesSet};
+use edgebench_engine::engine::keyspace::{BytesSet, FieldMap};
 use edgebench_engine::engine::{Client, Engine, Entry, Reply, Value};
 use proptest::prelude::*;
 
@@ -31,7 +31,7 @@ fn make(d: &mut Diff, kind: &str, key: &str) {
     }
     let value = match kind {
         "list" => Value::List(Box::new(VecDeque::from([b"x".to_vec()]))),
-        "hash" => Value::Hash(Box::new(BytesMap::from_iter([(
+        "hash" => Value::Hash(Box::new(FieldMap::from_iter([(
             b"f"[..].into(),
             b"v".to_vec(),
         )]))),

@@ -22,7 +22,7 @@ use super::set::{
 use super::{is, parse_i64, Ctx, KeySpec, Spec};
 use crate::engine::error::CmdError;
 use crate::engine::keyevents::Classes;
-use crate::engine::keyspace::{BytesMap, Key, Locked};
+use crate::engine::keyspace::{FieldMap, Key, Locked};
 use crate::engine::types::cfloat::LongDouble;
 use crate::resp::reply::Reply;
 
@@ -161,7 +161,7 @@ fn err(text: &'static str) -> CmdError {
 }
 
 /// Sets `field` to `value`, reusing the stored field when it exists.
-fn put(hash: &mut BytesMap<Vec<u8>>, field: &[u8], value: Vec<u8>) -> bool {
+fn put(hash: &mut FieldMap, field: &[u8], value: Vec<u8>) -> bool {
     match hash.get_mut(field) {
         Some(v) => {
             *v = value;
@@ -239,7 +239,10 @@ impl Locked<'_> {
             _ => return Ok(0),
         }
         let removed = match self.get_hash_mut(key)? {
-            Some(h) => fields.iter().filter(|f| h.remove(**f).is_some()).count(),
+            Some(h) => fields
+                .iter()
+                .filter(|f| h.shift_remove(**f).is_some())
+                .count(),
             None => 0,
         };
         self.notify(Classes::HASH, "hdel", key);

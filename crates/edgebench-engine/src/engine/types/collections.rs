@@ -13,3 +13,7 @@ pub type Hasher = foldhash::fast::RandomState;
 pub type BytesMap<V> = HashMap<Key, V, Hasher>;
 /// A set of byte strings.
 pub type BytesSet = HashSet<Key, Hasher>;
+/// A Redis hash: fields in the order they were first set, as a listpack keeps them (HGETALL,
+/// HKEYS and HSCAN of a small hash answer in that order, as redis-server's do). Remove with
+/// [`FieldMap::shift_remove`] to keep the order.
+pub type FieldMap = indexmap::IndexMap<Key, Vec<u8>, Hasher>;

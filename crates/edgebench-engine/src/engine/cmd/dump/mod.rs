@@ -194,7 +194,7 @@ fn restore(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::keyspace::{BytesMap, BytesSet};
+    use crate::engine::keyspace::{BytesSet, FieldMap};
     use proptest::prelude::*;
 
     fn framed(body: &[u8]) -> Vec<u8> {
@@ -225,7 +225,7 @@ mod tests {
         fn values_round_trip(elements in proptest::collection::vec(element(), 1..40), fill in -5i64..20) {
             let list = Value::List(Box::new(elements.iter().cloned().collect()));
             let set: BytesSet = elements.iter().map(|e| e[..].into()).collect();
-            let hash: BytesMap<Vec<u8>> =
+            let hash: FieldMap =
                 elements.iter().map(|e| (e[..].into(), e.clone())).collect();
             let mut zset = crate::engine::types::ZSet::default();
             for (i, e) in elements.iter().enumerate() {

@@ -16,7 +16,7 @@
 
 use super::listpack;
 use super::lzf;
-use crate::engine::keyspace::{BytesMap, BytesSet, Value};
+use crate::engine::keyspace::{BytesSet, FieldMap, Value};
 use crate::engine::types::encoding::is_redis_integer;
 use crate::engine::types::ZSet;
 
@@ -211,7 +211,7 @@ pub fn read_value_of(kind: u8, r: &mut Reader<'_>) -> Result<Value, BadFormat> {
         }
         kind::HASH => {
             let n = r.count(2)?;
-            let mut hash = BytesMap::with_capacity_and_hasher(n, Default::default());
+            let mut hash = FieldMap::with_capacity_and_hasher(n, Default::default());
             for _ in 0..n {
                 let field = r.string()?;
                 let value = r.string()?;
@@ -227,7 +227,7 @@ pub fn read_value_of(kind: u8, r: &mut Reader<'_>) -> Result<Value, BadFormat> {
                 return Err(BadFormat);
             }
             let mut hash =
-                BytesMap::with_capacity_and_hasher(elements.len() / 2, Default::default());
+                FieldMap::with_capacity_and_hasher(elements.len() / 2, Default::default());
             let mut it = elements.into_iter();
             while let (Some(f), Some(v)) = (it.next(), it.next()) {
                 if hash.insert(f.into(), v).is_some() {
