@@ -179,6 +179,12 @@ pub struct ServeArgs {
     #[arg(long, value_enum, default_value_t = ServeIo::Loop)]
     pub io: ServeIo,
 
+    /// With --io loop: after a pass that served requests, poll for more without sleeping
+    /// for this many microseconds (0 to 10000) before the loop blocks in epoll_wait; trades
+    /// CPU for the wake-up of a loop that sleeps between requests.
+    #[arg(long, value_name = "US")]
+    pub busy_poll_us: Option<String>,
+
     /// Where the RDB file and the append-only directory live (redis-server's `dir`;
     /// default: the working directory). Must exist.
     #[arg(long, value_name = "DIR")]

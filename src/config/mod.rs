@@ -206,6 +206,9 @@ pub fn parse_formats(list: &str) -> Result<Vec<Format>, ConfigError> {
 /// The most `--threads` `edgebench serve` takes.
 pub const MAX_SERVE_THREADS: usize = 1024;
 
+/// The longest `serve --busy-poll-us`: 10 ms, a tenth of the loop's tick.
+const MAX_BUSY_POLL_US: u64 = 10_000;
+
 /// The largest `--maxclients`.
 const MAX_CLIENTS_LIMIT: usize = 1_000_000;
 
@@ -276,6 +279,19 @@ impl ServeConfig {
                 }
             },
         };
+        let busy_poll = match &args.busy_poll_us {
+            None => crate::server::DEFAULT_BUSY_POLL,
+            Some(us) => match us.parse::<u64>() {
+                Ok(n) if n <= MAX_BUSY_POLL_US => std::time::Duration::from_micros(n),
+                _ => {
+                    return Err(bad(
+                        "busy-poll-us",
+                        us,
+                        "expected microseconds from 0 to 10000",
+                    ))
+                }
+            },
+        };
         let persistence = persistence_flags(args)?;
         let tcp = (port != 0).then(|| {
             if args.bind.contains(':') {
@@ -296,6 +312,7 @@ impl ServeConfig {
                     ServeIo::Loop => crate::server::IoModel::Loop,
                 },
                 loop_threads: threads,
+                busy_poll,
             },
             threads,
             persistence,

@@ -248,6 +248,12 @@ fn bad_serve_flags_are_one_line() {
         &["serve", "--threads", "0"],
         "edgebench: --threads \"0\": expected a whole number of threads from 1 to 1024",
     );
+    for us in ["10001", "1.5", "fast"] {
+        assert_one_line_error(
+            &["serve", "--busy-poll-us", us],
+            &format!("edgebench: --busy-poll-us \"{us}\": expected microseconds from 0 to 10000"),
+        );
+    }
     assert_one_line_error(
         &["serve", "--dir", "/nonexistent/edgebench"],
         "edgebench: --dir \"/nonexistent/edgebench\": expected an existing directory (create it first)",

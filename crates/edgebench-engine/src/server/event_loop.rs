@@ -79,6 +79,8 @@ pub(super) struct LoopContext {
     pub(super) done: mpsc::Sender<()>,
     /// `proto-max-bulk-len` for each connection's parser.
     pub(super) max_bulk_len: u64,
+    /// [`ServerConfig::busy_poll`](super::ServerConfig::busy_poll).
+    pub(super) busy_poll: Duration,
 }
 
 /// The server's loop threads. Dropping it tells every loop to write its replies, close its
@@ -141,6 +143,7 @@ impl Loops {
                 shutdown: context.shutdown.resubscribe(),
                 done: context.done.clone(),
                 max_bulk_len: context.max_bulk_len,
+                busy_poll: context.busy_poll,
                 read_buf: vec![0; READ_CHUNK],
                 replies: Vec::new(),
                 pending: Vec::new(),
@@ -261,6 +264,7 @@ struct EventLoop {
     shutdown: broadcast::Receiver<()>,
     done: mpsc::Sender<()>,
     max_bulk_len: u64,
+    busy_poll: Duration,
     /// The bytes a connection with no held input reads, whatever connection it is.
     read_buf: Vec<u8>,
     /// This pass's replies of every connection that had none waiting, in `pending` order.
@@ -279,8 +283,11 @@ impl EventLoop {
         let mut ready = Vec::new();
         let mut last_tick = Instant::now();
         let mut stopping = false;
+        // Until when a loop that served requests polls instead of sleeping (busy_poll).
+        let mut spin_until: Option<Instant> = None;
         while !stopping {
-            let timeout = if self.again.is_empty() {
+            let spinning = spin_until.is_some_and(|t| Instant::now() < t);
+            let timeout = if self.again.is_empty() && !spinning {
                 TICK
             } else {
                 Duration::ZERO
@@ -290,6 +297,11 @@ impl EventLoop {
                     continue;
                 }
                 break;
+            }
+            if !events.is_empty() && !self.busy_poll.is_zero() {
+                spin_until = Some(Instant::now() + self.busy_poll);
+            } else if !spinning {
+                spin_until = None;
             }
             ready.append(&mut self.again);
             for event in &events {

@@ -52,6 +52,9 @@ use pubsub::Broker;
 /// Redis's default `maxclients`.
 pub const DEFAULT_MAX_CLIENTS: usize = 10_000;
 
+/// [`ServerConfig::busy_poll`]'s default.
+pub const DEFAULT_BUSY_POLL: Duration = Duration::ZERO;
+
 /// How long [`run`] waits, after shutdown, for connections to finish their batch. A client
 /// that stops reading can block a write forever; shutdown must not wait on it.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
@@ -81,6 +84,9 @@ pub struct ServerConfig {
     /// command on one thread (more threads take cores from the clients on a small machine:
     /// see docs/PERFORMANCE.md, "third session").
     pub loop_threads: Option<usize>,
+    /// Under [`IoModel::Loop`]: how long a loop that just served requests polls for more
+    /// before it sleeps in `epoll_wait` ([`DEFAULT_BUSY_POLL`]; zero: sleep at once).
+    pub busy_poll: Duration,
 }
 
 /// How the server runs its connections' I/O.
@@ -104,6 +110,7 @@ impl Default for ServerConfig {
             requirepass: None,
             io: IoModel::default(),
             loop_threads: None,
+            busy_poll: DEFAULT_BUSY_POLL,
         }
     }
 }
@@ -367,6 +374,7 @@ pub async fn run_sharing(
                 shutdown: notify_shutdown.subscribe(),
                 done: shutdown_complete_tx.clone(),
                 max_bulk_len: config.proto_max_bulk_len,
+                busy_poll: config.busy_poll,
             };
             Some(Loops::start(threads, context)?)
         }

@@ -1,5 +1,5 @@
 //! Both I/O models on the wire, each explicitly: for the event loop (`IoModel::Loop`, the
-//! default) what stays on a loop (pipelines, QUIT, a large value in pieces, CLIENT KILL of an
+//! default, also polling before it sleeps) what stays on a loop (pipelines, QUIT, a large value in pieces, CLIENT KILL of an
 //! idle client) and what it hands to the task design (a blocked BLPOP, a subscriber, a
 //! script), answered across the two models; the same exchanges on `IoModel::Tasks`. The rest
 //! of the server suite runs on the default model, or on the one `EDGEBENCH_SERVER_IO` names.
@@ -13,18 +13,21 @@ use crate::support::served::{resp, TestServer, TRANSPORTS};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_io_model_serves_and_the_loop_hands_off() {
+    // (model, loop threads, busy poll)
     let models = [
-        (IoModel::Loop, Some(2)),
-        (IoModel::Loop, None),
-        (IoModel::Tasks, None),
+        (IoModel::Loop, Some(2), Duration::ZERO),
+        (IoModel::Loop, None, Duration::ZERO),
+        (IoModel::Loop, None, Duration::from_micros(200)),
+        (IoModel::Tasks, None, Duration::ZERO),
     ];
-    for ((io, loop_threads), transport) in models
+    for ((io, loop_threads, busy_poll), transport) in models
         .into_iter()
         .flat_map(|model| TRANSPORTS.map(|transport| (model, transport)))
     {
         let config = ServerConfig {
             io,
             loop_threads,
+            busy_poll,
             ..ServerConfig::default()
         };
         let server = TestServer::start(transport, config).await;
