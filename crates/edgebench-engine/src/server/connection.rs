@@ -26,6 +26,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::broadcast;
 
 use super::blocking::{self, Parked, Plan};
+use super::event_loop::StdStream;
 use super::pubsub::{pubsub_command, Broker, Kind, Subscriptions};
 use crate::engine::client::{Push, UnblockRequest};
 use crate::engine::cmd::server::MonitorLine;
@@ -210,6 +211,19 @@ impl Session {
             pushed: false,
             monitor: None,
         }
+    }
+
+    /// Whether this client waits on something other than its own socket: blocked on keys,
+    /// paused, subscribed, a monitor, or told of invalidations (CLIENT TRACKING). The event
+    /// loop serves only clients that do not; the task design serves the others, and gives
+    /// a client back to its loop once this is false again.
+    pub(super) fn needs_task(&self) -> bool {
+        self.blocked.is_some()
+            || self.paused_until.is_some()
+            || self.subscriptions.active()
+            || self.monitor.is_some()
+            || self.client.shared.has_pushes()
+            || self.client.tracking
     }
 
     /// The socket's descriptor, for CLIENT LIST's `fd`.
@@ -558,6 +572,8 @@ pub(crate) trait Socket: AsyncRead + AsyncWrite + Unpin {
     fn try_read_buf(&self, buf: &mut BytesMut) -> io::Result<usize>;
     /// Writes what the socket takes without waiting (`WouldBlock` when it takes nothing).
     fn try_write(&self, buf: &[u8]) -> io::Result<usize>;
+    /// The standard stream, taken off the runtime (to go back to an event loop).
+    fn into_std(self) -> io::Result<StdStream>;
 }
 
 impl Socket for tokio::net::TcpStream {
@@ -572,6 +588,9 @@ impl Socket for tokio::net::TcpStream {
     fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
         tokio::net::TcpStream::try_write(self, buf)
     }
+    fn into_std(self) -> io::Result<StdStream> {
+        tokio::net::TcpStream::into_std(self).map(StdStream::Tcp)
+    }
 }
 
 impl Socket for tokio::net::UnixStream {
@@ -585,6 +604,9 @@ impl Socket for tokio::net::UnixStream {
     }
     fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
         tokio::net::UnixStream::try_write(self, buf)
+    }
+    fn into_std(self) -> io::Result<StdStream> {
+        tokio::net::UnixStream::into_std(self).map(StdStream::Unix)
     }
 }
 
@@ -663,7 +685,14 @@ pub(crate) struct Connection<S> {
     input: BytesMut,
     parser: RequestParser,
     session: Session,
+    /// Came from an event loop, and goes back to it once it needs a task no more
+    /// ([`Session::needs_task`]).
+    from_loop: bool,
 }
+
+/// What a connection the event loop handed over takes back to it: its stream, session,
+/// parser (mid-request, perhaps) and the bytes it read but has not run.
+pub(super) type Parts = (StdStream, Session, RequestParser, BytesMut);
 
 impl<S: Socket> Connection<S> {
     pub(crate) fn new(stream: S, session: Session, max_bulk_len: u64) -> Connection<S> {
@@ -672,6 +701,7 @@ impl<S: Socket> Connection<S> {
             input: BytesMut::new(),
             parser: RequestParser::new(max_bulk_len),
             session,
+            from_loop: false,
         }
     }
 
@@ -689,23 +719,46 @@ impl<S: Socket> Connection<S> {
             input,
             parser,
             session,
+            from_loop: true,
         }
     }
 
     /// Serves the client until it leaves, QUITs, sends a malformed request, overflows its
     /// pub/sub queue, or `shutdown` fires.
-    pub(crate) async fn serve(mut self, mut shutdown: broadcast::Receiver<()>) -> io::Result<()> {
+    pub(crate) async fn serve(self, shutdown: broadcast::Receiver<()>) -> io::Result<()> {
+        self.serve_or_return(shutdown).await.map(drop)
+    }
+
+    /// [`Connection::serve`]; a connection the event loop handed over stops as soon as
+    /// it waits on nothing but its socket, with its replies written, and comes back as the
+    /// parts its loop takes again. Clients on two threads would otherwise race: a request
+    /// this task runs at once may overtake one another client sent earlier, which the loop
+    /// has not read yet (redis-server runs them in the order they arrived).
+    pub(super) async fn serve_or_return(
+        mut self,
+        mut shutdown: broadcast::Receiver<()>,
+    ) -> io::Result<Option<Parts>> {
         // Whether the connection closes once the replies gathered so far are written.
         let mut close = false;
         loop {
             self.flush().await?;
             if close {
                 let _ = self.stream.shutdown().await;
-                return Ok(());
+                return Ok(None);
             }
             if self.session.client.shared.killed() {
                 // CLIENT KILL: Redis closes the connection without a word.
-                return Ok(());
+                return Ok(None);
+            }
+            if self.from_loop && !self.session.needs_task() {
+                let Connection {
+                    stream,
+                    input,
+                    parser,
+                    session,
+                    ..
+                } = self;
+                return Ok(Some((stream.into_std()?, session, parser, input)));
             }
             if let Some(parked) = self.session.blocked.take() {
                 // Boxed: the wait's state lives on the heap only while a client waits, so it
@@ -715,7 +768,7 @@ impl<S: Socket> Connection<S> {
                 if leave {
                     self.flush().await?;
                     let _ = self.stream.shutdown().await;
-                    return Ok(());
+                    return Ok(None);
                 }
                 // Answered: run what the client pipelined behind the blocking command.
                 close = self.run_held_input();
@@ -723,7 +776,7 @@ impl<S: Socket> Connection<S> {
             }
             if let Some(until) = self.session.paused_until.take() {
                 if Box::pin(self.wait_unpaused(until, &mut shutdown)).await? {
-                    return Ok(());
+                    return Ok(None);
                 }
                 close = self.run_held_input();
                 continue;
@@ -733,7 +786,7 @@ impl<S: Socket> Connection<S> {
                     ready?;
                     match self.read_and_run()? {
                         Some(closing) => close = closing,
-                        None => return Ok(()),
+                        None => return Ok(None),
                     }
                 }
                 Some(delivery) = self.session.subscriptions.recv() => {
@@ -747,13 +800,13 @@ impl<S: Socket> Connection<S> {
                     }
                     if self.session.subscriptions.overflowed() {
                         // Redis drops a pub/sub client over its output limit without a word.
-                        return Ok(());
+                        return Ok(None);
                     }
                 }
                 line = recv_monitor(&mut self.session.monitor) => {
                     // A closed queue: the monitor fell too far behind; Redis drops a
                     // client over its output limit without a word.
-                    let Some(line) = line else { return Ok(()) };
+                    let Some(line) = line else { return Ok(None) };
                     self.session.output.extend_from_slice(&line);
                     while self.session.output.len() < MESSAGE_BATCH {
                         let Some(Ok(line)) = self.session.monitor.as_mut().map(|m| m.try_recv()) else {
@@ -764,10 +817,10 @@ impl<S: Socket> Connection<S> {
                 }
                 () = self.session.client.shared.woken() => {
                     if self.session.client.shared.killed() {
-                        return Ok(());
+                        return Ok(None);
                     }
                 }
-                _ = shutdown.recv() => return Ok(()),
+                _ = shutdown.recv() => return Ok(None),
             }
         }
     }

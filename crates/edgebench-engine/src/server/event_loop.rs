@@ -16,10 +16,12 @@
 //! Hand-off rule: a connection stays on its loop while each request is answered at once.
 //! After a batch that leaves it blocked (BLPOP...), paused (CLIENT PAUSE), subscribed, a
 //! monitor or tracking keys (CLIENT TRACKING: invalidations arrive while it is idle), and before a request that may run long (a script, or anything while a script
-//! runs), it moves to the task design ([`Connection`]) for the rest of its life, with its
-//! unwritten replies, unread input, parser, session, `maxclients` permit and the server's
-//! shutdown signals: waits and wake-ups from other connections are that design's job, and a
-//! script must never hold a loop thread that SCRIPT KILL would have to come through.
+//! runs), it moves to the task design ([`Connection`]) with its unwritten replies, unread
+//! input, parser, session, `maxclients` permit and the server's shutdown signals: waits and
+//! wake-ups from other connections are that design's job, and a script must never hold a
+//! loop thread that SCRIPT KILL would have to come through. Once it waits on nothing but its
+//! socket again, its replies written, the task gives it back to this loop, so that requests
+//! from every plain client run on one thread in the order they arrived (as on redis-server).
 //!
 //! Memory: an idle connection holds its stream, parser and session; input is read into the
 //! thread's buffer and only what a batch leaves (part of a request) is kept, released once
@@ -30,6 +32,7 @@ use std::net::Shutdown;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc as std_mpsc;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::{Buf, BytesMut};
@@ -40,8 +43,8 @@ use tokio::runtime::Handle;
 use tokio::sync::{broadcast, mpsc, OwnedSemaphorePermit};
 
 use super::connection::{
-    run_requests, write_now, Connection, Session, Socket, Stop, MAX_IDLE_BUFFER, MAX_READ_RESERVE,
-    READ_CHUNK,
+    run_requests, write_now, Connection, Parts, Session, Socket, Stop, MAX_IDLE_BUFFER,
+    MAX_READ_RESERVE, READ_CHUNK,
 };
 use crate::resp::RequestParser;
 
@@ -68,6 +71,29 @@ pub(super) struct Accepted {
     pub(super) permit: OwnedSemaphorePermit,
 }
 
+/// A client its task gives back to the loop that handed it over: what [`Accepted`] holds,
+/// and its parser and unread bytes.
+struct Returned {
+    parts: Parts,
+    permit: OwnedSemaphorePermit,
+}
+
+/// How a handed-off connection's task reaches its loop again.
+#[derive(Clone)]
+struct GiveBack {
+    to: std_mpsc::Sender<Returned>,
+    waker: Arc<Wake>,
+}
+
+impl GiveBack {
+    /// Sends `client` back; a loop that is gone (shutting down) drops it, which closes it.
+    fn give(&self, client: Returned) {
+        if self.to.send(client).is_ok() {
+            self.waker.wake();
+        }
+    }
+}
+
 /// What every loop thread of a server needs from the server.
 pub(super) struct LoopContext {
     /// The server's runtime, where handed-off connections run.
@@ -92,7 +118,7 @@ pub(super) struct Loops {
 
 struct LoopHandle {
     incoming: std_mpsc::Sender<Accepted>,
-    waker: Wake,
+    waker: Arc<Wake>,
 }
 
 /// Wakes a loop: a byte into a socket pair whose other end the loop polls and drains.
@@ -134,10 +160,17 @@ impl Loops {
             poll.registry()
                 .register(&mut wakes, WAKER, Interest::READABLE)?;
             let (tx, rx) = std_mpsc::channel();
+            let (back_tx, back_rx) = std_mpsc::channel();
+            let waker = Arc::new(Wake(wake_tx));
             let event_loop = EventLoop {
                 poll,
                 wakes,
                 incoming: rx,
+                returned: back_rx,
+                give_back: GiveBack {
+                    to: back_tx,
+                    waker: waker.clone(),
+                },
                 conns: Slab::new(),
                 runtime: context.runtime.clone(),
                 shutdown: context.shutdown.resubscribe(),
@@ -155,7 +188,7 @@ impl Loops {
                 .spawn(move || event_loop.run())?;
             started.loops.push(LoopHandle {
                 incoming: tx,
-                waker: Wake(wake_tx),
+                waker,
             });
         }
         Ok(started)
@@ -259,6 +292,9 @@ struct EventLoop {
     /// The loop's end of its [`Wake`].
     wakes: mio::net::UnixStream,
     incoming: std_mpsc::Receiver<Accepted>,
+    /// Clients handed off earlier that need a task no more.
+    returned: std_mpsc::Receiver<Returned>,
+    give_back: GiveBack,
     conns: Slab<LoopConn>,
     runtime: Handle,
     shutdown: broadcast::Receiver<()>,
@@ -340,16 +376,31 @@ impl EventLoop {
     /// Registers the clients the accept loop sent; false once the server shuts down.
     fn take_incoming(&mut self) -> bool {
         drain_wakes(&self.wakes);
+        while let Ok(Returned { parts, permit }) = self.returned.try_recv() {
+            let (stream, session, parser, input) = parts;
+            let client = Accepted {
+                stream,
+                session,
+                permit,
+            };
+            self.register(client, parser, input);
+        }
         loop {
             match self.incoming.try_recv() {
-                Ok(client) => self.register(client),
+                Ok(client) => {
+                    let parser = RequestParser::new(self.max_bulk_len);
+                    self.register(client, parser, BytesMut::new());
+                }
                 Err(std_mpsc::TryRecvError::Empty) => return true,
                 Err(std_mpsc::TryRecvError::Disconnected) => return false,
             }
         }
     }
 
-    fn register(&mut self, client: Accepted) {
+    /// Serves `client` on this loop, with `parser` and the bytes it read but has not run
+    /// (a client given back: see [`Connection::serve_or_return`]). Registering a socket
+    /// that holds unread bytes reports it readable at once.
+    fn register(&mut self, client: Accepted, parser: RequestParser, input: BytesMut) {
         let mut stream = match client.stream {
             StdStream::Tcp(s) => LoopStream::Tcp(mio::net::TcpStream::from_std(s)),
             StdStream::Unix(s) => LoopStream::Unix(mio::net::UnixStream::from_std(s)),
@@ -364,8 +415,8 @@ impl EventLoop {
         {
             entry.insert(LoopConn {
                 stream,
-                input: BytesMut::new(),
-                parser: RequestParser::new(self.max_bulk_len),
+                input,
+                parser,
                 session: client.session,
                 permit: client.permit,
                 writing: false,
@@ -432,13 +483,7 @@ impl EventLoop {
             Fate::CloseAfterWrite
         } else if stop == Stop::LongRequest {
             Fate::HandOff { run_held: true }
-        } else if session.blocked.is_some()
-            || session.paused_until.is_some()
-            || session.subscriptions.active()
-            || session.monitor.is_some()
-            || session.client.shared.has_pushes()
-            || session.client.tracking
-        {
+        } else if session.needs_task() {
             Fate::HandOff { run_held: false }
         } else {
             return;
@@ -579,9 +624,10 @@ impl EventLoop {
         } = conn;
         let shutdown = self.shutdown.resubscribe();
         let done = self.done.clone();
+        let give_back = self.give_back.clone();
         self.runtime.spawn(async move {
             // A connection's I/O error ends that connection; nothing to report.
-            let _ = match stream {
+            let served = match stream {
                 LoopStream::Tcp(s) => match tokio::net::TcpStream::from_std(s.into()) {
                     Ok(s) => {
                         let connection = Connection::handed_over(s, session, parser, input);
@@ -597,7 +643,9 @@ impl EventLoop {
                     Err(e) => Err(e),
                 },
             };
-            drop(permit);
+            if let Ok(Some(parts)) = served {
+                give_back.give(Returned { parts, permit });
+            }
             drop(done);
         });
     }
@@ -679,10 +727,10 @@ async fn resume<S: Socket>(
     mut connection: Connection<S>,
     run_held: bool,
     shutdown: broadcast::Receiver<()>,
-) -> io::Result<()> {
+) -> io::Result<Option<Parts>> {
     if run_held && connection.run_held_input() {
         // QUIT or a protocol error behind it: answer, then close.
-        return connection.flush().await;
+        return connection.flush().await.map(|()| None);
     }
-    connection.serve(shutdown).await
+    connection.serve_or_return(shutdown).await
 }

@@ -101,3 +101,44 @@ async fn each_io_model_serves_and_the_loop_hands_off() {
         killer.expect_closed().await;
     }
 }
+
+/// A client the loop handed to a task (it blocked, it ran a script, it unsubscribed) comes
+/// back to the loop once it waits on nothing but its socket, so requests from two clients
+/// run in the order they arrived, as on redis-server: a write sent on one connection and a
+/// read sent after it on another (no reply awaited in between) sees the write. On a task
+/// thread beside the loop's, the read could overtake the write (Redis's own stream-cgroups
+/// and list tests lost this race now and then).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_back_from_a_task_is_served_in_arrival_order() {
+    for transport in TRANSPORTS {
+        let server = TestServer::start(transport, ServerConfig::default()).await;
+        let mut reader = server.connect().await;
+        // Each of these hands the reader to a task for a while.
+        reader.check(b"BLPOP nothing 0.01\r\n", b"*-1\r\n").await;
+        reader.check(b"EVAL \"return 1\" 0\r\n", b":1\r\n").await;
+        reader
+            .check(
+                b"SUBSCRIBE c\r\n",
+                b"*3\r\n$9\r\nsubscribe\r\n$1\r\nc\r\n:1\r\n",
+            )
+            .await;
+        reader
+            .check(
+                b"UNSUBSCRIBE c\r\n",
+                b"*3\r\n$11\r\nunsubscribe\r\n$1\r\nc\r\n:0\r\n",
+            )
+            .await;
+        // A round trip first: the writer is on the loop (accepted, registered) before it
+        // sends the first write.
+        let mut writer = server.connect().await;
+        writer.check(b"PING\r\n", b"+PONG\r\n").await;
+        for i in 0..300 {
+            let value = i.to_string();
+            writer.send(&resp(&[b"SET", b"k", value.as_bytes()])).await;
+            reader.send(b"GET k\r\n").await;
+            let want = format!("${}\r\n{value}\r\n", value.len());
+            reader.expect(want.as_bytes()).await;
+            writer.expect(b"+OK\r\n").await;
+        }
+    }
+}
