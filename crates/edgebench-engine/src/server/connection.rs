@@ -506,7 +506,7 @@ impl Session {
 /// client that sends SCRIPT KILL must get a thread while a script holds one.
 fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
     #[cfg(feature = "scripting")]
-    if may_run_long(engine, args[0]) {
+    if may_run_long(engine, client, args[0]) {
         let multi_thread = tokio::runtime::Handle::try_current()
             .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
         if multi_thread {
@@ -516,11 +516,26 @@ fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
     engine.execute(client, args)
 }
 
-/// A script command, or any command while a script runs; checked by the first letter
-/// first, so other commands pay one byte comparison and one relaxed load.
+/// A script command, an EXEC whose transaction holds one, or any command while a script
+/// runs; checked by the first letter first, so other commands pay one byte comparison and
+/// one relaxed load. An EXEC without a script is not long: handing it to a task would let
+/// requests that arrived after it, from other clients, run before it.
 #[cfg(feature = "scripting")]
-pub(super) fn may_run_long(engine: &Engine, name: &[u8]) -> bool {
-    let scripty = matches!(name.first(), Some(b'e' | b'E' | b'f' | b'F' | b'x' | b'X'))
+pub(super) fn may_run_long(engine: &Engine, client: &Client, name: &[u8]) -> bool {
+    let long = is_script(name)
+        || (is(name, "exec")
+            && client.multi.as_ref().is_some_and(|queue| {
+                queue
+                    .iter()
+                    .any(|c| c.first().is_some_and(|n| is_script(n)))
+            }));
+    long || engine.script_running()
+}
+
+/// EVAL, EVALSHA, FCALL and their read-only forms.
+#[cfg(feature = "scripting")]
+fn is_script(name: &[u8]) -> bool {
+    matches!(name.first(), Some(b'e' | b'E' | b'f' | b'F'))
         && [
             "eval",
             "evalsha",
@@ -528,11 +543,9 @@ pub(super) fn may_run_long(engine: &Engine, name: &[u8]) -> bool {
             "evalsha_ro",
             "fcall",
             "fcall_ro",
-            "exec",
         ]
         .iter()
-        .any(|n| is(name, n));
-    scripty || engine.script_running()
+        .any(|n| is(name, n))
 }
 
 /// The next monitor line if this connection is a monitor (`None`: it was cut off); never
@@ -1084,7 +1097,7 @@ fn run_batch(
                 let arg_slice = request.arg_slice();
                 let args: &[&[u8]] = &arg_slice;
                 #[cfg(feature = "scripting")]
-                if stop_before_long && may_run_long(&session.engine, args[0]) {
+                if stop_before_long && may_run_long(&session.engine, &session.client, args[0]) {
                     return (consumed, Stop::LongRequest);
                 }
                 #[cfg(not(feature = "scripting"))]

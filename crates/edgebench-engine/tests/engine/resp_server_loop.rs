@@ -107,7 +107,7 @@ async fn each_io_model_serves_and_the_loop_hands_off() {
 /// run in the order they arrived, as on redis-server: a write sent on one connection and a
 /// read sent after it on another (no reply awaited in between) sees the write. On a task
 /// thread beside the loop's, the read could overtake the write (Redis's own stream-cgroups
-/// and list tests lost this race now and then).
+/// and list tests lost this race now and then); likewise an EXEC the loop handed to a task.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_back_from_a_task_is_served_in_arrival_order() {
     for transport in TRANSPORTS {
@@ -137,6 +137,22 @@ async fn a_client_back_from_a_task_is_served_in_arrival_order() {
             writer.send(&resp(&[b"SET", b"k", value.as_bytes()])).await;
             reader.send(b"GET k\r\n").await;
             let want = format!("${}\r\n{value}\r\n", value.len());
+            reader.expect(want.as_bytes()).await;
+            writer.expect(b"+OK\r\n").await;
+        }
+        // The other way round, through a transaction: an EXEC sent before a write runs
+        // before it (a transaction without a script stays on the loop).
+        for i in 0..100 {
+            let old = format!("old{i}");
+            writer
+                .check(&resp(&[b"SET", b"k", old.as_bytes()]), b"+OK\r\n")
+                .await;
+            reader
+                .check(b"MULTI\r\nGET k\r\n", b"+OK\r\n+QUEUED\r\n")
+                .await;
+            reader.send(b"EXEC\r\n").await;
+            writer.send(b"SET k new\r\n").await;
+            let want = format!("*1\r\n${}\r\n{old}\r\n", old.len());
             reader.expect(want.as_bytes()).await;
             writer.expect(b"+OK\r\n").await;
         }
