@@ -28,7 +28,8 @@ use sha2::{Digest, Sha256};
 
 use self::catalog::Catalog;
 use self::log::{AclLog, Context, Entry, Reason};
-use self::selector::{Denied, Touches, READ, WRITE};
+pub(crate) use self::selector::READ;
+use self::selector::{Denied, Touches, WRITE};
 use self::user::{merge_selectors, User};
 use crate::engine::client::Client;
 use crate::engine::cmd::server::{client_info_line, command, meta};
@@ -407,6 +408,20 @@ pub(crate) fn check(user: &User, id: usize, args: &[&[u8]]) -> Result<(), Denied
         }
     }
     Err(worst.unwrap_or(Denied::Command))
+}
+
+/// Whether one selector allows the request and gives `needed` access ([`READ`], [`WRITE`])
+/// to every key (Redis's test before SORT reads keys named by values).
+pub(crate) fn full_key_access(user: &User, id: usize, args: &[&[u8]], needed: u8) -> bool {
+    let mut touches = None;
+    let find = || touches_of(id, args);
+    user.all_selectors().any(|s| {
+        s.check(id, args, &mut touches, &find).is_ok()
+            && (s.all_keys
+                || s.keys
+                    .iter()
+                    .any(|(p, f)| f & needed == needed && p == b"*"))
+    })
 }
 
 /// The keys (with the access each needs) and channels a request names.
