@@ -159,6 +159,16 @@ pub struct ServeArgs {
     #[arg(long, value_name = "PW")]
     pub requirepass: Option<String>,
 
+    /// Load ACL users from this file (`user <name> <rules...>` lines, as ACL SAVE writes);
+    /// ACL LOAD and ACL SAVE use it.
+    #[arg(long, value_name = "FILE")]
+    pub aclfile: Option<PathBuf>,
+
+    /// Define an ACL user as redis.conf's `user` directive: "name rule rule..." (for
+    /// example "alice on >secret ~cache:* +@read"); repeatable.
+    #[arg(long = "user", value_name = "RULES")]
+    pub users: Vec<String>,
+
     /// Connections served at once; more are refused with redis-server's error.
     #[arg(long, value_name = "N", default_value = "10000")]
     pub maxclients: String,

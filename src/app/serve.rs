@@ -40,6 +40,17 @@ pub fn run(cfg: &ServeConfig, status: &mut dyn Write) -> anyhow::Result<()> {
             .configure(name, value)
             .map_err(|e| anyhow::anyhow!("--{name} {value:?}: {e}"))?;
     }
+    // ACL users, checked when the flags were read.
+    if let Some(path) = &cfg.aclfile {
+        engine
+            .acl_load_file(&path.to_string_lossy())
+            .map_err(|e| anyhow::anyhow!("--aclfile {}: {e}", path.display()))?;
+    }
+    for line in &cfg.acl_users {
+        engine
+            .acl_define_user(line)
+            .map_err(|e| anyhow::anyhow!("--user {line:?}: {e}"))?;
+    }
     // As redis-server: the append-only directory (appendonly yes) or the RDB file is
     // loaded before anything listens; a file that cannot be loaded stops the start.
     match engine

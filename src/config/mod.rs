@@ -35,6 +35,9 @@ pub enum ConfigError {
         /// What the regex parser said (first line).
         reason: String,
     },
+    /// `serve --user` or `--aclfile` (the message names the flag, the line and the fix).
+    #[error("{0}")]
+    Acl(String),
     /// A `serve` flag.
     #[error("--{flag} {value:?}: {fix}")]
     Serve {
@@ -226,6 +229,10 @@ pub struct ServeConfig {
     /// Persistence settings, as CONFIG names and values for the engine (`--dir`, `--save`…),
     /// checked already.
     pub persistence: Vec<(&'static str, String)>,
+    /// ACL users (`--user` lines, checked already) and the ACL file (`--aclfile`, loaded
+    /// once already to check it).
+    pub acl_users: Vec<String>,
+    pub aclfile: Option<PathBuf>,
 }
 
 impl ServeConfig {
@@ -293,6 +300,7 @@ impl ServeConfig {
             },
         };
         let persistence = persistence_flags(args)?;
+        check_acl_flags(args)?;
         let tcp = (port != 0).then(|| {
             if args.bind.contains(':') {
                 format!("[{}]:{port}", args.bind)
@@ -316,8 +324,44 @@ impl ServeConfig {
             },
             threads,
             persistence,
+            acl_users: args.users.clone(),
+            aclfile: args.aclfile.clone(),
         })
     }
+}
+
+/// Checks `--user` lines and the `--aclfile` on a scratch engine, so a bad rule or file
+/// line stops `serve` before it starts, with one line naming the flag, the line and the fix.
+fn check_acl_flags(args: &ServeArgs) -> Result<(), ConfigError> {
+    if args.aclfile.is_some() && !args.users.is_empty() {
+        return Err(ConfigError::Acl(
+            "--aclfile and --user: users come from the ACL file or from --user lines, not \
+             both (as redis-server refuses `user` lines beside `aclfile`); move the --user \
+             lines into the file"
+                .into(),
+        ));
+    }
+    let checker = crate::engine::Engine::with_clock(Default::default());
+    for line in &args.users {
+        checker.acl_define_user(line).map_err(|e| {
+            ConfigError::Acl(format!(
+                "--user {line:?}: {e} (rules as ACL SETUSER takes them, e.g. \
+                 \"alice on >secret ~* +@all\")"
+            ))
+        })?;
+    }
+    if let Some(path) = &args.aclfile {
+        checker
+            .acl_load_file(&path.to_string_lossy())
+            .map_err(|e| {
+                ConfigError::Acl(format!(
+                    "--aclfile {}: {e} (each line: user <name> <rules...>, as ACL SAVE \
+                     writes)",
+                    path.display()
+                ))
+            })?;
+    }
+    Ok(())
 }
 
 /// `serve`'s persistence flags as engine CONFIG pairs, each checked by the rule the engine

@@ -276,6 +276,40 @@ fn bad_serve_flags_are_one_line() {
     );
 }
 
+/// A bad `--user` rule or ACL file line stops `serve` with one line naming the flag, the
+/// file's line and the fix, exit 2.
+#[test]
+fn bad_acl_users_are_one_line() {
+    assert_one_line_error(
+        &[
+            "serve",
+            "--unixsocket",
+            "/tmp/unused.sock",
+            "--user",
+            "bob on bogus",
+        ],
+        "edgebench: --user \"bob on bogus\": Error in ACL SETUSER modifier 'bogus': Syntax \
+         error (rules as ACL SETUSER takes them, e.g. \"alice on >secret ~* +@all\")",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("users.acl");
+    std::fs::write(&file, "user alice on >pw ~* +@all\nuser bob on +nosuch\n").unwrap();
+    let path = file.to_string_lossy().into_owned();
+    assert_one_line_error_prefix(
+        &[
+            "serve",
+            "--unixsocket",
+            "/tmp/unused.sock",
+            "--aclfile",
+            &path,
+        ],
+        &format!(
+            "edgebench: --aclfile {path}: {path}:2: Error in applying operation '+nosuch': \
+             Unknown command or category name in ACL."
+        ),
+    );
+}
+
 /// A file serve cannot load stops the start with one line naming it, as redis-server
 /// refuses to start rather than serve an empty database over data it could not read.
 #[test]

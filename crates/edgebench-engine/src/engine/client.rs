@@ -31,6 +31,9 @@ pub struct Client {
     pub lib_name: Option<Vec<u8>>,
     /// CLIENT SETINFO lib-ver.
     pub lib_ver: Option<Vec<u8>>,
+    /// The ACL user the client runs as (`default` until AUTH names another); `None` for a
+    /// client made outside an engine, which may run anything.
+    pub(crate) user: Option<Arc<crate::engine::acl::UserHandle>>,
     /// Whether AUTH succeeded (or no password was required when the client connected, or
     /// when it last ran RESET).
     pub authenticated: bool,
@@ -100,6 +103,7 @@ impl Client {
             name: None,
             lib_name: None,
             lib_ver: None,
+            user: None,
             authenticated: true,
             multi: None,
             multi_dirty: false,
@@ -134,6 +138,28 @@ impl Client {
         let opted_in = !self.tracking_optin || self.caching;
         let opted_out = self.tracking_optout && self.caching;
         self.tracking_reads && opted_in && !opted_out
+    }
+
+    /// Runs the client as `user` from now on (AUTH, HELLO AUTH, RESET), as others see it too.
+    pub(crate) fn set_user(&mut self, user: Arc<crate::engine::acl::UserHandle>) {
+        *self
+            .shared
+            .user
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&user));
+        self.user = Some(user);
+    }
+
+    /// Whether the client's user has restrictions, so its requests need checking: one
+    /// relaxed load for a user with every permission (the default user's case).
+    #[inline]
+    pub(crate) fn acl_restricted(&self) -> bool {
+        self.user.as_ref().is_some_and(|u| !u.unrestricted())
+    }
+
+    /// The name of the client's user (`default` for a client made outside an engine).
+    pub fn user_name(&self) -> &str {
+        self.user.as_ref().map_or("default", |u| u.name())
     }
 
     /// Whether a MULTI is open.
@@ -239,6 +265,8 @@ pub struct ClientShared {
     /// The socket's descriptor, -1 when unknown (in-process clients).
     pub(crate) fd: AtomicI64,
     pub(crate) names: Mutex<Names>,
+    /// The ACL user (CLIENT LIST's `user`, CLIENT KILL USER, ACL DELUSER); set on AUTH.
+    pub(crate) user: Mutex<Option<Arc<crate::engine::acl::UserHandle>>>,
     pub(crate) db: AtomicU32,
     pub(crate) resp: AtomicU8,
     pub(crate) multi: AtomicI64,
@@ -251,6 +279,9 @@ pub struct ClientShared {
     pub(crate) last_interaction_ms: AtomicU64,
     /// Pub/sub subscriptions (channels, patterns, shard channels), set by the server.
     pub(crate) subscriptions: [AtomicU32; 3],
+    /// The channels, patterns and shard channels themselves (for ACL SETUSER, which
+    /// disconnects a subscriber whose channel was revoked), set by the server.
+    subscribed: Mutex<[Vec<Vec<u8>>; 3]>,
     /// Set by the server while the client waits in a blocking command.
     pub(crate) blocked: AtomicBool,
     /// Set by the server while the client is a MONITOR.
@@ -275,6 +306,7 @@ impl ClientShared {
             laddr: OnceLock::new(),
             fd: AtomicI64::new(-1),
             names: Mutex::new(Names::default()),
+            user: Mutex::new(None),
             db: AtomicU32::new(0),
             resp: AtomicU8::new(2),
             multi: AtomicI64::new(-1),
@@ -283,6 +315,7 @@ impl ClientShared {
             last_subcommand: Mutex::new(None),
             last_interaction_ms: AtomicU64::new(0),
             subscriptions: Default::default(),
+            subscribed: Mutex::default(),
             blocked: AtomicBool::new(false),
             monitor: AtomicBool::new(false),
             killed: AtomicBool::new(false),
@@ -308,6 +341,22 @@ impl ClientShared {
         for (slot, n) in self.subscriptions.iter().zip([channels, patterns, shard]) {
             slot.store(u32::try_from(n).unwrap_or(u32::MAX), Ordering::Relaxed);
         }
+    }
+
+    /// The channels, patterns and shard channels subscribed to (the server sets them).
+    pub fn set_subscribed_names(&self, names: [Vec<Vec<u8>>; 3]) {
+        *self
+            .subscribed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = names;
+    }
+
+    /// The channels, patterns and shard channels subscribed to.
+    pub(crate) fn subscribed_names(&self) -> [Vec<Vec<u8>>; 3] {
+        self.subscribed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// Whether the client waits in a blocking command (the server sets it).
@@ -381,6 +430,24 @@ impl ClientShared {
     /// and [`ClientShared::take_unblock`]); a request made before the call is not lost.
     pub async fn woken(&self) {
         self.wake.notified().await;
+    }
+
+    /// The ACL user's name (`default` when none was set).
+    pub fn user_name(&self) -> String {
+        self.user
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .map_or_else(|| "default".to_string(), |u| u.name().to_string())
+    }
+
+    /// Whether the client runs as exactly this user.
+    pub(crate) fn is_user(&self, user: &Arc<crate::engine::acl::UserHandle>) -> bool {
+        self.user
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .is_some_and(|u| Arc::ptr_eq(u, user))
     }
 
     /// The peer address (`""` for an in-process client).

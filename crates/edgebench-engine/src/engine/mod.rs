@@ -18,6 +18,7 @@
 //! keyspace is made of (beneath it). This file declares and re-exports only, so a child
 //! imports each item from the module that defines it, never through its parent.
 
+pub mod acl;
 pub mod client;
 pub mod cmd;
 #[cfg(feature = "redis-rs")]

@@ -401,6 +401,12 @@ impl Session {
             }
             return self.reply(&Reply::err("NOAUTH Authentication required."));
         }
+        if let Some(noperm) = self.engine.acl_refusal(&self.client, args) {
+            if self.client.in_multi() {
+                self.client.multi_dirty = true;
+            }
+            return self.reply(&noperm);
+        }
         if self.subscriptions.active()
             && self.protocol() == Protocol::Resp2
             && !command.allowed_when_subscribed()
@@ -454,6 +460,9 @@ impl Session {
         self.client
             .shared
             .set_subscriptions(channels, patterns, shard);
+        self.client
+            .shared
+            .set_subscribed_names(self.subscriptions.names());
     }
 
     /// EXEC of a transaction that queued pub/sub commands, which the engine cannot run: the

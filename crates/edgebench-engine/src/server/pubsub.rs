@@ -540,6 +540,12 @@ impl Subscriptions {
         )
     }
 
+    /// The channels, patterns and shard channels subscribed to, in subscription order.
+    pub fn names(&self) -> [Vec<Vec<u8>>; 3] {
+        [&self.channels, &self.patterns, &self.shard_channels]
+            .map(|set| set.order.iter().map(|b| b.to_vec()).collect())
+    }
+
     /// The count Redis puts in a confirmation: channels and patterns together, shard
     /// channels on their own.
     fn count(&self, kind: Kind) -> usize {

@@ -20,6 +20,7 @@
 
 mod support;
 
+mod acl;
 mod bits;
 mod dump;
 mod encodings;

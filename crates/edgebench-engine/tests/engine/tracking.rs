@@ -6,20 +6,7 @@
 
 use crate::support::parse_info;
 use crate::support::redis_server::RedisServer;
-use crate::support::served::{resp, Conn, TestServer, TRANSPORTS};
-
-/// The servers every scenario runs on: the engine on each transport, then redis-server.
-async fn servers(redis: &RedisServer) -> Vec<(String, TestServer)> {
-    let mut out = Vec::new();
-    for t in TRANSPORTS {
-        out.push((format!("serve {t:?}"), TestServer::new(t).await));
-    }
-    out.push((
-        "redis-server".into(),
-        TestServer::elsewhere(redis.address()),
-    ));
-    out
-}
+use crate::support::served::{every_server, resp, Conn, TestServer};
 
 /// A connection switched to RESP3 (HELLO's reply, which names the server, is skipped).
 async fn resp3(server: &TestServer) -> Conn {
@@ -83,7 +70,7 @@ async fn flush(server: &TestServer) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_read_key_is_invalidated_once_by_the_next_write_after_the_writers_reply() {
     let redis = RedisServer::spawn();
-    for (name, server) in servers(&redis).await {
+    for (name, server) in every_server(&redis).await {
         eprintln!("on {name}");
         flush(&server).await;
         let mut reader = resp3(&server).await;
@@ -106,7 +93,7 @@ async fn a_read_key_is_invalidated_once_by_the_next_write_after_the_writers_repl
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_clients_own_write_is_invalidated_after_its_reply_and_after_a_whole_transaction() {
     let redis = RedisServer::spawn();
-    for (name, server) in servers(&redis).await {
+    for (name, server) in every_server(&redis).await {
         eprintln!("on {name}");
         flush(&server).await;
         let mut c = resp3(&server).await;
@@ -139,7 +126,7 @@ async fn a_clients_own_write_is_invalidated_after_its_reply_and_after_a_whole_tr
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_resp2_client_redirects_to_a_subscriber_which_gets_pubsub_messages() {
     let redis = RedisServer::spawn();
-    for (name, server) in servers(&redis).await {
+    for (name, server) in every_server(&redis).await {
         eprintln!("on {name}");
         flush(&server).await;
         let (mut sub, id) = subscriber(&server).await;
@@ -170,7 +157,7 @@ async fn a_resp2_client_redirects_to_a_subscriber_which_gets_pubsub_messages() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bcast_sends_one_message_per_prefix_and_noloop_leaves_out_own_writes() {
     let redis = RedisServer::spawn();
-    for (name, server) in servers(&redis).await {
+    for (name, server) in every_server(&redis).await {
         eprintln!("on {name}");
         flush(&server).await;
         let (mut sub, id) = subscriber(&server).await;
@@ -222,7 +209,7 @@ async fn bcast_sends_one_message_per_prefix_and_noloop_leaves_out_own_writes() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn optin_remembers_only_after_caching_yes_and_a_gone_target_breaks_the_redirection() {
     let redis = RedisServer::spawn();
-    for (name, server) in servers(&redis).await {
+    for (name, server) in every_server(&redis).await {
         eprintln!("on {name}");
         flush(&server).await;
         let mut c = resp3(&server).await;
@@ -278,7 +265,7 @@ async fn optin_remembers_only_after_caching_yes_and_a_gone_target_breaks_the_red
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scripts_track_their_declared_keys_only_when_they_read() {
     let redis = RedisServer::spawn();
-    for (name, server) in servers(&redis).await {
+    for (name, server) in every_server(&redis).await {
         eprintln!("on {name}");
         flush(&server).await;
         let mut c = resp3(&server).await;
@@ -301,7 +288,7 @@ async fn scripts_track_their_declared_keys_only_when_they_read() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_table_evicts_keys_over_its_limit_and_info_counts_what_it_holds() {
     let redis = RedisServer::spawn();
-    for (name, server) in servers(&redis).await {
+    for (name, server) in every_server(&redis).await {
         eprintln!("on {name}");
         flush(&server).await;
         let mut admin = server.connect().await;

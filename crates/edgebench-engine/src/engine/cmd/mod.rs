@@ -31,6 +31,7 @@ use std::sync::atomic::Ordering;
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use super::acl::{self, log::Context};
 use super::client::Client;
 use super::error::CmdError;
 use super::handle::{Engine, EngineClock};
@@ -365,6 +366,19 @@ pub fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
             Reply::err(server::NOAUTH),
             Origin::Shared,
         );
+    }
+    // ACL: a user with every permission pays one relaxed load and this branch.
+    if client.acl_restricted() {
+        let context = if client.in_multi() {
+            Context::Multi
+        } else {
+            Context::Toplevel
+        };
+        if let Some((denied, id)) = acl::refusal(engine, client, index, args, context) {
+            let name = &acl::catalog::Catalog::get().names[id];
+            let noperm = Reply::Error(acl::noperm_text(denied, name).into());
+            return reject(engine, index, client, noperm, Origin::Formatted);
+        }
     }
     // Over `maxmemory`: keys go by the policy first; if that cannot make room, a command
     // that may grow memory is refused (Redis's `denyoom`).

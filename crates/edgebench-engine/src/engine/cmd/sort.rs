@@ -19,7 +19,9 @@
 
 use std::cmp::Ordering;
 
+use super::server::common::err;
 use super::{is, parse_f64, parse_i64, spec, Ctx, KeySpec, KeysOrAll, Spec};
+use crate::engine::acl::READ;
 use crate::engine::error::CmdError;
 use crate::engine::keyevents::Classes;
 use crate::engine::keyspace::{Entry, Locked, Value};
@@ -51,7 +53,13 @@ struct Options<'a> {
     gets: Vec<&'a [u8]>,
 }
 
-fn parse<'a>(args: &[&'a [u8]], readonly: bool) -> Result<Options<'a>, CmdError> {
+/// `full_key_access`: the client's user may read any key with this command (Redis refuses
+/// BY with a pattern, and GET, to a user who may not: they read keys named by values).
+fn parse<'a>(
+    args: &[&'a [u8]],
+    readonly: bool,
+    full_key_access: bool,
+) -> Result<Options<'a>, CmdError> {
     let mut o = Options::default();
     let mut j = 2;
     while j < args.len() {
@@ -71,9 +79,19 @@ fn parse<'a>(args: &[&'a [u8]], readonly: bool) -> Result<Options<'a>, CmdError>
             o.store_at = Some(j + 1);
             j += 1;
         } else if is(a, "by") && left >= 1 {
+            if !full_key_access && args[j + 1].contains(&b'*') {
+                return Err(err(
+                    "ERR BY option of SORT denied due to insufficient ACL permissions.",
+                ));
+            }
             o.by = Some(args[j + 1]);
             j += 1;
         } else if is(a, "get") && left >= 1 {
+            if !full_key_access {
+                return Err(err(
+                    "ERR GET option of SORT denied due to insufficient ACL permissions.",
+                ));
+            }
             o.gets.push(args[j + 1]);
             j += 1;
         } else {
@@ -87,7 +105,7 @@ fn parse<'a>(args: &[&'a [u8]], readonly: bool) -> Result<Options<'a>, CmdError>
 /// The keys a SORT names (the sorted key and the STORE key), and whether it locks the whole
 /// database: when a BY or GET pattern derives more keys from the values.
 fn keys_of(args: &[&[u8]], readonly: bool) -> KeysOrAll {
-    let Ok(o) = parse(args, readonly) else {
+    let Ok(o) = parse(args, readonly, true) else {
         return (vec![1], false);
     };
     let pattern = |p: &[u8]| p.contains(&b'*');
@@ -104,13 +122,29 @@ fn sort_ro_keys(args: &[&[u8]]) -> KeysOrAll {
 }
 
 fn sort(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
-    let o = parse(args, false)?;
+    let o = parse(args, false, full_read_access(ctx, args))?;
     run(&mut ctx.ks, args[1], &o)
 }
 
 fn sort_ro(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
-    let o = parse(args, true)?;
+    let o = parse(args, true, full_read_access(ctx, args))?;
     run(&mut ctx.ks, args[1], &o)
+}
+
+/// Whether the client's user may run this SORT and read every key.
+fn full_read_access(ctx: &Ctx<'_, '_>, args: &[&[u8]]) -> bool {
+    let Some(user) = ctx
+        .client
+        .user
+        .as_ref()
+        .filter(|_| ctx.client.acl_restricted())
+    else {
+        return true;
+    };
+    let catalog = crate::engine::acl::catalog::Catalog::get();
+    catalog
+        .lookup_request(args)
+        .is_none_or(|id| crate::engine::acl::full_key_access(&user.read(), id, args, READ))
 }
 
 /// Where a pattern leads for one element: `#` is the element; otherwise the first `*` is

@@ -14,6 +14,7 @@
 use std::borrow::Cow;
 
 use super::{lookup_indexed, run, Ctx, KeySpec, Spec};
+use crate::engine::acl;
 use crate::engine::error::CmdError;
 use crate::resp::reply::Reply;
 
@@ -123,6 +124,22 @@ fn changes_db(spec: &Spec, args: &[Vec<u8>]) -> bool {
     }
 }
 
+/// A queued command the user may no longer run (its permissions changed after it was
+/// queued): Redis checks again at EXEC and replies with an error in its place.
+fn refused_at_exec(
+    engine: &crate::engine::Engine,
+    client: &crate::engine::Client,
+    index: usize,
+    args: &[&[u8]],
+) -> Option<Reply> {
+    if !client.acl_restricted() {
+        return None;
+    }
+    let context = acl::log::Context::Multi;
+    let (denied, _) = acl::refusal(engine, client, index, args, context)?;
+    Some(Reply::Error(acl::exec_text(denied).into()))
+}
+
 fn exec(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
     let Some(queue) = ctx.client.multi.take() else {
         return Err(err("ERR EXEC without MULTI"));
@@ -171,6 +188,9 @@ fn exec(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
             .zip(&specs)
             .map(|(args, &(index, spec))| {
                 let args: Vec<&[u8]> = args.iter().map(|a| &a[..]).collect();
+                if let Some(refused) = refused_at_exec(engine, ctx.client, index, &args) {
+                    return refused;
+                }
                 engine.inner().server.count_call(index);
                 run(engine, ctx.client, index, spec, &args)
             })
@@ -220,6 +240,10 @@ fn exec(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
     let mut replies = Vec::with_capacity(queue.len());
     for (&(index, spec), args) in specs.iter().zip(&queue) {
         let argv: Vec<&[u8]> = args.iter().map(|a| &a[..]).collect();
+        if let Some(refused) = refused_at_exec(engine, inner.client, index, &argv) {
+            replies.push(refused);
+            continue;
+        }
         let started = super::command_timer(engine);
         let mark = super::propagate::mark();
         // Each queued command counts as a call in INFO commandstats, as in Redis.

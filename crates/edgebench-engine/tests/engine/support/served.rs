@@ -260,3 +260,19 @@ impl TestServer {
             });
     }
 }
+
+/// The servers a differential scenario runs on: the engine on each transport, then the
+/// test's redis-server; each with the name to report a difference under.
+pub async fn every_server(
+    redis: &crate::support::redis_server::RedisServer,
+) -> Vec<(String, TestServer)> {
+    let mut out = Vec::new();
+    for t in TRANSPORTS {
+        out.push((format!("serve {t:?}"), TestServer::new(t).await));
+    }
+    out.push((
+        "redis-server".into(),
+        TestServer::elsewhere(redis.address()),
+    ));
+    out
+}

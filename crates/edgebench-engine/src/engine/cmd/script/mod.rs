@@ -41,6 +41,7 @@ use sha1::{Digest, Sha1};
 use self::gate::{Gate, Pass};
 use super::server::common::{err, err_owned, help, lossy, sub_arity, unknown_subcommand, VERSION};
 use super::{is, lookup_indexed, parse_i64, spec, Ctx, KeySpec, Spec};
+use crate::engine::acl;
 use crate::engine::error::CmdError;
 use crate::engine::handle::{Engine, DATABASES};
 use crate::engine::keyspace::Locked;
@@ -512,6 +513,8 @@ pub(crate) fn run_script(
     let result = vm.lua.scope(|scope| {
         let e = vm.e.clone();
         let error_table: Function = vm.e.raw_get("error_table")?;
+        let check_errors = error_table.clone();
+        let user = inner.client.user.clone();
         let packed: Table = vm.e.raw_get("packed")?;
         let gate = &gate;
         let inner = &mut inner;
@@ -545,6 +548,10 @@ pub(crate) fn run_script(
             )
         })?;
         e.raw_set("dispatch", dispatch)?;
+        let acl_check = scope.create_function(move |lua, args: Variadic<Value>| {
+            acl_check_cmd(lua, user.as_deref(), &check_errors, &args)
+        })?;
+        e.raw_set("acl_check", acl_check)?;
         let keys_t = vm.lua.create_sequence_from(
             keys.iter()
                 .map(|k| vm.lua.create_string(k))
@@ -558,6 +565,7 @@ pub(crate) fn run_script(
         let runner: Function = e.raw_get("run")?;
         let outcome = runner.call::<(bool, Value)>((f.clone(), keys_t, argv_t, run.function));
         e.raw_set("dispatch", Value::Nil)?;
+        e.raw_set("acl_check", Value::Nil)?;
         if gate.kill.load(Ordering::Relaxed) && !matches!(outcome, Ok((true, _))) {
             return Ok(killed(run.name, &site));
         }
@@ -689,19 +697,10 @@ fn redis_call(
     let fail = |text: &str| -> mlua::Result<(Value, bool)> {
         Ok((error_table.call::<Value>(text)?, true))
     };
-    if args.is_empty() {
-        return fail("Please specify at least one argument for this redis lib call");
-    }
-    let mut argv: Vec<Vec<u8>> = Vec::with_capacity(args.len());
-    for a in args {
-        match a {
-            Value::String(s) => argv.push(s.as_bytes().to_vec()),
-            v => match convert::number(v) {
-                Some(n) => argv.push(format_f64(n).into_bytes()),
-                None => return fail("Lua redis lib command arguments must be strings or integers"),
-            },
-        }
-    }
+    let argv = match lua_argv(args) {
+        Ok(argv) => argv,
+        Err(text) => return fail(text),
+    };
     let argv: Vec<&[u8]> = argv.iter().map(Vec::as_slice).collect();
     if is(argv[0], "select") {
         if let Some(all) = others.as_mut() {
@@ -724,6 +723,13 @@ fn redis_call(
     }
     if not_allowed_in_script(spec.name, &argv) {
         return fail("This Redis command is not allowed from script");
+    }
+    if ctx.client.acl_restricted() {
+        let context = acl::log::Context::Lua;
+        if let Some((denied, _)) = acl::refusal(ctx.engine, ctx.client, index, &argv, context) {
+            let why = acl::script_text(denied);
+            return fail(&format!("The user executing the script {why}"));
+        }
     }
     if matches!(spec.name, "xread" | "xreadgroup") && blocks(&argv) {
         return fail(&format!(
@@ -752,6 +758,51 @@ fn redis_call(
         Reply::Error(text) => fail(&format!("-{text}")),
         reply => Ok((convert::reply_to_lua(lua, reply, resp == 3)?, false)),
     }
+}
+
+/// The arguments of `redis.call` and its kin as bytes (numbers as Redis formats them), or
+/// Redis's error for none or for one of another type.
+fn lua_argv(args: &[Value]) -> Result<Vec<Vec<u8>>, &'static str> {
+    if args.is_empty() {
+        return Err("Please specify at least one argument for this redis lib call");
+    }
+    args.iter()
+        .map(|a| match a {
+            Value::String(s) => Ok(s.as_bytes().to_vec()),
+            v => convert::number(v)
+                .map(|n| format_f64(n).into_bytes())
+                .ok_or("Lua redis lib command arguments must be strings or integers"),
+        })
+        .collect()
+}
+
+/// `redis.acl_check_cmd(...)`: whether the script's user may run the command with these
+/// arguments, as (true, boolean), or (false, error) for a command that does not exist.
+fn acl_check_cmd(
+    lua: &Lua,
+    user: Option<&acl::UserHandle>,
+    error_table: &Function,
+    args: &[Value],
+) -> mlua::Result<(bool, Value)> {
+    let fail = |text: &str| -> mlua::Result<(bool, Value)> {
+        Ok((false, error_table.call::<Value>(text)?))
+    };
+    let argv = match lua_argv(args) {
+        Ok(argv) => argv,
+        Err(text) => return fail(text),
+    };
+    let argv: Vec<&[u8]> = argv.iter().map(Vec::as_slice).collect();
+    let catalog = acl::catalog::Catalog::get();
+    let arity = |id: usize| {
+        super::server::meta::lookup(catalog.names[id].as_bytes())
+            .is_some_and(|m| super::arity_ok(m.arity as i32, argv.len()))
+    };
+    let Some(id) = catalog.lookup_request(&argv).filter(|&id| arity(id)) else {
+        return fail("Invalid command passed to redis.acl_check_cmd()");
+    };
+    let allowed = user.is_none_or(|u| u.unrestricted() || acl::check(&u.read(), id, &argv).is_ok());
+    let _ = lua;
+    Ok((true, Value::Boolean(allowed)))
 }
 
 /// SELECT from a script that holds every database: its locks on the database asked for

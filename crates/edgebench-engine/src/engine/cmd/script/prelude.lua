@@ -92,6 +92,14 @@ R.call = wrap(function(...)
   return true, r
 end)
 
+R.acl_check_cmd = wrap(function(...)
+  local check = E.acl_check
+  if not check then
+    return false, error_table('redis.acl_check_cmd can only be called inside a script invocation')
+  end
+  return check(...)
+end)
+
 function R.pcall(...)
   return (dispatch(...))
 end

@@ -256,6 +256,7 @@ fn client_kill(engine: &Engine, c: &mut Client, args: &[&[u8]]) -> Result<Reply,
     let mut kind = None;
     let mut id = None;
     let mut skipme = true;
+    let mut user = None;
     if args.len() == 3 {
         addr = Some(args[2]);
         // With the old form a client may kill itself.
@@ -280,9 +281,10 @@ fn client_kill(engine: &Engine, c: &mut Client, args: &[&[u8]]) -> Result<Reply,
             } else if is(opt, "laddr") {
                 laddr = Some(value);
             } else if is(opt, "user") {
-                if value != b"default" {
+                let Some(u) = engine.server().acl.user(value) else {
                     return Err(err_owned(format!("ERR No such user '{}'", lossy(value))));
-                }
+                };
+                user = Some(u);
             } else if is(opt, "skipme") {
                 skipme = if is(value, "yes") {
                     true
@@ -304,6 +306,7 @@ fn client_kill(engine: &Engine, c: &mut Client, args: &[&[u8]]) -> Result<Reply,
             && laddr.is_none_or(|a| s.laddr().as_bytes() == a)
             && kind.is_none_or(|t| type_of(&s) == t)
             && id.is_none_or(|id| s.id == id)
+            && user.as_ref().is_none_or(|u| s.is_user(u))
             && !(this && skipme);
         if !matches {
             continue;
@@ -443,6 +446,7 @@ struct Line<'a> {
     sub: [u32; 3],
     multi: i64,
     cmd: &'a str,
+    user: String,
     resp: u8,
     lib_name: String,
     lib_ver: String,
@@ -457,7 +461,7 @@ impl Line<'_> {
         format!(
             "id={} addr={} laddr={} fd={} name={} age={} idle={} flags={} db={} sub={} psub={} \
              ssub={} multi={} qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 \
-             omem=0 tot-mem=0 events=r cmd={} user=default redir=-1 resp={} lib-name={} \
+             omem=0 tot-mem=0 events=r cmd={} user={} redir=-1 resp={} lib-name={} \
              lib-ver={}",
             self.id,
             self.addr,
@@ -473,6 +477,7 @@ impl Line<'_> {
             self.sub[2],
             self.multi,
             self.cmd,
+            self.user,
             self.resp,
             self.lib_name,
             self.lib_ver,
@@ -513,6 +518,7 @@ pub fn client_info_line(c: &Client, cmd: &str) -> String {
         sub: subscriptions(s),
         multi: c.multi.as_ref().map_or(-1, |q| q.len() as i64),
         cmd,
+        user: c.user_name().to_string(),
         resp: c.resp,
         lib_name: text(&c.lib_name),
         lib_ver: text(&c.lib_ver),
@@ -557,6 +563,7 @@ fn other_client_line(s: &ClientShared, now_ms: u64) -> String {
         sub: subscriptions(s),
         multi,
         cmd: &cmd,
+        user: s.user_name(),
         resp: s.resp.load(Ordering::Relaxed),
         lib_name: text(&names.lib_name),
         lib_ver: text(&names.lib_ver),

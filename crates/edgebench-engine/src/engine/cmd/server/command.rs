@@ -262,7 +262,7 @@ fn command_getkeys(cmd: &[&[u8]], with_flags: bool) -> Result<Reply, CmdError> {
 /// The key positions of `cmd` with their flags: from the key specs when they describe the
 /// command fully, otherwise (a spec that does not fit the arguments, flags that vary) as
 /// Redis's key function for the command does.
-fn keys_of(m: &CommandMeta, cmd: &[&[u8]]) -> Vec<(usize, Vec<&'static str>)> {
+pub(crate) fn keys_of(m: &CommandMeta, cmd: &[&[u8]]) -> Vec<(usize, Vec<&'static str>)> {
     // SORT's STORE key has no key spec Redis can run (it is "unknown"): its key function.
     if m.name == "sort" {
         return sort_keys(cmd);

@@ -27,13 +27,15 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::{is, parse_i64, Ctx, KeySpec, Spec};
+use crate::engine::acl::log::{Context, Reason};
 use crate::engine::client::Client;
 use crate::engine::error::CmdError;
-use crate::engine::handle::{Engine, EngineClock, DATABASES};
+use crate::engine::handle::{EngineClock, DATABASES};
 use crate::resp::reply::Reply;
 
+mod acl;
 mod client;
-mod command;
+pub(crate) mod command;
 pub(crate) mod common;
 mod config;
 mod histogram;
@@ -85,6 +87,7 @@ pub const COMMANDS: &[Spec] = &[
     keyless("select", 2, select),
     keyless("hello", -1, hello),
     keyless("auth", -2, auth),
+    keyless("acl", -2, acl::acl),
     keyless("client", -2, client),
     keyless("info", -1, info),
     keyless("command", -1, command),
@@ -251,36 +254,57 @@ fn reset(ctx: &mut Ctx<'_, '_>, _: &[&[u8]]) -> Result<Reply, CmdError> {
     c.publish_names();
     c.no_evict = false;
     c.no_touch = false;
+    c.set_user(std::sync::Arc::clone(
+        ctx.engine.server().acl.default_user(),
+    ));
     c.authenticated = !requires_auth;
     Ok(Reply::Status("RESET".into()))
 }
 
 // ---- AUTH and HELLO ----
 
-/// Compares in time independent of where the first difference is.
-fn same_secret(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
 const WRONGPASS: &str = "WRONGPASS invalid username-password pair or user is disabled.";
 
-/// Checks a username and password against the only user, `default`: with no
-/// `requirepass`, any password is accepted (Redis's `nopass`).
-fn check_credentials(engine: &Engine, user: &[u8], password: &[u8]) -> Result<(), CmdError> {
-    if user != b"default" {
-        return Err(err(WRONGPASS));
-    }
-    match engine.requirepass() {
-        None => Ok(()),
-        Some(pw) if same_secret(pw.as_bytes(), password) => Ok(()),
-        Some(_) => Err(err(WRONGPASS)),
+/// Authenticates the client as `user` if the password is right and the user is on; a
+/// failure is logged in ACL LOG (object: the command's name as sent, as Redis logs it).
+fn authenticate(
+    ctx: &mut Ctx<'_, '_>,
+    args: &[&[u8]],
+    user: &[u8],
+    password: &[u8],
+) -> Result<(), CmdError> {
+    let acl = &ctx.engine.server().acl;
+    match acl.authenticate(user, password) {
+        Some(handle) => {
+            ctx.client.set_user(handle);
+            ctx.client.authenticated = true;
+            Ok(())
+        }
+        None => {
+            let context = if ctx.client.in_multi() {
+                Context::Multi
+            } else {
+                Context::Toplevel
+            };
+            let cmd = lossy(args[0]).to_lowercase();
+            crate::engine::acl::add_log_entry(
+                ctx.engine,
+                ctx.client,
+                Reason::Auth,
+                context,
+                args[0].to_vec(),
+                &lossy(user),
+                &cmd,
+            );
+            Err(err(WRONGPASS))
+        }
     }
 }
 
 fn auth(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
     let (user, password): (&[u8], &[u8]) = match args {
         [_, password] => {
-            if ctx.engine.requirepass().is_none() {
+            if ctx.engine.server().acl.default_user().read().nopass {
                 return Err(err(
                     "ERR AUTH <password> called without any password configured for the \
                      default user. Are you sure your configuration is correct?",
@@ -292,8 +316,7 @@ fn auth(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
         _ => return Err(CmdError::Syntax),
     };
     // A failed AUTH leaves an authenticated client authenticated, as in Redis.
-    check_credentials(ctx.engine, user, password)?;
-    ctx.client.authenticated = true;
+    authenticate(ctx, args, user, password)?;
     Ok(Reply::ok())
 }
 
@@ -313,8 +336,7 @@ fn hello(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
     while j < args.len() {
         let more = args.len() - 1 - j;
         if is(args[j], "auth") && more >= 2 {
-            check_credentials(ctx.engine, args[j + 1], args[j + 2])?;
-            ctx.client.authenticated = true;
+            authenticate(ctx, args, args[j + 1], args[j + 2])?;
             j += 3;
         } else if is(args[j], "setname") && more >= 1 {
             set_name(ctx.client, args[j + 1])?;

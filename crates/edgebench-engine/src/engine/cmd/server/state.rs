@@ -47,6 +47,8 @@ pub struct ServerState {
     pub(crate) slowlog: SlowLog,
     /// Per-command latency histograms (LATENCY HISTOGRAM).
     pub(crate) histograms: super::histogram::Histograms,
+    /// ACL users and the ACL log.
+    pub(crate) acl: crate::engine::acl::Acl,
 }
 
 /// Error replies by code, as Redis's `errors` radix tree keeps them: at most
@@ -113,6 +115,7 @@ impl Default for ServerState {
             monitors: Monitors::default(),
             slowlog: SlowLog::default(),
             histograms: super::histogram::Histograms::default(),
+            acl: crate::engine::acl::Acl::default(),
         }
     }
 }
@@ -122,6 +125,7 @@ impl ServerState {
     pub(crate) fn new_client(&self, id: u64) -> Client {
         let mut client = Client::new(id);
         client.authenticated = !self.requires_auth();
+        client.set_user(std::sync::Arc::clone(self.acl.default_user()));
         client.live = LiveClient::counted_in(&self.live_clients);
         self.registry.add(&client.shared);
         client
@@ -165,13 +169,16 @@ impl ServerState {
         }
     }
 
-    /// Whether a password is set (`requirepass`).
+    /// Whether a new connection must authenticate: the default user has a password
+    /// (`requirepass`, or ACL SETUSER) or is off.
     pub(crate) fn requires_auth(&self) -> bool {
-        !self.read()[Param::REQUIREPASS].is_empty()
+        self.acl.default_needs_auth()
     }
 
     pub(crate) fn set_requirepass(&self, password: Option<String>) {
-        self.put(Param::REQUIREPASS, password.unwrap_or_default());
+        let password = password.unwrap_or_default();
+        self.acl.set_default_password(&password);
+        self.put(Param::REQUIREPASS, password);
     }
 
     pub(super) fn read(&self) -> std::sync::RwLockReadGuard<'_, Vec<String>> {
@@ -463,6 +470,16 @@ pub(super) const PARAMS: &[Param] = &[
     param("stop-writes-on-bgsave-error", Kind::Bool, "yes", true),
     // Keyspace notifications (see `engine::keyevents`): off, as in redis-server.
     param("notify-keyspace-events", Kind::KeyspaceEvents, "", true),
+    // ACL (see `engine::acl`): the log's length, the ACL file (set at startup only) and
+    // the channels new users get.
+    param("acllog-max-len", int(0, i64::MAX), "128", true),
+    param("aclfile", Kind::Str, "", false),
+    param(
+        "acl-pubsub-default",
+        Kind::Enum(&["allchannels", "resetchannels"]),
+        "resetchannels",
+        true,
+    ),
 ];
 
 impl Param {
@@ -668,6 +685,7 @@ impl Engine {
         }
         for (&i, (_, value)) in targets.iter().zip(pairs) {
             self.apply_keyspace_events(i, value);
+            self.apply_acl(i);
         }
         self.server().sync_cached();
         self.apply_encoding_limits();
@@ -695,11 +713,24 @@ impl Engine {
             store(&mut config, i, v);
         }
         self.apply_keyspace_events(i, value.as_bytes());
+        self.apply_acl(i);
         self.server().sync_cached();
         self.apply_encoding_limits();
         self.apply_tracking_limit();
         self.apply_eviction();
         Ok(())
+    }
+
+    /// Hands `requirepass` and the ACL parameters to the ACL store.
+    fn apply_acl(&self, index: usize) {
+        let server = self.server();
+        let acl = &server.acl;
+        match PARAMS[index].name {
+            "requirepass" => acl.set_default_password(&server.get(index)),
+            "acllog-max-len" => acl.set_log_max_len(server.number(index) as usize),
+            "acl-pubsub-default" => acl.set_pubsub_default_all(server.get(index) == "allchannels"),
+            _ => {}
+        }
     }
 
     /// Hands `maxmemory`, `maxmemory-policy` and `maxmemory-samples` to eviction, which

@@ -1,0 +1,170 @@
+//! ACL's view of the command table: every Redis 7.0 command and subcommand numbered (its bit
+//! in a selector's bitmap), with its ACL categories and its place in the command tree.
+//!
+//! Built once from the metadata table ([`crate::engine::cmd::server::meta`]), so rules may
+//! name any Redis 7.0 command, also one the engine does not run (as Redis accepts rules for
+//! commands it knows). Top-level commands are numbered in name order, each followed by its
+//! subcommands: the order ACL CAT lists them and ACL GETUSER names single commands in.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use crate::engine::cmd::all_commands;
+use crate::engine::cmd::server::meta;
+
+/// Redis 7.0's ACL categories, in its order (ACL CAT, and the order rules are described in).
+pub(crate) const CATEGORIES: &[&str] = &[
+    "keyspace",
+    "read",
+    "write",
+    "set",
+    "sortedset",
+    "list",
+    "hash",
+    "string",
+    "bitmap",
+    "hyperloglog",
+    "geo",
+    "stream",
+    "pubsub",
+    "admin",
+    "fast",
+    "slow",
+    "blocking",
+    "dangerous",
+    "connection",
+    "transaction",
+    "scripting",
+];
+
+/// Every command and subcommand, numbered.
+pub(crate) struct Catalog {
+    /// Full names (`get`, `config|get`) by id.
+    pub(crate) names: Vec<String>,
+    /// Category bits (1 << position in [`CATEGORIES`]) by id.
+    pub(crate) categories: Vec<u32>,
+    /// The container of a subcommand.
+    pub(crate) parent: Vec<Option<usize>>,
+    /// A container's subcommands.
+    pub(crate) children: Vec<Vec<usize>>,
+    /// Whether the command runs before authentication (Redis's `no_auth` flag: AUTH,
+    /// HELLO), which no rule can deny.
+    pub(crate) no_auth: Vec<bool>,
+    by_name: HashMap<String, usize>,
+    /// The id of each dispatched command, by its index in [`all_commands`].
+    by_dispatch: Vec<Option<usize>>,
+}
+
+impl Catalog {
+    /// The catalog, built on first use.
+    pub(crate) fn get() -> &'static Catalog {
+        static CATALOG: OnceLock<Catalog> = OnceLock::new();
+        CATALOG.get_or_init(Catalog::build)
+    }
+
+    fn build() -> Catalog {
+        let table = meta::table();
+        let mut top: Vec<&meta::CommandMeta> =
+            table.values().filter(|m| !m.name.contains('|')).collect();
+        top.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut cat = Catalog {
+            names: Vec::new(),
+            categories: Vec::new(),
+            parent: Vec::new(),
+            children: Vec::new(),
+            no_auth: Vec::new(),
+            by_name: HashMap::new(),
+            by_dispatch: Vec::new(),
+        };
+        for m in top {
+            let id = cat.push(m, None);
+            for sub in m.subcommands.iter().filter_map(|s| table.get(s)) {
+                let sub_id = cat.push(sub, Some(id));
+                cat.children[id].push(sub_id);
+            }
+        }
+        cat.by_dispatch = all_commands().map(|s| cat.id(s.name)).collect();
+        cat
+    }
+
+    fn push(&mut self, m: &meta::CommandMeta, parent: Option<usize>) -> usize {
+        let id = self.names.len();
+        let bits = m
+            .categories
+            .iter()
+            .filter_map(|c| category_bit(c))
+            .fold(0, |acc, b| acc | b);
+        self.names.push(m.name.clone());
+        self.categories.push(bits);
+        self.parent.push(parent);
+        self.children.push(Vec::new());
+        self.no_auth.push(m.has_flag("no_auth"));
+        self.by_name.insert(m.name.clone(), id);
+        id
+    }
+
+    /// How many commands and subcommands there are.
+    pub(crate) fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// The id of a command or subcommand by full name, any case.
+    pub(crate) fn id(&self, name: &str) -> Option<usize> {
+        self.by_name.get(&name.to_ascii_lowercase()).copied()
+    }
+
+    /// The id of the command a request runs: the subcommand's for a container (`None`
+    /// when the subcommand is unknown: the command itself then replies with its error,
+    /// as Redis rejects an unknown subcommand before it checks permissions).
+    pub(crate) fn request_id(&self, dispatch_index: usize, args: &[&[u8]]) -> Option<usize> {
+        let id = self.by_dispatch.get(dispatch_index).copied().flatten()?;
+        if self.children[id].is_empty() {
+            return Some(id);
+        }
+        let sub = std::str::from_utf8(args.get(1)?).ok()?;
+        self.id(&format!("{}|{sub}", self.names[id]))
+    }
+
+    /// The id of a request's command by its name (ACL DRYRUN, scripts): `None` when the
+    /// command or the subcommand is unknown.
+    pub(crate) fn lookup_request(&self, args: &[&[u8]]) -> Option<usize> {
+        let name = std::str::from_utf8(args.first()?).ok()?;
+        let id = self.id(name)?;
+        if self.children[id].is_empty() {
+            return Some(id);
+        }
+        let sub = std::str::from_utf8(args.get(1)?).ok()?;
+        self.id(&format!("{}|{sub}", self.names[id]))
+    }
+}
+
+/// A category's bit, by name (any case).
+pub(crate) fn category_bit(name: &str) -> Option<u32> {
+    CATEGORIES
+        .iter()
+        .position(|c| c.eq_ignore_ascii_case(name))
+        .map(|i| 1 << i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_and_subcommands_have_ids_and_categories() {
+        let cat = Catalog::get();
+        let get = cat.id("GET").expect("get");
+        assert_eq!(
+            cat.categories[get],
+            category_bit("read").unwrap()
+                | category_bit("string").unwrap()
+                | category_bit("fast").unwrap()
+        );
+        let config = cat.id("config").expect("config");
+        let config_get = cat.id("config|get").expect("config|get");
+        assert_eq!(cat.parent[config_get], Some(config));
+        assert!(cat.children[config].contains(&config_get));
+        assert!(cat.no_auth[cat.id("auth").unwrap()]);
+        assert!(category_bit("nosuch").is_none());
+    }
+}
