@@ -220,6 +220,24 @@ impl Default for RequestParser {
 }
 
 impl RequestParser {
+    /// Empties the argument lists for the next request, and gives back their room when a
+    /// request with many arguments grew it past what a common one needs: a connection that
+    /// once sent SADD with 100,000 members must not hold 1.6 MB of ranges while idle
+    /// (Redis's `used_memory`, which counts it, falls back after UNLINK, as it does on
+    /// redis-server).
+    fn release_large(&mut self) {
+        if self.ranges.capacity() > MAX_PREALLOCATED_ARGS {
+            self.ranges = Vec::new();
+        } else {
+            self.ranges.clear();
+        }
+        if self.inline.capacity() > INLINE_MAX_SIZE {
+            self.inline = Vec::new();
+        } else {
+            self.inline.clear();
+        }
+    }
+
     /// A parser that refuses bulk strings longer than `max_bulk_len` bytes
     /// (`proto-max-bulk-len`).
     pub fn new(max_bulk_len: u64) -> RequestParser {
@@ -306,7 +324,7 @@ impl RequestParser {
                 if count > UNAUTHENTICATED_MAX_ARGS && !authenticated {
                     return Err(ProtocolError::UnauthenticatedMultibulkLength);
                 }
-                self.ranges.clear();
+                self.release_large();
                 if count <= 0 {
                     return Ok(Some(line_end + 2));
                 }
@@ -374,8 +392,7 @@ impl RequestParser {
         if end > 0 && buf[end - 1] == b'\r' {
             end -= 1;
         }
-        self.ranges.clear();
-        self.inline.clear();
+        self.release_large();
         split_into(&buf[..end], &mut self.inline, &mut self.ranges)
             .map_err(|_| ProtocolError::UnbalancedQuotes)?;
         Ok(Some(newline + 1))
@@ -591,6 +608,27 @@ mod tests {
 
     fn args(list: &[&str]) -> Vec<Vec<u8>> {
         list.iter().map(|a| a.as_bytes().to_vec()).collect()
+    }
+
+    /// A request with many arguments does not leave its room with the connection: the
+    /// next request starts from a list of common size.
+    #[test]
+    fn a_large_request_gives_its_room_back_to_the_next() {
+        let mut big = b"*100001\r\n$4\r\nSADD\r\n".to_vec();
+        for i in 0..100_000 {
+            let member = i.to_string();
+            big.extend_from_slice(format!("${}\r\n{member}\r\n", member.len()).as_bytes());
+        }
+        let mut parser = RequestParser::default();
+        let request = parser.parse(&big, true).unwrap().unwrap();
+        assert_eq!(request.len(), 100_001);
+        assert!(parser.ranges.capacity() >= 100_001);
+        let request = parser
+            .parse(b"*1\r\n$4\r\nPING\r\n", true)
+            .unwrap()
+            .unwrap();
+        assert_eq!(request.arg(0), b"PING");
+        assert!(parser.ranges.capacity() <= MAX_PREALLOCATED_ARGS);
     }
 
     #[test]
