@@ -88,6 +88,9 @@ pub struct Client {
     /// A script of this client called a read-only command: its declared keys are
     /// remembered when it ends (as Redis tracks a script's keys).
     pub(crate) script_read: bool,
+    /// A script of this client is running: the commands it calls see it (SORT orders a
+    /// set BY a constant, as Redis does for its script client).
+    pub(crate) in_script: bool,
     /// Set by a server that ran `maxmemory` eviction before dispatching this command (so
     /// that what it invalidated goes before the reply): whether there was room then.
     /// [`Engine::execute`](crate::engine::Engine::execute) takes it instead of evicting again.
@@ -128,6 +131,7 @@ impl Client {
             tracking_optout: false,
             caching: false,
             script_read: false,
+            in_script: false,
         }
     }
 

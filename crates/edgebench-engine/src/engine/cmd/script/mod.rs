@@ -28,10 +28,11 @@
 pub mod convert;
 mod function;
 pub mod gate;
+mod guard;
 pub mod libs;
 
 use std::collections::HashMap;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 use std::time::{Duration, Instant};
 
@@ -78,6 +79,27 @@ pub struct Scripting {
     vm: Mutex<Option<Vm>>,
     /// FUNCTION STATS's figures.
     functions: Mutex<function::FunctionStatus>,
+    /// INFO memory's figures, kept beside the VM as FUNCTION STATS's are (see [`Figures`]).
+    figures: Figures,
+}
+
+/// What INFO memory reports of scripting, noted after each change to the script cache, so
+/// INFO never waits for the VM.
+#[derive(Debug, Default)]
+struct Figures {
+    /// EVAL scripts in the cache (`number_of_cached_scripts`).
+    cached_scripts: AtomicUsize,
+}
+
+/// Scripting's counts for INFO memory: the script cache and the functions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScriptingMemory {
+    /// EVAL scripts cached.
+    pub cached_scripts: usize,
+    /// Functions loaded.
+    pub functions: usize,
+    /// Function libraries loaded.
+    pub libraries: usize,
 }
 
 impl std::fmt::Debug for Scripting {
@@ -103,10 +125,31 @@ struct Cached {
     f: Function,
     /// Its source mentions SELECT (see [`Run::selects`]).
     selects: bool,
-    /// It had a `#!lua` line (not Redis's compatibility mode).
-    shebang: bool,
-    /// `flags=no-writes`.
-    no_writes: bool,
+    /// What its `#!lua` line declared; `None` without one (Redis's compatibility mode).
+    declared: Option<Declared>,
+}
+
+/// The flags a script declared (a `#!lua flags=...` line, `redis.register_function`) that
+/// change how the server treats the command running it (Redis's `scriptFlagsToCmdFlags`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Declared {
+    /// `no-writes`: it may not write, so it is neither a write nor refused when over
+    /// `maxmemory`.
+    pub no_writes: bool,
+    /// `allow-oom`: it runs even when over `maxmemory`.
+    pub allow_oom: bool,
+}
+
+impl Declared {
+    /// From a function's or a shebang's list of flag names.
+    fn from_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Declared {
+        names
+            .into_iter()
+            .fold(Declared::default(), |d, name| Declared {
+                no_writes: d.no_writes || name == "no-writes",
+                allow_oom: d.allow_oom || name == "allow-oom",
+            })
+    }
 }
 
 /// The flags a `#!lua` line or `redis.register_function` may give.
@@ -118,10 +161,11 @@ pub(crate) const SCRIPT_FLAGS: &[&str] = &[
     "allow-cross-slot-keys",
 ];
 
-/// An EVAL script's `#!lua flags=...` line: (its length, whether it is there, no-writes).
-fn shebang(body: &[u8]) -> Result<(usize, bool, bool), CmdError> {
+/// An EVAL script's `#!lua flags=...` line: its length, and what it declared (`None`
+/// without one).
+fn shebang(body: &[u8]) -> Result<(usize, Option<Declared>), CmdError> {
     if !body.starts_with(b"#!") {
-        return Ok((0, false, false));
+        return Ok((0, None));
     }
     let Some(end) = body.iter().position(|&c| c == b'\n') else {
         return Err(err("ERR Invalid script shebang"));
@@ -134,7 +178,7 @@ fn shebang(body: &[u8]) -> Result<(usize, bool, bool), CmdError> {
             "ERR Unexpected engine in script shebang: {engine}"
         )));
     }
-    let mut no_writes = false;
+    let mut names = Vec::new();
     for part in parts {
         let Some(flags) = part.strip_prefix("flags=") else {
             return Err(err_owned(format!("ERR Unknown lua shebang option: {part}")));
@@ -145,10 +189,10 @@ fn shebang(body: &[u8]) -> Result<(usize, bool, bool), CmdError> {
                     "ERR Unexpected flag in script shebang: {flag}"
                 )));
             }
-            no_writes |= flag == "no-writes";
+            names.push(flag);
         }
     }
-    Ok((end, true, no_writes))
+    Ok((end, Some(Declared::from_names(names))))
 }
 
 impl Vm {
@@ -165,6 +209,7 @@ impl Vm {
         let native = lua.create_table()?;
         native.raw_set("libs", libs::natives(&lua)?)?;
         native.raw_set("version", VERSION)?;
+        native.raw_set("metatable_guards", lua.create_function(guard::closures)?)?;
         native.raw_set("version_num", version_num(VERSION))?;
         native.raw_set(
             "sha1hex",
@@ -322,6 +367,14 @@ impl Scripting {
         }
     }
 
+    /// Notes the VM's figures for INFO (after the script cache changed).
+    fn note(&self, vm: &Vm) {
+        let figures = &self.figures;
+        figures
+            .cached_scripts
+            .store(vm.scripts.len(), Ordering::Relaxed);
+    }
+
     fn made<'a>(
         &self,
         mut guard: MutexGuard<'a, Option<Vm>>,
@@ -375,6 +428,17 @@ impl Engine {
         gate.kill.store(true, Ordering::Relaxed);
     }
 
+    /// Scripting's figures for INFO memory, as last noted (see [`ScriptingMemory`]).
+    pub fn scripting_memory(&self) -> ScriptingMemory {
+        let scripting = &self.inner().scripting;
+        let (functions, libraries) = scripting.functions_loaded();
+        ScriptingMemory {
+            cached_scripts: scripting.figures.cached_scripts.load(Ordering::Relaxed),
+            functions,
+            libraries,
+        }
+    }
+
     /// Whether a script runs now (one relaxed load).
     pub fn script_running(&self) -> bool {
         !self.inner().scripting.gate.quiet()
@@ -402,6 +466,30 @@ pub fn wait_for_script(engine: &Engine, spec: &Spec, args: &[&[u8]]) -> Option<R
     match scripting(engine).gate.wait(allowed_when_busy(spec, args)) {
         Pass::Go => None,
         Pass::Busy(text) => Some(Reply::err(text)),
+    }
+}
+
+/// What the script or function an EVAL, EVALSHA, FCALL (or their _RO forms) request runs
+/// declared, which decides whether the request is a write and may be refused when over
+/// `maxmemory` (Redis's `evalGetCommandFlags`, `fcallGetCommandFlags`). `None` for a script
+/// without a `#!lua` line, one not cached, a function not loaded, or another command: the
+/// command's own flags hold. Takes the VM for EVALSHA and FCALL (waiting for a running
+/// script as any command does), so the command path asks only when a refusal is possible.
+pub(crate) fn declared_flags(engine: &Engine, spec: &Spec, args: &[&[u8]]) -> Option<Declared> {
+    let body = args.get(1)?;
+    match spec.name {
+        "eval" | "eval_ro" => shebang(body).ok()?.1,
+        "evalsha" | "evalsha_ro" | "fcall" | "fcall_ro" => {
+            let guard = scripting(engine).vm().ok()?;
+            let vm = guard.as_ref()?;
+            if spec.name.starts_with("fcall") {
+                vm.libraries.declared(&lossy(body))
+            } else {
+                let sha = lossy(body).to_ascii_lowercase();
+                vm.scripts.get(&sha)?.declared
+            }
+        }
+        _ => None,
     }
 }
 
@@ -510,6 +598,7 @@ pub(crate) fn run_script(
         install_hook(&vm.lua, &gate, Duration::from_millis(threshold), &site);
     }
     let saved_resp = inner.client.resp;
+    inner.client.in_script = true;
     let result = vm.lua.scope(|scope| {
         let e = vm.e.clone();
         let error_table: Function = vm.e.raw_get("error_table")?;
@@ -584,6 +673,7 @@ pub(crate) fn run_script(
     });
     vm.lua.remove_hook();
     inner.client.resp = saved_resp;
+    inner.client.in_script = false;
     // A SELECT in the script does not change the caller's database.
     inner.client.db = caller_db;
     // Its writes go to the append-only file while its locks are still held; a script the
@@ -740,6 +830,12 @@ fn redis_call(
     if spec.write {
         if read_only {
             return fail("Write commands are not allowed from read-only scripts.");
+        }
+        // Short of replicas, the first write is refused; once the script wrote, it is not
+        // stopped half way (Redis's `scriptVerifyWriteCommandAllow`).
+        let wrote = gate.wrote.load(Ordering::Relaxed);
+        if !wrote && ctx.engine.inner().server.replicas_lacking() {
+            return fail(&format!("-{}", super::NOREPLICAS));
         }
         gate.wrote.store(true, Ordering::Relaxed);
     }
@@ -912,10 +1008,12 @@ fn eval_generic(
         None => {
             let c = compile_script(vm, args[1])?;
             vm.scripts.insert(sha.clone(), c.clone());
+            scripting.note(vm);
             c
         }
     };
-    if read_only && cached.shebang && !cached.no_writes {
+    let no_writes = cached.declared.is_some_and(|d| d.no_writes);
+    if read_only && cached.declared.is_some() && !no_writes {
         return Err(err(
             "ERR Can not execute a script with write flag using *_ro command.",
         ));
@@ -923,14 +1021,14 @@ fn eval_generic(
     let run = Run {
         name: &sha,
         function: false,
-        read_only: read_only || cached.no_writes,
+        read_only: read_only || no_writes,
         selects: cached.selects,
     };
     Ok(run_script(ctx, vm, &cached.f, keys, argv, &run))
 }
 
 fn compile_script(vm: &Vm, body: &[u8]) -> Result<Cached, CmdError> {
-    let (skip, shebang, no_writes) = shebang(body)?;
+    let (skip, declared) = shebang(body)?;
     // The `#!` line is skipped, its line feed kept, so line numbers stay the user's.
     let f = vm.compile(&body[skip..], "@user_script").map_err(|msg| {
         err_owned(format!(
@@ -941,8 +1039,7 @@ fn compile_script(vm: &Vm, body: &[u8]) -> Result<Cached, CmdError> {
     Ok(Cached {
         f,
         selects: mentions_select(body),
-        shebang,
-        no_writes,
+        declared,
     })
 }
 
@@ -986,6 +1083,7 @@ fn script(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
         if !vm.scripts.contains_key(&sha) {
             let f = compile_script(vm, args[2])?;
             vm.scripts.insert(sha.clone(), f);
+            scripting.note(vm);
         }
         return Ok(Reply::Bulk(sha.into_bytes()));
     }
@@ -1012,6 +1110,8 @@ fn script(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
         let mut guard = scripting.vm()?;
         if let Some(vm) = guard.as_mut() {
             vm.scripts.clear();
+            let _ = vm.lua.gc_collect();
+            scripting.note(vm);
         }
         return Ok(Reply::ok());
     }
