@@ -385,6 +385,7 @@ pub fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
     // asking for replicas the engine does not have, a write is refused. Both by the
     // command's Redis flags, looked up only when one of the two holds.
     let room = client.room.take().unwrap_or_else(|| engine.make_room());
+    client.over_maxmemory = !room;
     let replicas = !engine.inner().server.replicas_lacking();
     if !room || !replicas {
         if let Some(refused) = refused_by_state(engine, client, spec, args, room, replicas) {
@@ -560,6 +561,9 @@ fn script_keys(args: &[&[u8]]) -> Vec<usize> {
     (3..args.len().min(3usize.saturating_add(n))).collect()
 }
 
+/// Redis's reply to a command that may grow memory while memory is over `maxmemory`.
+pub(crate) const OOM: &str = "OOM command not allowed when used memory > 'maxmemory'.";
+
 /// Redis's reply to a write while `min-replicas-to-write` wants more replicas than there are.
 pub(crate) const NOREPLICAS: &str = "NOREPLICAS Not enough good replicas to write.";
 
@@ -578,9 +582,7 @@ fn refused_by_state(
     let flags = request_flags(engine, client, spec, args);
     let queuing = client.in_multi() && !matches!(spec.name, "exec" | "discard" | "quit" | "reset");
     if !room && (flags.denyoom || queuing) {
-        return Some(Reply::err(
-            "OOM command not allowed when used memory > 'maxmemory'.",
-        ));
+        return Some(Reply::err(OOM));
     }
     if !replicas && flags.write {
         return Some(Reply::err(NOREPLICAS));
@@ -674,7 +676,9 @@ pub(crate) fn run(
     }
     let mark = propagate::mark();
     let reply = (spec.run)(&mut ctx, args).unwrap_or_else(Reply::from);
-    if reply.is_error() {
+    if std::mem::take(&mut ctx.client.error_counted) {
+        engine.inner().server.count_failed(index);
+    } else if reply.is_error() {
         count_error(engine, &reply, Some(index), false);
     }
     if container {

@@ -616,6 +616,7 @@ fn fcall_generic(ctx: &mut Ctx<'_, '_>, args: &[&[u8]], ro: bool) -> Result<Repl
         name: &f.name,
         function: true,
         read_only: ro || no_writes,
+        allow_oom: f.flags.contains(&"allow-oom"),
         selects: vm.libraries.selects(&f.name),
     };
     let status = &scripting.functions;

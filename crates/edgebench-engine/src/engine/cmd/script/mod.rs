@@ -544,6 +544,8 @@ pub(crate) struct Run<'a> {
     pub function: bool,
     /// Write commands are refused (EVAL_RO, FCALL_RO, `no-writes`).
     pub read_only: bool,
+    /// `allow-oom`: commands that may grow memory run even over `maxmemory`.
+    pub allow_oom: bool,
     /// Its source mentions `select`: it runs holding every database, so that SELECT can
     /// switch among them (Redis 7.0 lets a script SELECT, for the rest of the script only).
     /// A script locks its own database's shards; one that may SELECT locks every database
@@ -631,7 +633,7 @@ pub(crate) fn run_script(
                 Held { ctx: inner, others },
                 gate,
                 &error_table,
-                run.read_only,
+                run,
                 resp as u8,
                 &args,
             )
@@ -656,7 +658,7 @@ pub(crate) fn run_script(
         e.raw_set("dispatch", Value::Nil)?;
         e.raw_set("acl_check", Value::Nil)?;
         if gate.kill.load(Ordering::Relaxed) && !matches!(outcome, Ok((true, _))) {
-            return Ok(killed(run.name, &site));
+            return Ok((killed(run.name, &site), false));
         }
         let (ok, value) = outcome?;
         let resp3 = e
@@ -665,11 +667,12 @@ pub(crate) fn run_script(
             .as_ref()
             .and_then(convert::number)
             == Some(3.0);
-        Ok(if ok {
+        let reply = if ok {
             convert::lua_to_reply(&value, resp3)
         } else {
             failure(&value, run.name)
-        })
+        };
+        Ok((reply, counted_already(&value)))
     });
     vm.lua.remove_hook();
     inner.client.resp = saved_resp;
@@ -684,9 +687,33 @@ pub(crate) fn run_script(
     super::propagate::feed_held_if_outermost(&mut inner);
     // Keep the Lua heap in step with what scripts free (Redis steps its GC after scripts).
     let _ = vm.lua.gc_step();
-    result.unwrap_or_else(|e| {
-        Reply::Error(format!("ERR Error running script {}, {e}", run.name).into())
-    })
+    let (reply, counted) = result.unwrap_or_else(|e| {
+        let text = format!("ERR Error running script {}, {e}", run.name);
+        (Reply::Error(text.into()), false)
+    });
+    inner.client.error_counted = counted && reply.is_error();
+    reply
+}
+
+/// The mark a command's error carries into the script (Redis's `ignore_error_stats_update`):
+/// INFO counted it when the command failed or was refused, so the script's error reply made
+/// of it counts only as the script's failed call.
+const COUNTED: &str = "ignore_error_stats_update";
+
+/// Whether a script's error value (raised, or returned as an error table) carries [`COUNTED`].
+fn counted_already(value: &Value) -> bool {
+    matches!(value, Value::Table(t) if matches!(t.raw_get::<Value>(COUNTED), Ok(Value::Boolean(true))))
+}
+
+/// Counts in INFO an error a command called by a script replied (`rejected`: refused before
+/// it ran, as Redis's `scriptCall` checks), against the command if it exists: `text` is the
+/// error as the script's error table takes it (`-CODE msg`, or a message that gets `ERR`).
+fn count_in_script(engine: &Engine, text: &str, index: Option<usize>, rejected: bool) {
+    let counted = match text.strip_prefix('-') {
+        Some(coded) => coded.to_string(),
+        None => format!("ERR {text}"),
+    };
+    engine.inner().server.count_error(&counted, index, rejected);
 }
 
 /// Opens the gate when the script ends, however it ends.
@@ -779,13 +806,26 @@ fn redis_call(
     held: Held<'_, '_, '_>,
     gate: &Gate,
     error_table: &Function,
-    read_only: bool,
+    run: &Run<'_>,
     resp: u8,
     args: &[Value],
 ) -> mlua::Result<(Value, bool)> {
     let Held { ctx, others } = held;
+    let engine = ctx.engine;
+    // An error before the command is looked up (Redis's checks before `scriptCall`): not
+    // counted in INFO.
     let fail = |text: &str| -> mlua::Result<(Value, bool)> {
         Ok((error_table.call::<Value>(text)?, true))
+    };
+    // The command at `index` (None: no such command) refused (`rejected`) or failed:
+    // counted in INFO now, and marked so that the script's error reply is not counted again.
+    let counted = |text: &str, index: Option<usize>, rejected: bool| {
+        count_in_script(engine, text, index, rejected);
+        let value = error_table.call::<Value>(text)?;
+        if let Value::Table(t) = &value {
+            t.raw_set(COUNTED, true)?;
+        }
+        Ok((value, true))
     };
     let argv = match lua_argv(args) {
         Ok(argv) => argv,
@@ -796,7 +836,9 @@ fn redis_call(
         if let Some(all) = others.as_mut() {
             return match select_in_script(ctx, all, &argv) {
                 Ok(()) => Ok((convert::reply_to_lua(lua, &Reply::ok(), resp == 3)?, false)),
-                Err(text) => fail(text),
+                Err((text, rejected)) => {
+                    counted(text, lookup_indexed(b"select").map(|(i, _)| i), rejected)
+                }
             };
         }
     }
@@ -804,21 +846,30 @@ fn redis_call(
         // The server runs pub/sub itself; scripts get Redis's answers for them.
         let name = lossy(argv[0]).to_ascii_lowercase();
         if not_allowed_in_script(&name, &argv) {
-            return fail("This Redis command is not allowed from script");
+            return counted("This Redis command is not allowed from script", None, true);
         }
-        return fail("Unknown Redis command called from script");
+        return counted("Unknown Redis command called from script", None, true);
     };
     if !super::arity_ok(spec.arity, argv.len()) {
-        return fail("Wrong number of args calling Redis command from script");
+        return counted(
+            "Wrong number of args calling Redis command from script",
+            Some(index),
+            true,
+        );
     }
     if not_allowed_in_script(spec.name, &argv) {
-        return fail("This Redis command is not allowed from script");
+        return counted(
+            "This Redis command is not allowed from script",
+            Some(index),
+            true,
+        );
     }
     if ctx.client.acl_restricted() {
         let context = acl::log::Context::Lua;
         if let Some((denied, _)) = acl::refusal(ctx.engine, ctx.client, index, &argv, context) {
             let why = acl::script_text(denied);
-            return fail(&format!("The user executing the script {why}"));
+            let text = format!("The user executing the script {why}");
+            return counted(&text, Some(index), true);
         }
     }
     if matches!(spec.name, "xread" | "xreadgroup") && blocks(&argv) {
@@ -828,15 +879,27 @@ fn redis_call(
         ));
     }
     if spec.write {
-        if read_only {
-            return fail("Write commands are not allowed from read-only scripts.");
+        if run.read_only {
+            let text = "Write commands are not allowed from read-only scripts.";
+            return counted(text, Some(index), true);
         }
         // Short of replicas, the first write is refused; once the script wrote, it is not
         // stopped half way (Redis's `scriptVerifyWriteCommandAllow`).
         let wrote = gate.wrote.load(Ordering::Relaxed);
         if !wrote && ctx.engine.inner().server.replicas_lacking() {
-            return fail(&format!("-{}", super::NOREPLICAS));
+            return counted(&format!("-{}", super::NOREPLICAS), Some(index), true);
         }
+    }
+    // Over `maxmemory` when the script was called, its first command that may grow memory
+    // is refused, unless it declared `allow-oom` (Redis's `scriptVerifyOOM`).
+    if ctx.client.over_maxmemory
+        && !run.allow_oom
+        && !gate.wrote.load(Ordering::Relaxed)
+        && super::server::meta::lookup_request(&argv).is_some_and(|m| m.has_flag("denyoom"))
+    {
+        return counted(&format!("-{}", super::OOM), Some(index), true);
+    }
+    if spec.write {
         gate.wrote.store(true, Ordering::Relaxed);
     }
     ctx.engine.inner().server.count_call(index);
@@ -851,7 +914,7 @@ fn redis_call(
     }
     ctx.client.resp = saved;
     match &reply {
-        Reply::Error(text) => fail(&format!("-{text}")),
+        Reply::Error(text) => counted(&format!("-{text}"), Some(index), false),
         reply => Ok((convert::reply_to_lua(lua, reply, resp == 3)?, false)),
     }
 }
@@ -902,32 +965,38 @@ fn acl_check_cmd(
 }
 
 /// SELECT from a script that holds every database: its locks on the database asked for
-/// become the script's, for the commands after it. Redis's errors otherwise.
+/// become the script's, for the commands after it. Redis's errors otherwise, with whether
+/// the call was refused before it ran (a wrong arity) rather than failed.
 fn select_in_script<'l>(
     ctx: &mut Ctx<'_, 'l>,
     all: &mut [Option<Locked<'l>>],
     argv: &[&[u8]],
-) -> Result<(), &'static str> {
+) -> Result<(), (&'static str, bool)> {
     if argv.len() != 2 {
-        return Err("Wrong number of args calling Redis command from script");
-    }
-    let n = parse_i64(argv[1]).map_err(|_| "-ERR value is not an integer or out of range")?;
-    let n = usize::try_from(n)
-        .ok()
-        .filter(|&n| n < DATABASES)
-        .ok_or("-ERR DB index is out of range")?;
-    if n != ctx.client.db {
-        let Some(next) = all[n].take() else {
-            return Err("-ERR DB index is out of range");
-        };
-        let previous = std::mem::replace(&mut ctx.ks, next);
-        all[ctx.client.db] = Some(previous);
-        ctx.client.db = n;
+        return Err((
+            "Wrong number of args calling Redis command from script",
+            true,
+        ));
     }
     ctx.engine
         .inner()
         .server
         .count_call(lookup_indexed(b"select").map_or(0, |(i, _)| i));
+    let failed = |text| (text, false);
+    let n =
+        parse_i64(argv[1]).map_err(|_| failed("-ERR value is not an integer or out of range"))?;
+    let n = usize::try_from(n)
+        .ok()
+        .filter(|&n| n < DATABASES)
+        .ok_or(failed("-ERR DB index is out of range"))?;
+    if n != ctx.client.db {
+        let Some(next) = all[n].take() else {
+            return Err(failed("-ERR DB index is out of range"));
+        };
+        let previous = std::mem::replace(&mut ctx.ks, next);
+        all[ctx.client.db] = Some(previous);
+        ctx.client.db = n;
+    }
     Ok(())
 }
 
@@ -1022,6 +1091,7 @@ fn eval_generic(
         name: &sha,
         function: false,
         read_only: read_only || no_writes,
+        allow_oom: cached.declared.is_some_and(|d| d.allow_oom),
         selects: cached.selects,
     };
     Ok(run_script(ctx, vm, &cached.f, keys, argv, &run))

@@ -185,6 +185,12 @@ impl ServerState {
         }
     }
 
+    /// Counts a failed call of the command at `index` whose error was counted already (a
+    /// script replying with the error of a command it called).
+    pub(crate) fn count_failed(&self, index: usize) {
+        self.failed.add(index, 1);
+    }
+
     /// Whether a new connection must authenticate: the default user has a password
     /// (`requirepass`, or ACL SETUSER) or is off.
     pub(crate) fn requires_auth(&self) -> bool {
