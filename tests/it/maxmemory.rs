@@ -80,3 +80,48 @@ fn over_maxmemory_keys_go_by_policy_before_the_command_and_noeviction_refuses_wr
     scenario(true);
     scenario(false);
 }
+
+/// Over `maxmemory` (1 byte: always over), scripts are refused by the flags they declared
+/// (a `#!lua` script without `no-writes` or `allow-oom` may grow memory), a script without
+/// flags is refused its first command that may grow memory, and inside MULTI every command
+/// but EXEC and DISCARD is refused (queuing takes memory too).
+fn scripts_and_transactions(redis: bool) {
+    let tmp = tempfile::tempdir().unwrap();
+    let sock = tmp.path().join("s.sock");
+    let _server = Server::start(redis, 0, Some(&sock), &[]);
+    let mut c = Raw::unix(&sock);
+    let oom = "-OOM command not allowed when used memory > 'maxmemory'.\r\n";
+    c.check(&["SET", "x", "v"], "+OK\r\n");
+    c.check(&["CONFIG", "SET", "maxmemory", "1"], "+OK\r\n");
+    c.check(&["EVAL", "#!lua\nreturn 1", "0"], oom);
+    let read = "#!lua flags=no-writes\nreturn redis.call('get', 'x')";
+    c.check(&["EVAL", read, "0"], "$1\r\nv\r\n");
+    let write = "#!lua flags=allow-oom\nreturn redis.call('set', 'x', 'w')";
+    c.check(&["EVAL", write, "0"], "+OK\r\n");
+    c.check(
+        &["EVAL", "return redis.call('get', 'x')", "0"],
+        "$1\r\nw\r\n",
+    );
+    let first = "local t = redis.pcall('set', 'x', 'y') return t['err']";
+    c.check(
+        &["EVAL", first, "0"],
+        "$55\r\nOOM command not allowed when used memory > 'maxmemory'.\r\n",
+    );
+    c.check(&["MULTI"], "+OK\r\n");
+    c.check(&["GET", "x"], oom);
+    c.check(
+        &["EXEC"],
+        "-EXECABORT Transaction discarded because of previous errors.\r\n",
+    );
+    c.check(&["MULTI"], "+OK\r\n");
+    c.check(&["DISCARD"], "+OK\r\n");
+    c.check(&["CONFIG", "SET", "maxmemory", "0"], "+OK\r\n");
+    c.check(&["EVAL", first, "0"], "$-1\r\n");
+}
+
+#[test]
+fn over_maxmemory_scripts_and_transactions_are_refused_as_by_redis() {
+    require_redis_server();
+    scripts_and_transactions(true);
+    scripts_and_transactions(false);
+}

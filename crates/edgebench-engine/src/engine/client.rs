@@ -88,6 +88,16 @@ pub struct Client {
     /// A script of this client called a read-only command: its declared keys are
     /// remembered when it ends (as Redis tracks a script's keys).
     pub(crate) script_read: bool,
+    /// A script of this client is running: the commands it calls see it (SORT orders a
+    /// set BY a constant, as Redis does for its script client).
+    pub(crate) in_script: bool,
+    /// Memory was over `maxmemory` when the running command was dispatched (Redis's
+    /// `pre_command_oom_state`): a script it runs is refused its first command that may
+    /// grow memory.
+    pub(crate) over_maxmemory: bool,
+    /// The error the running script replies with was counted in INFO errorstats when the
+    /// command in it failed: the script's call counts only as failed (see `cmd::run`).
+    pub(crate) error_counted: bool,
     /// Set by a server that ran `maxmemory` eviction before dispatching this command (so
     /// that what it invalidated goes before the reply): whether there was room then.
     /// [`Engine::execute`](crate::engine::Engine::execute) takes it instead of evicting again.
@@ -128,6 +138,9 @@ impl Client {
             tracking_optout: false,
             caching: false,
             script_read: false,
+            in_script: false,
+            over_maxmemory: false,
+            error_counted: false,
         }
     }
 

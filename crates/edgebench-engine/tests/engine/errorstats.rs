@@ -1,7 +1,7 @@
 //! INFO's error counters against redis-server 7.0: `errorstats` by error code,
 //! `total_error_replies`, and commandstats' `rejected_calls` (refused before running: arity,
 //! NOAUTH, no-multi) and `failed_calls` (ran and replied with an error), inside and outside
-//! MULTI.
+//! MULTI and scripts.
 
 use crate::support::diff::Diff;
 
@@ -53,4 +53,55 @@ fn error_counters_match_redis() {
     );
     let (real, ours) = d.both(&["INFO", "commandstats"]);
     assert_eq!(lines(&ours, &["cmdstat_"]), lines(&real, &["cmdstat_"]));
+}
+
+/// A command a script calls counts its own error (refused: `rejected_calls`; ran: `failed_calls`)
+/// and the script's error reply made of it counts only as the script's failed call, whether
+/// `redis.call` raised it or the script returned `redis.pcall`'s error; an error caught by
+/// `redis.pcall` leaves the script's call clean. Each case against redis-server.
+#[test]
+fn errors_inside_scripts_are_counted_once_as_in_redis() {
+    let cases: &[&[&str]] = &[
+        &["EVAL", "return redis.call('select', 99)", "0"],
+        &[
+            "EVAL",
+            "local t = redis.pcall('select', 99) return t['err']",
+            "0",
+        ],
+        &["EVAL_RO", "return redis.call('set', 'x', 'y')", "1", "x"],
+        &["EVAL_RO", "return redis.pcall('set', 'x', 'y')", "1", "x"],
+        &["EVAL", "return redis.call('lpush', 'str', 'a')", "1", "str"],
+        &["EVAL", "return redis.call('get')", "0"],
+        &["EVAL", "return redis.call('nosuch')", "0"],
+        &["EVAL", "return redis.call()", "0"],
+        &["EVAL", "return error('mine')", "0"],
+        &["EVAL", "return redis.error_reply('MY own')", "0"],
+        &["EVAL", "return redis.call('set', 'x', 1)", "1", "x"],
+    ];
+    for case in cases {
+        let mut d = Diff::in_process_only();
+        d.check(&[
+            &["SET", "str", "v"],
+            &["CONFIG", "SET", "min-replicas-to-write", "0"],
+        ]);
+        if case[1].contains("'x', 1") {
+            d.check(&[&["CONFIG", "SET", "min-replicas-to-write", "1"]]);
+        }
+        d.check(&[&["CONFIG", "RESETSTAT"], case]);
+        let (real, ours) = d.both(&["INFO", "errorstats"]);
+        assert_eq!(
+            lines(&ours, &["errorstat_"]),
+            lines(&real, &["errorstat_"]),
+            "{case:?}"
+        );
+        let (real, ours) = d.both(&["INFO", "stats"]);
+        let total = &["total_error_replies"];
+        assert_eq!(lines(&ours, total), lines(&real, total), "{case:?}");
+        let (real, ours) = d.both(&["INFO", "commandstats"]);
+        assert_eq!(
+            lines(&ours, &["cmdstat_"]),
+            lines(&real, &["cmdstat_"]),
+            "{case:?}"
+        );
+    }
 }

@@ -7,6 +7,8 @@
 //!   server commands): the engine's typed API, and the same commands sent to a
 //!   real `redis-server`, to the engine in-process and to the engine behind the RESP server,
 //!   whose replies must be equal ([`support::diff`]).
+//! - `replicas`: `min-replicas-to-write` refusing writes (NOREPLICAS) at top level, in
+//!   MULTI and in scripts, against redis-server.
 //! - `keyevents`: keyspace notifications on the wire, every family against redis-server,
 //!   and in process.
 //! - `list_props`: list commands against a model, by proptest.
@@ -36,6 +38,7 @@ mod list_props;
 mod object;
 mod persist;
 mod pubsub_order;
+mod replicas;
 mod resp_server;
 mod resp_server_blocking;
 mod resp_server_loop;

@@ -978,3 +978,166 @@ fn redis_call_takes_thousands_of_arguments() {
         ],
     ]);
 }
+
+/// Redis's Lua reads every chunk as source: precompiled bytecode (`string.dump`'s output)
+/// is a syntax error at its first byte, from loadstring, load and EVAL alike.
+#[test]
+fn bytecode_does_not_load_as_in_redis() {
+    let mut d = Diff::new();
+    let dump = "string.dump(function() return 1 end)";
+    let first = format!("return loadstring({dump})()");
+    let pair = format!("local f, e = loadstring({dump}) return {{tostring(f), e}}");
+    let named = format!("local f, e = loadstring({dump}, '=x') return {{tostring(f), e}}");
+    let reader = format!(
+        "local s, done = {dump}, false
+         local f, e = load(function() if done then return nil end done = true return s end)
+         return {{tostring(f), e}}"
+    );
+    d.check(&[
+        &["EVAL", &first, "0"],
+        &["EVAL", &pair, "0"],
+        &["EVAL", &named, "0"],
+        &["EVAL", &reader, "0"],
+        &["EVAL", "return loadstring('return 7')()", "0"],
+        &["EVAL", "return load(function() return nil end) ~= nil", "0"],
+        &["EVAL", "\x1bLua", "0"],
+    ]);
+}
+
+/// The globals and the libraries are read-only tables in Redis: setmetatable on them, or a
+/// write to the globals' metatable, raises `Attempt to modify a readonly table`; the
+/// libraries show no metatable.
+#[test]
+fn protected_tables_and_their_metatables_match_redis() {
+    let mut d = Diff::new();
+    d.check(&[
+        &["EVAL", "setmetatable(_G, {})", "0"],
+        &["EVAL", "local g = getmetatable(_G)\ng.__index = {}", "0"],
+        &[
+            "EVAL",
+            "local g = getmetatable(_G) return {type(g), type(g.__index), type(g.__newindex)}",
+            "0",
+        ],
+        &[
+            "EVAL",
+            "return {tostring(getmetatable(string)), tostring(getmetatable(redis)), tostring(getmetatable(getmetatable(_G)))}",
+            "0",
+        ],
+        &["EVAL", "setmetatable(string, {})", "0"],
+        &["EVAL", "setmetatable(redis, {})", "0"],
+        &["EVAL", "setmetatable(getmetatable(_G), {})", "0"],
+        &["EVAL", "rawset(getmetatable(_G), 'x', 1)", "0"],
+        &["EVAL", "return pcall(setmetatable, _G, {})", "0"],
+        &["EVAL", "setmetatable(1, {})", "0"],
+        &["EVAL", "setmetatable({}, 1)", "0"],
+        &["EVAL", "getmetatable()", "0"],
+        &[
+            "EVAL",
+            "local t = setmetatable({}, {__metatable = 'x'}) return {getmetatable(t), pcall(setmetatable, t, {})}",
+            "0",
+        ],
+        &[
+            "EVAL",
+            "local t = setmetatable({}, {__index = function() return 5 end}) return {t.a, type(getmetatable('s'))}",
+            "0",
+        ],
+        &[
+            "FUNCTION",
+            "LOAD",
+            "#!lua name=meta\nredis.register_function('meta', function() setmetatable(_G, {}) end)",
+        ],
+        &["FCALL", "meta", "0"],
+    ]);
+}
+
+/// INFO memory counts the cached scripts (SCRIPT FLUSH ASYNC empties the cache at once) and
+/// the loaded functions, as redis-server does.
+#[test]
+fn info_counts_cached_scripts_and_functions() {
+    let mut d = Diff::new();
+    let count = |d: &mut Diff, field: &str| {
+        let (real, ours) = d.both(&["INFO", "memory"]);
+        let value = |text: &str| {
+            let at = text.find(&format!("{field}:")).map(|i| i + field.len() + 1);
+            at.map(|i| {
+                text[i..]
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect::<String>()
+            })
+        };
+        let (real, ours) = (value(&real), value(&ours));
+        assert_eq!(ours, real, "{field}: engine (left) vs redis-server (right)");
+        ours.unwrap_or_default()
+    };
+    d.check(&[&["SCRIPT", "FLUSH"], &["FUNCTION", "FLUSH"]]);
+    assert_eq!(count(&mut d, "number_of_cached_scripts"), "0");
+    for n in 0..5 {
+        d.check(&[&["SCRIPT", "LOAD", &format!("return {n}")]]);
+    }
+    d.check(&[
+        &["EVAL", "return 'new'", "0"],
+        &["EVAL", "return 'new'", "0"],
+    ]);
+    assert_eq!(count(&mut d, "number_of_cached_scripts"), "6");
+    d.check(&[&["SCRIPT", "FLUSH", "ASYNC"]]);
+    assert_eq!(count(&mut d, "number_of_cached_scripts"), "0");
+    d.check(&[&[
+        "FUNCTION",
+        "LOAD",
+        "#!lua name=two\nredis.register_function('a', function() return 1 end)\nredis.register_function('b', function() return 2 end)",
+    ]]);
+    assert_eq!(count(&mut d, "number_of_functions"), "2");
+    assert_eq!(count(&mut d, "number_of_libraries"), "1");
+}
+
+/// SORT BY a constant leaves a set in its hash order, which differs between servers; from a
+/// script Redis sorts it (ALPHA) so that the script's result is the same everywhere.
+#[test]
+fn sort_by_a_constant_is_ordered_inside_scripts() {
+    let mut d = Diff::new();
+    d.check(&[
+        &[
+            "SADD", "myset", "a", "b", "c", "d", "e", "f", "g", "h", "i", "l", "m", "n", "o", "p",
+            "q", "r", "s", "t", "u", "v", "z", "aa", "aaa", "azz",
+        ],
+        &[
+            "EVAL",
+            "return redis.call('sort', KEYS[1], 'by', '_')",
+            "1",
+            "myset",
+        ],
+        &[
+            "EVAL",
+            "return redis.call('sort', KEYS[1], 'by', '_', 'desc', 'limit', 1, 3)",
+            "1",
+            "myset",
+        ],
+        &[
+            "EVAL",
+            "return redis.call('sort', KEYS[1], 'by', '_', 'get', '#', 'get', '_:*')",
+            "1",
+            "myset",
+        ],
+        &[
+            "EVAL",
+            "return redis.call('sort_ro', KEYS[1], 'by', 'x')",
+            "1",
+            "myset",
+        ],
+        // Lists keep their own order, in scripts too.
+        &["RPUSH", "l", "c", "a", "b"],
+        &[
+            "EVAL",
+            "return redis.call('sort', KEYS[1], 'by', '_')",
+            "1",
+            "l",
+        ],
+        &[
+            "EVAL",
+            "return redis.call('sort', KEYS[1], 'by', '_', 'desc')",
+            "1",
+            "l",
+        ],
+    ]);
+}

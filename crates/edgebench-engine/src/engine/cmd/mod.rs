@@ -381,11 +381,16 @@ pub fn execute(engine: &Engine, client: &mut Client, args: &[&[u8]]) -> Reply {
         }
     }
     // Over `maxmemory`: keys go by the policy first; if that cannot make room, a command
-    // that may grow memory is refused (Redis's `denyoom`).
+    // that may grow memory is refused (Redis's `denyoom`). With `min-replicas-to-write`
+    // asking for replicas the engine does not have, a write is refused. Both by the
+    // command's Redis flags, looked up only when one of the two holds.
     let room = client.room.take().unwrap_or_else(|| engine.make_room());
-    if !room && denies_oom(spec) {
-        let oom = Reply::err("OOM command not allowed when used memory > 'maxmemory'.");
-        return reject(engine, index, client, oom, Origin::Shared);
+    client.over_maxmemory = !room;
+    let replicas = !engine.inner().server.replicas_lacking();
+    if !room || !replicas {
+        if let Some(refused) = refused_by_state(engine, client, spec, args, room, replicas) {
+            return reject(engine, index, client, refused, Origin::Shared);
+        }
     }
     // While a script runs, wait for it (or get BUSY) here rather than on its locks: one
     // relaxed load when none runs (see `script::gate`).
@@ -556,9 +561,77 @@ fn script_keys(args: &[&[u8]]) -> Vec<usize> {
     (3..args.len().min(3usize.saturating_add(n))).collect()
 }
 
-/// Whether `spec` has Redis's `denyoom` flag (refused while memory is over `maxmemory`).
-fn denies_oom(spec: &Spec) -> bool {
-    server::meta::lookup(spec.name.as_bytes()).is_some_and(|m| m.has_flag("denyoom"))
+/// Redis's reply to a command that may grow memory while memory is over `maxmemory`.
+pub(crate) const OOM: &str = "OOM command not allowed when used memory > 'maxmemory'.";
+
+/// Redis's reply to a write while `min-replicas-to-write` wants more replicas than there are.
+pub(crate) const NOREPLICAS: &str = "NOREPLICAS Not enough good replicas to write.";
+
+/// The refusal Redis's `processCommand` gives a request for the server's state: over
+/// `maxmemory` (`room` false), a command that may grow memory, and inside MULTI any command
+/// but those ending the transaction (queuing takes memory too); short of replicas
+/// (`replicas` false), a write.
+fn refused_by_state(
+    engine: &Engine,
+    client: &Client,
+    spec: &Spec,
+    args: &[&[u8]],
+    room: bool,
+    replicas: bool,
+) -> Option<Reply> {
+    let flags = request_flags(engine, client, spec, args);
+    let queuing = client.in_multi() && !matches!(spec.name, "exec" | "discard" | "quit" | "reset");
+    if !room && (flags.denyoom || queuing) {
+        return Some(Reply::err(OOM));
+    }
+    if !replicas && flags.write {
+        return Some(Reply::err(NOREPLICAS));
+    }
+    None
+}
+
+/// The Redis command flags the server's state refuses by.
+#[derive(Debug, Clone, Copy, Default)]
+struct StateFlags {
+    /// `denyoom`: may grow memory.
+    denyoom: bool,
+    /// `write`: may change the keyspace.
+    write: bool,
+}
+
+/// The flags of a request as Redis's `getCommandFlags` gives them: the (sub)command's own;
+/// for a script that declared flags, what they say; for EXEC, those of every queued command.
+fn request_flags(engine: &Engine, client: &Client, spec: &Spec, args: &[&[u8]]) -> StateFlags {
+    if spec.name == "exec" {
+        let queued = client.multi.iter().flatten();
+        return queued.fold(StateFlags::default(), |all, command| {
+            let argv: Vec<&[u8]> = command.iter().map(Vec::as_slice).collect();
+            let one = argv
+                .first()
+                .and_then(|name| lookup(name))
+                .filter(|queued| queued.name != "exec")
+                .map(|queued| request_flags(engine, client, queued, &argv))
+                .unwrap_or_default();
+            StateFlags {
+                denyoom: all.denyoom || one.denyoom,
+                write: all.write || one.write,
+            }
+        });
+    }
+    #[cfg(feature = "scripting")]
+    if let Some(declared) = script::declared_flags(engine, spec, args) {
+        return StateFlags {
+            denyoom: !(declared.no_writes || declared.allow_oom),
+            write: !declared.no_writes,
+        };
+    }
+    #[cfg(not(feature = "scripting"))]
+    let _ = engine;
+    let meta = server::meta::lookup_request(args);
+    StateFlags {
+        denyoom: meta.is_some_and(|m| m.has_flag("denyoom")),
+        write: meta.is_some_and(|m| m.has_flag("write")),
+    }
 }
 
 /// Whether `spec` has Redis's `readonly` flag (what client-side caching remembers).
@@ -603,7 +676,9 @@ pub(crate) fn run(
     }
     let mark = propagate::mark();
     let reply = (spec.run)(&mut ctx, args).unwrap_or_else(Reply::from);
-    if reply.is_error() {
+    if std::mem::take(&mut ctx.client.error_counted) {
+        engine.inner().server.count_failed(index);
+    } else if reply.is_error() {
         count_error(engine, &reply, Some(index), false);
     }
     if container {

@@ -12,7 +12,8 @@
 //! C's `strcoll` does in the C locale (up to the first NUL byte) and, with STORE, as plain
 //! bytes (Redis's two comparisons). The sort is stable, as glibc's `qsort` (a merge sort) is
 //! for ties Redis leaves unordered. Elements of a set come in the set's own order, which
-//! differs from Redis's hash order where SORT does not sort (BY a constant, without STORE).
+//! differs from Redis's hash order where SORT does not sort (BY a constant, without STORE,
+//! outside a script).
 //!
 //! Keyspace events: STORE announces `sortstore` (class `l`), or `del` when an empty result
 //! removed the destination, as Redis's sort.c does.
@@ -51,6 +52,9 @@ struct Options<'a> {
     store_at: Option<usize>,
     by: Option<&'a [u8]>,
     gets: Vec<&'a [u8]>,
+    /// Called from a script: a set's elements come out sorted even BY a constant, so the
+    /// script's result does not depend on the set's internal order.
+    in_script: bool,
 }
 
 /// `full_key_access`: the client's user may read any key with this command (Redis refuses
@@ -122,12 +126,14 @@ fn sort_ro_keys(args: &[&[u8]]) -> KeysOrAll {
 }
 
 fn sort(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
-    let o = parse(args, false, full_read_access(ctx, args))?;
+    let mut o = parse(args, false, full_read_access(ctx, args))?;
+    o.in_script = ctx.client.in_script;
     run(&mut ctx.ks, args[1], &o)
 }
 
 fn sort_ro(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
-    let o = parse(args, true, full_read_access(ctx, args))?;
+    let mut o = parse(args, true, full_read_access(ctx, args))?;
+    o.in_script = ctx.client.in_script;
     run(&mut ctx.ks, args[1], &o)
 }
 
@@ -264,8 +270,9 @@ fn run(ks: &mut Locked<'_>, key: &[u8], o: &Options<'_>) -> Result<Reply, CmdErr
     let mut alpha = o.alpha;
     let mut by = o.by;
     let mut dontsort = by.is_some_and(|p| !p.contains(&b'*'));
-    // A set sorted for STORE must come out the same everywhere: Redis sorts it ALPHA.
-    if dontsort && is_set && o.store.is_some() {
+    // A set sorted for STORE or for a script must come out the same everywhere (on a
+    // replica, in the append-only file): Redis sorts it ALPHA.
+    if dontsort && is_set && (o.store.is_some() || o.in_script) {
         dontsort = false;
         alpha = true;
         by = None;

@@ -68,6 +68,12 @@ impl Libraries {
             .find(|f| f.name.eq_ignore_ascii_case(name))
     }
 
+    /// The flags function `name` was registered with, if it exists.
+    pub(crate) fn declared(&self, name: &str) -> Option<super::Declared> {
+        let f = self.find(name)?;
+        Some(super::Declared::from_names(f.flags.iter().copied()))
+    }
+
     /// Whether the code of the library that defines function `name` mentions SELECT (see
     /// `Run::selects`).
     fn selects(&self, name: &str) -> bool {
@@ -190,6 +196,17 @@ pub(super) fn function(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, C
     status.libraries = vm.libraries.libs.len();
     status.functions = vm.libraries.function_count();
     reply
+}
+
+impl super::Scripting {
+    /// Functions and libraries loaded, as last noted: (functions, libraries).
+    pub(super) fn functions_loaded(&self) -> (usize, usize) {
+        let status = self
+            .functions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        (status.functions, status.libraries)
+    }
 }
 
 /// What FUNCTION STATS reports, kept beside the VM: a running function holds the VM, and
@@ -599,6 +616,7 @@ fn fcall_generic(ctx: &mut Ctx<'_, '_>, args: &[&[u8]], ro: bool) -> Result<Repl
         name: &f.name,
         function: true,
         read_only: ro || no_writes,
+        allow_oom: f.flags.contains(&"allow-oom"),
         selects: vm.libraries.selects(&f.name),
     };
     let status = &scripting.functions;

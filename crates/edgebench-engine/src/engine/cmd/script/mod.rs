@@ -28,10 +28,11 @@
 pub mod convert;
 mod function;
 pub mod gate;
+mod guard;
 pub mod libs;
 
 use std::collections::HashMap;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 use std::time::{Duration, Instant};
 
@@ -78,6 +79,27 @@ pub struct Scripting {
     vm: Mutex<Option<Vm>>,
     /// FUNCTION STATS's figures.
     functions: Mutex<function::FunctionStatus>,
+    /// INFO memory's figures, kept beside the VM as FUNCTION STATS's are (see [`Figures`]).
+    figures: Figures,
+}
+
+/// What INFO memory reports of scripting, noted after each change to the script cache, so
+/// INFO never waits for the VM.
+#[derive(Debug, Default)]
+struct Figures {
+    /// EVAL scripts in the cache (`number_of_cached_scripts`).
+    cached_scripts: AtomicUsize,
+}
+
+/// Scripting's counts for INFO memory: the script cache and the functions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScriptingMemory {
+    /// EVAL scripts cached.
+    pub cached_scripts: usize,
+    /// Functions loaded.
+    pub functions: usize,
+    /// Function libraries loaded.
+    pub libraries: usize,
 }
 
 impl std::fmt::Debug for Scripting {
@@ -103,10 +125,31 @@ struct Cached {
     f: Function,
     /// Its source mentions SELECT (see [`Run::selects`]).
     selects: bool,
-    /// It had a `#!lua` line (not Redis's compatibility mode).
-    shebang: bool,
-    /// `flags=no-writes`.
-    no_writes: bool,
+    /// What its `#!lua` line declared; `None` without one (Redis's compatibility mode).
+    declared: Option<Declared>,
+}
+
+/// The flags a script declared (a `#!lua flags=...` line, `redis.register_function`) that
+/// change how the server treats the command running it (Redis's `scriptFlagsToCmdFlags`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Declared {
+    /// `no-writes`: it may not write, so it is neither a write nor refused when over
+    /// `maxmemory`.
+    pub no_writes: bool,
+    /// `allow-oom`: it runs even when over `maxmemory`.
+    pub allow_oom: bool,
+}
+
+impl Declared {
+    /// From a function's or a shebang's list of flag names.
+    fn from_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Declared {
+        names
+            .into_iter()
+            .fold(Declared::default(), |d, name| Declared {
+                no_writes: d.no_writes || name == "no-writes",
+                allow_oom: d.allow_oom || name == "allow-oom",
+            })
+    }
 }
 
 /// The flags a `#!lua` line or `redis.register_function` may give.
@@ -118,10 +161,11 @@ pub(crate) const SCRIPT_FLAGS: &[&str] = &[
     "allow-cross-slot-keys",
 ];
 
-/// An EVAL script's `#!lua flags=...` line: (its length, whether it is there, no-writes).
-fn shebang(body: &[u8]) -> Result<(usize, bool, bool), CmdError> {
+/// An EVAL script's `#!lua flags=...` line: its length, and what it declared (`None`
+/// without one).
+fn shebang(body: &[u8]) -> Result<(usize, Option<Declared>), CmdError> {
     if !body.starts_with(b"#!") {
-        return Ok((0, false, false));
+        return Ok((0, None));
     }
     let Some(end) = body.iter().position(|&c| c == b'\n') else {
         return Err(err("ERR Invalid script shebang"));
@@ -134,7 +178,7 @@ fn shebang(body: &[u8]) -> Result<(usize, bool, bool), CmdError> {
             "ERR Unexpected engine in script shebang: {engine}"
         )));
     }
-    let mut no_writes = false;
+    let mut names = Vec::new();
     for part in parts {
         let Some(flags) = part.strip_prefix("flags=") else {
             return Err(err_owned(format!("ERR Unknown lua shebang option: {part}")));
@@ -145,10 +189,10 @@ fn shebang(body: &[u8]) -> Result<(usize, bool, bool), CmdError> {
                     "ERR Unexpected flag in script shebang: {flag}"
                 )));
             }
-            no_writes |= flag == "no-writes";
+            names.push(flag);
         }
     }
-    Ok((end, true, no_writes))
+    Ok((end, Some(Declared::from_names(names))))
 }
 
 impl Vm {
@@ -165,6 +209,7 @@ impl Vm {
         let native = lua.create_table()?;
         native.raw_set("libs", libs::natives(&lua)?)?;
         native.raw_set("version", VERSION)?;
+        native.raw_set("metatable_guards", lua.create_function(guard::closures)?)?;
         native.raw_set("version_num", version_num(VERSION))?;
         native.raw_set(
             "sha1hex",
@@ -322,6 +367,14 @@ impl Scripting {
         }
     }
 
+    /// Notes the VM's figures for INFO (after the script cache changed).
+    fn note(&self, vm: &Vm) {
+        let figures = &self.figures;
+        figures
+            .cached_scripts
+            .store(vm.scripts.len(), Ordering::Relaxed);
+    }
+
     fn made<'a>(
         &self,
         mut guard: MutexGuard<'a, Option<Vm>>,
@@ -375,6 +428,17 @@ impl Engine {
         gate.kill.store(true, Ordering::Relaxed);
     }
 
+    /// Scripting's figures for INFO memory, as last noted (see [`ScriptingMemory`]).
+    pub fn scripting_memory(&self) -> ScriptingMemory {
+        let scripting = &self.inner().scripting;
+        let (functions, libraries) = scripting.functions_loaded();
+        ScriptingMemory {
+            cached_scripts: scripting.figures.cached_scripts.load(Ordering::Relaxed),
+            functions,
+            libraries,
+        }
+    }
+
     /// Whether a script runs now (one relaxed load).
     pub fn script_running(&self) -> bool {
         !self.inner().scripting.gate.quiet()
@@ -402,6 +466,30 @@ pub fn wait_for_script(engine: &Engine, spec: &Spec, args: &[&[u8]]) -> Option<R
     match scripting(engine).gate.wait(allowed_when_busy(spec, args)) {
         Pass::Go => None,
         Pass::Busy(text) => Some(Reply::err(text)),
+    }
+}
+
+/// What the script or function an EVAL, EVALSHA, FCALL (or their _RO forms) request runs
+/// declared, which decides whether the request is a write and may be refused when over
+/// `maxmemory` (Redis's `evalGetCommandFlags`, `fcallGetCommandFlags`). `None` for a script
+/// without a `#!lua` line, one not cached, a function not loaded, or another command: the
+/// command's own flags hold. Takes the VM for EVALSHA and FCALL (waiting for a running
+/// script as any command does), so the command path asks only when a refusal is possible.
+pub(crate) fn declared_flags(engine: &Engine, spec: &Spec, args: &[&[u8]]) -> Option<Declared> {
+    let body = args.get(1)?;
+    match spec.name {
+        "eval" | "eval_ro" => shebang(body).ok()?.1,
+        "evalsha" | "evalsha_ro" | "fcall" | "fcall_ro" => {
+            let guard = scripting(engine).vm().ok()?;
+            let vm = guard.as_ref()?;
+            if spec.name.starts_with("fcall") {
+                vm.libraries.declared(&lossy(body))
+            } else {
+                let sha = lossy(body).to_ascii_lowercase();
+                vm.scripts.get(&sha)?.declared
+            }
+        }
+        _ => None,
     }
 }
 
@@ -456,6 +544,8 @@ pub(crate) struct Run<'a> {
     pub function: bool,
     /// Write commands are refused (EVAL_RO, FCALL_RO, `no-writes`).
     pub read_only: bool,
+    /// `allow-oom`: commands that may grow memory run even over `maxmemory`.
+    pub allow_oom: bool,
     /// Its source mentions `select`: it runs holding every database, so that SELECT can
     /// switch among them (Redis 7.0 lets a script SELECT, for the rest of the script only).
     /// A script locks its own database's shards; one that may SELECT locks every database
@@ -510,6 +600,7 @@ pub(crate) fn run_script(
         install_hook(&vm.lua, &gate, Duration::from_millis(threshold), &site);
     }
     let saved_resp = inner.client.resp;
+    inner.client.in_script = true;
     let result = vm.lua.scope(|scope| {
         let e = vm.e.clone();
         let error_table: Function = vm.e.raw_get("error_table")?;
@@ -542,7 +633,7 @@ pub(crate) fn run_script(
                 Held { ctx: inner, others },
                 gate,
                 &error_table,
-                run.read_only,
+                run,
                 resp as u8,
                 &args,
             )
@@ -567,7 +658,7 @@ pub(crate) fn run_script(
         e.raw_set("dispatch", Value::Nil)?;
         e.raw_set("acl_check", Value::Nil)?;
         if gate.kill.load(Ordering::Relaxed) && !matches!(outcome, Ok((true, _))) {
-            return Ok(killed(run.name, &site));
+            return Ok((killed(run.name, &site), false));
         }
         let (ok, value) = outcome?;
         let resp3 = e
@@ -576,14 +667,16 @@ pub(crate) fn run_script(
             .as_ref()
             .and_then(convert::number)
             == Some(3.0);
-        Ok(if ok {
+        let reply = if ok {
             convert::lua_to_reply(&value, resp3)
         } else {
             failure(&value, run.name)
-        })
+        };
+        Ok((reply, counted_already(&value)))
     });
     vm.lua.remove_hook();
     inner.client.resp = saved_resp;
+    inner.client.in_script = false;
     // A SELECT in the script does not change the caller's database.
     inner.client.db = caller_db;
     // Its writes go to the append-only file while its locks are still held; a script the
@@ -594,9 +687,33 @@ pub(crate) fn run_script(
     super::propagate::feed_held_if_outermost(&mut inner);
     // Keep the Lua heap in step with what scripts free (Redis steps its GC after scripts).
     let _ = vm.lua.gc_step();
-    result.unwrap_or_else(|e| {
-        Reply::Error(format!("ERR Error running script {}, {e}", run.name).into())
-    })
+    let (reply, counted) = result.unwrap_or_else(|e| {
+        let text = format!("ERR Error running script {}, {e}", run.name);
+        (Reply::Error(text.into()), false)
+    });
+    inner.client.error_counted = counted && reply.is_error();
+    reply
+}
+
+/// The mark a command's error carries into the script (Redis's `ignore_error_stats_update`):
+/// INFO counted it when the command failed or was refused, so the script's error reply made
+/// of it counts only as the script's failed call.
+const COUNTED: &str = "ignore_error_stats_update";
+
+/// Whether a script's error value (raised, or returned as an error table) carries [`COUNTED`].
+fn counted_already(value: &Value) -> bool {
+    matches!(value, Value::Table(t) if matches!(t.raw_get::<Value>(COUNTED), Ok(Value::Boolean(true))))
+}
+
+/// Counts in INFO an error a command called by a script replied (`rejected`: refused before
+/// it ran, as Redis's `scriptCall` checks), against the command if it exists: `text` is the
+/// error as the script's error table takes it (`-CODE msg`, or a message that gets `ERR`).
+fn count_in_script(engine: &Engine, text: &str, index: Option<usize>, rejected: bool) {
+    let counted = match text.strip_prefix('-') {
+        Some(coded) => coded.to_string(),
+        None => format!("ERR {text}"),
+    };
+    engine.inner().server.count_error(&counted, index, rejected);
 }
 
 /// Opens the gate when the script ends, however it ends.
@@ -689,13 +806,26 @@ fn redis_call(
     held: Held<'_, '_, '_>,
     gate: &Gate,
     error_table: &Function,
-    read_only: bool,
+    run: &Run<'_>,
     resp: u8,
     args: &[Value],
 ) -> mlua::Result<(Value, bool)> {
     let Held { ctx, others } = held;
+    let engine = ctx.engine;
+    // An error before the command is looked up (Redis's checks before `scriptCall`): not
+    // counted in INFO.
     let fail = |text: &str| -> mlua::Result<(Value, bool)> {
         Ok((error_table.call::<Value>(text)?, true))
+    };
+    // The command at `index` (None: no such command) refused (`rejected`) or failed:
+    // counted in INFO now, and marked so that the script's error reply is not counted again.
+    let counted = |text: &str, index: Option<usize>, rejected: bool| {
+        count_in_script(engine, text, index, rejected);
+        let value = error_table.call::<Value>(text)?;
+        if let Value::Table(t) = &value {
+            t.raw_set(COUNTED, true)?;
+        }
+        Ok((value, true))
     };
     let argv = match lua_argv(args) {
         Ok(argv) => argv,
@@ -706,7 +836,9 @@ fn redis_call(
         if let Some(all) = others.as_mut() {
             return match select_in_script(ctx, all, &argv) {
                 Ok(()) => Ok((convert::reply_to_lua(lua, &Reply::ok(), resp == 3)?, false)),
-                Err(text) => fail(text),
+                Err((text, rejected)) => {
+                    counted(text, lookup_indexed(b"select").map(|(i, _)| i), rejected)
+                }
             };
         }
     }
@@ -714,21 +846,30 @@ fn redis_call(
         // The server runs pub/sub itself; scripts get Redis's answers for them.
         let name = lossy(argv[0]).to_ascii_lowercase();
         if not_allowed_in_script(&name, &argv) {
-            return fail("This Redis command is not allowed from script");
+            return counted("This Redis command is not allowed from script", None, true);
         }
-        return fail("Unknown Redis command called from script");
+        return counted("Unknown Redis command called from script", None, true);
     };
     if !super::arity_ok(spec.arity, argv.len()) {
-        return fail("Wrong number of args calling Redis command from script");
+        return counted(
+            "Wrong number of args calling Redis command from script",
+            Some(index),
+            true,
+        );
     }
     if not_allowed_in_script(spec.name, &argv) {
-        return fail("This Redis command is not allowed from script");
+        return counted(
+            "This Redis command is not allowed from script",
+            Some(index),
+            true,
+        );
     }
     if ctx.client.acl_restricted() {
         let context = acl::log::Context::Lua;
         if let Some((denied, _)) = acl::refusal(ctx.engine, ctx.client, index, &argv, context) {
             let why = acl::script_text(denied);
-            return fail(&format!("The user executing the script {why}"));
+            let text = format!("The user executing the script {why}");
+            return counted(&text, Some(index), true);
         }
     }
     if matches!(spec.name, "xread" | "xreadgroup") && blocks(&argv) {
@@ -738,9 +879,27 @@ fn redis_call(
         ));
     }
     if spec.write {
-        if read_only {
-            return fail("Write commands are not allowed from read-only scripts.");
+        if run.read_only {
+            let text = "Write commands are not allowed from read-only scripts.";
+            return counted(text, Some(index), true);
         }
+        // Short of replicas, the first write is refused; once the script wrote, it is not
+        // stopped half way (Redis's `scriptVerifyWriteCommandAllow`).
+        let wrote = gate.wrote.load(Ordering::Relaxed);
+        if !wrote && ctx.engine.inner().server.replicas_lacking() {
+            return counted(&format!("-{}", super::NOREPLICAS), Some(index), true);
+        }
+    }
+    // Over `maxmemory` when the script was called, its first command that may grow memory
+    // is refused, unless it declared `allow-oom` (Redis's `scriptVerifyOOM`).
+    if ctx.client.over_maxmemory
+        && !run.allow_oom
+        && !gate.wrote.load(Ordering::Relaxed)
+        && super::server::meta::lookup_request(&argv).is_some_and(|m| m.has_flag("denyoom"))
+    {
+        return counted(&format!("-{}", super::OOM), Some(index), true);
+    }
+    if spec.write {
         gate.wrote.store(true, Ordering::Relaxed);
     }
     ctx.engine.inner().server.count_call(index);
@@ -755,7 +914,7 @@ fn redis_call(
     }
     ctx.client.resp = saved;
     match &reply {
-        Reply::Error(text) => fail(&format!("-{text}")),
+        Reply::Error(text) => counted(&format!("-{text}"), Some(index), false),
         reply => Ok((convert::reply_to_lua(lua, reply, resp == 3)?, false)),
     }
 }
@@ -806,32 +965,38 @@ fn acl_check_cmd(
 }
 
 /// SELECT from a script that holds every database: its locks on the database asked for
-/// become the script's, for the commands after it. Redis's errors otherwise.
+/// become the script's, for the commands after it. Redis's errors otherwise, with whether
+/// the call was refused before it ran (a wrong arity) rather than failed.
 fn select_in_script<'l>(
     ctx: &mut Ctx<'_, 'l>,
     all: &mut [Option<Locked<'l>>],
     argv: &[&[u8]],
-) -> Result<(), &'static str> {
+) -> Result<(), (&'static str, bool)> {
     if argv.len() != 2 {
-        return Err("Wrong number of args calling Redis command from script");
-    }
-    let n = parse_i64(argv[1]).map_err(|_| "-ERR value is not an integer or out of range")?;
-    let n = usize::try_from(n)
-        .ok()
-        .filter(|&n| n < DATABASES)
-        .ok_or("-ERR DB index is out of range")?;
-    if n != ctx.client.db {
-        let Some(next) = all[n].take() else {
-            return Err("-ERR DB index is out of range");
-        };
-        let previous = std::mem::replace(&mut ctx.ks, next);
-        all[ctx.client.db] = Some(previous);
-        ctx.client.db = n;
+        return Err((
+            "Wrong number of args calling Redis command from script",
+            true,
+        ));
     }
     ctx.engine
         .inner()
         .server
         .count_call(lookup_indexed(b"select").map_or(0, |(i, _)| i));
+    let failed = |text| (text, false);
+    let n =
+        parse_i64(argv[1]).map_err(|_| failed("-ERR value is not an integer or out of range"))?;
+    let n = usize::try_from(n)
+        .ok()
+        .filter(|&n| n < DATABASES)
+        .ok_or(failed("-ERR DB index is out of range"))?;
+    if n != ctx.client.db {
+        let Some(next) = all[n].take() else {
+            return Err(failed("-ERR DB index is out of range"));
+        };
+        let previous = std::mem::replace(&mut ctx.ks, next);
+        all[ctx.client.db] = Some(previous);
+        ctx.client.db = n;
+    }
     Ok(())
 }
 
@@ -912,10 +1077,12 @@ fn eval_generic(
         None => {
             let c = compile_script(vm, args[1])?;
             vm.scripts.insert(sha.clone(), c.clone());
+            scripting.note(vm);
             c
         }
     };
-    if read_only && cached.shebang && !cached.no_writes {
+    let no_writes = cached.declared.is_some_and(|d| d.no_writes);
+    if read_only && cached.declared.is_some() && !no_writes {
         return Err(err(
             "ERR Can not execute a script with write flag using *_ro command.",
         ));
@@ -923,14 +1090,15 @@ fn eval_generic(
     let run = Run {
         name: &sha,
         function: false,
-        read_only: read_only || cached.no_writes,
+        read_only: read_only || no_writes,
+        allow_oom: cached.declared.is_some_and(|d| d.allow_oom),
         selects: cached.selects,
     };
     Ok(run_script(ctx, vm, &cached.f, keys, argv, &run))
 }
 
 fn compile_script(vm: &Vm, body: &[u8]) -> Result<Cached, CmdError> {
-    let (skip, shebang, no_writes) = shebang(body)?;
+    let (skip, declared) = shebang(body)?;
     // The `#!` line is skipped, its line feed kept, so line numbers stay the user's.
     let f = vm.compile(&body[skip..], "@user_script").map_err(|msg| {
         err_owned(format!(
@@ -941,8 +1109,7 @@ fn compile_script(vm: &Vm, body: &[u8]) -> Result<Cached, CmdError> {
     Ok(Cached {
         f,
         selects: mentions_select(body),
-        shebang,
-        no_writes,
+        declared,
     })
 }
 
@@ -986,6 +1153,7 @@ fn script(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
         if !vm.scripts.contains_key(&sha) {
             let f = compile_script(vm, args[2])?;
             vm.scripts.insert(sha.clone(), f);
+            scripting.note(vm);
         }
         return Ok(Reply::Bulk(sha.into_bytes()));
     }
@@ -1012,6 +1180,8 @@ fn script(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
         let mut guard = scripting.vm()?;
         if let Some(vm) = guard.as_mut() {
             vm.scripts.clear();
+            let _ = vm.lua.gc_collect();
+            scripting.note(vm);
         }
         return Ok(Reply::ok());
     }

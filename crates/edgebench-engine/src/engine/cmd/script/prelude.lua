@@ -30,7 +30,7 @@ local function readonly(t, strict, lookup)
     __metatable = false,
   })
   protected[proxy] = true
-  return proxy
+  return proxy, index
 end
 
 -- The redis table.
@@ -181,6 +181,14 @@ local compat_rawset = wrap(function(t, k, v)
   return true, rawset(t, k, v)
 end)
 
+-- loadstring reading `s` as Lua source even when it starts as bytecode (see G.loadstring).
+local function source_only(s, name)
+  if type(s) == 'string' and s:byte(1) == 27 then
+    return loadstring(' ' .. s, name or s)
+  end
+  return loadstring(s, name)
+end
+
 -- The globals a script sees.
 local G = {}
 local env
@@ -229,23 +237,43 @@ for _, lib in ipairs({ 'bit', 'cjson', 'cmsgpack' }) do
   end
   G[lib] = readonly(t)
 end
--- Chunks compiled at run time get the sandbox too.
+-- Chunks compiled at run time get the sandbox too, and are always read as source: Redis's
+-- Lua has no loader for precompiled bytecode (string.dump's output), so such a chunk is a
+-- syntax error at its first byte (ESC, 27), and loadstring / load answer nil and the
+-- message. A space in front of that byte keeps stock Lua from taking the binary path and
+-- leaves the parser the same error on line 1, under the same chunk name.
 G.loadstring = function(s, name)
-  local f, e = loadstring(s, name)
+  local f, e = source_only(s, name)
   if f then setfenv(f, env) end
   return f, e
 end
 G.load = function(fn, name)
+  if type(fn) == 'function' then
+    local first, reader = true, fn
+    fn = function()
+      local piece = reader()
+      if first and type(piece) == 'string' and piece ~= '' then
+        first = false
+        if piece:byte(1) == 27 then return ' ' .. piece end
+      end
+      return piece
+    end
+  end
   local f, e = load(fn, name)
   if f then setfenv(f, env) end
   return f, e
 end
 -- Globals resolve in L while a library loads, in G otherwise.
-env = readonly(G, true, function(k)
+local env_index
+env, env_index = readonly(G, true, function(k)
   if E.loading then return L[k] end
   return G[k]
 end)
 G._G = env
+-- What getmetatable shows for a read-only table: the globals' metatable (read-only too, with
+-- the __index that guards reads), nothing for the others (see guard.rs).
+local views = { [env] = readonly({ __index = env_index }) }
+G.setmetatable, G.getmetatable = native.metatable_guards(protected, views)
 E.globals = G
 E.env = env
 
@@ -274,7 +302,7 @@ end
 
 -- Compiles a script in the sandbox: the chunk, or nil and Lua's message.
 function E.compile(body, chunkname)
-  local f, msg = loadstring(body, chunkname)
+  local f, msg = source_only(body, chunkname)
   if not f then return nil, msg end
   setfenv(f, env)
   return f

@@ -4,7 +4,7 @@
 //! clients; the parameters' table and parsers; and the engine's configuration API.
 
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -49,6 +49,9 @@ pub struct ServerState {
     pub(crate) histograms: super::histogram::Histograms,
     /// ACL users and the ACL log.
     pub(crate) acl: crate::engine::acl::Acl,
+    /// Whether writes need more replicas than the engine has (none): `min-replicas-to-write`
+    /// and `min-replicas-max-lag` both above 0, mirrored here for the command path.
+    replicas_lacking: AtomicBool,
 }
 
 /// Error replies by code, as Redis's `errors` radix tree keeps them: at most
@@ -116,6 +119,7 @@ impl Default for ServerState {
             slowlog: SlowLog::default(),
             histograms: super::histogram::Histograms::default(),
             acl: crate::engine::acl::Acl::default(),
+            replicas_lacking: AtomicBool::new(false),
         }
     }
 }
@@ -138,6 +142,13 @@ impl ServerState {
             let value = |name: &str| Param::find(name.as_bytes()).map(|i| values[i].clone());
             self.histograms
                 .set_on(value("latency-tracking").as_deref() != Some("no"));
+            // Redis's `checkGoodReplicasStatus` on a primary with no replica: either
+            // setting at 0 turns the check off.
+            let positive = |name: &str| value(name).is_some_and(|v| v != "0");
+            self.replicas_lacking.store(
+                positive("min-replicas-to-write") && positive("min-replicas-max-lag"),
+                Ordering::Relaxed,
+            );
             (
                 value("slowlog-log-slower-than").and_then(|v| v.parse().ok()),
                 value("slowlog-max-len").and_then(|v| v.parse().ok()),
@@ -149,6 +160,11 @@ impl ServerState {
             max_len.unwrap_or(128),
             latency.unwrap_or(0),
         );
+    }
+
+    /// Whether a write must be refused for want of replicas (NOREPLICAS): one relaxed load.
+    pub(crate) fn replicas_lacking(&self) -> bool {
+        self.replicas_lacking.load(Ordering::Relaxed)
     }
 
     /// Counts one call of the command at `index` in [`all_commands`] (INFO commandstats).
@@ -167,6 +183,12 @@ impl ServerState {
                 self.failed.add(i, 1);
             }
         }
+    }
+
+    /// Counts a failed call of the command at `index` whose error was counted already (a
+    /// script replying with the error of a command it called).
+    pub(crate) fn count_failed(&self, index: usize) {
+        self.failed.add(index, 1);
     }
 
     /// Whether a new connection must authenticate: the default user has a password
@@ -443,6 +465,33 @@ pub(super) const PARAMS: &[Param] = &[
     // How long a script runs before other clients get BUSY (ms; 0 = never). Also read as
     // `lua-time-limit`, its old name.
     param("busy-reply-threshold", int(0, i64::MAX), "5000", true),
+    // How many replicas a write needs, and how far behind they may be (s). The engine has
+    // no replicas: with both above 0 it refuses writes with NOREPLICAS, as a redis-server
+    // primary does that has too few (see `ServerState::replicas_lacking`).
+    aliased(
+        "min-replicas-to-write",
+        "min-slaves-to-write",
+        int(0, INT_MAX),
+        "0",
+    ),
+    aliased(
+        "min-slaves-to-write",
+        "min-replicas-to-write",
+        int(0, INT_MAX),
+        "0",
+    ),
+    aliased(
+        "min-replicas-max-lag",
+        "min-slaves-max-lag",
+        int(0, INT_MAX),
+        "10",
+    ),
+    aliased(
+        "min-slaves-max-lag",
+        "min-replicas-max-lag",
+        int(0, INT_MAX),
+        "10",
+    ),
     // Keys the client-side caching table holds before it evicts (0: no limit).
     param("tracking-table-max-keys", int(0, i64::MAX), "1000000", true),
     // Per-command latency histograms (LATENCY HISTOGRAM); every command is timed.
