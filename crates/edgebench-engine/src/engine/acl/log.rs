@@ -36,6 +36,7 @@ impl Reason {
 pub(crate) enum Context {
     Toplevel,
     Multi,
+    #[cfg(feature = "scripting")]
     Lua,
 }
 
@@ -44,6 +45,7 @@ impl Context {
         match self {
             Context::Toplevel => "toplevel",
             Context::Multi => "multi",
+            #[cfg(feature = "scripting")]
             Context::Lua => "lua",
         }
     }

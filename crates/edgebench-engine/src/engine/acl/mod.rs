@@ -470,6 +470,7 @@ pub(crate) fn noperm_text(denied: Denied, command: &str) -> String {
 }
 
 /// Why a script's command was refused (`The user executing the script ...`).
+#[cfg(feature = "scripting")]
 pub(crate) fn script_text(denied: Denied) -> &'static str {
     match denied {
         Denied::Command => "can't run this command or subcommand",
