@@ -190,8 +190,9 @@ pub struct ServeArgs {
     pub io: ServeIo,
 
     /// With --io loop: after a pass that served requests, poll for more without sleeping
-    /// for this many microseconds (0 to 10000) before the loop blocks in epoll_wait; trades
-    /// CPU for the wake-up of a loop that sleeps between requests.
+    /// for this many microseconds (0 to 10000, default 50) before the loop blocks in
+    /// epoll_wait; trades CPU for the wake-up of a loop that sleeps between requests (0:
+    /// sleep at once, as redis-server does).
     #[arg(long, value_name = "US")]
     pub busy_poll_us: Option<String>,
 
