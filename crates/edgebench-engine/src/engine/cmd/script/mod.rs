@@ -639,8 +639,8 @@ pub(crate) fn run_script(
             )
         })?;
         e.raw_set("dispatch", dispatch)?;
-        let acl_check = scope.create_function(move |lua, args: Variadic<Value>| {
-            acl_check_cmd(lua, user.as_deref(), &check_errors, &args)
+        let acl_check = scope.create_function(move |_, args: Variadic<Value>| {
+            acl_check_cmd(user.as_deref(), &check_errors, &args)
         })?;
         e.raw_set("acl_check", acl_check)?;
         let keys_t = vm.lua.create_sequence_from(
@@ -895,7 +895,7 @@ fn redis_call(
     if ctx.client.over_maxmemory
         && !run.allow_oom
         && !gate.wrote.load(Ordering::Relaxed)
-        && super::server::meta::lookup_request(&argv).is_some_and(|m| m.has_flag("denyoom"))
+        && super::request_flags(ctx.engine, ctx.client, spec, &argv).denyoom
     {
         return counted(&format!("-{}", super::OOM), Some(index), true);
     }
@@ -938,7 +938,6 @@ fn lua_argv(args: &[Value]) -> Result<Vec<Vec<u8>>, &'static str> {
 /// `redis.acl_check_cmd(...)`: whether the script's user may run the command with these
 /// arguments, as (true, boolean), or (false, error) for a command that does not exist.
 fn acl_check_cmd(
-    lua: &Lua,
     user: Option<&acl::UserHandle>,
     error_table: &Function,
     args: &[Value],
@@ -960,7 +959,6 @@ fn acl_check_cmd(
         return fail("Invalid command passed to redis.acl_check_cmd()");
     };
     let allowed = user.is_none_or(|u| u.unrestricted() || acl::check(&u.read(), id, &argv).is_ok());
-    let _ = lua;
     Ok((true, Value::Boolean(allowed)))
 }
 
