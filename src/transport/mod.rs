@@ -10,6 +10,7 @@
 //! here beside the others.
 
 pub mod bus;
+pub mod certs;
 pub mod child;
 pub mod cluster;
 mod connect;
