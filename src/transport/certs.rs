@@ -152,8 +152,8 @@ impl PrivateCa {
     }
 }
 
-/// Writes `text` to `path`, readable and writable by its owner only.
-fn write_private(path: &Path, text: &str) -> io::Result<()> {
+/// Writes `text` to `path`, readable and writable by its owner only (a key, a password).
+pub(crate) fn write_private(path: &Path, text: &str) -> io::Result<()> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
     let mut file = fs::OpenOptions::new()

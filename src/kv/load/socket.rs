@@ -31,6 +31,7 @@ use crate::kv::options::limits::SOCKET_BUFFER_BYTES;
 use crate::kv::options::KvConfig;
 use crate::resp::scan::{scan_reply, ReplyKind};
 use crate::target::Endpoint;
+use crate::transport::access::TlsClient;
 use crate::transport::cluster::slots::{self as cluster, Redirect, Topology};
 
 /// How often a client whose primary failed asks for the slot map again.
@@ -77,6 +78,8 @@ pub(super) struct Ctx<'a> {
     connect_timeout: Option<Duration>,
     /// The connect sequence (HELLO, AUTH, SELECT).
     prelude: &'a [Vec<Vec<u8>>],
+    /// `--tls`: every connection's handshake.
+    tls: Option<&'a TlsClient>,
     /// `--wait N`: N, and `WAIT N 0` packed (empty without it).
     wait: (u32, &'a [u8]),
 }
@@ -84,6 +87,7 @@ pub(super) struct Ctx<'a> {
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run_sockets(
     endpoint: &Endpoint,
+    tls: Option<&TlsClient>,
     topology: Option<Arc<Topology>>,
     cfg: &KvConfig,
     conns: Vec<ConnPlan>,
@@ -123,6 +127,7 @@ pub(super) fn run_sockets(
         reconnect: cfg.reconnect_interval.map(u64::from),
         connect_timeout: cfg.connection_timeout,
         prelude: &prelude,
+        tls,
         wait: (cfg.wait, &wait_cmd),
     };
     runtime.block_on(async {
@@ -163,13 +168,23 @@ pub(super) async fn send_prelude<S: AsyncRead + AsyncWrite + Unpin>(
 pub(super) trait Io: AsyncRead + AsyncWrite + Unpin {}
 impl<T: AsyncRead + AsyncWrite + Unpin> Io for T {}
 
-/// Connects to `node`, TCP without Nagle's delay or a Unix socket.
-pub(super) async fn connect(node: &Endpoint) -> io::Result<Box<dyn Io>> {
+/// Connects to `node`, TCP without Nagle's delay (with the TLS handshake when `tls` is given)
+/// or a Unix socket.
+pub(super) async fn connect(node: &Endpoint, tls: Option<&TlsClient>) -> io::Result<Box<dyn Io>> {
     Ok(match node {
         Endpoint::Tcp { host, port } => {
             let s = tokio::net::TcpStream::connect((host.as_str(), *port)).await?;
             let _ = s.set_nodelay(true);
-            Box::new(s)
+            match tls {
+                Some(tls) => {
+                    let (connector, name) = tls.connector(host)?;
+                    let stream = connector.connect(name, s).await.map_err(|e| {
+                        io::Error::new(e.kind(), format!("TLS handshake failed: {e}"))
+                    })?;
+                    Box::new(stream)
+                }
+                None => Box::new(s),
+            }
         }
         Endpoint::Unix(path) => Box::new(tokio::net::UnixStream::connect(path).await?),
     })
@@ -177,7 +192,7 @@ pub(super) async fn connect(node: &Endpoint) -> io::Result<Box<dyn Io>> {
 
 /// Connects to `node` (within `--connection-timeout`) and sends the connect sequence.
 pub(super) async fn open(node: &Endpoint, ctx: &Ctx<'_>) -> io::Result<Box<dyn Io>> {
-    let connect = connect(node);
+    let connect = connect(node, ctx.tls);
     let mut stream = match ctx.connect_timeout {
         Some(t) => tokio::time::timeout(t, connect).await.map_err(|_| {
             io::Error::new(
