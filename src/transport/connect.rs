@@ -55,7 +55,22 @@ pub fn connect_with(
         }
         None => redis::Client::open(info)?,
     };
-    let mut conn = client.get_connection_with_timeout(timeout)?;
+    let mut conn = client.get_connection_with_timeout(timeout).map_err(|e| {
+        // redis-rs's handshake ends in the socket's read timeout, said as EAGAIN.
+        let timed_out =
+            e.is_timeout() || e.to_string().contains("Resource temporarily unavailable");
+        match (&access.tls, timed_out) {
+            (Some(_), true) => RedisError::from(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!(
+                    "no TLS handshake within {} ms (does the server speak TLS on that port? a \
+                     plain-text port never answers one)",
+                    timeout.as_millis()
+                ),
+            )),
+            _ => e,
+        }
+    })?;
     // AUTH is sent here rather than by redis-rs, which replaces redis-server's refusal
     // (`WRONGPASS invalid username-password pair or user is disabled.`) with a text of its own.
     if let Some(credentials) = &access.credentials {
@@ -118,6 +133,9 @@ pub fn connect_reason(e: &RedisError, endpoint: &Endpoint) -> String {
             "{code} {detail} (check the user and password the target gives: \
              redis[s]://USER:PASSWORD@HOST:PORT)"
         );
+    }
+    if text.contains("TLS handshake") {
+        return text.to_string();
     }
     match endpoint {
         Endpoint::Tcp { .. } => format!("{text} (is a Redis server listening there?)"),

@@ -357,7 +357,7 @@ fn a_replica_of_a_tls_acl_primary_replicates_over_tls() {
 }
 
 #[test]
-fn a_wrong_password_is_redis_servers_wrongpass_and_the_other_targets_still_run() {
+fn a_wrong_password_is_wrongpass_tls_to_a_plain_port_fails_and_the_other_targets_run() {
     common::require_redis_server();
     let security = ServerSecurity {
         tls: false,
@@ -375,7 +375,10 @@ fn a_wrong_password_is_redis_servers_wrongpass_and_the_other_targets_still_run()
     let out = run(edgebench().current_dir(dir.path()).args([
         "coredata",
         "--target",
-        &format!("bad=redis://u:wrong@127.0.0.1:{port},good=redis://u:right@127.0.0.1:{port}"),
+        &format!(
+            "bad=redis://u:wrong@127.0.0.1:{port},good=redis://u:right@127.0.0.1:{port},\
+             plain=rediss://u:right@127.0.0.1:{port}"
+        ),
         "--bench",
         "EventCount",
         "--benchtime",
@@ -393,6 +396,20 @@ fn a_wrong_password_is_redis_servers_wrongpass_and_the_other_targets_still_run()
             "edgebench: target bad (redis://u@127.0.0.1:{port}): cannot connect: WRONGPASS \
              invalid username-password pair or user is disabled. (check the user and password \
              the target gives: redis[s]://USER:PASSWORD@HOST:PORT)"
+        )],
+        "{stderr}"
+    );
+    // TLS to a plain-text port: the handshake never comes, and the target says so.
+    let plain: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("target plain"))
+        .collect();
+    assert_eq!(
+        plain,
+        [format!(
+            "edgebench: target plain (rediss://u@127.0.0.1:{port}): cannot connect: no TLS \
+             handshake within 2000 ms (does the server speak TLS on that port? a plain-text \
+             port never answers one)"
         )],
         "{stderr}"
     );

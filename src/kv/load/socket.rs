@@ -34,6 +34,9 @@ use crate::target::Endpoint;
 use crate::transport::access::TlsClient;
 use crate::transport::cluster::slots::{self as cluster, Redirect, Topology};
 
+/// How long a TLS handshake may take: milliseconds on a loaded machine; a server that is
+/// not speaking TLS never finishes one.
+const TLS_HANDSHAKE: Duration = Duration::from_secs(10);
 /// How often a client whose primary failed asks for the slot map again.
 const FAILOVER_POLL: Duration = Duration::from_millis(100);
 /// How long a client waits for the cluster to name a new primary before the run fails
@@ -178,9 +181,24 @@ pub(super) async fn connect(node: &Endpoint, tls: Option<&TlsClient>) -> io::Res
             match tls {
                 Some(tls) => {
                     let (connector, name) = tls.connector(host)?;
-                    let stream = connector.connect(name, s).await.map_err(|e| {
-                        io::Error::new(e.kind(), format!("TLS handshake failed: {e}"))
-                    })?;
+                    // A plain-text server never answers a ClientHello (redis-server waits for
+                    // the end of an inline command): bounded, so such a run ends with a reason.
+                    let handshake = tokio::time::timeout(TLS_HANDSHAKE, connector.connect(name, s));
+                    let stream = handshake
+                        .await
+                        .map_err(|_| {
+                            io::Error::new(
+                                io::ErrorKind::TimedOut,
+                                format!(
+                                    "no TLS handshake within {} s (does the server speak TLS on \
+                                     that port? a plain-text port never answers one)",
+                                    TLS_HANDSHAKE.as_secs()
+                                ),
+                            )
+                        })?
+                        .map_err(|e| {
+                            io::Error::new(e.kind(), format!("TLS handshake failed: {e}"))
+                        })?;
                     Box::new(stream)
                 }
                 None => Box::new(s),
