@@ -33,7 +33,7 @@ fn run(cmd: &mut Command) -> Output {
 
 /// A redis-server this test starts on a free port, TLS only, with certificates of a CA the
 /// test made (`edgebench::transport::certs`); clients must show a certificate of that CA
-/// (redis-server's default `tls-auth-clients yes`). Stopped on drop.
+/// (redis-server's default `tls-auth-clients yes`), and the password `pw`. Stopped on drop.
 struct TlsRedis {
     child: Child,
     port: u16,
@@ -56,6 +56,7 @@ impl TlsRedis {
             .arg("--tls-ca-cert-file")
             .arg(&files.ca_cert)
             .args(["--save", "", "--appendonly", "no", "--bind", "127.0.0.1"])
+            .args(["--requirepass", "pw"])
             .arg("--dir")
             .arg(dir.path())
             .stdin(Stdio::null())
@@ -87,7 +88,10 @@ impl TlsRedis {
                 &self.files.client_cert,
                 &self.files.client_key,
             )),
-            credentials: None,
+            credentials: Some(Credentials {
+                user: None,
+                password: "pw".to_string(),
+            }),
         }
     }
 
@@ -120,7 +124,8 @@ fn dbsize(conn: &mut redis::Connection) -> u64 {
     redis::cmd("DBSIZE").query(conn).unwrap()
 }
 
-/// `edgebench kv` filling `memtier-MIN` to `memtier-MAX` once each, with `extra` flags.
+/// `edgebench kv` filling `memtier-MIN` to `memtier-MAX` once each, with `extra` flags
+/// (memtier's 4 threads of 50 connections unless they say otherwise).
 fn populate(min: u32, max: u32, extra: &[&str]) -> Output {
     let dir = tempfile::tempdir().unwrap();
     let mut cmd = edgebench();
@@ -128,7 +133,7 @@ fn populate(min: u32, max: u32, extra: &[&str]) -> Output {
         .args(["kv", "--key-pattern=P:P", "--ratio=1:0", "-n", "allkeys"])
         .arg(format!("--key-minimum={min}"))
         .arg(format!("--key-maximum={max}"))
-        .args(["-c", "2", "-t", "1", "--hide-histogram"])
+        .arg("--hide-histogram")
         .args(extra);
     run(&mut cmd)
 }
@@ -161,6 +166,15 @@ fn kv_with_memtiers_tls_flags_fills_a_private_tls_redis_server() {
             "localhost",
             "--tls-protocols",
             "TLSv1.3",
+            "-a",
+            "pw",
+            // 100 connections handshaking and writing at once: a TLS stream holds a
+            // record's tail until it is flushed, and with many connections a run whose
+            // writes were not flushed never ended.
+            "-c",
+            "50",
+            "-t",
+            "2",
         ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -169,11 +183,15 @@ fn kv_with_memtiers_tls_flags_fills_a_private_tls_redis_server() {
     assert_eq!(dbsize(&mut conn), 300);
 
     // -u rediss:// implies --tls; --tls-skip-verify trusts no CA at all.
-    let url = format!("rediss://127.0.0.1:{port}");
+    let url = format!("rediss://:pw@127.0.0.1:{port}");
     let out = populate(
         301,
         400,
         &[
+            "-c",
+            "2",
+            "-t",
+            "1",
             "-u",
             &url,
             "--tls-skip-verify",
@@ -193,7 +211,7 @@ fn kv_with_memtiers_tls_flags_fills_a_private_tls_redis_server() {
 
     // Without a client certificate redis-server (tls-auth-clients yes) refuses the
     // handshake, and the run says so in one line.
-    let out = populate(1, 10, &["-u", &url, "--cacert", &ca]);
+    let out = populate(1, 10, &["-c", "1", "-t", "1", "-u", &url, "--cacert", &ca]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert_eq!(dbsize(&mut conn), 400);
 }
@@ -202,18 +220,18 @@ fn kv_with_memtiers_tls_flags_fills_a_private_tls_redis_server() {
 fn a_rediss_url_target_runs_kv_and_coredata_with_its_column() {
     let server = TlsRedis::start();
     let target = format!(
-        "rediss://127.0.0.1:{}?cacert={}&cert={}&key={}",
+        "rediss://:pw@127.0.0.1:{}?cacert={}&cert={}&key={}",
         server.port,
         TlsRedis::path(&server.files.ca_cert),
         TlsRedis::path(&server.files.client_cert),
         TlsRedis::path(&server.files.client_key),
     );
-    let out = populate(1, 250, &["--target", &target]);
+    let out = populate(1, 250, &["-c", "2", "-t", "1", "--target", &target]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(
         stderr.contains(&format!(
-            "edgebench kv: RedisDB_TCP+TLS at rediss://127.0.0.1:{}",
+            "edgebench kv: RedisDB_TCP+TLS+AUTH at rediss://:…@127.0.0.1:{}",
             server.port
         )),
         "{stderr}"
@@ -234,7 +252,7 @@ fn a_rediss_url_target_runs_kv_and_coredata_with_its_column() {
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(
-        stdout.contains("| Benchmark | RedisDB_TCP+TLS (micro/op) |"),
+        stdout.contains("| Benchmark | RedisDB_TCP+TLS+AUTH (micro/op) |"),
         "{stdout}"
     );
     let stats: String = redis::cmd("INFO")

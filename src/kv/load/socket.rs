@@ -485,6 +485,9 @@ impl Client {
             }
             let t = Instant::now();
             s.stream.write_all(&s.out).await.map_err(|e| (i, e))?;
+            // A TLS stream may keep the tail of a record until flushed (a no-op on plain
+            // sockets): without it the request never leaves and its reply never comes.
+            s.stream.flush().await.map_err(|e| (i, e))?;
             s.out.clear();
             if let Some(sched) = schedule {
                 let mut st = ctx.stats.borrow_mut();

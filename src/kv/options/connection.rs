@@ -68,6 +68,7 @@ pub(super) fn connection(
                 ));
             }
         }
+        let credentials = u.credentials();
         match u.at {
             UrlAt::Tcp { host, port: p } => {
                 server = host.or(server);
@@ -78,7 +79,14 @@ pub(super) fn connection(
                 uri_socket = Some(path);
             }
         }
-        authenticate = u.auth.or(authenticate);
+        // `redis://:PASSWORD@` is the password alone (the default user), as memtier reads
+        // its URI; `-a` keeps memtier's `USER:PASSWORD` form.
+        authenticate = credentials
+            .map(|c| match c.user {
+                Some(user) => format!("{user}:{}", c.password),
+                None => c.password,
+            })
+            .or(authenticate);
         select_db = u.db.or(select_db);
         tls |= u.tls;
     }

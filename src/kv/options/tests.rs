@@ -165,6 +165,9 @@ fn host_alias_uri_and_unix_socket() {
         (c.authenticate.as_deref(), c.select_db),
         (Some("bob:pw"), 3)
     );
+    // The password alone: AUTH pw, not AUTH ":pw".
+    let c = parse("-u redis://:pw@h").unwrap();
+    assert_eq!(c.authenticate.as_deref(), Some("pw"));
     let c = parse("-p 1 -u redis://h").unwrap();
     assert_eq!(c.port, 1);
     assert_eq!(

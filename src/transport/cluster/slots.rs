@@ -260,6 +260,8 @@ pub async fn query<S: AsyncRead + AsyncWrite + Unpin>(
         crate::resp::encode::write_bulk(&mut out, arg);
     }
     stream.write_all(&out).await?;
+    // A TLS stream may hold the record's tail until flushed (a no-op on plain sockets).
+    stream.flush().await?;
     loop {
         let scanned =
             scan_reply(input).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
