@@ -729,6 +729,12 @@ pub(super) mod tests {
              redis-uds?… for them"
         );
         assert_eq!(
+            error(&["embedded-tcp?tls=yes"]),
+            "bad target option in \"embedded-tcp?tls=yes\": tls=, user= and password= are not \
+             implemented on engine targets yet: use redis-tcp?tls=yes&user=NAME&password=PW \
+             for a secure server"
+        );
+        assert_eq!(
             error(&["embedded?appendfsync=no"]),
             "bad target option in \"embedded?appendfsync=no\": appendfsync=no needs \
              appendonly=yes: add &appendonly=yes"

@@ -130,6 +130,15 @@ impl Kind for EngineItem {
 
     fn with_options(&self, query: &str) -> Result<(Arc<dyn Kind>, u32), String> {
         let parsed = options::parse(query, false)?;
+        // Parsed with the spawned servers' options so the engine can take them when its
+        // server speaks TLS and has users; until then, refused rather than ignored.
+        if !parsed.security.is_plain() {
+            return Err(
+                "tls=, user= and password= are not implemented on engine targets yet: use \
+                 redis-tcp?tls=yes&user=NAME&password=PW for a secure server"
+                    .to_string(),
+            );
+        }
         if parsed.server.replicas > 0 || parsed.wait > 0 {
             return Err(
                 "the in-process engine has no replicas (out of scope for it): drop replicas= \
