@@ -141,10 +141,11 @@ fn slug(title: &str) -> String {
     out.trim_end_matches('-').to_string()
 }
 
-/// The command line of this process, as the page records it.
+/// The command line of this process, as the page records it: without its passwords.
 pub fn command_line() -> Vec<(String, String)> {
     let args: Vec<String> = std::env::args().collect();
-    vec![("command".into(), args.join(" "))]
+    let shown = crate::transport::access::redact_passwords(&args);
+    vec![("command".into(), shown.join(" "))]
 }
 
 /// The command line, edgebench's version and the machine, for the kinds whose results files
