@@ -214,5 +214,6 @@ fn bus_url(listener: &edgebench_engine::server::Listener) -> anyhow::Result<Stri
     Ok(match listener.endpoint()? {
         Address::Tcp(addr) => format!("redis://{addr}"),
         Address::Unix(path) => format!("redis+unix://{}", path.display()),
+        Address::Tls(addr) => format!("rediss://{addr}"),
     })
 }

@@ -38,6 +38,9 @@ pub enum ConfigError {
     /// `serve --user` or `--aclfile` (the message names the flag, the line and the fix).
     #[error("{0}")]
     Acl(String),
+    /// `serve --tls-*` (the message names the flag or file and the fix).
+    #[error("{0}")]
+    Tls(String),
     /// A `serve` flag.
     #[error("--{flag} {value:?}: {fix}")]
     Serve {
@@ -222,6 +225,9 @@ pub struct ServeConfig {
     pub tcp: Option<String>,
     /// The Unix socket to listen on, if any.
     pub unixsocket: Option<PathBuf>,
+    /// `ADDR:PORT` to listen on for TLS clients, and the certificate they get (read and
+    /// checked already).
+    pub tls: Option<(String, crate::server::tls::TlsAcceptor)>,
     /// Limits and the password.
     pub server: crate::server::ServerConfig,
     /// Worker threads of the server's runtime (`--threads`); `None` = one per core.
@@ -247,11 +253,12 @@ impl ServeConfig {
             .port
             .parse()
             .map_err(|_| bad("port", &args.port, "expected a TCP port from 0 to 65535"))?;
-        if port == 0 && args.unixsocket.is_none() {
+        let tls = tls_flags(args)?;
+        if port == 0 && args.unixsocket.is_none() && tls.is_none() {
             return Err(bad(
                 "port",
                 &args.port,
-                "nothing to listen on: give a TCP port or --unixsocket PATH",
+                "nothing to listen on: give a TCP port, --tls-port or --unixsocket PATH",
             ));
         }
         // A bound well under tokio's semaphore limit (which panics above usize::MAX >> 3) and
@@ -301,16 +308,18 @@ impl ServeConfig {
         };
         let persistence = persistence_flags(args)?;
         check_acl_flags(args)?;
-        let tcp = (port != 0).then(|| {
+        let at = |port: u16| {
             if args.bind.contains(':') {
                 format!("[{}]:{port}", args.bind)
             } else {
                 format!("{}:{port}", args.bind)
             }
-        });
+        };
+        let tcp = (port != 0).then(|| at(port));
         Ok(ServeConfig {
             tcp,
             unixsocket: args.unixsocket.clone(),
+            tls: tls.map(|(port, acceptor)| (at(port), acceptor)),
             server: crate::server::ServerConfig {
                 maxclients,
                 proto_max_bulk_len,
@@ -328,6 +337,60 @@ impl ServeConfig {
             aclfile: args.aclfile.clone(),
         })
     }
+}
+
+/// `--tls-port` and the files it needs, read and checked now: a missing file or a key that
+/// does not go with its certificate stops `serve` before it starts.
+fn tls_flags(
+    args: &ServeArgs,
+) -> Result<Option<(u16, crate::server::tls::TlsAcceptor)>, ConfigError> {
+    use crate::server::tls::{AuthClients, TlsAcceptor, TlsSettings};
+    let Some(port_text) = &args.tls_port else {
+        let stray = [
+            ("tls-cert-file", args.tls_cert_file.is_some()),
+            ("tls-key-file", args.tls_key_file.is_some()),
+            ("tls-ca-cert-file", args.tls_ca_cert_file.is_some()),
+            ("tls-auth-clients", args.tls_auth_clients.is_some()),
+            ("tls-protocols", args.tls_protocols.is_some()),
+        ];
+        if let Some((flag, _)) = stray.iter().find(|(_, given)| *given) {
+            return Err(ConfigError::Tls(format!(
+                "--{flag} without --tls-port: give --tls-port PORT to serve TLS clients"
+            )));
+        }
+        return Ok(None);
+    };
+    let port = match port_text.parse::<u16>() {
+        Ok(0) => return Ok(None),
+        Ok(port) => port,
+        Err(_) => {
+            return Err(ConfigError::Tls(format!(
+                "--tls-port {port_text:?}: expected a TCP port from 1 to 65535 (0: no TLS port)"
+            )))
+        }
+    };
+    let auth_clients = match &args.tls_auth_clients {
+        None => AuthClients::default(),
+        Some(text) => text
+            .parse()
+            .map_err(|e| ConfigError::Tls(format!("--tls-auth-clients {e}")))?,
+    };
+    let (Some(cert_file), Some(key_file)) = (&args.tls_cert_file, &args.tls_key_file) else {
+        return Err(ConfigError::Tls(
+            "--tls-port needs --tls-cert-file and --tls-key-file (the server's certificate \
+             and its key, PEM)"
+                .into(),
+        ));
+    };
+    let settings = TlsSettings {
+        cert_file: cert_file.clone(),
+        key_file: key_file.clone(),
+        ca_cert_file: args.tls_ca_cert_file.clone(),
+        auth_clients,
+        protocols: args.tls_protocols.clone(),
+    };
+    let acceptor = TlsAcceptor::load(&settings).map_err(|e| ConfigError::Tls(e.to_string()))?;
+    Ok(Some((port, acceptor)))
 }
 
 /// Checks `--user` lines and the `--aclfile` on a scratch engine, so a bad rule or file
