@@ -75,8 +75,9 @@ impl Denied {
 /// access needs, and each channel with whether it is a pattern (PSUBSCRIBE).
 #[derive(Debug, Default)]
 pub(crate) struct Touches {
-    pub(crate) keys: Vec<(usize, u8)>,
-    pub(crate) channels: Vec<(usize, bool)>,
+    /// Inline for up to 4 keys: most requests name one, and the check allocates nothing.
+    pub(crate) keys: smallvec::SmallVec<[(usize, u8); 4]>,
+    pub(crate) channels: smallvec::SmallVec<[(usize, bool); 2]>,
 }
 
 impl Selector {
