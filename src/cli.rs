@@ -389,6 +389,16 @@ pub struct CoreDataServiceArgs {
     #[arg(long, value_name = "PATH")]
     pub unixsocket: Option<PathBuf>,
 
+    /// Serve --listen over HTTPS with this certificate chain (PEM), as EdgeX's secure mode
+    /// puts TLS in front of core-data; clients use https://HOST:PORT. The Unix socket stays
+    /// plain.
+    #[arg(long, alias = "tls-cert", value_name = "FILE")]
+    pub tls_cert_file: Option<PathBuf>,
+
+    /// The private key of --tls-cert-file (PEM).
+    #[arg(long, alias = "tls-key", value_name = "FILE")]
+    pub tls_key_file: Option<PathBuf>,
+
     /// false: answer 201 to every valid event and store nothing (EdgeX's
     /// Writable.PersistData), to measure HTTP and JSON alone.
     #[arg(long, value_name = "BOOL", default_value = "true")]

@@ -499,6 +499,8 @@ pub struct CoreDataServiceConfig {
     pub tcp: Option<std::net::SocketAddr>,
     /// The Unix socket to serve on, if any.
     pub unixsocket: Option<PathBuf>,
+    /// HTTPS on the TCP listener (`--tls-cert-file`, `--tls-key-file`), files read already.
+    pub tls: Option<crate::server::tls::TlsAcceptor>,
     /// What the service answers with.
     pub service: crate::service::ServiceConfig,
     /// The message buses to take events from (`--bus`); empty: REST only.
@@ -654,7 +656,9 @@ impl CoreDataServiceConfig {
         let subscriber = crate::service::bus::SubscriberMode::parse(&args.subscriber)
             .map_err(ConfigError::Bus)?;
         let retention = Self::retention(args)?;
+        let tls = Self::tls(args, tcp.is_some())?;
         Ok(CoreDataServiceConfig {
+            tls,
             embedded_bus,
             retention,
             subscriber,
@@ -670,6 +674,46 @@ impl CoreDataServiceConfig {
                 ..crate::service::ServiceConfig::default()
             },
         })
+    }
+
+    /// `coredata-service --tls-cert-file --tls-key-file`: the files read and checked now, as
+    /// `serve` reads its own (the same messages). Clients are not asked for certificates.
+    fn tls(
+        args: &CoreDataServiceArgs,
+        has_tcp: bool,
+    ) -> Result<Option<crate::server::tls::TlsAcceptor>, ConfigError> {
+        use crate::server::tls::{AuthClients, TlsAcceptor, TlsSettings};
+        let (cert_file, key_file) = match (&args.tls_cert_file, &args.tls_key_file) {
+            (None, None) => return Ok(None),
+            (Some(cert), Some(key)) => (cert.clone(), key.clone()),
+            (Some(_), None) => {
+                return Err(ConfigError::Tls(
+                    "--tls-cert-file without --tls-key-file: give the certificate's key too".into(),
+                ))
+            }
+            (None, Some(_)) => {
+                return Err(ConfigError::Tls(
+                    "--tls-key-file without --tls-cert-file: give the certificate too".into(),
+                ))
+            }
+        };
+        if !has_tcp {
+            return Err(ConfigError::Tls(
+                "--tls-cert-file with --listen none: HTTPS is served on --listen HOST:PORT \
+                 (the Unix socket stays plain); give --listen"
+                    .into(),
+            ));
+        }
+        let settings = TlsSettings {
+            cert_file,
+            key_file,
+            ca_cert_file: None,
+            auth_clients: AuthClients::No,
+            protocols: None,
+        };
+        TlsAcceptor::load(&settings)
+            .map(Some)
+            .map_err(|e| ConfigError::Tls(e.to_string()))
     }
 
     /// `coredata-service --retention*`: `None` when `--retention-interval` is 0s.

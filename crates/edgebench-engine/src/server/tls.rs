@@ -239,6 +239,12 @@ impl TlsAcceptor {
         })
     }
 
+    /// The rustls configuration, for a server of the caller's own (edgebench's core-data
+    /// service serves HTTPS with it).
+    pub fn rustls_config(&self) -> Arc<rustls::ServerConfig> {
+        Arc::clone(&self.config)
+    }
+
     /// A session for a client that just connected.
     pub(crate) fn session(&self) -> io::Result<Box<ServerConnection>> {
         let mut conn = ServerConnection::new(self.config.clone()).map_err(io::Error::other)?;
