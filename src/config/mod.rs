@@ -404,6 +404,14 @@ fn check_acl_flags(args: &ServeArgs) -> Result<(), ConfigError> {
                 .into(),
         ));
     }
+    if args.aclfile.is_some() && args.requirepass.is_some() {
+        return Err(ConfigError::Acl(
+            "--requirepass and --aclfile: the ACL file's default user decides (redis-server \
+             ignores requirepass beside an aclfile); give the password in the file (user \
+             default on >PASSWORD ~* &* +@all) and drop --requirepass"
+                .into(),
+        ));
+    }
     let checker = crate::engine::Engine::with_clock(Default::default());
     for line in &args.users {
         checker.acl_define_user(line).map_err(|e| {

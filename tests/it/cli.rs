@@ -291,10 +291,35 @@ fn bad_acl_users_are_one_line() {
         "edgebench: --user \"bob on bogus\": Error in ACL SETUSER modifier 'bogus': Syntax \
          error (rules as ACL SETUSER takes them, e.g. \"alice on >secret ~* +@all\")",
     );
+    assert_one_line_error(
+        &[
+            "serve",
+            "--unixsocket",
+            "/tmp/unused.sock",
+            "--user",
+            "bob on \">unclosed",
+        ],
+        "edgebench: --user \"bob on \\\">unclosed\": unbalanced quotes in the user line (rules \
+         as ACL SETUSER takes them, e.g. \"alice on >secret ~* +@all\")",
+    );
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("users.acl");
     std::fs::write(&file, "user alice on >pw ~* +@all\nuser bob on +nosuch\n").unwrap();
     let path = file.to_string_lossy().into_owned();
+    assert_one_line_error(
+        &[
+            "serve",
+            "--unixsocket",
+            "/tmp/unused.sock",
+            "--aclfile",
+            &path,
+            "--requirepass",
+            "pw",
+        ],
+        "edgebench: --requirepass and --aclfile: the ACL file's default user decides \
+         (redis-server ignores requirepass beside an aclfile); give the password in the file \
+         (user default on >PASSWORD ~* &* +@all) and drop --requirepass",
+    );
     assert_one_line_error_prefix(
         &[
             "serve",

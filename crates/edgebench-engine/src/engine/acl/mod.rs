@@ -567,15 +567,18 @@ impl Engine {
     /// Defines a user as redis.conf's `user` directive does (`name rule rule...`), at
     /// startup: the error says which rule is wrong.
     pub fn acl_define_user(&self, line: &str) -> Result<(), String> {
-        let words: Vec<&str> = line.split_ascii_whitespace().collect();
+        // Split as redis.conf's lines are (`sdssplitargs`): quotes keep spaces in a word.
+        let words = crate::resp::parse::split_args(line.as_bytes())
+            .map_err(|_| "unbalanced quotes in the user line".to_string())?;
         let Some((name, rules)) = words.split_first() else {
             return Err("a user line needs a name and rules (\"alice on >pass ~* +@all\")".into());
         };
+        let name = String::from_utf8_lossy(name);
         if !user::valid_name(name.as_bytes()) {
             return Err(format!("username '{name}' contains invalid characters"));
         }
-        let rules: Vec<&[u8]> = rules.iter().map(|r| r.as_bytes()).collect();
-        self.inner().server.acl.set_user(name, &rules).map(|_| ())
+        let rules: Vec<&[u8]> = rules.iter().map(Vec::as_slice).collect();
+        self.inner().server.acl.set_user(&name, &rules).map(|_| ())
     }
 
     /// Loads the users of an ACL file (the `aclfile` parameter is set to `path`): all or
