@@ -136,10 +136,20 @@ mod tests {
             "{err}"
         );
         let quoted = parse("f", "user carol on \">two words\" '~a*' +get\n", false).unwrap();
-        assert!(quoted[0].describe().contains("~a* "), "{}", quoted[0].describe());
-        assert_eq!(quoted[0].passwords, [crate::engine::acl::hash_password(b"two words")]);
+        assert!(
+            quoted[0].describe().contains("~a* "),
+            "{}",
+            quoted[0].describe()
+        );
+        assert_eq!(
+            quoted[0].passwords,
+            [crate::engine::acl::hash_password(b"two words")]
+        );
         let err = parse("f", "user carol on \">unclosed\n", false).unwrap_err();
-        assert!(err.starts_with("f:1: unbalanced quotes in acl line. "), "{err}");
+        assert!(
+            err.starts_with("f:1: unbalanced quotes in acl line. "),
+            "{err}"
+        );
         let dup = parse("f", "user a on\nuser a off\n", false).unwrap_err();
         assert!(
             dup.starts_with("WARNING: Duplicate user 'a' found on line 2."),
