@@ -270,12 +270,17 @@ pub(super) fn flush_tls(conn: &mut ServerConnection, sock: &mut impl Write) -> i
 /// answering the handshake on the way) until `buf` is full or the socket is drained.
 /// `Ok(0)` is the end of the stream; `WouldBlock` when no plaintext came (a socket drained,
 /// or only handshake records). A full `buf` may leave more behind.
+///
+/// A read from the socket that returns less than it asked for means the socket is drained,
+/// as the plain path takes it: plaintext already in hand is returned without a last read
+/// that would only answer `WouldBlock` (data that arrives later raises a new readiness edge).
 pub(super) fn read_plain(
     conn: &mut ServerConnection,
     sock: &mut (impl Read + Write),
     buf: &mut [u8],
 ) -> io::Result<usize> {
     let mut got = 0;
+    let mut drained = false;
     loop {
         match conn.reader().read(&mut buf[got..]) {
             // close_notify: the client ended the session.
@@ -292,9 +297,17 @@ pub(super) fn read_plain(
             Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(got),
             Err(e) => return Err(e),
         }
-        match conn.read_tls(sock) {
+        if drained && got > 0 {
+            return Ok(got);
+        }
+        let mut reading = ShortRead {
+            sock: &mut *sock,
+            short: false,
+        };
+        match conn.read_tls(&mut reading) {
             Ok(0) => return Ok(got),
             Ok(_) => {
+                drained = reading.short;
                 if let Err(e) = conn.process_new_packets() {
                     // The alert that says why (a plain-text client, a bad certificate)
                     // goes out before the connection closes.
@@ -308,6 +321,20 @@ pub(super) fn read_plain(
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
+    }
+}
+
+/// A socket read that notes whether it returned less than it was asked for.
+struct ShortRead<'a, S> {
+    sock: &'a mut S,
+    short: bool,
+}
+
+impl<S: Read> Read for ShortRead<'_, S> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.sock.read(buf)?;
+        self.short = n < buf.len();
+        Ok(n)
     }
 }
 
