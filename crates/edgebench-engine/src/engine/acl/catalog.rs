@@ -53,6 +53,8 @@ pub(crate) struct Catalog {
     /// How to find each command's keys for the check, without looking the command up by
     /// name again ([`KeyPlan`]).
     pub(crate) key_plans: Vec<KeyPlan>,
+    /// Which arguments of each command are channels.
+    pub(crate) channel_plans: Vec<ChannelPlan>,
     by_name: HashMap<String, usize>,
     /// The id of each dispatched command, by its index in [`all_commands`].
     by_dispatch: Vec<Option<usize>>,
@@ -73,6 +75,30 @@ pub(crate) enum KeyPlan {
     General(&'static meta::CommandMeta),
     /// No metadata: no keys.
     None,
+}
+
+/// Which arguments of a command are Pub/Sub channels, for the check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ChannelPlan {
+    /// None.
+    None,
+    /// The first argument (PUBLISH, SPUBLISH).
+    First,
+    /// Every argument (SUBSCRIBE, SSUBSCRIBE).
+    All,
+    /// Every argument, a pattern compared literally (PSUBSCRIBE).
+    Patterns,
+}
+
+impl ChannelPlan {
+    fn of(name: &str) -> ChannelPlan {
+        match name {
+            "publish" | "spublish" => ChannelPlan::First,
+            "subscribe" | "ssubscribe" => ChannelPlan::All,
+            "psubscribe" => ChannelPlan::Patterns,
+            _ => ChannelPlan::None,
+        }
+    }
 }
 
 /// One key spec of [`KeyPlan::Ranges`].
@@ -152,6 +178,7 @@ impl Catalog {
             children: Vec::new(),
             no_auth: Vec::new(),
             key_plans: Vec::new(),
+            channel_plans: Vec::new(),
             by_name: HashMap::new(),
             by_dispatch: Vec::new(),
         };
@@ -179,6 +206,7 @@ impl Catalog {
         self.children.push(Vec::new());
         self.no_auth.push(m.has_flag("no_auth"));
         self.key_plans.push(KeyPlan::of(meta::table().get(&m.name)));
+        self.channel_plans.push(ChannelPlan::of(&m.name));
         self.by_name.insert(m.name.clone(), id);
         id
     }

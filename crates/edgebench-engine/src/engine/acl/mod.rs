@@ -17,6 +17,7 @@ pub(crate) mod catalog;
 pub(crate) mod describe;
 pub(crate) mod file;
 pub(crate) mod log;
+pub(crate) mod request;
 pub(crate) mod selector;
 pub(crate) mod user;
 
@@ -26,13 +27,14 @@ use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard};
 
 use sha2::{Digest, Sha256};
 
-use self::catalog::{Catalog, KeyPlan, RangeSpec};
+use self::catalog::Catalog;
 use self::log::{AclLog, Context, Entry, Reason};
+use self::request::Request;
 pub(crate) use self::selector::READ;
-use self::selector::{Denied, Touches, WRITE};
+use self::selector::{Denied, WRITE};
 use self::user::{merge_selectors, User};
 use crate::engine::client::Client;
-use crate::engine::cmd::server::{client_info_line, command};
+use crate::engine::cmd::server::client_info_line;
 use crate::engine::handle::Engine;
 use crate::resp::reply::Reply;
 
@@ -398,11 +400,10 @@ pub(crate) fn now_ms() -> u64 {
 /// [`Catalog`] id. Allowed when one selector allows the command and all its keys and
 /// channels; otherwise the refusal Redis would pick (see [`Denied::worse`]).
 pub(crate) fn check(user: &User, id: usize, args: &[&[u8]]) -> Result<(), Denied> {
-    let mut touches = None;
-    let find = || touches_of(id, args);
+    let request = Request::new(id, args);
     let mut worst: Option<Denied> = None;
     for s in user.all_selectors() {
-        match s.check(id, args, &mut touches, &find) {
+        match s.check(&request) {
             Ok(()) => return Ok(()),
             Err(d) => worst = Some(worst.map_or(d, |w| w.worse(d))),
         }
@@ -413,71 +414,14 @@ pub(crate) fn check(user: &User, id: usize, args: &[&[u8]]) -> Result<(), Denied
 /// Whether one selector allows the request and gives `needed` access ([`READ`], [`WRITE`])
 /// to every key (Redis's test before SORT reads keys named by values).
 pub(crate) fn full_key_access(user: &User, id: usize, args: &[&[u8]], needed: u8) -> bool {
-    let mut touches = None;
-    let find = || touches_of(id, args);
+    let request = Request::new(id, args);
     user.all_selectors().any(|s| {
-        s.check(id, args, &mut touches, &find).is_ok()
+        s.check(&request).is_ok()
             && (s.all_keys
                 || s.keys
                     .iter()
                     .any(|(p, f)| f & needed == needed && p == b"*"))
     })
-}
-
-/// The keys (with the access each needs) and channels a request names.
-fn touches_of(id: usize, args: &[&[u8]]) -> Touches {
-    let cat = Catalog::get();
-    let mut t = Touches::default();
-    match &cat.key_plans[id] {
-        KeyPlan::Ranges(specs) => range_keys(specs, args, &mut t),
-        KeyPlan::Set => {
-            let get = args.iter().skip(3).any(|a| a.eq_ignore_ascii_case(b"get"));
-            if args.len() > 1 {
-                t.keys.push((1, if get { READ | WRITE } else { WRITE }));
-            }
-        }
-        KeyPlan::General(m) => {
-            for (at, flags) in command::keys_of(m, args) {
-                if at < args.len() {
-                    t.keys.push((at, catalog::need_of(flags)));
-                }
-            }
-        }
-        KeyPlan::None => {}
-    }
-    let (channels, pattern) = match cat.names[id].as_str() {
-        "publish" | "spublish" => (1..2.min(args.len()), false),
-        "subscribe" | "ssubscribe" => (1..args.len(), false),
-        "psubscribe" => (1..args.len(), true),
-        _ => (0..0, false),
-    };
-    t.channels.extend(channels.map(|at| (at, pattern)));
-    t
-}
-
-/// [`KeyPlan::Ranges`]'s keys, as the metadata's key-spec walk finds them: a spec that does
-/// not fit the arguments means no keys at all (the command replies with its own error).
-fn range_keys(specs: &[RangeSpec], args: &[&[u8]], t: &mut Touches) {
-    let argc = args.len() as i64;
-    for spec in specs {
-        let first = spec.first;
-        let last = if spec.lastkey >= 0 {
-            first + spec.lastkey
-        } else if spec.limit == 0 {
-            argc + spec.lastkey
-        } else {
-            first + ((argc - first) / spec.limit + spec.lastkey)
-        };
-        if last >= argc || last < first || first >= argc {
-            t.keys.clear();
-            return;
-        }
-        let mut i = first;
-        while i <= last {
-            t.keys.push((i as usize, spec.need));
-            i += spec.keystep.max(1);
-        }
-    }
 }
 
 /// The reply to a refused command at top level or while queuing (Redis's `processCommand`).
@@ -655,12 +599,13 @@ mod tests {
                 for rotate in 0..words.len() {
                     let mut args: Vec<&[u8]> = name.split(|&b| b == b'|').collect();
                     args.extend((0..len).map(|i| words[(i + rotate) % words.len()]));
-                    let want: Vec<(usize, u8)> = command::keys_of(m, &args)
-                        .into_iter()
-                        .filter(|(at, _)| *at < args.len())
-                        .map(|(at, flags)| (at, catalog::need_of(flags)))
-                        .collect();
-                    let got = touches_of(id, &args).keys.to_vec();
+                    let want: Vec<(usize, u8)> =
+                        crate::engine::cmd::server::command::keys_of(m, &args)
+                            .into_iter()
+                            .filter(|(at, _)| *at < args.len())
+                            .map(|(at, flags)| (at, catalog::need_of(flags)))
+                            .collect();
+                    let got = Request::new(id, &args).keys();
                     assert_eq!(got, want, "{:?}", String::from_utf8_lossy(&args.concat()));
                     compared += 1;
                 }

@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 
 use super::catalog::{category_bit, Catalog};
+use super::request::Request;
 use super::RuleError;
 use crate::engine::cmd::keys::glob_match;
 
@@ -69,15 +70,6 @@ impl Denied {
             self
         }
     }
-}
-
-/// What a request touches, found once for all selectors: each key with the flags its
-/// access needs, and each channel with whether it is a pattern (PSUBSCRIBE).
-#[derive(Debug, Default)]
-pub(crate) struct Touches {
-    /// Inline for up to 4 keys: most requests name one, and the check allocates nothing.
-    pub(crate) keys: smallvec::SmallVec<[(usize, u8); 4]>,
-    pub(crate) channels: smallvec::SmallVec<[(usize, bool); 2]>,
 }
 
 impl Selector {
@@ -257,14 +249,9 @@ impl Selector {
         Ok(())
     }
 
-    /// Checks a request against this selector; `id` is its command's [`Catalog`] id.
-    pub(crate) fn check(
-        &self,
-        id: usize,
-        args: &[&[u8]],
-        touches: &mut Option<Touches>,
-        find: &dyn Fn() -> Touches,
-    ) -> Result<(), Denied> {
+    /// Checks a request against this selector.
+    pub(crate) fn check(&self, request: &Request<'_>) -> Result<(), Denied> {
+        let (id, args) = (request.id, request.args);
         let cat = Catalog::get();
         if !self.all_commands && !cat.no_auth[id] && !self.bit(id) {
             let at = if cat.parent[id].is_some() { 2 } else { 1 };
@@ -277,22 +264,17 @@ impl Selector {
                 return Err(Denied::Command);
             }
         }
-        if self.all_keys && self.all_channels {
-            return Ok(());
-        }
-        let touches = touches.get_or_insert_with(find);
         if !self.all_keys {
-            for &(at, flags) in &touches.keys {
-                if !self.key_allowed(args[at], flags) {
-                    return Err(Denied::Key(at));
-                }
+            if let Some(at) = request.first_key_where(|at, need| !self.key_allowed(args[at], need))
+            {
+                return Err(Denied::Key(at));
             }
         }
         if !self.all_channels {
-            for &(at, pattern) in &touches.channels {
-                if !self.channel_allowed(args[at], pattern) {
-                    return Err(Denied::Channel(at));
-                }
+            if let Some(at) =
+                request.first_channel_where(|at, pattern| !self.channel_allowed(args[at], pattern))
+            {
+                return Err(Denied::Channel(at));
             }
         }
         Ok(())
@@ -304,12 +286,27 @@ impl Selector {
             || self
                 .keys
                 .iter()
-                .any(|(p, f)| f & needed == needed && glob_match(p, key))
+                .any(|(p, f)| f & needed == needed && pattern_matches(p, key))
     }
 
     /// Whether a channel (or, for PSUBSCRIBE, a pattern, compared literally) is allowed.
     pub(crate) fn channel_allowed(&self, channel: &[u8], pattern: bool) -> bool {
         self.all_channels || channel_in(&self.channels, channel, pattern)
+    }
+}
+
+/// Redis's glob matching of a key pattern, with the patterns rules mostly hold done without
+/// the general matcher: `prefix*` is a prefix test (of a key that is not empty: Redis's
+/// matcher never matches an empty string against a pattern), a pattern without `*?[\\`
+/// an equality.
+fn pattern_matches(pattern: &[u8], key: &[u8]) -> bool {
+    let special = |b: &u8| matches!(b, b'*' | b'?' | b'[' | b'\\');
+    match pattern.split_last() {
+        Some((b'*', prefix)) if !prefix.iter().any(special) => {
+            !key.is_empty() && key.starts_with(prefix)
+        }
+        _ if !pattern.iter().any(special) => pattern == key,
+        _ => glob_match(pattern, key),
     }
 }
 
@@ -346,13 +343,9 @@ mod tests {
         assert!(s.bit(cat.id("hset").unwrap()));
         assert!(!s.bit(cat.id("hdel").unwrap()));
         let select = cat.id("select").unwrap();
-        let mut t = None;
-        let none = || Touches::default();
-        assert_eq!(s.check(select, &[b"select", b"0"], &mut t, &none), Ok(()));
-        assert_eq!(
-            s.check(select, &[b"select", b"1"], &mut None, &none),
-            Err(Denied::Command)
-        );
+        let check = |args: &[&[u8]]| s.check(&Request::new(select, args));
+        assert_eq!(check(&[b"select", b"0"]), Ok(()));
+        assert_eq!(check(&[b"select", b"1"]), Err(Denied::Command));
         assert!(s.key_allowed(b"rx", READ));
         assert!(!s.key_allowed(b"rx", WRITE));
         assert!(s.key_allowed(b"rwx", READ_WRITE));
@@ -374,6 +367,43 @@ mod tests {
             s.apply(b"+config|get|x"),
             Err(RuleError::SubcommandFirstArg)
         );
+    }
+
+    #[test]
+    fn key_patterns_match_as_redis_globs() {
+        for (pattern, key, want) in [
+            (&b"key:*"[..], &b"key:1"[..], true),
+            (b"key:*", b"key:", true),
+            (b"key:*", b"kex:1", false),
+            (b"*", b"", false),
+            (b"*", b"x", true),
+            (b"", b"", true),
+            (b"exact", b"exact", true),
+            (b"exact", b"exactly", false),
+            (b"k?y*", b"key:1", true),
+            (b"k[ab]*", b"kb", true),
+            (b"k\\*", b"k*", true),
+            (b"k\\*", b"kx", false),
+            (b"a*b", b"axxb", true),
+        ] {
+            assert_eq!(pattern_matches(pattern, key), want, "{pattern:?} {key:?}");
+            assert_eq!(glob_match(pattern, key), want, "{pattern:?} {key:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The fast paths answer what Redis's matcher answers, for any pattern and key over
+        /// an alphabet with every special character.
+        #[test]
+        fn the_fast_paths_agree_with_the_glob_matcher(
+            pattern in "[ab*?\\[\\]\\\\]{0,6}",
+            key in "[ab*?]{0,6}",
+        ) {
+            proptest::prop_assert_eq!(
+                pattern_matches(pattern.as_bytes(), key.as_bytes()),
+                glob_match(pattern.as_bytes(), key.as_bytes())
+            );
+        }
     }
 
     #[test]
