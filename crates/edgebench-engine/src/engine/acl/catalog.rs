@@ -55,6 +55,9 @@ pub(crate) struct Catalog {
     pub(crate) key_plans: Vec<KeyPlan>,
     /// Which arguments of each command are channels.
     pub(crate) channel_plans: Vec<ChannelPlan>,
+    /// Commands whose one key is their first argument (GET, SET, HSET, INCR...), with the
+    /// access it needs: the check's fast path ([`Catalog::single_key`]).
+    single_keys: Vec<SingleKey>,
     by_name: HashMap<String, usize>,
     /// The id of each dispatched command, by its index in [`all_commands`].
     by_dispatch: Vec<Option<usize>>,
@@ -75,6 +78,31 @@ pub(crate) enum KeyPlan {
     General(&'static meta::CommandMeta),
     /// No metadata: no keys.
     None,
+}
+
+/// Whether a command's one key is its first argument, and the access it needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SingleKey {
+    No,
+    Needs(u8),
+    /// SET: written, and read too with GET among its options.
+    Set,
+}
+
+impl SingleKey {
+    fn of(plan: &KeyPlan, channels: ChannelPlan) -> SingleKey {
+        if channels != ChannelPlan::None {
+            return SingleKey::No;
+        }
+        match plan {
+            KeyPlan::Set => SingleKey::Set,
+            KeyPlan::Ranges(specs) => match specs.as_slice() {
+                [spec] if spec.first == 1 && spec.lastkey == 0 => SingleKey::Needs(spec.need),
+                _ => SingleKey::No,
+            },
+            _ => SingleKey::No,
+        }
+    }
 }
 
 /// Which arguments of a command are Pub/Sub channels, for the check.
@@ -179,6 +207,7 @@ impl Catalog {
             no_auth: Vec::new(),
             key_plans: Vec::new(),
             channel_plans: Vec::new(),
+            single_keys: Vec::new(),
             by_name: HashMap::new(),
             by_dispatch: Vec::new(),
         };
@@ -205,10 +234,35 @@ impl Catalog {
         self.parent.push(parent);
         self.children.push(Vec::new());
         self.no_auth.push(m.has_flag("no_auth"));
-        self.key_plans.push(KeyPlan::of(meta::table().get(&m.name)));
-        self.channel_plans.push(ChannelPlan::of(&m.name));
+        let plan = KeyPlan::of(meta::table().get(&m.name));
+        let channels = ChannelPlan::of(&m.name);
+        self.single_keys.push(SingleKey::of(&plan, channels));
+        self.key_plans.push(plan);
+        self.channel_plans.push(channels);
         self.by_name.insert(m.name.clone(), id);
         id
+    }
+
+    /// The access the one key of request `args` needs, when command `id` has one key and it
+    /// is argument 1 (the keys [`super::request::Request`] would find: exactly that one);
+    /// `None` for any other command.
+    #[inline]
+    pub(crate) fn single_key(&self, id: usize, args: &[&[u8]]) -> Option<u8> {
+        if args.len() < 2 {
+            return None;
+        }
+        match self.single_keys[id] {
+            SingleKey::No => None,
+            SingleKey::Needs(need) => Some(need),
+            SingleKey::Set => {
+                let get = args.iter().skip(3).any(|a| a.eq_ignore_ascii_case(b"get"));
+                Some(if get {
+                    super::READ | super::WRITE
+                } else {
+                    super::WRITE
+                })
+            }
+        }
     }
 
     /// How many commands and subcommands there are.

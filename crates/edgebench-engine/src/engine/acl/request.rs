@@ -36,6 +36,7 @@ enum Keys<'a> {
 
 impl<'a> Request<'a> {
     /// The request `args` of command `id`.
+    #[inline]
     pub(crate) fn new(id: usize, args: &'a [&'a [u8]]) -> Request<'a> {
         let cat = Catalog::get();
         let keys = match &cat.key_plans[id] {
@@ -64,6 +65,7 @@ impl<'a> Request<'a> {
 
     /// The first key position (in argument order) for which `refused(position, access
     /// needed)` holds, if any.
+    #[inline]
     pub(crate) fn first_key_where(
         &self,
         mut refused: impl FnMut(usize, u8) -> bool,
@@ -92,6 +94,7 @@ impl<'a> Request<'a> {
     }
 
     /// The first channel position for which `refused(position, is a pattern)` holds, if any.
+    #[inline]
     pub(crate) fn first_channel_where(
         &self,
         mut refused: impl FnMut(usize, bool) -> bool,

@@ -35,6 +35,8 @@ pub(crate) struct Selector {
     pub(crate) all_keys: bool,
     /// Key patterns with their [`READ`] / [`WRITE`] flags, in the order given.
     pub(crate) keys: Vec<(Vec<u8>, u8)>,
+    /// How each of `keys` is matched, worked out when it was added.
+    key_kinds: Vec<PatternKind>,
     /// `&*` / `allchannels`.
     pub(crate) all_channels: bool,
     /// Channel patterns, in the order given.
@@ -81,6 +83,7 @@ impl Selector {
             first_args: BTreeMap::new(),
             all_keys: false,
             keys: Vec::new(),
+            key_kinds: Vec::new(),
             all_channels,
             channels: Vec::new(),
         }
@@ -141,9 +144,11 @@ impl Selector {
         if is("allkeys") || op == b"~*" {
             self.all_keys = true;
             self.keys.clear();
+            self.key_kinds.clear();
         } else if is("resetkeys") {
             self.all_keys = false;
             self.keys.clear();
+            self.key_kinds.clear();
         } else if is("allchannels") || op == b"&*" {
             self.all_channels = true;
             self.channels.clear();
@@ -243,13 +248,17 @@ impl Selector {
         }
         match self.keys.iter_mut().find(|(p, _)| p == pattern) {
             Some((_, f)) => *f |= flags,
-            None => self.keys.push((pattern.to_vec(), flags)),
+            None => {
+                self.keys.push((pattern.to_vec(), flags));
+                self.key_kinds.push(PatternKind::of(pattern));
+            }
         }
         self.all_keys = false;
         Ok(())
     }
 
     /// Checks a request against this selector.
+    #[inline]
     pub(crate) fn check(&self, request: &Request<'_>) -> Result<(), Denied> {
         let (id, args) = (request.id, request.args);
         let cat = Catalog::get();
@@ -281,12 +290,14 @@ impl Selector {
     }
 
     /// Whether a pattern with the flags `needed` (or more) matches `key`.
+    #[inline]
     pub(crate) fn key_allowed(&self, key: &[u8], needed: u8) -> bool {
         self.all_keys
             || self
                 .keys
                 .iter()
-                .any(|(p, f)| f & needed == needed && pattern_matches(p, key))
+                .zip(&self.key_kinds)
+                .any(|((p, f), kind)| f & needed == needed && kind.matches(p, key))
     }
 
     /// Whether a channel (or, for PSUBSCRIBE, a pattern, compared literally) is allowed.
@@ -295,19 +306,45 @@ impl Selector {
     }
 }
 
-/// Redis's glob matching of a key pattern, with the patterns rules mostly hold done without
-/// the general matcher: `prefix*` is a prefix test (of a key that is not empty: Redis's
-/// matcher never matches an empty string against a pattern), a pattern without `*?[\\`
-/// an equality.
-fn pattern_matches(pattern: &[u8], key: &[u8]) -> bool {
-    let special = |b: &u8| matches!(b, b'*' | b'?' | b'[' | b'\\');
-    match pattern.split_last() {
-        Some((b'*', prefix)) if !prefix.iter().any(special) => {
-            !key.is_empty() && key.starts_with(prefix)
+/// How a key pattern is matched: Redis's glob matching, with the patterns rules mostly hold
+/// done without the general matcher.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PatternKind {
+    /// `prefix*`: a key that starts with the prefix (and is not empty: Redis's matcher never
+    /// matches an empty string against a pattern).
+    Prefix,
+    /// No `*?[\\`: the key itself.
+    Literal,
+    /// Anything else: [`glob_match`].
+    Glob,
+}
+
+impl PatternKind {
+    fn of(pattern: &[u8]) -> PatternKind {
+        let special = |b: &u8| matches!(b, b'*' | b'?' | b'[' | b'\\');
+        match pattern.split_last() {
+            Some((b'*', prefix)) if !prefix.iter().any(special) => PatternKind::Prefix,
+            _ if !pattern.iter().any(special) => PatternKind::Literal,
+            _ => PatternKind::Glob,
         }
-        _ if !pattern.iter().any(special) => pattern == key,
-        _ => glob_match(pattern, key),
     }
+
+    #[inline]
+    fn matches(self, pattern: &[u8], key: &[u8]) -> bool {
+        match self {
+            PatternKind::Prefix => {
+                let prefix = &pattern[..pattern.len() - 1];
+                !key.is_empty() && key.len() >= prefix.len() && key[..prefix.len()] == *prefix
+            }
+            PatternKind::Literal => pattern == key,
+            PatternKind::Glob => glob_match(pattern, key),
+        }
+    }
+}
+
+#[cfg(test)]
+fn pattern_matches(pattern: &[u8], key: &[u8]) -> bool {
+    PatternKind::of(pattern).matches(pattern, key)
 }
 
 /// Whether `channel` is allowed by `patterns`: a channel by glob matching, a subscription
