@@ -729,6 +729,17 @@ pub(super) mod tests {
              redis-uds?… for them"
         );
         assert_eq!(
+            error(&["embedded-uds?tls=yes"]),
+            "bad target option in \"embedded-uds?tls=yes\": TLS is spoken on TCP only (the \
+             Unix socket stays plain, as redis-server's): use embedded-tcp?tls=yes"
+        );
+        assert_eq!(
+            error(&["embedded?user=u&password=p"]),
+            "bad target option in \"embedded?user=u&password=p\": tls= and user= are for a \
+             connection, and the in-process engine has none: use \
+             embedded-tcp?tls=yes&user=NAME&password=PW"
+        );
+        assert_eq!(
             error(&["embedded?appendfsync=no"]),
             "bad target option in \"embedded?appendfsync=no\": appendfsync=no needs \
              appendonly=yes: add &appendonly=yes"

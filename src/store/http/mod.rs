@@ -546,20 +546,17 @@ async fn connect(base: &HttpBase) -> Result<Sender, String> {
                     .await
                     .map_err(|e| e.to_string())?;
                 stream.set_nodelay(true).map_err(|e| e.to_string())?;
-                let tls = connector
-                    .connect(name, stream)
-                    .await
-                    .map_err(|e| {
-                        let why = error_chain(&e);
-                        if cacert.is_none() && why.contains("UnknownIssuer") {
-                            format!(
-                                "TLS handshake: {why}; give the CA that signed the service's \
+                let tls = connector.connect(name, stream).await.map_err(|e| {
+                    let why = error_chain(&e);
+                    if cacert.is_none() && why.contains("UnknownIssuer") {
+                        format!(
+                            "TLS handshake: {why}; give the CA that signed the service's \
                                  certificate: https://{host}:{port}?cacert=FILE"
-                            )
-                        } else {
-                            format!("TLS handshake: {why}")
-                        }
-                    })?;
+                        )
+                    } else {
+                        format!("TLS handshake: {why}")
+                    }
+                })?;
                 handshake(tls).await
             }
         }
