@@ -505,7 +505,7 @@ pub(super) mod tests {
         assert_eq!(
             error(&["foo"]),
             "unknown target \"foo\": use embedded, embedded-direct, embedded-tcp, \
-             embedded-uds, redis-tcp, redis-uds, redis-cluster, redis://HOST:PORT, \
+             embedded-uds, redis-tcp, redis-uds, redis-cluster, redis[s]://[USER:PW@]HOST:PORT, \
              redis+unix:///PATH, redis-cluster://HOST:PORT[,HOST:PORT…], sqlite, \
              sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://…, \
              mongodb://HOST:PORT, http://HOST:PORT, https://HOST:PORT[?cacert=FILE], http+unix:///PATH or NAME=any of these"
@@ -524,7 +524,7 @@ pub(super) mod tests {
         assert_eq!(
             error(&["redis-cluster://h:1,h"]),
             "unknown target \"h\": use embedded, embedded-direct, embedded-tcp, \
-             embedded-uds, redis-tcp, redis-uds, redis-cluster, redis://HOST:PORT, \
+             embedded-uds, redis-tcp, redis-uds, redis-cluster, redis[s]://[USER:PW@]HOST:PORT, \
              redis+unix:///PATH, redis-cluster://HOST:PORT[,HOST:PORT…], sqlite, \
              sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://…, \
              mongodb://HOST:PORT, http://HOST:PORT, https://HOST:PORT[?cacert=FILE], http+unix:///PATH or NAME=any of these"
@@ -586,7 +586,7 @@ pub(super) mod tests {
         assert_eq!(
             error(&["db=nope"]),
             "unknown target \"nope\": use embedded, embedded-direct, embedded-tcp, \
-             embedded-uds, redis-tcp, redis-uds, redis-cluster, redis://HOST:PORT, \
+             embedded-uds, redis-tcp, redis-uds, redis-cluster, redis[s]://[USER:PW@]HOST:PORT, \
              redis+unix:///PATH, redis-cluster://HOST:PORT[,HOST:PORT…], sqlite, \
              sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://…, \
              mongodb://HOST:PORT, http://HOST:PORT, https://HOST:PORT[?cacert=FILE], http+unix:///PATH or NAME=any of these"
