@@ -278,11 +278,18 @@ impl Catalog {
     /// The id of the command a request runs: the subcommand's for a container (`None`
     /// when the subcommand is unknown: the command itself then replies with its error,
     /// as Redis rejects an unknown subcommand before it checks permissions).
+    #[inline]
     pub(crate) fn request_id(&self, dispatch_index: usize, args: &[&[u8]]) -> Option<usize> {
         let id = self.by_dispatch.get(dispatch_index).copied().flatten()?;
         if self.children[id].is_empty() {
             return Some(id);
         }
+        self.subcommand_id(id, args)
+    }
+
+    /// The subcommand a request of container `id` names (by name: the rare path).
+    #[cold]
+    fn subcommand_id(&self, id: usize, args: &[&[u8]]) -> Option<usize> {
         let sub = std::str::from_utf8(args.get(1)?).ok()?;
         self.id(&format!("{}|{sub}", self.names[id]))
     }

@@ -334,7 +334,11 @@ impl PatternKind {
         match self {
             PatternKind::Prefix => {
                 let prefix = &pattern[..pattern.len() - 1];
-                !key.is_empty() && key.len() >= prefix.len() && key[..prefix.len()] == *prefix
+                // Byte by byte: prefixes are a few bytes, for which a call to memcmp costs
+                // more than the comparison.
+                !key.is_empty()
+                    && key.len() >= prefix.len()
+                    && prefix.iter().zip(key).all(|(p, k)| p == k)
             }
             PatternKind::Literal => pattern == key,
             PatternKind::Glob => glob_match(pattern, key),
