@@ -12,6 +12,7 @@
 pub mod bus;
 pub mod certs;
 pub mod child;
+pub mod client_tls;
 pub mod cluster;
 mod connect;
 mod endpoint;

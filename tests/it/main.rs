@@ -37,6 +37,7 @@ mod perf_db;
 mod perf_pbm;
 mod perf_results;
 mod perf_run;
+mod pg_tls;
 mod real_clients;
 mod replication;
 mod report_compare;

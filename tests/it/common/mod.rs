@@ -11,6 +11,7 @@
 pub mod cluster;
 pub mod mongo;
 pub mod postgres;
+pub mod private_pg;
 pub mod resp;
 pub mod sqlite;
 
