@@ -357,7 +357,13 @@ impl BusSubscribers {
         let mut subscriptions = Vec::with_capacity(urls.len());
         for url in urls {
             let sub = bus::subscribe(url, EVENTS_FILTER, &cfg.options).map_err(|e| {
-                format!("--bus {url}: cannot subscribe: {e}; is the broker running there?")
+                // A broker that answered and refused us (a CONNACK's return code, a bad
+                // certificate) is running: its reason is the whole story.
+                let hint = match e.kind() {
+                    std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::InvalidData => "",
+                    _ => "; is the broker running there?",
+                };
+                format!("--bus {url}: cannot subscribe: {e}{hint}")
             })?;
             subscriptions.push((url.to_string(), sub));
         }

@@ -70,8 +70,8 @@ pub enum BusChoice {
 /// Every `--bus` name, for error messages.
 pub const BUS_NAMES: &str =
     "mqtt-tcp, mqtt-tcp-nodelay, mqtt-uds, nats, redis-pubsub-tcp, redis-pubsub-uds, embedded, or \
-     a broker's URL (mqtt://HOST:PORT, mqtt+unix:///PATH, nats://HOST:PORT, redis://HOST:PORT, \
-     redis+unix:///PATH)";
+     a broker's URL (mqtt://[USER:PASSWORD@]HOST:PORT, mqtts://[USER:PASSWORD@]HOST:PORT[?cacert=FILE], \
+     mqtt+unix:///PATH, nats://HOST:PORT, redis://HOST:PORT, redis+unix:///PATH)";
 
 impl BusChoice {
     /// One `--bus` item: a spawned kind's name or a URL.
@@ -89,8 +89,8 @@ impl BusChoice {
         }))
     }
 
-    /// What a column's name gets: `MQTT_TCP`, `MQTT_TCP_NoDelay`, `MQTT_UDS`, `NATS_TCP`, `RedisPubSub_TCP`,
-    /// `RedisPubSub_UDS`, `Bus_Embedded`.
+    /// What a column's name gets: `MQTT_TCP`, `MQTT_TCP_NoDelay`, `MQTT_UDS`, `MQTT_TLS`
+    /// (`mqtts://`), `NATS_TCP`, `RedisPubSub_TCP`, `RedisPubSub_UDS`, `Bus_Embedded`.
     pub fn column_suffix(&self) -> String {
         match self {
             BusChoice::Spawn(SpawnedBus::MqttTcp) => "MQTT_TCP".into(),
@@ -102,6 +102,7 @@ impl BusChoice {
             BusChoice::Spawn(SpawnedBus::Embedded) => "Bus_Embedded".into(),
             BusChoice::At(url) => {
                 let transport = match url.addr() {
+                    _ if url.is_tls() => "TLS",
                     Addr::Tcp { .. } => "TCP",
                     Addr::Unix(_) => "UDS",
                 };
@@ -274,10 +275,10 @@ impl InProcessBus {
                     let b = Broker::spawn_with(kind_of, extra).map_err(|e| e.to_string())?;
                     let url = match kind {
                         SpawnedBus::MqttUds => {
-                            BusUrl::Mqtt(b.unix().expect("mosquitto has a socket").clone())
+                            BusUrl::mqtt(b.unix().expect("mosquitto has a socket").clone())
                         }
                         SpawnedBus::Nats => BusUrl::Nats(b.tcp().clone()),
-                        _ => BusUrl::Mqtt(b.tcp().clone()),
+                        _ => BusUrl::mqtt(b.tcp().clone()),
                     };
                     broker = Some(b);
                     url
@@ -627,10 +628,11 @@ impl Publisher {
             Place::Url(url) => url,
         };
         Ok(match url {
-            BusUrl::Mqtt(addr) => {
+            BusUrl::Mqtt(addr, security) => {
                 let options = mqtt::Options {
                     client_id: format!("{FLEET_SERVICE}-{}", uuid::Uuid::new_v4().simple()),
                     connect_timeout: CONNECT_TIMEOUT,
+                    security: security.clone(),
                     ..mqtt::Options::default()
                 };
                 Publisher::Mqtt(mqtt::Client::connect(addr, &options)?, qos)
