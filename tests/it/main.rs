@@ -30,6 +30,7 @@ mod kv_stall;
 mod maxmemory;
 mod migrate;
 mod mongo4_queries;
+mod mongo_tls;
 mod multihost;
 mod perf_bundle;
 mod perf_config;

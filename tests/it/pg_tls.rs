@@ -36,22 +36,19 @@ fn coredata_over_verify_full_stores_and_reads_back_and_plain_text_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     let targets = format!("{secure},plain={plain},sqlite");
-    let output = crate::common::edgebench()
-        .args(["coredata", "--target", &targets])
-        .args([
+    let (code, stdout, stderr) = crate::common::coredata(
+        &[
+            "--target",
+            &targets,
             "--bench",
             "AddEvent|EventById|EventCount",
             "--benchtime",
             "5x",
-        ])
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
+        ],
+        &out,
+    );
     // One target failed, so the run says so in its exit code; the others ran.
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(code, Some(1), "{stderr}");
     assert!(
         stdout.starts_with(
             "| Benchmark | PostgreSQL_TCP+TLS (micro/op) | SQLite_Embedded (micro/op) |\n"

@@ -235,6 +235,22 @@ pub fn http_get(base: &str, path: &str) -> String {
     text
 }
 
+/// Runs `edgebench coredata ARGS --out OUT`: (exit code, stdout, stderr).
+pub fn coredata(args: &[&str], out: &std::path::Path) -> (Option<i32>, String, String) {
+    let output = edgebench()
+        .arg("coredata")
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
+    (
+        output.status.code(),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
 /// Runs the built edgebench with `args` in `dir`; its output when it succeeded.
 pub fn edgebench_ok(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
     let out = edgebench().args(args).current_dir(dir).output().unwrap();

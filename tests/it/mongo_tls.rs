@@ -1,0 +1,63 @@
+//! MongoDB with `tls=true` (issue 30): SecantusDB serves TLS (`--tls-cert-file`,
+//! `--tls-key-file`), so the driver's rustls client is tested against it: a run stores and
+//! reads back under the column `MongoDB+TLS`, and a CA that did not sign the server's
+//! certificate, or a plain client, is refused with one line naming the target.
+
+use edgebench::results::RunResults;
+
+use crate::common::mongo::TlsServer;
+
+#[test]
+fn coredata_over_tls_runs_and_a_foreign_ca_or_plain_text_is_refused() {
+    let server = TlsServer::start();
+    let other = tempfile::tempdir().unwrap();
+    let other_ca = edgebench::transport::certs::PrivateCa::new()
+        .unwrap()
+        .write_files(other.path())
+        .unwrap();
+    let secure = server.url("");
+    let foreign = format!(
+        "mongodb://127.0.0.1:{}/?tls=true&tlsCAFile={}&serverSelectionTimeoutMS=2000",
+        server.port(),
+        other_ca.ca_cert.display()
+    );
+    let plain = format!(
+        "mongodb://127.0.0.1:{}/?serverSelectionTimeoutMS=2000",
+        server.port()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let targets = format!("{secure},foreign={foreign},plain={plain}");
+    let (code, stdout, stderr) = crate::common::coredata(
+        &[
+            "--target",
+            &targets,
+            "--bench",
+            "AddEvent|EventById|EventCount",
+            "--benchtime",
+            "5x",
+        ],
+        &out,
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stdout.starts_with("| Benchmark | MongoDB+TLS (micro/op) |\n"),
+        "{stdout}"
+    );
+    for name in ["foreign", "plain"] {
+        let failure = stderr
+            .lines()
+            .find(|l| l.starts_with(&format!("edgebench: target {name}: ")))
+            .unwrap_or_else(|| panic!("no failure for {name}: {stderr}"));
+        assert!(
+            failure.contains("cannot reach MongoDB at mongodb://127.0.0.1:"),
+            "{failure}"
+        );
+    }
+    let results: RunResults =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let tls = &results.targets[0];
+    assert_eq!(tls.name, "MongoDB+TLS");
+    assert!(tls.error.is_none(), "{:?}", tls.error);
+    assert_eq!(tls.benchmarks.len(), 3);
+}
