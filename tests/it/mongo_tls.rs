@@ -25,20 +25,9 @@ fn coredata_over_tls_runs_and_a_foreign_ca_or_plain_text_is_refused() {
         "mongodb://127.0.0.1:{}/?serverSelectionTimeoutMS=2000",
         server.port()
     );
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("run");
     let targets = format!("{secure},foreign={foreign},plain={plain}");
-    let (code, stdout, stderr) = crate::common::coredata(
-        &[
-            "--target",
-            &targets,
-            "--bench",
-            "AddEvent|EventById|EventCount",
-            "--benchtime",
-            "5x",
-        ],
-        &out,
-    );
+    let (dir, code, stdout, stderr) = crate::common::store_and_read_back(&targets);
+    let out = dir.path().join("run");
     assert_eq!(code, Some(1), "{stderr}");
     assert!(
         stdout.starts_with("| Benchmark | MongoDB+TLS (micro/op) |\n"),

@@ -33,20 +33,9 @@ fn coredata_over_verify_full_stores_and_reads_back_and_plain_text_is_refused() {
     let pg = PrivatePg::start();
     let secure = pg.url(&verify_full(&pg));
     let plain = pg.url("sslmode=disable");
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("run");
     let targets = format!("{secure},plain={plain},sqlite");
-    let (code, stdout, stderr) = crate::common::coredata(
-        &[
-            "--target",
-            &targets,
-            "--bench",
-            "AddEvent|EventById|EventCount",
-            "--benchtime",
-            "5x",
-        ],
-        &out,
-    );
+    let (dir, code, stdout, stderr) = crate::common::store_and_read_back(&targets);
+    let out = dir.path().join("run");
     // One target failed, so the run says so in its exit code; the others ran.
     assert_eq!(code, Some(1), "{stderr}");
     assert!(

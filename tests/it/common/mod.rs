@@ -251,6 +251,23 @@ pub fn coredata(args: &[&str], out: &std::path::Path) -> (Option<i32>, String, S
     )
 }
 
+/// `edgebench coredata --target TARGETS` with three benchmarks that store and read back
+/// (AddEvent, EventById, EventCount, 5 times each), its results in `DIR/run`: (the temp
+/// `DIR`, exit code, stdout, stderr).
+pub fn store_and_read_back(targets: &str) -> (tempfile::TempDir, Option<i32>, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "--target",
+        targets,
+        "--bench",
+        "AddEvent|EventById|EventCount",
+        "--benchtime",
+        "5x",
+    ];
+    let (code, stdout, stderr) = coredata(&args, &dir.path().join("run"));
+    (dir, code, stdout, stderr)
+}
+
 /// Runs the built edgebench with `args` in `dir`; its output when it succeeded.
 pub fn edgebench_ok(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
     let out = edgebench().args(args).current_dir(dir).output().unwrap();
