@@ -466,9 +466,11 @@ pub struct FleetArgs {
 
     /// With --via bus, the buses, each a column per target: mqtt-tcp, mqtt-uds (a private
     /// Mosquitto configured as EdgeX ships it), mqtt-tcp-nodelay (with set_tcp_nodelay true),
-    /// nats (a private nats-server), redis-pubsub-tcp, redis-pubsub-uds (a private
-    /// redis-server), embedded (the engine's Pub/Sub in process), or a broker's URL
-    /// (mqtt://…, mqtt+unix://…, nats://…, redis://…, redis+unix://…).
+    /// mqtt-tls (Mosquitto as EdgeX's secure bus: TLS and a password), nats (a private
+    /// nats-server), redis-pubsub-tcp, redis-pubsub-uds (a private redis-server), embedded
+    /// (the engine's Pub/Sub in process), or a broker's URL (mqtt://[USER:PASSWORD@]…,
+    /// mqtts://[USER:PASSWORD@]…[?cacert=FILE], mqtt+unix://…, nats://…, redis://…,
+    /// redis+unix://…).
     #[arg(long, value_name = "BUS[,BUS...]")]
     pub bus: Option<String>,
 

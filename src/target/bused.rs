@@ -48,6 +48,9 @@ pub enum SpawnedBus {
     MqttTcpNoDelay,
     /// Mosquitto over its Unix socket.
     MqttUds,
+    /// Mosquitto as EdgeX's secure bus: TLS (a private CA made for the run) and a user with a
+    /// password (`allow_anonymous false`), over TCP.
+    MqttTls,
     /// nats-server over TCP.
     Nats,
     /// redis-server's Pub/Sub over TCP.
@@ -69,7 +72,7 @@ pub enum BusChoice {
 
 /// Every `--bus` name, for error messages.
 pub const BUS_NAMES: &str =
-    "mqtt-tcp, mqtt-tcp-nodelay, mqtt-uds, nats, redis-pubsub-tcp, redis-pubsub-uds, embedded, or \
+    "mqtt-tcp, mqtt-tcp-nodelay, mqtt-uds, mqtt-tls, nats, redis-pubsub-tcp, redis-pubsub-uds, embedded, or \
      a broker's URL (mqtt://[USER:PASSWORD@]HOST:PORT, mqtts://[USER:PASSWORD@]HOST:PORT[?cacert=FILE], \
      mqtt+unix:///PATH, nats://HOST:PORT, redis://HOST:PORT, redis+unix:///PATH)";
 
@@ -80,6 +83,7 @@ impl BusChoice {
             "mqtt-tcp" => SpawnedBus::MqttTcp,
             "mqtt-tcp-nodelay" => SpawnedBus::MqttTcpNoDelay,
             "mqtt-uds" => SpawnedBus::MqttUds,
+            "mqtt-tls" => SpawnedBus::MqttTls,
             "nats" => SpawnedBus::Nats,
             "redis-pubsub-tcp" => SpawnedBus::RedisPubSubTcp,
             "redis-pubsub-uds" => SpawnedBus::RedisPubSubUds,
@@ -96,6 +100,7 @@ impl BusChoice {
             BusChoice::Spawn(SpawnedBus::MqttTcp) => "MQTT_TCP".into(),
             BusChoice::Spawn(SpawnedBus::MqttTcpNoDelay) => "MQTT_TCP_NoDelay".into(),
             BusChoice::Spawn(SpawnedBus::MqttUds) => "MQTT_UDS".into(),
+            BusChoice::Spawn(SpawnedBus::MqttTls) => "MQTT_TLS".into(),
             BusChoice::Spawn(SpawnedBus::Nats) => "NATS_TCP".into(),
             BusChoice::Spawn(SpawnedBus::RedisPubSubTcp) => "RedisPubSub_TCP".into(),
             BusChoice::Spawn(SpawnedBus::RedisPubSubUds) => "RedisPubSub_UDS".into(),
@@ -263,6 +268,16 @@ impl InProcessBus {
                     };
                     redis = Some(server);
                     BusUrl::RedisPubSub(addr)
+                }
+                SpawnedBus::MqttTls => {
+                    // A password of this run's own: it is in no file a user reads, and the
+                    // URL shows it as ***.
+                    let password = uuid::Uuid::new_v4().simple().to_string();
+                    let b =
+                        Broker::spawn_secure("edgex-bus", &password).map_err(|e| e.to_string())?;
+                    let url = b.url();
+                    broker = Some(b);
+                    url
                 }
                 _ => {
                     let (kind_of, extra) = match kind {

@@ -1301,3 +1301,34 @@ fn fleet_via_bus_over_mqtts_with_a_password_persists_every_event() {
         "the password stays out of fleet.json"
     );
 }
+
+/// `--bus mqtt-tcp,mqtt-tls`: EdgeX's bus as shipped and as its secure mode runs it, side by
+/// side, every event persisted on both.
+#[test]
+fn fleet_via_bus_runs_the_spawned_secure_broker_beside_the_plain_one() {
+    let (status, stderr, json) = fleet(
+        "--target embedded --via bus --bus mqtt-tcp,mqtt-tls --events-per-second 200 \
+         --duration 1s --warmup 0s --edgex 3",
+    );
+    assert_eq!(status, Some(0), "{stderr}");
+    let json = json.expect("fleet.json");
+    let targets = json["targets"].as_array().unwrap();
+    let names: Vec<&str> = targets
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "RedisDB_Embedded_EdgeX3+MQTT_TCP",
+            "RedisDB_Embedded_EdgeX3+MQTT_TLS"
+        ]
+    );
+    for t in targets {
+        let s = &t["summary"];
+        let sent = count(&s["sent"]);
+        assert!(sent > 0, "{s}");
+        assert_eq!(count(&s["bus"]["persisted"]), sent, "{s}");
+        assert_eq!(count(&s["stored"]), sent, "{s}");
+    }
+}
