@@ -59,9 +59,11 @@ pub(super) fn connect_error(config: &PgConfig, e: &PgConnectError) -> StoreError
         }
         _ => CONNECT_FIX,
     };
+    let over = config
+        .tls_words()
+        .map_or_else(String::new, |w| format!(" over {w}"));
     backend_error(format!(
-        "cannot connect to the server at {}{} as {user}: {said} ({fix})",
+        "cannot connect to the server at {} as {user}{over}: {said} ({fix})",
         endpoint(config.config()),
-        config.describe_tls(),
     ))
 }

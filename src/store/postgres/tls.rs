@@ -276,11 +276,18 @@ impl PgConfig {
     /// What the run header says of the connection's security: `, TLS (sslmode verify-full)`,
     /// or nothing when it is plain.
     pub fn describe_tls(&self) -> String {
+        self.tls_words()
+            .map_or_else(String::new, |w| format!(", {w}"))
+    }
+
+    /// `TLS (sslmode verify-full)`, `TLS if the server offers it (sslmode prefer)`, or `None`
+    /// when connections are plain.
+    pub fn tls_words(&self) -> Option<String> {
         match self.tls.mode {
-            SslMode::Disable => String::new(),
-            _ if self.is_socket() => String::new(),
-            SslMode::Prefer => ", TLS if the server offers it (sslmode prefer)".into(),
-            mode => format!(", TLS (sslmode {})", mode.name()),
+            SslMode::Disable => None,
+            _ if self.is_socket() => None,
+            SslMode::Prefer => Some("TLS if the server offers it (sslmode prefer)".into()),
+            mode => Some(format!("TLS (sslmode {})", mode.name())),
         }
     }
 }
