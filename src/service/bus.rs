@@ -357,11 +357,18 @@ impl BusSubscribers {
         let mut subscriptions = Vec::with_capacity(urls.len());
         for url in urls {
             let sub = bus::subscribe(url, EVENTS_FILTER, &cfg.options).map_err(|e| {
-                // A broker that answered and refused us (a CONNACK's return code, a bad
-                // certificate) is running: its reason is the whole story.
+                // Only where nothing answered: a broker that refused us (a CONNACK's return
+                // code, a certificate, a hang-up) is running, and its reason says why.
+                use std::io::ErrorKind as K;
                 let hint = match e.kind() {
-                    std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::InvalidData => "",
-                    _ => "; is the broker running there?",
+                    K::ConnectionRefused
+                    | K::NotFound
+                    | K::TimedOut
+                    | K::WouldBlock
+                    | K::AddrNotAvailable
+                    | K::HostUnreachable
+                    | K::NetworkUnreachable => "; is the broker running there?",
+                    _ => "",
                 };
                 format!("--bus {url}: cannot subscribe: {e}{hint}")
             })?;

@@ -1245,7 +1245,10 @@ fn a_secure_broker_refuses_a_wrong_password_no_password_and_plain_text_in_one_li
     let url = with(None, true);
     let e = subscribe_error(&url);
     assert!(e.contains("not authorized (CONNACK return code 5)"), "{e}");
-    assert!(e.contains("mqtt://USER:PASSWORD@HOST:PORT"), "the fix: {e}");
+    assert!(
+        e.contains("mqtts://USER:PASSWORD@HOST:PORT"),
+        "the fix: {e}"
+    );
 
     // Plain text to the TLS listener: refused, not a hang (the CONNACK wait has its deadline).
     let url = with(Some((BUS_USER, BUS_PASSWORD)), false);
@@ -1272,6 +1275,10 @@ fn a_secure_broker_refuses_a_wrong_password_no_password_and_plain_text_in_one_li
     .unwrap();
     let e = subscribe_error(&url);
     assert!(e.contains("TLS handshake: invalid peer certificate"), "{e}");
+    assert!(
+        e.contains("give the CA that signed it: ?cacert=FILE"),
+        "the fix: {e}"
+    );
 }
 
 /// `fleet --via bus` over the secure broker's URL: the column says MQTT_TLS and every event

@@ -182,7 +182,22 @@ impl Client {
                 let config = tls
                     .client_config()
                     .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-                Stream::connect_tls(addr, config, options.connect_timeout)?
+                Stream::connect_tls(addr, config, options.connect_timeout).map_err(|e| {
+                    if !e.to_string().contains("invalid peer certificate") {
+                        return e;
+                    }
+                    let fix = match tls.ca_file {
+                        Some(_) => "give the CA that signed it: ?cacert=FILE",
+                        None => {
+                            "give the CA that signed it: ?cacert=FILE (none given: the \
+                                 system's roots were used)"
+                        }
+                    };
+                    io::Error::new(
+                        e.kind(),
+                        format!("{e} (the broker's certificate does not verify: {fix})"),
+                    )
+                })?
             }
         };
         let mut client = Client {
@@ -390,17 +405,22 @@ fn connack_reason(code: u8) -> &'static str {
 }
 
 /// What to do about a refusal, for the codes a secure broker gives.
-fn connack_fix(code: u8, security: &Security) -> &'static str {
+fn connack_fix(code: u8, security: &Security) -> String {
+    let scheme = if security.tls.is_some() {
+        "mqtts"
+    } else {
+        "mqtt"
+    };
     match (code, &security.credentials) {
-        (4 | 5, None) => {
+        (4 | 5, None) => format!(
             "; the broker wants a user name and password: give them in the URL, \
-             mqtt://USER:PASSWORD@HOST:PORT"
-        }
+             {scheme}://USER:PASSWORD@HOST:PORT"
+        ),
         // Mosquitto answers 5, not 4, to a wrong password.
         (4 | 5, Some(_)) => {
-            "; check the user and password in the URL against the broker's password file"
+            "; check the user and password in the URL against the broker's password file".into()
         }
-        _ => "",
+        _ => String::new(),
     }
 }
 
