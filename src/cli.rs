@@ -378,7 +378,8 @@ pub struct CoreDataServiceArgs {
 
     /// Also take events from the message bus, as EdgeX 3.x/4.x's core-data does: subscribe to
     /// edgex/events/device/# on each broker and persist every valid event, one at a time.
-    /// mqtt://HOST:PORT, mqtt+unix:///PATH (MQTT 3.1.1, EdgeX 4.0's default), redis://HOST:PORT,
+    /// mqtt://[USER:PASSWORD@]HOST:PORT, mqtts://[USER:PASSWORD@]HOST:PORT[?cacert=FILE] (TLS),
+    /// mqtt+unix:///PATH (MQTT 3.1.1, EdgeX 4.0's default), redis://HOST:PORT,
     /// redis+unix:///PATH (Redis Pub/Sub, EdgeX 3.x's default), nats://HOST:PORT; embedded
     /// (the engine's Pub/Sub broker in this process, served to publishers over RESP on
     /// --bus-listen and/or --bus-unixsocket: they PUBLISH as to Redis).

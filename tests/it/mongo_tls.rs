@@ -33,7 +33,10 @@ fn coredata_over_tls_runs_and_a_foreign_ca_or_plain_text_is_refused() {
         stdout.starts_with("| Benchmark | MongoDB+TLS (micro/op) |\n"),
         "{stdout}"
     );
-    for name in ["foreign", "plain"] {
+    for (name, fix) in [
+        ("foreign", "give the CA that signed it, tlsCAFile=FILE"),
+        ("plain", "add tls=true&tlsCAFile=FILE to the URL"),
+    ] {
         let failure = stderr
             .lines()
             .find(|l| l.starts_with(&format!("edgebench: target {name}: ")))
@@ -42,6 +45,7 @@ fn coredata_over_tls_runs_and_a_foreign_ca_or_plain_text_is_refused() {
             failure.contains("cannot reach MongoDB at mongodb://127.0.0.1:"),
             "{failure}"
         );
+        assert!(failure.contains(fix), "{failure}");
     }
     let results: RunResults =
         serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
