@@ -99,6 +99,47 @@ fn bad_urls_name_the_url_and_the_forms_without_the_password() {
 }
 
 #[test]
+fn a_url_takes_pgpassword_and_pgsslrootcert_as_libpq_does_but_not_pgsslmode() {
+    let dir = tempfile::tempdir().unwrap();
+    let ca = crate::transport::certs::PrivateCa::new()
+        .unwrap()
+        .write_files(dir.path())
+        .unwrap()
+        .ca_cert;
+    let ca_text = ca.display().to_string();
+    let env = lookup(&[
+        ("PGPASSWORD", "from-env"),
+        ("PGSSLROOTCERT", ca_text.as_str()),
+        ("PGSSLMODE", "verify-full"),
+        ("USER", "u"),
+    ]);
+    let c = config_from_url_with("postgres://u@127.0.0.1/db", &env).unwrap();
+    assert_eq!(c.config().get_password(), Some(&b"from-env"[..]));
+    // PGSSLMODE is not read: a plain URL stays plain.
+    assert_eq!(
+        c.tls(),
+        &PgTls {
+            mode: SslMode::Disable,
+            root_cert: Some(ca.clone())
+        }
+    );
+    assert!(!c.encrypts());
+    let c =
+        config_from_url_with("postgres://u:given@127.0.0.1/db?sslmode=verify-full", &env).unwrap();
+    assert_eq!(c.config().get_password(), Some(&b"given"[..]));
+    assert_eq!(c.tls().root_cert.as_deref(), Some(ca.as_path()));
+    assert!(c.encrypts());
+    assert_eq!(c.describe_tls(), ", TLS (sslmode verify-full)");
+
+    let e = config_from_url_with("postgres://u:pw@h/db?sslmode=allow", lookup(&[])).unwrap_err();
+    assert!(
+        e.contains("sslmode \"allow\": give disable, prefer, require"),
+        "{e}"
+    );
+    assert!(!e.contains("pw@"), "{e}");
+}
+
+#[test]
 fn env_defaults_are_libpqs_with_the_transports_host() {
     let env = lookup(&[("USER", "alice")]);
     let c = config_from_lookup(PgTransport::Tcp, &env).config().clone();
