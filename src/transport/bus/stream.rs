@@ -56,19 +56,7 @@ impl Stream {
     /// Connects, giving up after `timeout` on TCP.
     pub fn connect(addr: &Addr, timeout: Duration) -> io::Result<Stream> {
         match addr {
-            Addr::Tcp { host, port } => {
-                let mut last = io::Error::new(io::ErrorKind::NotFound, "no address");
-                for a in std::net::ToSocketAddrs::to_socket_addrs(&(host.as_str(), *port))? {
-                    match TcpStream::connect_timeout(&a, timeout) {
-                        Ok(s) => {
-                            s.set_nodelay(true)?;
-                            return Ok(Stream::Tcp(s));
-                        }
-                        Err(e) => last = e,
-                    }
-                }
-                Err(last)
-            }
+            Addr::Tcp { host, port } => connect_tcp(host, *port, timeout).map(Stream::Tcp),
             Addr::Unix(path) => UnixStream::connect(path).map(Stream::Unix),
         }
     }
@@ -80,7 +68,7 @@ impl Stream {
         config: Arc<ClientConfig>,
         timeout: Duration,
     ) -> io::Result<Stream> {
-        let Addr::Tcp { host, .. } = addr else {
+        let Addr::Tcp { host, port } = addr else {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 "TLS is over TCP: a Unix socket URL cannot be mqtts://",
@@ -93,9 +81,7 @@ impl Stream {
             )
         })?;
         let deadline = Instant::now() + timeout;
-        let Stream::Tcp(mut sock) = Stream::connect(addr, timeout)? else {
-            unreachable!("a TCP address connects over TCP");
-        };
+        let mut sock = connect_tcp(host, *port, timeout)?;
         let mut conn = ClientConnection::new(config, name).map_err(io::Error::other)?;
         while conn.is_handshaking() {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -158,6 +144,22 @@ impl Stream {
             Stream::Tls(s) => s.sock.shutdown(std::net::Shutdown::Both),
         };
     }
+}
+
+/// A TCP connection to the first of `host`'s addresses that answers within `timeout`, Nagle
+/// off (a bus sends many small messages).
+fn connect_tcp(host: &str, port: u16, timeout: Duration) -> io::Result<TcpStream> {
+    let mut last = io::Error::new(io::ErrorKind::NotFound, "no address");
+    for a in std::net::ToSocketAddrs::to_socket_addrs(&(host, port))? {
+        match TcpStream::connect_timeout(&a, timeout) {
+            Ok(s) => {
+                s.set_nodelay(true)?;
+                return Ok(s);
+            }
+            Err(e) => last = e,
+        }
+    }
+    Err(last)
 }
 
 /// One `recv` with `MSG_DONTWAIT`: what has arrived, or `WouldBlock`, whatever the socket's
