@@ -3,8 +3,6 @@
 //! reads back under the column `MongoDB+TLS`, and a CA that did not sign the server's
 //! certificate, or a plain client, is refused with one line naming the target.
 
-use edgebench::results::RunResults;
-
 use crate::common::mongo::TlsServer;
 
 #[test]
@@ -27,10 +25,11 @@ fn coredata_over_tls_runs_and_a_foreign_ca_or_plain_text_is_refused() {
     );
     let targets = format!("{secure},foreign={foreign},plain={plain}");
     let (dir, code, stdout, stderr) = crate::common::store_and_read_back(&targets);
-    let out = dir.path().join("run");
     assert_eq!(code, Some(1), "{stderr}");
     assert!(
-        stdout.starts_with("| Benchmark | MongoDB+TLS (micro/op) |\n"),
+        stdout.starts_with(
+            "| Benchmark | MongoDB+TLS (micro/op) | MongoDB+TLS_EdgeX4 (micro/op) |\n"
+        ),
         "{stdout}"
     );
     for (name, fix) in [
@@ -47,10 +46,5 @@ fn coredata_over_tls_runs_and_a_foreign_ca_or_plain_text_is_refused() {
         );
         assert!(failure.contains(fix), "{failure}");
     }
-    let results: RunResults =
-        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
-    let tls = &results.targets[0];
-    assert_eq!(tls.name, "MongoDB+TLS");
-    assert!(tls.error.is_none(), "{:?}", tls.error);
-    assert_eq!(tls.benchmarks.len(), 3);
+    crate::common::ran_all_three(dir.path(), &["MongoDB+TLS", "MongoDB+TLS_EdgeX4"]);
 }

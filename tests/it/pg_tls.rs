@@ -5,7 +5,6 @@
 //! refused with one line that names the target and says what the server or the handshake
 //! said.
 
-use edgebench::results::RunResults;
 use edgebench::store::postgres::{config_from_url, PgDatabase};
 use edgebench::store::CoreData as _;
 use edgebench::transport::certs::PrivateCa;
@@ -35,12 +34,12 @@ fn coredata_over_verify_full_stores_and_reads_back_and_plain_text_is_refused() {
     let plain = pg.url("sslmode=disable");
     let targets = format!("{secure},plain={plain},sqlite");
     let (dir, code, stdout, stderr) = crate::common::store_and_read_back(&targets);
-    let out = dir.path().join("run");
     // One target failed, so the run says so in its exit code; the others ran.
     assert_eq!(code, Some(1), "{stderr}");
     assert!(
         stdout.starts_with(
-            "| Benchmark | PostgreSQL_TCP+TLS (micro/op) | SQLite_Embedded (micro/op) |\n"
+            "| Benchmark | PostgreSQL_TCP+TLS (micro/op) | PostgreSQL_TCP+TLS_EdgeX4 (micro/op) \
+             | SQLite_Embedded (micro/op) | SQLite_Embedded_EdgeX4 (micro/op) |\n"
         ),
         "{stdout}"
     );
@@ -67,15 +66,9 @@ fn coredata_over_verify_full_stores_and_reads_back_and_plain_text_is_refused() {
     );
     assert!(!failure.contains(PASSWORD), "{failure}");
 
-    let results: RunResults =
-        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
-    let tls = results
-        .targets
-        .iter()
-        .find(|t| t.name == "PostgreSQL_TCP+TLS")
-        .unwrap_or_else(|| panic!("no TLS target in {:?}", results.targets));
-    assert!(tls.error.is_none(), "{:?}", tls.error);
-    assert_eq!(tls.benchmarks.len(), 3);
+    let tls_columns = ["PostgreSQL_TCP+TLS", "PostgreSQL_TCP+TLS_EdgeX4"];
+    let results = crate::common::ran_all_three(dir.path(), &tls_columns);
+    let tls = &results.targets[0];
     assert!(
         tls.endpoint.contains("TLS (sslmode verify-full)"),
         "{}",
