@@ -138,6 +138,7 @@ const SERVE_EXAMPLES: &str = "\
 Examples:
   edgebench serve --port 7000
   edgebench serve --port 0 --unixsocket /tmp/edgebench.sock
+  edgebench serve --tls-port 6380 --tls-cert-file server.crt --tls-key-file server.key --tls-ca-cert-file ca.crt
   redis-benchmark -p 7000 -t set,get -n 100000 -P 16";
 
 /// `edgebench serve` flags, named as redis-server names them.
@@ -154,6 +155,33 @@ pub struct ServeArgs {
     /// Also (or only, with --port 0) listen on this Unix socket.
     #[arg(long, value_name = "PATH")]
     pub unixsocket: Option<PathBuf>,
+
+    /// Also (or only, with --port 0) listen on this TCP port for clients that speak TLS
+    /// (redis-server's tls-port); needs --tls-cert-file and --tls-key-file.
+    #[arg(long, value_name = "PORT")]
+    pub tls_port: Option<String>,
+
+    /// The TLS port's certificate chain (PEM).
+    #[arg(long, value_name = "FILE")]
+    pub tls_cert_file: Option<PathBuf>,
+
+    /// The private key of --tls-cert-file (PEM).
+    #[arg(long, value_name = "FILE")]
+    pub tls_key_file: Option<PathBuf>,
+
+    /// The CA (PEM) that signs the certificates clients show (--tls-auth-clients).
+    #[arg(long, value_name = "FILE")]
+    pub tls_ca_cert_file: Option<PathBuf>,
+
+    /// yes (the default, as redis-server): a client must show a certificate the CA signed;
+    /// optional: one without a certificate is let in; no: none is asked for.
+    #[arg(long, value_name = "yes|no|optional")]
+    pub tls_auth_clients: Option<String>,
+
+    /// The TLS versions offered, as redis.conf: "TLSv1.2 TLSv1.3" (the default; rustls
+    /// speaks no older one).
+    #[arg(long, value_name = "LIST")]
+    pub tls_protocols: Option<String>,
 
     /// Require AUTH with this password.
     #[arg(long, value_name = "PW")]
@@ -360,6 +388,16 @@ pub struct CoreDataServiceArgs {
     /// Also (or only, with --listen none) serve on this Unix socket.
     #[arg(long, value_name = "PATH")]
     pub unixsocket: Option<PathBuf>,
+
+    /// Serve --listen over HTTPS with this certificate chain (PEM), as EdgeX's secure mode
+    /// puts TLS in front of core-data; clients use https://HOST:PORT. The Unix socket stays
+    /// plain.
+    #[arg(long, alias = "tls-cert", value_name = "FILE")]
+    pub tls_cert_file: Option<PathBuf>,
+
+    /// The private key of --tls-cert-file (PEM).
+    #[arg(long, alias = "tls-key", value_name = "FILE")]
+    pub tls_key_file: Option<PathBuf>,
 
     /// false: answer 201 to every valid event and store nothing (EdgeX's
     /// Writable.PersistData), to measure HTTP and JSON alone.

@@ -45,6 +45,10 @@ impl Exporter for Markdown {
             text.push('\n');
             text.push_str(&ratios);
         }
+        if let Some(connect) = connect_table(results) {
+            text.push('\n');
+            text.push_str(&connect);
+        }
         Ok(text.into_bytes())
     }
 }
@@ -131,6 +135,30 @@ fn footnotes(columns: &[&TargetResults]) -> String {
         let _ = writeln!(out, "— {}: {}", md_cell(&bench), md_cell(&why));
     }
     out
+}
+
+/// The connection-setup table: per column, the median time to open one store (connect,
+/// TLS handshake, AUTH), timed apart from the benchmarks
+/// ([`TargetResults::connect_ns`]). `None` when no column has the figure (results from
+/// before it, Go text).
+fn connect_table(results: &RunResults) -> Option<String> {
+    let columns = columns(results);
+    if columns.iter().all(|t| t.connect_ns.is_none()) {
+        return None;
+    }
+    let mut out = grid(&columns, "(micro/op)", ["Connect".to_string()], |t, _| {
+        t.connect_ns.map_or_else(String::new, |ns| {
+            micros_cell(&Measurement {
+                ns_per_op: ns as f64,
+                ..Measurement::default()
+            })
+        })
+    });
+    out.push_str(
+        "\n— Connect: opening one store (connect, TLS handshake, AUTH, the store's own \
+         checks), timed apart from the benchmarks; the median of at least 5 opens.\n",
+    );
+    Some(out)
 }
 
 /// The store table: how much each column's store grew per op of the benchmarks that write
@@ -227,6 +255,18 @@ mod tests {
     }
 
     #[test]
+    fn connect_table_has_each_column_s_connection_setup() {
+        // MongoDB's run has no figure (it predates the field): an empty cell.
+        insta::assert_snapshot!(connect_table(&fixture::run()).expect("timed"), @r#"
+            | Benchmark | RedisDB_TCP (micro/op) | MongoDB (micro/op) |
+            |-|-|-|
+            | Connect | 1,234 |  |
+
+            — Connect: opening one store (connect, TLS handshake, AUTH, the store's own checks), timed apart from the benchmarks; the median of at least 5 opens.
+            "#);
+    }
+
+    #[test]
     fn store_table_has_the_benchmarks_that_grew_a_store() {
         // MongoDB's AddReading reported no size: an empty cell; the reads: no row.
         insta::assert_snapshot!(store_table(&fixture::run()).expect("a store grew"), @r#"
@@ -236,6 +276,7 @@ mod tests {
             "#);
         let mut results = fixture::run();
         for t in &mut results.targets {
+            t.connect_ns = None;
             for b in &mut t.benchmarks {
                 for m in &mut b.runs {
                     m.store_bytes_per_op = None;
@@ -243,6 +284,7 @@ mod tests {
             }
         }
         assert_eq!(store_table(&results), None);
+        assert_eq!(connect_table(&results), None);
         let plain = String::from_utf8(Markdown.render(&results).expect("render")).expect("utf8");
         assert_eq!(plain, table(&results));
     }
@@ -251,12 +293,16 @@ mod tests {
     fn results_md_has_the_ratio_table_only_with_a_baseline() {
         let mut results = fixture::run();
         let store = store_table(&results).expect("a store grew");
+        let connect = connect_table(&results).expect("a column timed its connection");
         let plain = String::from_utf8(Markdown.render(&results).expect("render")).expect("utf8");
-        assert_eq!(plain, format!("{}\n{store}", table(&results)));
+        assert_eq!(plain, format!("{}\n{store}\n{connect}", table(&results)));
         results.meta.baseline = Some("MongoDB".into());
         let both = String::from_utf8(Markdown.render(&results).expect("render")).expect("utf8");
         let ratios = baseline_table(&results, "MongoDB").expect("baseline ran");
-        assert_eq!(both, format!("{}\n{store}\n{ratios}", table(&results)));
+        assert_eq!(
+            both,
+            format!("{}\n{store}\n{ratios}\n{connect}", table(&results))
+        );
         assert!(
             ratios.contains("| AddReading | 0.52x | 1.00x |"),
             "{ratios}"

@@ -504,7 +504,7 @@ pub(super) mod tests {
              embedded-uds, redis-tcp, redis-uds, redis-cluster, redis://HOST:PORT, \
              redis+unix:///PATH, redis-cluster://HOST:PORT[,HOST:PORT…], sqlite, \
              sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://…, \
-             mongodb://HOST:PORT, http://HOST:PORT, http+unix:///PATH or NAME=any of these"
+             mongodb://HOST:PORT, http://HOST:PORT, https://HOST:PORT[?cacert=FILE], http+unix:///PATH or NAME=any of these"
         );
         assert_eq!(
             error(&["redis-cluster://"]),
@@ -523,7 +523,7 @@ pub(super) mod tests {
              embedded-uds, redis-tcp, redis-uds, redis-cluster, redis://HOST:PORT, \
              redis+unix:///PATH, redis-cluster://HOST:PORT[,HOST:PORT…], sqlite, \
              sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://…, \
-             mongodb://HOST:PORT, http://HOST:PORT, http+unix:///PATH or NAME=any of these"
+             mongodb://HOST:PORT, http://HOST:PORT, https://HOST:PORT[?cacert=FILE], http+unix:///PATH or NAME=any of these"
         );
         assert_eq!(
             error(&["redis://h:xx"]),
@@ -578,7 +578,7 @@ pub(super) mod tests {
              embedded-uds, redis-tcp, redis-uds, redis-cluster, redis://HOST:PORT, \
              redis+unix:///PATH, redis-cluster://HOST:PORT[,HOST:PORT…], sqlite, \
              sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://…, \
-             mongodb://HOST:PORT, http://HOST:PORT, http+unix:///PATH or NAME=any of these"
+             mongodb://HOST:PORT, http://HOST:PORT, https://HOST:PORT[?cacert=FILE], http+unix:///PATH or NAME=any of these"
         );
         assert_eq!(
             error(&["redis-tcp,"]),

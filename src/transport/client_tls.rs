@@ -1,6 +1,7 @@
-//! TLS for edgebench's clients of other servers (PostgreSQL, MQTT brokers): rustls on the
-//! ring provider, named in every config (`builder_with_provider`), so nothing depends on a
-//! process-wide default provider that another crate may or may not have installed.
+//! TLS clients that check less than [`crate::transport::certs::client_config`] (the chain and
+//! the name, what `https://` targets and the MQTT bus use): rustls on the ring provider, named
+//! in every config (`builder_with_provider`), so nothing depends on a process-wide default
+//! provider that another crate may or may not have installed.
 //!
 //! Three ways to trust a server, as libpq's `sslmode` has them: the chain and the host name
 //! ([`Verify::ChainAndName`], libpq's `verify-full`, what a browser or `mosquitto_pub
@@ -9,13 +10,11 @@
 //! two exist because libpq has them and EdgeX's own deployments use them; the verifiers
 //! behind them stay private to this module.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::client::WebPkiServerVerifier;
 use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
-use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{
     CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme,
@@ -35,46 +34,6 @@ pub enum Verify {
     ChainOnly(RootCertStore),
     /// Any certificate: the session is encrypted, the server is not authenticated.
     Nothing,
-}
-
-/// The CA certificates in the PEM file `path`, as roots to verify a server against. The
-/// error names the file and says what was wrong with it.
-pub fn roots_from_pem_file(path: &Path) -> Result<RootCertStore, String> {
-    let shown = path.display();
-    let text = std::fs::read(path)
-        .map_err(|e| format!("cannot read the CA certificate file {shown}: {e}"))?;
-    let mut roots = RootCertStore::empty();
-    for cert in CertificateDer::pem_slice_iter(&text) {
-        let cert = cert.map_err(|e| format!("{shown} is not a PEM certificate file: {e}"))?;
-        roots
-            .add(cert)
-            .map_err(|e| format!("{shown} holds a certificate rustls cannot use: {e}"))?;
-    }
-    if roots.is_empty() {
-        return Err(format!(
-            "{shown} holds no certificate (expected PEM: -----BEGIN CERTIFICATE-----)"
-        ));
-    }
-    Ok(roots)
-}
-
-/// The system's trusted roots (`/etc/ssl/certs`, or `SSL_CERT_FILE` / `SSL_CERT_DIR` as
-/// OpenSSL reads them).
-pub fn system_roots() -> Result<RootCertStore, String> {
-    let found = rustls_native_certs::load_native_certs();
-    let mut roots = RootCertStore::empty();
-    let (added, _) = roots.add_parsable_certificates(found.certs);
-    if added == 0 {
-        let why = found
-            .errors
-            .first()
-            .map_or_else(|| "none found".to_string(), ToString::to_string);
-        return Err(format!(
-            "no system CA certificates to verify the server with ({why}); install \
-             ca-certificates or name a CA file"
-        ));
-    }
-    Ok(roots)
 }
 
 /// A client config that trusts the server as `verify` says, without a client certificate.
@@ -173,24 +132,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_ca_file_loads_and_bad_files_are_named() {
+    fn every_kind_of_check_builds_on_the_roots_of_a_ca_file() {
         let dir = tempfile::tempdir().unwrap();
         let files = crate::transport::certs::PrivateCa::new()
             .unwrap()
             .write_files(dir.path())
             .unwrap();
-        assert_eq!(roots_from_pem_file(&files.ca_cert).unwrap().len(), 1);
-        let missing = dir.path().join("nope.crt");
-        let e = roots_from_pem_file(&missing).unwrap_err();
-        assert!(e.contains("nope.crt") && e.contains("cannot read"), "{e}");
-        let e = roots_from_pem_file(&files.server_key).unwrap_err();
-        assert!(
-            e.contains("server.key") && e.contains("no certificate"),
-            "{e}"
-        );
+        let roots = || crate::transport::certs::roots(Some(&files.ca_cert)).unwrap();
+        assert_eq!(roots().len(), 1);
         for verify in [
-            Verify::ChainAndName(roots_from_pem_file(&files.ca_cert).unwrap()),
-            Verify::ChainOnly(roots_from_pem_file(&files.ca_cert).unwrap()),
+            Verify::ChainAndName(roots()),
+            Verify::ChainOnly(roots()),
             Verify::Nothing,
         ] {
             client_config(verify).unwrap();

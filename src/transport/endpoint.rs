@@ -35,10 +35,13 @@ impl Endpoint {
 impl From<crate::server::Address> for Endpoint {
     fn from(address: crate::server::Address) -> Endpoint {
         match address {
-            crate::server::Address::Tcp(addr) => Endpoint::Tcp {
-                host: addr.ip().to_string(),
-                port: addr.port(),
-            },
+            // TODO(issue 30): a TLS endpoint, once Redis targets speak TLS.
+            crate::server::Address::Tcp(addr) | crate::server::Address::Tls(addr) => {
+                Endpoint::Tcp {
+                    host: addr.ip().to_string(),
+                    port: addr.port(),
+                }
+            }
             crate::server::Address::Unix(path) => Endpoint::Unix(path),
         }
     }

@@ -73,8 +73,8 @@ pub struct PgTls {
     pub mode: SslMode,
     /// The CA certificate file the server's chain is checked against (`sslrootcert`,
     /// `PGSSLROOTCERT`); `None` means libpq's default, `~/.postgresql/root.crt`, which only
-    /// `verify-ca` and `verify-full` need. The name `system` means the system's roots, as in
-    /// libpq 16.
+    /// `verify-ca` and `verify-full` need. The name `system` means well-known roots, as in
+    /// libpq 16 (here Mozilla's, as every edgebench client without a CA file).
     pub root_cert: Option<PathBuf>,
 }
 
@@ -104,8 +104,8 @@ impl PgTls {
             SslMode::VerifyFull => false,
         };
         let roots = match &self.root_cert {
-            Some(path) if path.as_os_str() == "system" => client_tls::system_roots()?,
-            Some(path) => client_tls::roots_from_pem_file(path)?,
+            Some(path) if path.as_os_str() == "system" => root_certs(None)?,
+            Some(path) => root_certs(Some(path))?,
             None => {
                 let default = home_root_cert().ok_or_else(|| {
                     format!(
@@ -114,7 +114,7 @@ impl PgTls {
                         self.mode.name()
                     )
                 })?;
-                client_tls::roots_from_pem_file(&default).map_err(|e| {
+                root_certs(Some(&default)).map_err(|e| {
                     format!(
                         "{e} (libpq's default root certificate; give sslrootcert=FILE in the \
                          URL or set PGSSLROOTCERT)"
@@ -134,6 +134,11 @@ impl PgTls {
         let config = client_tls::client_config(self.verify()?)?;
         Ok(MakeRustlsConnect::new(config))
     }
+}
+
+/// The roots of `file` (PEM), or Mozilla's without one; the error names the file.
+fn root_certs(file: Option<&std::path::Path>) -> Result<rustls::RootCertStore, String> {
+    crate::transport::certs::roots(file).map_err(|e| e.to_string())
 }
 
 /// libpq's default root certificate, `~/.postgresql/root.crt`.

@@ -9,14 +9,12 @@
 //!
 //! EdgeX's secure bus ([`Security`]): CONNECT with a user name and password (`AuthMode:
 //! usernamepassword`), over TLS when the URL is `mqtts://` (the server's certificate checked
-//! against a CA file or the system's roots, as `mosquitto_pub --cafile` / `--capath` do).
+//! against a CA file, as `mosquitto_pub --cafile` does, or Mozilla's roots).
 
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-use crate::transport::client_tls::{self, Verify};
 
 use super::stream::{no_answer, Addr, Framed, Reader, Stream};
 
@@ -89,8 +87,8 @@ pub struct Security {
 /// How an `mqtts://` client trusts its broker.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Tls {
-    /// The CA certificate (PEM) that signed the broker's (`?cacert=FILE`); `None`: the
-    /// system's roots.
+    /// The CA certificate (PEM) that signed the broker's (`?cacert=FILE`); `None`: Mozilla's
+    /// roots.
     pub ca_file: Option<PathBuf>,
 }
 
@@ -115,13 +113,9 @@ impl std::fmt::Debug for Credentials {
 
 impl Tls {
     /// The rustls config: the broker's chain and host name checked against the CA file, or
-    /// the system's roots. Reads the file; the error names it.
-    pub fn client_config(&self) -> Result<Arc<rustls::ClientConfig>, String> {
-        let roots = match &self.ca_file {
-            Some(path) => client_tls::roots_from_pem_file(path)?,
-            None => client_tls::system_roots()?,
-        };
-        client_tls::client_config(Verify::ChainAndName(roots)).map(Arc::new)
+    /// Mozilla's roots. Reads the file; the error names it.
+    pub fn client_config(&self) -> io::Result<Arc<rustls::ClientConfig>> {
+        crate::transport::certs::client_config(self.ca_file.as_deref())
     }
 }
 
@@ -179,9 +173,7 @@ impl Client {
         let stream = match &options.security.tls {
             None => Stream::connect(addr, options.connect_timeout)?,
             Some(tls) => {
-                let config = tls
-                    .client_config()
-                    .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+                let config = tls.client_config()?;
                 Stream::connect_tls(addr, config, options.connect_timeout).map_err(|e| {
                     if !e.to_string().contains("invalid peer certificate") {
                         return e;
@@ -189,8 +181,8 @@ impl Client {
                     let fix = match tls.ca_file {
                         Some(_) => "give the CA that signed it: ?cacert=FILE",
                         None => {
-                            "give the CA that signed it: ?cacert=FILE (none given: the \
-                                 system's roots were used)"
+                            "give the CA that signed it: ?cacert=FILE (none given: Mozilla's \
+                             roots were used)"
                         }
                     };
                     io::Error::new(
