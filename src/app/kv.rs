@@ -13,6 +13,7 @@ use super::status::LiveLine;
 use crate::kv::results::{self as report_kv, KvResults};
 use crate::kv::{KvArgs, KvConfig};
 use crate::runner::barrier;
+use crate::store::redis::backend::place;
 use crate::store::redis::kind::RedisKind;
 use crate::store::redis::mini_redis;
 use crate::target::{RedisReach, Target, TargetSpec};
@@ -59,7 +60,10 @@ fn target_spec(cfg: &KvConfig) -> Result<TargetSpec, Error> {
     let Some(item) = &cfg.target else {
         let mut spec = TargetSpec::new(
             "server",
-            crate::target::TargetKind::new(RedisKind::At(memtier_endpoint(cfg))),
+            crate::target::TargetKind::new(RedisKind::At(
+                memtier_endpoint(cfg),
+                memtier_access(cfg),
+            )),
         );
         spec.wait = cfg.wait;
         return Ok(spec);
@@ -91,7 +95,7 @@ fn target_spec(cfg: &KvConfig) -> Result<TargetSpec, Error> {
 /// probes it with the run's AUTH, SELECT and `--connection-timeout`, as memtier does.
 fn start(cfg: &KvConfig, spec: &TargetSpec) -> anyhow::Result<Target> {
     Ok(match &cfg.target {
-        None => Target::at(&spec.name, memtier_endpoint(cfg)),
+        None => Target::at(&spec.name, memtier_endpoint(cfg), memtier_access(cfg)),
         Some(_) => Target::start(spec)?,
     })
 }
@@ -132,11 +136,11 @@ pub fn run(
     let where_ = match &load_target {
         RedisReach::InProcess(_) => "in-process engine".to_string(),
         // Says its WAIT itself.
-        RedisReach::Socket(_) if target.is_cluster() => target.endpoint(),
-        RedisReach::Socket(e) if cfg.wait > 0 => {
-            format!("{e}, WAIT {} 0 after writes", cfg.wait)
+        RedisReach::Socket(..) if target.is_cluster() => target.endpoint(),
+        RedisReach::Socket(e, access) if cfg.wait > 0 => {
+            format!("{}, WAIT {} 0 after writes", place(e, access), cfg.wait)
         }
-        RedisReach::Socket(e) => e.to_string(),
+        RedisReach::Socket(e, access) => place(e, access),
     };
     let _ = writeln!(status, "edgebench kv: {name} at {where_}");
     let tty = std::io::stderr().is_terminal();
@@ -205,7 +209,7 @@ pub fn run(
         let _ = write!(status, "edgebench kv: {}", report::loop_note(cfg, last));
     }
     // In-process, the client thread also runs the engine: being busy is the point there.
-    if matches!(load_target, RedisReach::Socket(_)) {
+    if matches!(load_target, RedisReach::Socket(..)) {
         for r in runs {
             for line in report::saturation(r) {
                 let _ = writeln!(status, "edgebench: warning: {line}");
@@ -305,6 +309,15 @@ fn mini_redis_refusal(cfg: &KvConfig) -> Option<String> {
         ));
     }
     None
+}
+
+/// How memtier's own server is reached: `--tls` and its options (its `-a` is sent by the
+/// load's connect sequence, as memtier sends it).
+fn memtier_access(cfg: &KvConfig) -> crate::transport::Access {
+    crate::transport::Access {
+        tls: cfg.tls.clone(),
+        credentials: None,
+    }
 }
 
 /// memtier's own way of naming the server: `-S PATH`, else `-s HOST -p PORT` (a `-u` URI is

@@ -36,6 +36,10 @@ pub enum KvConfigError {
     /// `--run-id` or `--start-at` (the message names the flag, see [`crate::runner::barrier`]).
     #[error("{0}")]
     MultiHost(String),
+    /// A TLS flag whose file cannot be used, or a bad `--sni` or `--tls-protocols` (the
+    /// message names the flag, the file and the fix).
+    #[error("{0}")]
+    Tls(crate::transport::access::TlsError),
     /// A `--command` that does not parse.
     #[error("invalid --command {command:?}: {fix}")]
     Command {

@@ -242,10 +242,10 @@ impl Target {
 
     /// A target for a Redis-protocol server someone else runs, not checked (kv's own
     /// `-s`/`-p` server, which kv checks itself).
-    pub fn at(name: &str, endpoint: Endpoint) -> Target {
+    pub fn at(name: &str, endpoint: Endpoint, access: crate::transport::Access) -> Target {
         Target {
             name: name.to_string(),
-            backend: Box::new(RedisTarget::unchecked(endpoint, 0)),
+            backend: Box::new(RedisTarget::unchecked(endpoint, access, 0)),
             layout: Layout::default(),
             wait: 0,
             service: false,

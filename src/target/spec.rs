@@ -291,7 +291,7 @@ pub(super) mod tests {
     use crate::store::redis::spawn::{Listen, ServerOptions};
     use crate::store::redis::ClusterShape;
     use crate::store::sqlite::backend::SqliteAt;
-    use crate::transport::Endpoint;
+    use crate::transport::{Access, Endpoint, ServerSecurity};
 
     fn parse(values: &[&str]) -> Result<Vec<TargetSpec>, TargetError> {
         let values: Vec<String> = values.iter().map(|v| v.to_string()).collect();
@@ -314,16 +314,20 @@ pub(super) mod tests {
     }
 
     pub(in crate::target) fn tcp(host: &str, port: u16) -> TargetKind {
-        kind(RedisKind::At(Endpoint::Tcp {
-            host: host.to_string(),
-            port,
-        }))
+        kind(RedisKind::At(
+            Endpoint::Tcp {
+                host: host.to_string(),
+                port,
+            },
+            Access::default(),
+        ))
     }
 
     pub(in crate::target) fn unix(path: &str) -> TargetKind {
-        kind(RedisKind::At(Endpoint::Unix(std::path::PathBuf::from(
-            path,
-        ))))
+        kind(RedisKind::At(
+            Endpoint::Unix(std::path::PathBuf::from(path)),
+            Access::default(),
+        ))
     }
 
     pub(in crate::target) fn spawned(listen: Listen) -> TargetKind {
@@ -547,15 +551,22 @@ pub(super) mod tests {
              numbers and options are not supported): use redis://HOST:PORT"
         );
         assert_eq!(
-            error(&["redis://u:p@h:1"]),
-            "bad target URL \"redis://u:***@h:1\": user names and passwords are not supported: \
-             use redis://HOST:PORT"
+            error(&["rediss://h:1?cacert"]),
+            "bad target option in \"rediss://h:1?cacert\": \"cacert\" is not KEY=VALUE: use \
+             cacert=FILE, cert=FILE, key=FILE, tls-skip-verify=yes, sni=NAME, \
+             tls-protocols=TLSv1.2+TLSv1.3, joined with &"
         );
         assert_eq!(
-            error(&["rediss://h:1"]),
-            "bad target URL \"rediss://h:1\": unsupported scheme \"rediss\": use \
-             redis://HOST:PORT, redis+unix:///PATH, unix:///PATH, redis-cluster://HOST:PORT, \
-             sqlite:///PATH, postgres://…, mongodb://HOST:PORT or http://HOST:PORT"
+            error(&["rediss://h:1?tls-protocols=TLSv1.1"]),
+            "bad target option in \"rediss://h:1?tls-protocols=TLSv1.1\": \
+             tls-protocols=TLSv1.1: TLSv1.1 is not supported (rustls speaks only TLS 1.2 and \
+             1.3; RFC 8996 deprecated 1.0 and 1.1): use TLSv1.2 and TLSv1.3 (space- or \
+             comma-separated)"
+        );
+        assert_eq!(
+            error(&["redis-uds?tls=yes"]),
+            "bad target option in \"redis-uds?tls=yes\": tls=yes is for redis-tcp: \
+             redis-server speaks plain text on its Unix socket (a user and password work there)"
         );
         assert_eq!(
             error(&["unix://r.sock"]),
@@ -583,6 +594,44 @@ pub(super) mod tests {
         assert_eq!(
             error(&["redis-tcp,"]),
             "empty target in \"redis-tcp,\": remove the extra comma"
+        );
+    }
+
+    #[test]
+    fn secured_targets_say_so_in_their_column() {
+        let specs = parse(&[
+            "rediss://h:7000,redis://u:p@h:7001,rediss://:p@h?cacert=/ca.crt&tls-skip-verify=yes",
+            "redis-tcp?tls=yes,redis-tcp?user=edgex&password=pw,redis-tcp?tls=yes&user=u&password=p",
+            "redis-uds?user=u&password=p,mine=rediss://h",
+        ])
+        .unwrap_or_else(|e| panic!("{e}"));
+        let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "RedisDB_TCP+TLS",
+                "RedisDB_TCP+ACL",
+                "RedisDB_TCP+TLS+AUTH",
+                "RedisDB_TCP+TLS_2",
+                "RedisDB_TCP+ACL_2",
+                "RedisDB_TCP+TLS+ACL",
+                "RedisDB_UDS+ACL",
+                "mine",
+            ]
+        );
+        let Some(RedisKind::At(endpoint, access)) =
+            specs[2].kind.as_any().downcast_ref::<RedisKind>()
+        else {
+            panic!("{:?}", specs[2].kind);
+        };
+        assert_eq!(endpoint.to_string(), "redis://h:6379");
+        let tls = access.tls.as_ref().unwrap();
+        assert_eq!(tls.cacert.as_deref(), Some(std::path::Path::new("/ca.crt")));
+        assert!(tls.skip_verify);
+        let credentials = access.credentials.as_ref().unwrap();
+        assert_eq!(
+            (credentials.user.as_deref(), credentials.password.as_str()),
+            (None, "p")
         );
     }
 
@@ -616,7 +665,13 @@ pub(super) mod tests {
             replicas: 2,
             ..ServerOptions::default()
         };
-        let with = |listen, server| kind(RedisKind::Spawn { listen, server });
+        let with = |listen, server| {
+            kind(RedisKind::Spawn {
+                listen,
+                server,
+                security: ServerSecurity::default(),
+            })
+        };
         let got: Vec<_> = specs
             .iter()
             .map(|s| (s.name.as_str(), s.kind.clone(), s.wait))
@@ -672,6 +727,17 @@ pub(super) mod tests {
             "bad target option in \"e=embedded-tcp?replicas=1\": the in-process engine has no \
              replicas (out of scope for it): drop replicas= and wait=, or use redis-tcp?… or \
              redis-uds?… for them"
+        );
+        assert_eq!(
+            error(&["embedded-uds?tls=yes"]),
+            "bad target option in \"embedded-uds?tls=yes\": TLS is spoken on TCP only (the \
+             Unix socket stays plain, as redis-server's): use embedded-tcp?tls=yes"
+        );
+        assert_eq!(
+            error(&["embedded?user=u&password=p"]),
+            "bad target option in \"embedded?user=u&password=p\": tls= and user= are for a \
+             connection, and the in-process engine has none: use \
+             embedded-tcp?tls=yes&user=NAME&password=PW"
         );
         assert_eq!(
             error(&["embedded?appendfsync=no"]),
@@ -752,7 +818,10 @@ pub(super) mod tests {
         for (endpoint, url) in endpoints {
             assert_eq!(endpoint.to_string(), url);
             let parsed = parse(&[url]).unwrap_or_else(|e| panic!("{e}"));
-            assert_eq!(parsed[0].kind, kind(RedisKind::At(endpoint)));
+            assert_eq!(
+                parsed[0].kind,
+                kind(RedisKind::At(endpoint, Access::default()))
+            );
         }
     }
 }

@@ -152,57 +152,8 @@ impl PrivateCa {
     }
 }
 
-/// A TLS client configuration (rustls, ring) that trusts the CA certificates in `ca_file`
-/// (PEM, as curl's `--cacert` and redis-cli's `--cacert`), or the Mozilla roots without one.
-///
-/// # Errors
-/// When the file cannot be read or holds no usable certificate: the message names it.
-pub fn client_config(ca_file: Option<&Path>) -> io::Result<std::sync::Arc<rustls::ClientConfig>> {
-    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
-    let config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(io::Error::other)?
-        .with_root_certificates(roots(ca_file)?)
-        .with_no_client_auth();
-    Ok(std::sync::Arc::new(config))
-}
-
-/// The CA certificates a client trusts: those in `ca_file` (PEM), or the Mozilla roots
-/// without one.
-///
-/// # Errors
-/// When the file cannot be read or holds no usable certificate: the message names it.
-pub fn roots(ca_file: Option<&Path>) -> io::Result<rustls::RootCertStore> {
-    use rustls::pki_types::pem::PemObject;
-    use rustls::pki_types::CertificateDer;
-    let mut roots = rustls::RootCertStore::empty();
-    match ca_file {
-        Some(path) => {
-            let bad = |e: &dyn std::fmt::Display| {
-                io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!(
-                        "CA file {}: {e}; give the PEM file of the CA that signed the server's \
-                         certificate",
-                        path.display()
-                    ),
-                )
-            };
-            let pem = fs::read(path).map_err(|e| bad(&e))?;
-            for cert in CertificateDer::pem_slice_iter(&pem) {
-                roots.add(cert.map_err(|e| bad(&e))?).map_err(|e| bad(&e))?;
-            }
-            if roots.is_empty() {
-                return Err(bad(&"no certificate in it"));
-            }
-        }
-        None => roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned()),
-    }
-    Ok(roots)
-}
-
-/// Writes `text` to `path`, readable and writable by its owner only.
-fn write_private(path: &Path, text: &str) -> io::Result<()> {
+/// Writes `text` to `path`, readable and writable by its owner only (a key, a password).
+pub(crate) fn write_private(path: &Path, text: &str) -> io::Result<()> {
     use std::io::Write;
     use std::os::unix::fs::OpenOptionsExt;
     let mut file = fs::OpenOptions::new()

@@ -31,11 +31,11 @@ impl Endpoint {
     }
 }
 
-/// Where edgebench's own RESP server listens, as a target's endpoint.
+/// Where edgebench's own RESP server listens, as a target's endpoint (a TLS listener is a
+/// TCP endpoint: that it speaks TLS is the target's [`super::Access`]).
 impl From<crate::server::Address> for Endpoint {
     fn from(address: crate::server::Address) -> Endpoint {
         match address {
-            // TODO(issue 30): a TLS endpoint, once Redis targets speak TLS.
             crate::server::Address::Tcp(addr) | crate::server::Address::Tls(addr) => {
                 Endpoint::Tcp {
                     host: addr.ip().to_string(),

@@ -2,17 +2,18 @@
 //! ([`Endpoint`], from the one Redis URL parser in [`url`]), a connection to it ([`connect`]),
 //! `WAIT N 0` after every write ([`WaitConnection`]), Redis Cluster's routing ([`cluster`]:
 //! the slot map and a [`cluster::ClusterConnection`] over one connection per primary), and
-//! the connection trait the Redis stores are written against ([`StoreConnection`]), and the
-//! processes edgebench starts beside itself ([`child`]: PDEATHSIG, free ports, binaries).
+//! the connection trait the Redis stores are written against ([`StoreConnection`]), how a
+//! connection gets in ([`access`]: TLS and credentials), and the processes edgebench starts
+//! beside itself ([`child`]: PDEATHSIG, free ports, binaries).
 //!
 //! Stores build on this module and targets open these connections; nothing here knows of
 //! either, so a store never imports `target` and a new transport (a message bus, TLS) lands
 //! here beside the others.
 
+pub mod access;
 pub mod bus;
 pub mod certs;
 pub mod child;
-pub mod client_tls;
 pub mod cluster;
 mod connect;
 mod endpoint;
@@ -22,7 +23,8 @@ mod wait;
 use redis::{ConnectionLike, FromRedisValue, Pipeline, RedisResult};
 
 use crate::engine::EngineConnection;
-pub use connect::{check_ping, connect, connect_reason, ping_pid, process_id};
+pub use access::{Access, Credentials, ServerSecurity, TlsOptions};
+pub use connect::{check_ping, connect, connect_reason, connect_with, ping_pid, process_id};
 pub use endpoint::Endpoint;
 pub(crate) use wait::Wait;
 pub use wait::{may_write, WaitConnection, MAX_WAIT};
@@ -30,8 +32,8 @@ pub use wait::{may_write, WaitConnection, MAX_WAIT};
 /// How a key-value load reaches a Redis-protocol target.
 #[derive(Debug, Clone)]
 pub enum RedisReach {
-    /// A Redis-protocol server.
-    Socket(Endpoint),
+    /// A Redis-protocol server, and how to get in (TLS, AUTH).
+    Socket(Endpoint, Access),
     /// The engine in this process: commands run through `Engine::execute`, no RESP.
     InProcess(crate::engine::Engine),
 }

@@ -4,6 +4,7 @@
 //!
 //! ```text
 //! redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]     HOST a name, an IPv4 address or [IPv6]
+//! rediss://…                                     the same over TLS
 //! redis+unix:///PATH   unix:///PATH              an absolute socket path
 //! ```
 //!
@@ -14,10 +15,11 @@
 
 use std::path::PathBuf;
 
+use super::access::Credentials;
 use super::endpoint::Endpoint;
 
 /// The form every error ends with.
-pub const URL_FORMS: &str = "use redis://[USER:PASSWORD@]HOST[:PORT][/DB] or redis+unix:///PATH";
+pub const URL_FORMS: &str = "use redis[s]://[USER:PASSWORD@]HOST[:PORT][/DB] or redis+unix:///PATH";
 
 /// A parsed Redis URL.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -28,6 +30,8 @@ pub struct RedisUrl {
     pub auth: Option<String>,
     /// `/DB`.
     pub db: Option<u32>,
+    /// `rediss://`: TLS.
+    pub tls: bool,
 }
 
 /// The place part of a URL.
@@ -56,8 +60,6 @@ impl Default for UrlAt {
 /// Why a URL was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UrlError {
-    /// `rediss://`: TLS is not implemented.
-    Tls,
     /// Not a Redis URL scheme (the caller may try its other schemes).
     NotRedis,
     /// A Redis URL with something wrong; the text says what.
@@ -67,10 +69,6 @@ pub enum UrlError {
 impl std::fmt::Display for UrlError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            UrlError::Tls => write!(
-                f,
-                "TLS (rediss://) is not implemented: use a plain TCP port or a Unix socket"
-            ),
             UrlError::NotRedis => write!(f, "not a Redis URL: {URL_FORMS}"),
             UrlError::Bad(why) => write!(f, "{why}"),
         }
@@ -78,15 +76,21 @@ impl std::fmt::Display for UrlError {
 }
 
 impl RedisUrl {
-    /// Parses a `redis://`, `redis+unix://` or `unix://` URL (schemes in any case).
+    /// Parses a `redis://`, `rediss://`, `redis+unix://` or `unix://` URL (schemes in any
+    /// case).
     pub fn parse(url: &str) -> Result<RedisUrl, UrlError> {
         let (scheme, rest) = url.split_once("://").ok_or(UrlError::NotRedis)?;
         match scheme.to_ascii_lowercase().as_str() {
             "redis" => parse_tcp(rest),
+            "rediss" => parse_tcp(rest).map(|url| RedisUrl { tls: true, ..url }),
             "redis+unix" | "unix" => parse_unix(rest),
-            "rediss" => Err(UrlError::Tls),
             _ => Err(UrlError::NotRedis),
         }
+    }
+
+    /// The URL's `USER:PASSWORD@` or `:PASSWORD@`, as `AUTH` takes them.
+    pub fn credentials(&self) -> Option<Credentials> {
+        self.auth.as_deref().map(Credentials::parse)
     }
 
     /// The endpoint, with memtier's and redis-cli's defaults for what the URL leaves out
@@ -165,6 +169,7 @@ fn parse_tcp(rest: &str) -> Result<RedisUrl, UrlError> {
         },
         auth,
         db,
+        tls: false,
     })
 }
 
@@ -189,6 +194,7 @@ fn parse_unix(rest: &str) -> Result<RedisUrl, UrlError> {
         at: UrlAt::Unix(PathBuf::from(rest)),
         auth: None,
         db: None,
+        tls: false,
     })
 }
 
@@ -275,7 +281,11 @@ mod tests {
                 "{url}"
             );
         }
-        assert_eq!(RedisUrl::parse("rediss://h").unwrap_err(), UrlError::Tls);
+        let u = RedisUrl::parse("rediss://u:p@h:7000").unwrap();
+        assert!(u.tls);
+        assert_eq!(u.at, tcp(Some("h"), Some(7000)));
+        let c = u.credentials().unwrap();
+        assert_eq!((c.user.as_deref(), c.password.as_str()), (Some("u"), "p"));
         assert_eq!(RedisUrl::parse("http://h").unwrap_err(), UrlError::NotRedis);
         assert_eq!(RedisUrl::parse("h:6379").unwrap_err(), UrlError::NotRedis);
     }

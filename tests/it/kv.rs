@@ -197,8 +197,8 @@ fn the_in_process_engine_takes_the_same_command_line() {
 fn unsupported_memtier_flags_and_bad_values_are_one_line() {
     for (args, want) in [
         (
-            &["kv", "--tls"][..],
-            "edgebench: memtier option --tls is not supported",
+            &["kv", "--client-stats"][..],
+            "edgebench: memtier option --client-stats is not supported",
         ),
         (
             &["kv", "--ratio", "1:x"][..],

@@ -44,6 +44,7 @@ mod replication;
 mod report_compare;
 mod report_html;
 mod runner;
+mod secure;
 mod service_cli;
 mod store_size;
 mod workload;

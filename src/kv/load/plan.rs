@@ -36,9 +36,21 @@ pub(super) struct ConnPlan {
 
 /// The commands every connection sends once before its first request, in memtier's order
 /// (`send_conn_setup_commands`): AUTH, SELECT, then HELLO, because Redis refuses HELLO from a
-/// client that has not authenticated yet.
-pub(super) fn prelude(cfg: &KvConfig) -> Vec<Vec<Vec<u8>>> {
+/// client that has not authenticated yet. Without `-a`, the target's own credentials
+/// (`rediss://USER:PASSWORD@…`, `redis-tcp?user=…`) are the AUTH.
+pub(super) fn prelude(
+    cfg: &KvConfig,
+    target: Option<&crate::transport::Credentials>,
+) -> Vec<Vec<Vec<u8>>> {
     let mut cmds = Vec::new();
+    if let (None, Some(credentials)) = (&cfg.authenticate, target) {
+        let mut cmd = vec![b"AUTH".to_vec()];
+        if let Some(user) = &credentials.user {
+            cmd.push(user.as_bytes().to_vec());
+        }
+        cmd.push(credentials.password.as_bytes().to_vec());
+        cmds.push(cmd);
+    }
     if let Some(credentials) = &cfg.authenticate {
         // memtier: "USER:PASSWORD" authenticates an ACL user, anything else is a password.
         let mut cmd = vec![b"AUTH".to_vec()];

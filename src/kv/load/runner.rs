@@ -25,6 +25,7 @@ use super::socket::{connect, probe, run_sockets, send_prelude};
 use super::stats::{row_names, Live, LoadResult, RowMap, ThreadStats};
 use crate::kv::options::{KvConfig, WaitRatio};
 use crate::target::{Endpoint, RedisReach};
+use crate::transport::access::TlsClient;
 use crate::transport::cluster::slots::{self as cluster, Topology};
 
 /// Why a connection ended before its share was done.
@@ -165,8 +166,12 @@ impl BlockingWait {
 
 /// How many replicas `node` has connected (`INFO replication`'s `connected_slaves`), asked
 /// after the run's connect sequence.
-async fn connected_replicas(node: &Endpoint, prelude: &[Vec<Vec<u8>>]) -> io::Result<usize> {
-    let mut stream = connect(node).await?;
+async fn connected_replicas(
+    node: &Endpoint,
+    tls: Option<&TlsClient>,
+    prelude: &[Vec<Vec<u8>>],
+) -> io::Result<usize> {
+    let mut stream = connect(node, tls).await?;
     send_prelude(&mut stream, prelude).await?;
     let info = [b"INFO".to_vec(), b"replication".to_vec()];
     match cluster::query(&mut stream, &info, &mut Vec::new()).await? {
@@ -187,6 +192,7 @@ async fn connected_replicas(node: &Endpoint, prelude: &[Vec<Vec<u8>>]) -> io::Re
 fn check_replicas(
     cfg: &KvConfig,
     nodes: &[Endpoint],
+    tls: Option<&TlsClient>,
     prelude: &[Vec<Vec<u8>>],
 ) -> Result<(), LoadError> {
     let Some(wait) = BlockingWait::of(cfg) else {
@@ -194,7 +200,7 @@ fn check_replicas(
     };
     for node in nodes {
         let asked = async {
-            connected_replicas(node, prelude)
+            connected_replicas(node, tls, prelude)
                 .await
                 .map_err(|error| LoadError::Connect {
                     endpoint: node.to_string(),
@@ -236,7 +242,11 @@ pub fn run(
     let why: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
     let threads = cfg.threads as u64;
     let clients = cfg.clients as u64;
-    let first = Arc::new(prelude(cfg));
+    let credentials = match target {
+        RedisReach::Socket(_, access) => access.credentials.as_ref(),
+        RedisReach::InProcess(_) => None,
+    };
+    let first = Arc::new(prelude(cfg, credentials));
     let mut plans: Vec<Vec<ConnPlan>> = Vec::new();
     for t in 0..threads {
         let mut conns = Vec::new();
@@ -251,7 +261,19 @@ pub fn run(
         }
         plans.push(conns);
     }
-    if let RedisReach::Socket(endpoint) = target {
+    // Built once, here, so a certificate that went away since the flags were read fails the
+    // run with its one line instead of failing every connection.
+    let tls = match target {
+        RedisReach::Socket(endpoint, access) => match &access.tls {
+            Some(options) => Some(options.client().map_err(|e| LoadError::Connect {
+                endpoint: endpoint.to_string(),
+                error: io::Error::other(e.to_string()),
+            })?),
+            None => None,
+        },
+        RedisReach::InProcess(_) => None,
+    };
+    if let RedisReach::Socket(endpoint, _) = target {
         // One probe connection: a clear error instead of N failed threads.
         probe(endpoint, cfg.connection_timeout).map_err(|error| LoadError::Connect {
             endpoint: endpoint.to_string(),
@@ -261,18 +283,18 @@ pub fn run(
     let topology = match (cfg.cluster_mode, target) {
         (false, _) => None,
         (true, RedisReach::InProcess(_)) => return Err(LoadError::InProcessCluster),
-        (true, RedisReach::Socket(endpoint)) => Some(Arc::new(read_topology(
+        (true, RedisReach::Socket(endpoint, _)) => Some(Arc::new(read_topology(
             endpoint,
             &first,
             cfg.connection_timeout,
         )?)),
     };
-    if let RedisReach::Socket(endpoint) = target {
+    if let RedisReach::Socket(endpoint, _) = target {
         let nodes = match &topology {
             Some(t) => t.nodes.clone(),
             None => vec![endpoint.clone()],
         };
-        check_replicas(cfg, &nodes, &first)?;
+        check_replicas(cfg, &nodes, tls.as_ref(), &first)?;
     }
     let rate = connection_rate(cfg);
     // Several load hosts: everything is planned and the target answered; start together.
@@ -299,6 +321,7 @@ pub fn run(
         let live = live.clone();
         let topology = topology.clone();
         let cfg = cfg.clone();
+        let tls = tls.clone();
         handles.push(std::thread::spawn(move || {
             let cpu0 = thread_cpu();
             let wall0 = Instant::now();
@@ -310,8 +333,18 @@ pub fn run(
                     fail(&why, &stop, e);
                     ThreadStats::new(rows)
                 }),
-                RedisReach::Socket(endpoint) => run_sockets(
-                    endpoint, topology, &cfg, conns, &clock, &stop, &why, &map, rows, &live,
+                RedisReach::Socket(endpoint, _) => run_sockets(
+                    endpoint,
+                    tls.as_ref(),
+                    topology,
+                    &cfg,
+                    conns,
+                    &clock,
+                    &stop,
+                    &why,
+                    &map,
+                    rows,
+                    &live,
                 ),
             };
             let finished = Instant::now();

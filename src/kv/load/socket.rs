@@ -31,8 +31,12 @@ use crate::kv::options::limits::SOCKET_BUFFER_BYTES;
 use crate::kv::options::KvConfig;
 use crate::resp::scan::{scan_reply, ReplyKind};
 use crate::target::Endpoint;
+use crate::transport::access::TlsClient;
 use crate::transport::cluster::slots::{self as cluster, Redirect, Topology};
 
+/// How long a TLS handshake may take: milliseconds on a loaded machine; a server that is
+/// not speaking TLS never finishes one.
+const TLS_HANDSHAKE: Duration = Duration::from_secs(10);
 /// How often a client whose primary failed asks for the slot map again.
 const FAILOVER_POLL: Duration = Duration::from_millis(100);
 /// How long a client waits for the cluster to name a new primary before the run fails
@@ -77,6 +81,8 @@ pub(super) struct Ctx<'a> {
     connect_timeout: Option<Duration>,
     /// The connect sequence (HELLO, AUTH, SELECT).
     prelude: &'a [Vec<Vec<u8>>],
+    /// `--tls`: every connection's handshake.
+    tls: Option<&'a TlsClient>,
     /// `--wait N`: N, and `WAIT N 0` packed (empty without it).
     wait: (u32, &'a [u8]),
 }
@@ -84,6 +90,7 @@ pub(super) struct Ctx<'a> {
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run_sockets(
     endpoint: &Endpoint,
+    tls: Option<&TlsClient>,
     topology: Option<Arc<Topology>>,
     cfg: &KvConfig,
     conns: Vec<ConnPlan>,
@@ -123,6 +130,7 @@ pub(super) fn run_sockets(
         reconnect: cfg.reconnect_interval.map(u64::from),
         connect_timeout: cfg.connection_timeout,
         prelude: &prelude,
+        tls,
         wait: (cfg.wait, &wait_cmd),
     };
     runtime.block_on(async {
@@ -163,13 +171,38 @@ pub(super) async fn send_prelude<S: AsyncRead + AsyncWrite + Unpin>(
 pub(super) trait Io: AsyncRead + AsyncWrite + Unpin {}
 impl<T: AsyncRead + AsyncWrite + Unpin> Io for T {}
 
-/// Connects to `node`, TCP without Nagle's delay or a Unix socket.
-pub(super) async fn connect(node: &Endpoint) -> io::Result<Box<dyn Io>> {
+/// Connects to `node`, TCP without Nagle's delay (with the TLS handshake when `tls` is given)
+/// or a Unix socket.
+pub(super) async fn connect(node: &Endpoint, tls: Option<&TlsClient>) -> io::Result<Box<dyn Io>> {
     Ok(match node {
         Endpoint::Tcp { host, port } => {
             let s = tokio::net::TcpStream::connect((host.as_str(), *port)).await?;
             let _ = s.set_nodelay(true);
-            Box::new(s)
+            match tls {
+                Some(tls) => {
+                    let (connector, name) = tls.connector(host)?;
+                    // A plain-text server never answers a ClientHello (redis-server waits for
+                    // the end of an inline command): bounded, so such a run ends with a reason.
+                    let handshake = tokio::time::timeout(TLS_HANDSHAKE, connector.connect(name, s));
+                    let stream = handshake
+                        .await
+                        .map_err(|_| {
+                            io::Error::new(
+                                io::ErrorKind::TimedOut,
+                                format!(
+                                    "no TLS handshake within {} s (does the server speak TLS on \
+                                     that port? a plain-text port never answers one)",
+                                    TLS_HANDSHAKE.as_secs()
+                                ),
+                            )
+                        })?
+                        .map_err(|e| {
+                            io::Error::new(e.kind(), format!("TLS handshake failed: {e}"))
+                        })?;
+                    Box::new(stream)
+                }
+                None => Box::new(s),
+            }
         }
         Endpoint::Unix(path) => Box::new(tokio::net::UnixStream::connect(path).await?),
     })
@@ -177,7 +210,7 @@ pub(super) async fn connect(node: &Endpoint) -> io::Result<Box<dyn Io>> {
 
 /// Connects to `node` (within `--connection-timeout`) and sends the connect sequence.
 pub(super) async fn open(node: &Endpoint, ctx: &Ctx<'_>) -> io::Result<Box<dyn Io>> {
-    let connect = connect(node);
+    let connect = connect(node, ctx.tls);
     let mut stream = match ctx.connect_timeout {
         Some(t) => tokio::time::timeout(t, connect).await.map_err(|_| {
             io::Error::new(

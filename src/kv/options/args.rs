@@ -142,8 +142,8 @@ pub struct KvArgs {
         help_heading = "Connection"
     )]
     pub unix_socket: Option<PathBuf>,
-    /// Server URI `redis://[USER:PASSWORD@]HOST[:PORT][/DB]`; takes precedence over -s, -p,
-    /// -a, --select-db.
+    /// Server URI `redis[s]://[USER:PASSWORD@]HOST[:PORT][/DB]` (rediss: TLS); takes
+    /// precedence over -s, -p, -a, --select-db.
     #[arg(short = 'u', long, value_name = "URI", help_heading = "Connection")]
     pub uri: Option<String>,
     /// redis (default), resp2 or resp3 (resp2/resp3 send HELLO first).
@@ -165,6 +165,27 @@ pub struct KvArgs {
     /// SELECT this database first.
     #[arg(long = "select-db", value_name = "DB", help_heading = "Connection")]
     pub select_db: Option<String>,
+    /// Connect over TLS (implied by -u rediss://).
+    #[arg(long, help_heading = "TLS")]
+    pub tls: bool,
+    /// Client certificate (PEM) for servers that authenticate clients.
+    #[arg(long, value_name = "FILE", help_heading = "TLS")]
+    pub cert: Option<PathBuf>,
+    /// The client certificate's private key (PEM).
+    #[arg(long, value_name = "FILE", help_heading = "TLS")]
+    pub key: Option<PathBuf>,
+    /// CA certificates (PEM) to verify the server with (default: the system's roots).
+    #[arg(long, value_name = "FILE", help_heading = "TLS")]
+    pub cacert: Option<PathBuf>,
+    /// Accept any server certificate.
+    #[arg(long = "tls-skip-verify", help_heading = "TLS")]
+    pub tls_skip_verify: bool,
+    /// Server name to ask for in the handshake (and to check the certificate against).
+    #[arg(long, value_name = "NAME", help_heading = "TLS")]
+    pub sni: Option<String>,
+    /// TLS versions to offer: TLSv1.2, TLSv1.3, comma-separated (default: both).
+    #[arg(long = "tls-protocols", value_name = "PROTOCOLS", help_heading = "TLS")]
+    pub tls_protocols: Option<String>,
     /// Redis Cluster: follow the slot map, one connection per node per client.
     #[arg(long = "cluster-mode", help_heading = "Connection")]
     pub cluster_mode: bool,

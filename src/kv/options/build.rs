@@ -49,6 +49,20 @@ impl KvConfig {
             cluster_flag("--cluster-shards", a.cluster_shards.as_deref())?,
             cluster_flag("--cluster-replicas", a.cluster_replicas.as_deref())?,
         );
+        if conn.tls.is_some() && a.target.is_some() {
+            return Err(crate::kv::error::conflict(
+                "--tls (or its options) with --target",
+                "a target brings its own TLS: give rediss://HOST:PORT?cacert=FILE or \
+                 redis-tcp?tls=yes as --target, or drop --target and use -s/-p/-u with --tls",
+            ));
+        }
+        if cluster_mode && conn.tls.is_some() {
+            return Err(KvConfigError::Unsupported {
+                flag: "--tls with --cluster-mode".to_string(),
+                why: "TLS to a Redis Cluster's nodes is not implemented; run without \
+                      --cluster-mode against one primary",
+            });
+        }
         if cluster_mode {
             commands::check_cluster(
                 conn.reconnect_interval,
@@ -70,6 +84,7 @@ impl KvConfig {
             protocol: conn.protocol,
             authenticate: conn.authenticate,
             select_db: conn.select_db,
+            tls: conn.tls,
             cluster_mode,
             cluster_shape,
             reconnect_interval: conn.reconnect_interval,

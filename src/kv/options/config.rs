@@ -72,6 +72,9 @@ pub struct KvConfig {
     pub authenticate: Option<String>,
     /// `--select-db` (0 means no SELECT).
     pub select_db: u32,
+    /// `--tls` (or `-u rediss://`) and its options; `None`: plain text.
+    #[serde(default)]
+    pub tls: Option<crate::transport::TlsOptions>,
     /// `--cluster-mode`.
     pub cluster_mode: bool,
     /// `--reconnect-interval`, in requests.

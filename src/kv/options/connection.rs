@@ -15,6 +15,7 @@ use super::parse::{parse_u32, parse_u64};
 use super::uri::parse_uri;
 use crate::kv::error::{conflict, invalid, KvConfigError};
 use crate::target::url::UrlAt;
+use crate::transport::access::{TlsOptions, TlsVersion};
 
 /// The connection fields of [`super::KvConfig`], typed.
 pub(super) struct Connection {
@@ -24,6 +25,7 @@ pub(super) struct Connection {
     pub protocol: Protocol,
     pub authenticate: Option<String>,
     pub select_db: u32,
+    pub tls: Option<TlsOptions>,
     pub reconnect_interval: Option<u32>,
     pub connection_timeout: Option<Duration>,
 }
@@ -49,6 +51,7 @@ pub(super) fn connection(
         .map(|v| parse_u32("--select-db", v, 0, "a database number is 0 or more"))
         .transpose()?;
     let mut uri_socket = a.unix_socket.clone();
+    let mut tls = a.tls;
     if let Some(uri) = &a.uri {
         // memtier: the URI takes precedence, with a warning per overridden option.
         let u = parse_uri(uri)?;
@@ -77,6 +80,7 @@ pub(super) fn connection(
         }
         authenticate = u.auth.or(authenticate);
         select_db = u.db.or(select_db);
+        tls |= u.tls;
     }
     let unix_socket = uri_socket;
     if let Some(sock) = &unix_socket {
@@ -92,6 +96,14 @@ pub(super) fn connection(
     } else {
         None
     };
+    let tls = tls_options(a, tls)?;
+    if let (Some(_), Some(sock)) = (&tls, &unix_socket) {
+        return Err(conflict(
+            format!("--tls with -S {}", sock.display()),
+            "TLS is spoken over TCP (redis-server's Unix socket is plain text): drop --tls or \
+             use -s/-p",
+        ));
+    }
     let protocol = match a.protocol.as_deref() {
         None | Some("redis") => Protocol::Redis,
         Some("resp2") => Protocol::Resp2,
@@ -135,7 +147,45 @@ pub(super) fn connection(
         protocol,
         authenticate,
         select_db: select_db.unwrap_or(0),
+        tls,
         reconnect_interval,
         connection_timeout,
     })
+}
+
+/// memtier's TLS flags, typed and checked now (every file read, the key matched to the
+/// certificate), so a bad one is a usage error before anything connects. The other TLS
+/// flags without `--tls` are refused: memtier would ignore them silently.
+fn tls_options(a: &KvArgs, tls: bool) -> Result<Option<TlsOptions>, KvConfigError> {
+    let protocols = match &a.tls_protocols {
+        Some(v) => TlsVersion::parse_list(v).map_err(|fix| invalid("--tls-protocols", v, fix))?,
+        None => Vec::new(),
+    };
+    let options = TlsOptions {
+        cacert: a.cacert.clone(),
+        cert: a.cert.clone(),
+        key: a.key.clone(),
+        skip_verify: a.tls_skip_verify,
+        sni: a.sni.clone(),
+        protocols,
+    };
+    if !tls {
+        let given = [
+            (options.cacert.is_some(), "--cacert"),
+            (options.cert.is_some(), "--cert"),
+            (options.key.is_some(), "--key"),
+            (options.skip_verify, "--tls-skip-verify"),
+            (options.sni.is_some(), "--sni"),
+            (a.tls_protocols.is_some(), "--tls-protocols"),
+        ];
+        if let Some((_, flag)) = given.iter().find(|(given, _)| *given) {
+            return Err(conflict(
+                format!("{flag} without --tls"),
+                "add --tls (or use -u rediss://…)",
+            ));
+        }
+        return Ok(None);
+    }
+    options.client().map_err(KvConfigError::Tls)?;
+    Ok(Some(options))
 }

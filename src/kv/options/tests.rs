@@ -183,7 +183,7 @@ fn host_alias_uri_and_unix_socket() {
     assert_eq!(
         err("-u redis://h:0"),
         "invalid --uri \"redis://h:0\": invalid port \"0\"; use \
-         redis://[USER:PASSWORD@]HOST[:PORT][/DB] or redis+unix:///PATH"
+         redis[s]://[USER:PASSWORD@]HOST[:PORT][/DB] or redis+unix:///PATH"
     );
     let c = parse("-S /tmp/r.sock").unwrap();
     assert_eq!(
@@ -197,11 +197,44 @@ fn host_alias_uri_and_unix_socket() {
 }
 
 #[test]
-fn unsupported_memtier_options_fail_with_one_line() {
+fn memtiers_tls_flags_are_checked_before_anything_connects() {
     assert_eq!(
         err("--tls --cert c.pem"),
-        "memtier option --tls is not supported by edgebench kv (TLS is not implemented; use a plain TCP port or -S, or put stunnel in front)"
+        "--cert c.pem: given without --key (add --key FILE with its private key)"
     );
+    assert_eq!(
+        err("--tls --cacert /nonexistent/ca.crt"),
+        "--cacert /nonexistent/ca.crt: No such file or directory (os error 2) (give the PEM file \
+         of the CA that signed the server's certificate)"
+    );
+    assert_eq!(
+        err("--cacert ca.crt"),
+        "--cacert without --tls: add --tls (or use -u rediss://…)"
+    );
+    assert_eq!(
+        err("--tls --tls-protocols TLSv1"),
+        "invalid --tls-protocols \"TLSv1\": TLSv1 is not supported (rustls speaks only TLS 1.2 \
+         and 1.3; RFC 8996 deprecated 1.0 and 1.1): use TLSv1.2 and TLSv1.3 (space- or \
+         comma-separated)"
+    );
+    assert_eq!(
+        err("--tls -S /tmp/r.sock"),
+        "--tls with -S /tmp/r.sock: TLS is spoken over TCP (redis-server's Unix socket is plain \
+         text): drop --tls or use -s/-p"
+    );
+    let c =
+        parse("-u rediss://u:p@h:7000 --tls-skip-verify --sni redis.local --tls-protocols TLSv1.3")
+            .unwrap();
+    let tls = c.tls.unwrap();
+    assert!(tls.skip_verify);
+    assert_eq!(tls.sni.as_deref(), Some("redis.local"));
+    assert_eq!(tls.protocols, [crate::transport::access::TlsVersion::Tls13]);
+    assert_eq!((c.server.as_deref(), c.port), (Some("h"), 7000));
+    assert!(parse("-s h").unwrap().tls.is_none());
+}
+
+#[test]
+fn unsupported_memtier_options_fail_with_one_line() {
     assert!(err("-D").starts_with("memtier option -D is not supported"));
     assert!(err("-R6").starts_with("memtier option -6 is not supported"));
     assert!(err("--data-offset=4").starts_with("memtier option --data-offset is not supported"));
@@ -210,7 +243,6 @@ fn unsupported_memtier_options_fail_with_one_line() {
         err("-P memcache_text"),
         "memtier option --protocol memcache_text is not supported by edgebench kv (edgebench kv speaks the Redis protocol only: use redis, resp2 or resp3)"
     );
-    assert!(err("-u rediss://h").starts_with("memtier option --uri rediss://h is not supported"));
     // Values are not options: a key prefix that looks like a flag, a command mentioning --tls.
     assert!(reject_unsupported(&["--key-prefix".into(), "--tls".into()]).is_ok());
     assert!(reject_unsupported(&["-s".into(), "-D".into(), "--command=GET --tls".into()]).is_ok());

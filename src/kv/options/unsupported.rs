@@ -23,13 +23,6 @@ const UNSUPPORTED: &[(&str, Option<char>, &str)] = &[
         Some('6'),
         "the resolver picks the address family; give an IPv6 address to -s to force it",
     ),
-    ("tls", None, TLS_WHY),
-    ("cert", None, TLS_WHY),
-    ("key", None, TLS_WHY),
-    ("cacert", None, TLS_WHY),
-    ("tls-skip-verify", None, TLS_WHY),
-    ("sni", None, TLS_WHY),
-    ("tls-protocols", None, TLS_WHY),
     (
         "debug",
         Some('D'),
@@ -124,8 +117,6 @@ const UNSUPPORTED: &[(&str, Option<char>, &str)] = &[
         "there is no replica routing; edgebench kv talks to one endpoint",
     ),
 ];
-pub(super) const TLS_WHY: &str =
-    "TLS is not implemented; use a plain TCP port or -S, or put stunnel in front";
 const LIVE_WHY: &str = "edgebench kv prints its own live line every second on stderr";
 const RECONNECT_WHY: &str =
     "a lost connection ends the run, and the report says why and what was measured";
@@ -146,6 +137,11 @@ const VALUE_LONGS: &[&str] = &[
     "protocol",
     "authenticate",
     "select-db",
+    "cert",
+    "key",
+    "cacert",
+    "sni",
+    "tls-protocols",
     "clients",
     "threads",
     "pipeline",

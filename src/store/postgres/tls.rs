@@ -4,8 +4,9 @@
 //!
 //! tokio-postgres knows `disable`, `prefer` and `require` and leaves the certificate to the TLS
 //! connector; `verify-ca`, `verify-full` and the root certificate are ours, so they are taken
-//! out of a URL before tokio-postgres reads it ([`split_tls_params`]) and become the rustls
-//! verifier ([`crate::transport::client_tls`]).
+//! out of a URL before tokio-postgres reads it ([`split_tls_params`]) and become a rustls
+//! config: [`TlsOptions`]'s, as every edgebench client's, or for `verify-ca` one that checks
+//! the chain but not the name ([`WithoutNameCheck`]).
 //!
 //! One departure from libpq, on purpose: without an `sslmode` (URL or `PGSSLMODE`) edgebench
 //! connects in plain text (`disable`), not libpq's `prefer`, so a column named
@@ -14,12 +15,18 @@
 //! with a root certificate file given verifies the chain as `verify-ca` does.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use postgres::config::{Host, SslMode as DriverMode};
 use postgres::{Client, Config};
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::client::WebPkiServerVerifier;
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{CertificateError, DigitallySignedStruct, SignatureScheme};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-use crate::transport::client_tls::{self, Verify};
+use crate::transport::access::TlsError;
+use crate::transport::TlsOptions;
 
 /// libpq's `sslmode`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,8 +80,8 @@ pub struct PgTls {
     pub mode: SslMode,
     /// The CA certificate file the server's chain is checked against (`sslrootcert`,
     /// `PGSSLROOTCERT`); `None` means libpq's default, `~/.postgresql/root.crt`, which only
-    /// `verify-ca` and `verify-full` need. The name `system` means well-known roots, as in
-    /// libpq 16 (here Mozilla's, as every edgebench client without a CA file).
+    /// `verify-ca` and `verify-full` need. The name `system` means the system's roots, as in
+    /// libpq 16.
     pub root_cert: Option<PathBuf>,
 }
 
@@ -95,50 +102,123 @@ impl PgTls {
         }
     }
 
-    /// How the server's certificate is checked.
-    fn verify(&self) -> Result<Verify, String> {
+    /// The TLS connector for these settings: reads the root certificate file. `require`
+    /// (without a root certificate) and `prefer` accept any certificate, as
+    /// [`TlsOptions`]'s `skip_verify`; `verify-full` checks the chain and the name, as every
+    /// other edgebench client; `verify-ca` the chain only ([`WithoutNameCheck`]).
+    fn connector(&self) -> Result<MakeRustlsConnect, String> {
         let chain_only = match self.mode {
-            SslMode::Disable | SslMode::Prefer => return Ok(Verify::Nothing),
-            SslMode::Require if self.root_cert.is_none() => return Ok(Verify::Nothing),
-            SslMode::Require | SslMode::VerifyCa => true,
-            SslMode::VerifyFull => false,
+            SslMode::Disable | SslMode::Prefer => None,
+            SslMode::Require if self.root_cert.is_none() => None,
+            SslMode::Require | SslMode::VerifyCa => Some(true),
+            SslMode::VerifyFull => Some(false),
         };
-        let roots = match &self.root_cert {
-            Some(path) if path.as_os_str() == "system" => root_certs(None)?,
-            Some(path) => root_certs(Some(path))?,
-            None => {
-                let default = home_root_cert().ok_or_else(|| {
-                    format!(
-                        "sslmode={} needs the CA certificate that signed the server's: give \
-                         sslrootcert=FILE in the URL or set PGSSLROOTCERT",
-                        self.mode.name()
-                    )
-                })?;
-                root_certs(Some(&default)).map_err(|e| {
-                    format!(
-                        "{e} (libpq's default root certificate; give sslrootcert=FILE in the \
-                         URL or set PGSSLROOTCERT)"
-                    )
-                })?
-            }
+        let Some(chain_only) = chain_only else {
+            let options = TlsOptions {
+                skip_verify: true,
+                ..TlsOptions::default()
+            };
+            return client_config(&options).map_err(|e| e.message);
         };
-        Ok(if chain_only {
-            Verify::ChainOnly(roots)
-        } else {
-            Verify::ChainAndName(roots)
-        })
+        let options = TlsOptions {
+            cacert: self.root_file()?,
+            ..TlsOptions::default()
+        };
+        // libpq's name for the file, and where it came from when the URL did not name it.
+        let named = |e: TlsError| match &self.root_cert {
+            Some(_) => format!("sslrootcert={}", e.message),
+            None => format!(
+                "{} (libpq's default root certificate; give sslrootcert=FILE in the URL or set \
+                 PGSSLROOTCERT)",
+                e.message
+            ),
+        };
+        if !chain_only {
+            return client_config(&options).map_err(named);
+        }
+        let roots = options.roots().map_err(named)?;
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let chain = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone())
+            .build()
+            .map_err(|e| format!("cannot check certificates: {e}"))?;
+        let config = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(|e| e.to_string())?
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(WithoutNameCheck(chain)))
+            .with_no_client_auth();
+        Ok(MakeRustlsConnect::new(config))
     }
 
-    /// The TLS connector for these settings: reads the root certificate file.
-    fn connector(&self) -> Result<MakeRustlsConnect, String> {
-        let config = client_tls::client_config(self.verify()?)?;
-        Ok(MakeRustlsConnect::new(config))
+    /// The CA file to check against: `sslrootcert` (`PGSSLROOTCERT`), `None` for `system` (the
+    /// system's roots, as in libpq 16), else libpq's default `~/.postgresql/root.crt`.
+    fn root_file(&self) -> Result<Option<PathBuf>, String> {
+        match &self.root_cert {
+            Some(path) if path.as_os_str() == "system" => Ok(None),
+            Some(path) => Ok(Some(path.clone())),
+            None => home_root_cert().map(Some).ok_or_else(|| {
+                format!(
+                    "sslmode={} needs the CA certificate that signed the server's: give \
+                     sslrootcert=FILE in the URL or set PGSSLROOTCERT",
+                    self.mode.name()
+                )
+            }),
+        }
     }
 }
 
-/// The roots of `file` (PEM), or Mozilla's without one; the error names the file.
-fn root_certs(file: Option<&std::path::Path>) -> Result<rustls::RootCertStore, String> {
-    crate::transport::certs::roots(file).map_err(|e| e.to_string())
+/// The rustls config of `options`, as tokio-postgres's connector.
+fn client_config(options: &TlsOptions) -> Result<MakeRustlsConnect, TlsError> {
+    let config = options.client()?.config();
+    Ok(MakeRustlsConnect::new(Arc::unwrap_or_clone(config)))
+}
+
+/// libpq's `verify-ca`: the chain must reach a root, the name need not match.
+#[derive(Debug)]
+struct WithoutNameCheck(Arc<WebPkiServerVerifier>);
+
+impl ServerCertVerifier for WithoutNameCheck {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        let checked =
+            self.0
+                .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now);
+        match checked {
+            // webpki checks the name after the chain, so this error means the chain held.
+            Err(rustls::Error::InvalidCertificate(
+                CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
+            )) => Ok(ServerCertVerified::assertion()),
+            other => other,
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.supported_verify_schemes()
+    }
 }
 
 /// libpq's default root certificate, `~/.postgresql/root.crt`.

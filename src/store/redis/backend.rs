@@ -19,7 +19,8 @@ use crate::store::edgex::EventStore;
 use crate::store::{CoreData, StoreError};
 use crate::transport::cluster::ClusterConnection;
 use crate::transport::{
-    check_ping, connect, connect_reason, Connector, Endpoint, RedisReach, WaitConnection,
+    check_ping, connect_reason, connect_with, Access, Connector, Endpoint, RedisReach,
+    ServerSecurity, WaitConnection,
 };
 
 /// How long a connection attempt may take before the target counts as unreachable.
@@ -33,6 +34,8 @@ const WORKER_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 #[derive(Debug)]
 pub struct RedisTarget {
     endpoint: Endpoint,
+    /// How every connection gets in (TLS, AUTH).
+    access: Access,
     owner: Owner,
     /// `WAIT wait 0` after every write (0: none).
     wait: u32,
@@ -62,11 +65,13 @@ impl RedisTarget {
     pub fn spawn(
         listen: Listen,
         options: &ServerOptions,
+        security: &ServerSecurity,
         wait: u32,
     ) -> Result<RedisTarget, BackendError> {
-        let server = RedisServer::spawn_with(listen, options)?;
+        let server = RedisServer::spawn_secured(listen, options, security)?;
         let target = RedisTarget {
             endpoint: server.endpoint(),
+            access: server.access().clone(),
             owner: Owner::Spawned(Box::new(server)),
             wait,
         };
@@ -76,8 +81,12 @@ impl RedisTarget {
 
     /// A server someone else runs; it must answer `PING` now, so a typo fails before any
     /// benchmark runs.
-    pub fn at_url(endpoint: Endpoint, wait: u32) -> Result<RedisTarget, BackendError> {
-        let target = RedisTarget::unchecked(endpoint, wait);
+    pub fn at_url(
+        endpoint: Endpoint,
+        access: Access,
+        wait: u32,
+    ) -> Result<RedisTarget, BackendError> {
+        let target = RedisTarget::unchecked(endpoint, access, wait);
         let mut conn = target.connect()?;
         check_ping(&mut conn).map_err(|reason| BackendError::Ping {
             endpoint: target.endpoint.to_string(),
@@ -89,9 +98,10 @@ impl RedisTarget {
 
     /// A server someone else runs, not checked (kv's own `-s`/`-p` server, which kv checks
     /// itself).
-    pub fn unchecked(endpoint: Endpoint, wait: u32) -> RedisTarget {
+    pub fn unchecked(endpoint: Endpoint, access: Access, wait: u32) -> RedisTarget {
         RedisTarget {
             endpoint,
+            access,
             owner: Owner::Nobody,
             wait,
         }
@@ -110,8 +120,20 @@ impl RedisTarget {
         persistence: Option<String>,
         files: Option<tempfile::TempDir>,
     ) -> RedisTarget {
+        RedisTarget::served_with(handle, persistence, files, Access::default())
+    }
+
+    /// [`RedisTarget::served_persisting`] whose clients get in as `access` says (TLS with
+    /// the files in `files`, an ACL user).
+    pub fn served_with(
+        handle: crate::server::ServerHandle,
+        persistence: Option<String>,
+        files: Option<tempfile::TempDir>,
+        access: Access,
+    ) -> RedisTarget {
         RedisTarget {
             endpoint: handle.endpoint().into(),
+            access,
             owner: Owner::Served {
                 _handle: Box::new(handle),
                 persistence,
@@ -129,6 +151,7 @@ impl RedisTarget {
         })?;
         Ok(RedisTarget {
             endpoint: Endpoint::tcp("127.0.0.1", server.port()),
+            access: Access::default(),
             owner: Owner::MiniRedis { _server: server },
             wait: 0,
         })
@@ -152,11 +175,24 @@ impl RedisTarget {
         self.wait
     }
 
+    /// How connections get in.
+    pub fn access(&self) -> &Access {
+        &self.access
+    }
+
     fn connect(&self) -> Result<redis::Connection, BackendError> {
-        connect(&self.endpoint, CONNECT_TIMEOUT).map_err(|e| BackendError::Connect {
-            endpoint: self.endpoint.to_string(),
-            reason: connect_reason(&e, &self.endpoint),
+        connect_with(&self.endpoint, &self.access, CONNECT_TIMEOUT).map_err(|e| {
+            BackendError::Connect {
+                endpoint: self.place(),
+                reason: connect_reason(&e, &self.endpoint),
+            }
         })
+    }
+
+    /// Where it listens, as a URL with its scheme (`rediss://` for TLS) and user, never the
+    /// password.
+    fn place(&self) -> String {
+        place(&self.endpoint, &self.access)
     }
 
     fn refuse_mini_redis(&self) -> Result<(), BackendError> {
@@ -176,7 +212,7 @@ impl RedisTarget {
         }
         let has = match &self.owner {
             Owner::Spawned(server) => server.replicas().len(),
-            Owner::Nobody => connected_replicas(&self.endpoint)?,
+            Owner::Nobody => connected_replicas(&self.endpoint, &self.access)?,
             Owner::Served { .. } => return Err(BackendError::Unsuitable(in_process_wait(wait))),
             Owner::MiniRedis { .. } => {
                 return Err(BackendError::Unsuitable(format!(
@@ -208,16 +244,32 @@ pub fn in_process_wait(wait: u32) -> String {
     )
 }
 
+/// `redis://HOST:PORT`, `rediss://USER@HOST:PORT` or `redis+unix:///PATH`: where, over what
+/// and as whom, without the password.
+pub fn place(endpoint: &Endpoint, access: &Access) -> String {
+    let url = endpoint.to_string();
+    let Some(rest) = url.strip_prefix("redis://") else {
+        return url;
+    };
+    let user = match access.credentials.as_ref().map(|c| c.user.as_deref()) {
+        Some(Some(user)) => format!("{user}@"),
+        Some(None) => ":…@".to_string(),
+        None => String::new(),
+    };
+    format!("{}://{user}{rest}", access.scheme())
+}
+
 /// `connected_slaves` of `INFO replication`.
-fn connected_replicas(endpoint: &Endpoint) -> Result<usize, BackendError> {
+fn connected_replicas(endpoint: &Endpoint, access: &Access) -> Result<usize, BackendError> {
     let ping = |reason: String| BackendError::Ping {
         endpoint: endpoint.to_string(),
         reason,
     };
-    let mut conn = connect(endpoint, CONNECT_TIMEOUT).map_err(|e| BackendError::Connect {
-        endpoint: endpoint.to_string(),
-        reason: connect_reason(&e, endpoint),
-    })?;
+    let mut conn =
+        connect_with(endpoint, access, CONNECT_TIMEOUT).map_err(|e| BackendError::Connect {
+            endpoint: endpoint.to_string(),
+            reason: connect_reason(&e, endpoint),
+        })?;
     let info: String = redis::cmd("INFO")
         .arg("replication")
         .query(&mut conn)
@@ -233,10 +285,19 @@ fn boxed(store: impl EventStore + 'static) -> Box<dyn EventStore> {
 
 impl Started for RedisTarget {
     fn describe(&self) -> String {
-        let mut place = self.endpoint.to_string();
+        let mut place = self.place();
         match &self.owner {
-            Owner::Spawned(server) if !server.options().is_default() => {
-                place = format!("{place} ({})", server.options());
+            Owner::Spawned(server) => {
+                let mut parts = Vec::new();
+                if !server.options().is_default() {
+                    parts.push(server.options().to_string());
+                }
+                if !server.security().is_plain() {
+                    parts.push(server.security().to_string());
+                }
+                if !parts.is_empty() {
+                    place = format!("{place} ({})", parts.join(", "));
+                }
             }
             Owner::Served {
                 persistence: Some(p),
@@ -262,9 +323,10 @@ impl Started for RedisTarget {
     fn event_store_opener(&self) -> Result<StoreOpener, BackendError> {
         self.refuse_mini_redis()?;
         let endpoint = self.endpoint.clone();
+        let access = self.access.clone();
         let wait = self.wait;
         Ok(Arc::new(move || {
-            connect(&endpoint, CONNECT_TIMEOUT)
+            connect_with(&endpoint, &access, CONNECT_TIMEOUT)
                 .map(|c| match wait {
                     0 => boxed(Redis3Store::new(c)),
                     n => boxed(Redis3Store::new(WaitConnection::new(c, n))),
@@ -287,15 +349,16 @@ impl Started for RedisTarget {
 
 impl RedisProtocol for RedisTarget {
     fn reach(&self) -> RedisReach {
-        RedisReach::Socket(self.endpoint.clone())
+        RedisReach::Socket(self.endpoint.clone(), self.access.clone())
     }
 
     fn connector(&self) -> Result<Box<Connector>, BackendError> {
         self.refuse_mini_redis()?;
         let endpoint = self.endpoint.clone();
+        let access = self.access.clone();
         let wait = self.wait;
         Ok(Box::new(move || {
-            connect(&endpoint, WORKER_CONNECT_TIMEOUT)
+            connect_with(&endpoint, &access, WORKER_CONNECT_TIMEOUT)
                 .map(|c| match wait {
                     0 => Box::new(c) as Box<dyn redis::ConnectionLike + Send>,
                     n => Box::new(WaitConnection::new(c, n)),
@@ -343,7 +406,7 @@ impl ClusterTarget {
         let conn = ClusterConnection::connect(nodes, CONNECT_TIMEOUT)?;
         let seeds = conn.primaries().to_vec();
         for primary in seeds.iter().filter(|_| wait > 0) {
-            let has = connected_replicas(primary)?;
+            let has = connected_replicas(primary, &Access::default())?;
             if has < wait as usize {
                 return Err(BackendError::Unsuitable(too_few_replicas_for_cluster(
                     wait,
@@ -441,7 +504,7 @@ impl Started for ClusterTarget {
 impl RedisProtocol for ClusterTarget {
     /// kv's load reads the slot map from this node and routes itself.
     fn reach(&self) -> RedisReach {
-        RedisReach::Socket(self.seeds[0].clone())
+        RedisReach::Socket(self.seeds[0].clone(), Access::default())
     }
 
     fn connector(&self) -> Result<Box<Connector>, BackendError> {

@@ -1,5 +1,7 @@
 //! Redis's `--target` items: spawned servers (`redis-tcp`, `redis-uds`, with their `?…`
-//! options), a server by URL (`redis://HOST:PORT`, `redis+unix:///PATH`, `unix:///PATH`), a
+//! options, `tls=yes&user=NAME&password=PW` among them), a server by URL
+//! (`redis[s]://[USER:PASSWORD@]HOST:PORT[?cacert=FILE…]`, `redis+unix:///PATH`,
+//! `unix:///PATH`), a
 //! Redis Cluster spawned or by its nodes (`redis-cluster`, `redis-cluster://HOST:PORT,…`) and
 //! the `mini-redis` crate's server. Redis URLs are read by the one parser,
 //! [`crate::transport::url`].
@@ -12,8 +14,9 @@ use super::options;
 use super::spawn::{self, Listen, ServerOptions};
 use crate::store::backend::{Backend, BackendError, Kind, ParseError, Started};
 use crate::store::layout::Layout;
+use crate::transport::access::TlsVersion;
 use crate::transport::url::{RedisUrl, UrlAt, UrlError};
-use crate::transport::Endpoint;
+use crate::transport::{Access, Endpoint, ServerSecurity, TlsOptions};
 
 /// Every Redis-protocol target that takes the EdgeX 3.1 layout's commands.
 const REDIS_LAYOUTS: &[Layout] = &[Layout::Y2018, Layout::EdgeX3];
@@ -31,9 +34,11 @@ pub enum RedisKind {
         listen: Listen,
         /// Its persistence and replicas (`?replicas=1&appendonly=yes`).
         server: ServerOptions,
+        /// TLS and an ACL user (`?tls=yes&user=NAME&password=PW`).
+        security: ServerSecurity,
     },
-    /// A Redis server already running at this endpoint.
-    At(Endpoint),
+    /// A Redis server already running at this endpoint, and how to get in.
+    At(Endpoint, Access),
     /// A private Redis Cluster spawned for the run, on free 127.0.0.1 ports.
     SpawnCluster {
         /// Its primaries and replicas (`--cluster-shards`, `--cluster-replicas`).
@@ -55,6 +60,7 @@ impl RedisKind {
         RedisKind::Spawn {
             listen,
             server: ServerOptions::default(),
+            security: ServerSecurity::default(),
         }
     }
 }
@@ -66,7 +72,7 @@ impl Backend for RedisBackend {
     }
 
     fn urls(&self) -> &'static str {
-        "redis://HOST:PORT, redis+unix:///PATH, unix:///PATH, redis-cluster://HOST:PORT"
+        "redis[s]://HOST:PORT, redis+unix:///PATH, unix:///PATH, redis-cluster://HOST:PORT"
     }
 
     fn parse(&self, what: &str) -> Option<Result<Arc<dyn Kind>, ParseError>> {
@@ -99,8 +105,7 @@ impl Backend for RedisBackend {
     }
 }
 
-/// A Redis or Redis Cluster URL; `None` when `what` is neither (`rediss://` included: its
-/// scheme is refused with the list of those that work).
+/// A Redis or Redis Cluster URL; `None` when `what` is neither.
 fn parse_url(what: &str) -> Option<Result<RedisKind, ParseError>> {
     let (scheme, rest) = what.split_once("://")?;
     let bad = |reason: String| Some(Err(ParseError::BadUrl(reason)));
@@ -108,18 +113,14 @@ fn parse_url(what: &str) -> Option<Result<RedisKind, ParseError>> {
         return Some(parse_cluster_url(what, rest).map_err(ParseError::BadUrl));
     }
     let (base, query) = match what.split_once('?') {
-        Some((base, _)) => (base, true),
-        None => (what, false),
+        Some((base, query)) => (base, Some(query)),
+        None => (what, None),
     };
     let url = match RedisUrl::parse(base) {
         Ok(url) => url,
         Err(UrlError::Bad(reason)) => return bad(reason),
-        Err(UrlError::Tls | UrlError::NotRedis) => return None,
+        Err(UrlError::NotRedis) => return None,
     };
-    // What --target leaves to the server's own configuration.
-    if url.auth.is_some() {
-        return bad("user names and passwords are not supported: use redis://HOST:PORT".into());
-    }
     if let Some(db) = url.db {
         return bad(format!(
             "unexpected \"/{db}\" after HOST:PORT (database numbers and options are not \
@@ -140,15 +141,69 @@ fn parse_url(what: &str) -> Option<Result<RedisKind, ParseError>> {
             Some(_) => {}
         }
     }
-    if query {
-        return Some(Err(ParseError::BadOption(
-            "this server is not spawned by edgebench, so its persistence and replicas are its \
-             own configuration: set them there (or use redis-tcp?… / redis-uds?…); --wait N \
-             works on it"
-                .to_string(),
-        )));
+    let tls = match (url.tls, query) {
+        (true, Some(query)) => match tls_url_options(query) {
+            Ok(tls) => Some(tls),
+            Err(reason) => return Some(Err(ParseError::BadOption(reason))),
+        },
+        (true, None) => Some(TlsOptions::default()),
+        (false, Some(_)) => {
+            return Some(Err(ParseError::BadOption(
+                "this server is not spawned by edgebench, so its persistence and replicas are \
+                 its own configuration: set them there (or use redis-tcp?… / redis-uds?…); \
+                 --wait N works on it"
+                    .to_string(),
+            )))
+        }
+        (false, None) => None,
+    };
+    let access = Access {
+        tls,
+        credentials: url.credentials(),
+    };
+    Some(Ok(RedisKind::At(url.endpoint(), access)))
+}
+
+/// The TLS options a `rediss://` target takes after `?`, named as memtier's flags:
+/// `cacert=FILE`, `cert=FILE`, `key=FILE`, `tls-skip-verify=yes`, `sni=NAME` and
+/// `tls-protocols=TLSv1.2+TLSv1.3`, joined with `&`. Files are read when the target starts.
+fn tls_url_options(query: &str) -> Result<TlsOptions, String> {
+    const KNOWN: &str = "cacert=FILE, cert=FILE, key=FILE, tls-skip-verify=yes, sni=NAME, \
+                         tls-protocols=TLSv1.2+TLSv1.3, joined with &";
+    let mut tls = TlsOptions::default();
+    for pair in query.split('&') {
+        let Some((key, value)) = pair.split_once('=').filter(|(_, v)| !v.is_empty()) else {
+            return Err(format!("{pair:?} is not KEY=VALUE: use {KNOWN}"));
+        };
+        match key {
+            "cacert" => tls.cacert = Some(value.into()),
+            "cert" => tls.cert = Some(value.into()),
+            "key" => tls.key = Some(value.into()),
+            "sni" => tls.sni = Some(value.to_string()),
+            "tls-skip-verify" => {
+                tls.skip_verify = match value {
+                    "yes" => true,
+                    "no" => false,
+                    _ => {
+                        return Err(format!(
+                            "bad tls-skip-verify value {value:?}: use yes or no"
+                        ))
+                    }
+                }
+            }
+            // `+` joins them, as `,` separates --target items.
+            "tls-protocols" => {
+                tls.protocols = TlsVersion::parse_list(&value.replace('+', ","))
+                    .map_err(|e| format!("tls-protocols={value}: {e}"))?
+            }
+            _ => {
+                return Err(format!(
+                    "unknown option {key:?} of a rediss:// URL: use {KNOWN}"
+                ))
+            }
+        }
     }
-    Some(Ok(RedisKind::At(url.endpoint())))
+    Ok(tls)
 }
 
 /// The first node of `redis-cluster://HOST:PORT` (more nodes follow as separate items).
@@ -183,22 +238,29 @@ fn cluster_node(item: &str) -> Option<Endpoint> {
 }
 
 impl Kind for RedisKind {
+    /// The transport's column, with what secures it after a `+` (`RedisDB_TCP+TLS+ACL`),
+    /// as the service and bus columns add their path.
     fn column(&self) -> String {
-        match self {
+        let transport = match self {
             RedisKind::Spawn {
                 listen: Listen::Unix,
                 ..
             }
-            | RedisKind::At(Endpoint::Unix(_)) => "RedisDB_UDS",
+            | RedisKind::At(Endpoint::Unix(_), _) => "RedisDB_UDS",
             RedisKind::Spawn {
                 listen: Listen::Tcp,
                 ..
             }
-            | RedisKind::At(Endpoint::Tcp { .. }) => "RedisDB_TCP",
+            | RedisKind::At(Endpoint::Tcp { .. }, _) => "RedisDB_TCP",
             RedisKind::SpawnCluster { .. } | RedisKind::Cluster(_) => "RedisCluster",
             RedisKind::MiniRedis => "MiniRedis",
-        }
-        .to_string()
+        };
+        let secured = match self {
+            RedisKind::Spawn { security, .. } => security.column_suffix(),
+            RedisKind::At(_, access) => access.column_suffix(),
+            _ => String::new(),
+        };
+        format!("{transport}{secured}")
     }
 
     fn layouts(&self) -> &'static [Layout] {
@@ -229,7 +291,7 @@ impl Kind for RedisKind {
     }
 
     fn is_external(&self) -> bool {
-        matches!(self, RedisKind::At(_))
+        matches!(self, RedisKind::At(..))
     }
 
     fn fds_per_connection(&self) -> u8 {
@@ -244,9 +306,15 @@ impl Kind for RedisKind {
             match self {
                 RedisKind::Spawn { listen, .. } => {
                     let parsed = options::parse(query, false)?;
+                    if parsed.security.tls && *listen == Listen::Unix {
+                        return Err("tls=yes is for redis-tcp: redis-server speaks plain text \
+                                    on its Unix socket (a user and password work there)"
+                            .to_string());
+                    }
                     let kind = RedisKind::Spawn {
                         listen: *listen,
                         server: parsed.server.clone(),
+                        security: parsed.security.clone(),
                     };
                     (kind, parsed)
                 }
@@ -300,10 +368,14 @@ impl Kind for RedisKind {
 
     fn start(&self, _layout: Layout, wait: u32) -> Result<Box<dyn Started>, BackendError> {
         Ok(match self {
-            RedisKind::Spawn { listen, server } => {
-                Box::new(RedisTarget::spawn(*listen, server, wait)?)
+            RedisKind::Spawn {
+                listen,
+                server,
+                security,
+            } => Box::new(RedisTarget::spawn(*listen, server, security, wait)?),
+            RedisKind::At(endpoint, access) => {
+                Box::new(RedisTarget::at_url(endpoint.clone(), access.clone(), wait)?)
             }
-            RedisKind::At(endpoint) => Box::new(RedisTarget::at_url(endpoint.clone(), wait)?),
             RedisKind::SpawnCluster { shape, server } => Box::new(ClusterTarget::spawn(
                 *shape,
                 &server.persistence_args(),

@@ -7,21 +7,26 @@
 //! - `save=SECONDS:CHANGES[+SECONDS:CHANGES…]`: redis.conf's `save` points (`+` joins them,
 //!   because `,` separates `--target` items);
 //! - `wait=N` (1..=replicas): every write of this target is followed by `WAIT N 0`, as
-//!   `--wait N` does for every target.
+//!   `--wait N` does for every target;
+//! - `tls=yes|no`: the server speaks TLS only, with certificates of a private CA made for the
+//!   run; `user=NAME&password=PW` (both or neither): an ACL user edgebench connects as.
 //!
 //! A spawned Redis Cluster (`redis-cluster?…`) takes the same options except `replicas=`:
 //! its replicas come from `--cluster-replicas`, which `wait=` is checked against when the
-//! cluster starts.
+//! cluster starts; and except `tls=`, `user=` and `password=`, which it refuses (its nodes
+//! would need them on the cluster bus and in every redirect: not implemented).
 //!
 //! Only targets edgebench spawns take them; anything else is refused with one line that
 //! names the option and the fix. The parsed options are a [`ServerOptions`] (the server's
 //! arguments) and the `wait` count (the client's behaviour).
 
 use super::spawn::{AppendFsync, SavePoint, ServerOptions, MAX_REPLICAS};
+use crate::transport::{Credentials, ServerSecurity};
 
 /// The options, as the error messages list them.
 const KNOWN: &str = "replicas=N, appendonly=yes|no, appendfsync=always|everysec|no, \
-     save=SECONDS:CHANGES[+SECONDS:CHANGES], wait=N, joined with &";
+     save=SECONDS:CHANGES[+SECONDS:CHANGES], wait=N, tls=yes|no, user=NAME&password=PW, \
+     joined with &";
 /// Most `save` points one target takes (redis.conf takes any number; a handful is plenty).
 const MAX_SAVE_POINTS: usize = 8;
 
@@ -32,6 +37,8 @@ pub struct TargetOptions {
     pub server: ServerOptions,
     /// `WAIT N 0` after every write; 0 means no WAIT.
     pub wait: u32,
+    /// TLS and an ACL user (`tls=yes`, `user=`, `password=`).
+    pub security: ServerSecurity,
 }
 
 /// Parses the options `query` (after the `?`); `cluster`: the item spawns a Redis Cluster.
@@ -41,6 +48,7 @@ pub fn parse(query: &str, cluster: bool) -> Result<TargetOptions, String> {
     let mut options = TargetOptions::default();
     let mut seen: Vec<&str> = Vec::new();
     let mut fsync_given = false;
+    let (mut user, mut password) = (None, None);
     for pair in query.split('&') {
         let Some((key, value)) = pair.split_once('=') else {
             return Err(bad(format!("{pair:?} is not KEY=VALUE: use {KNOWN}")));
@@ -98,9 +106,50 @@ pub fn parse(query: &str, cluster: bool) -> Result<TargetOptions, String> {
                     .filter(|n| (1..=u32::from(MAX_REPLICAS)).contains(n))
                     .ok_or_else(|| value_error(&format!("a number from 1 to {MAX_REPLICAS}")))?;
             }
+            "tls" | "user" | "password" if cluster => {
+                return Err(bad(format!(
+                    "a spawned cluster takes no {key}= (TLS and ACL users on a cluster's nodes \
+                     are not implemented): drop it, or use redis-tcp?{key}=…"
+                )))
+            }
+            "tls" => {
+                options.security.tls = match value {
+                    "yes" => true,
+                    "no" => false,
+                    _ => return Err(value_error("yes or no")),
+                };
+            }
+            "user" => {
+                user = Some(check_user(value)?);
+            }
+            "password" => {
+                if value.is_empty() || value.contains(char::is_whitespace) {
+                    return Err(bad(
+                        "bad password: give one without spaces (it goes into the server's \
+                         ACL file)"
+                            .to_string(),
+                    ));
+                }
+                password = Some(value.to_string());
+            }
             _ => return Err(bad(format!("unknown option {key:?}: use {KNOWN}"))),
         }
     }
+    options.security.user = match (user, password) {
+        (Some(user), Some(password)) => Some(Credentials {
+            user: Some(user),
+            password,
+        }),
+        (None, None) => None,
+        (Some(_), None) => return Err(bad("user= needs password=: add &password=PW".to_string())),
+        (None, Some(_)) => {
+            return Err(bad(
+                "password= needs user= (edgebench connects as that ACL user; the default \
+                 user gets the same password): add &user=NAME"
+                    .to_string(),
+            ))
+        }
+    };
     if fsync_given && !options.server.appendonly {
         return Err(bad(format!(
             "appendfsync={} needs appendonly=yes: add &appendonly=yes",
@@ -116,6 +165,28 @@ pub fn parse(query: &str, cluster: bool) -> Result<TargetOptions, String> {
         )));
     }
     Ok(options)
+}
+
+/// An ACL user name for a spawned server: letters, digits, `_`, `-` and `.`, and not
+/// `default` (kept as EdgeX keeps it, without the dangerous commands the benchmarks use).
+fn check_user(name: &str) -> Result<String, String> {
+    if name == "default" {
+        return Err(
+            "user=default: the default user is kept as EdgeX's secure mode keeps it \
+                    (no @dangerous commands, which the benchmarks need): give another name"
+                .to_string(),
+        );
+    }
+    if name.is_empty()
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+    {
+        return Err(format!(
+            "bad user value {name:?}: use letters, digits, '_', '-' and '.'"
+        ));
+    }
+    Ok(name.to_string())
 }
 
 /// `S:C[+S:C…]`, each number at least 1.
@@ -171,6 +242,7 @@ mod tests {
                     replicas: 2,
                 },
                 wait: 1,
+                security: ServerSecurity::default(),
             }
         );
         assert_eq!(ok("appendonly=no").server, ServerOptions::default());
@@ -183,7 +255,8 @@ mod tests {
             err("replica=1"),
             "unknown option \"replica\": use \
              replicas=N, appendonly=yes|no, appendfsync=always|everysec|no, \
-             save=SECONDS:CHANGES[+SECONDS:CHANGES], wait=N, joined with &"
+             save=SECONDS:CHANGES[+SECONDS:CHANGES], wait=N, tls=yes|no, \
+             user=NAME&password=PW, joined with &"
         );
         assert_eq!(
             err("replicas=6"),
@@ -222,11 +295,37 @@ mod tests {
             err("replicas"),
             "\"replicas\" is not KEY=VALUE: use \
              replicas=N, appendonly=yes|no, appendfsync=always|everysec|no, \
-             save=SECONDS:CHANGES[+SECONDS:CHANGES], wait=N, joined with &"
+             save=SECONDS:CHANGES[+SECONDS:CHANGES], wait=N, tls=yes|no, \
+             user=NAME&password=PW, joined with &"
         );
         for bad in ["replicas=-1", "appendonly=1", "wait=0", "x=1", ""] {
             assert!(!err(bad).contains('\n'));
         }
+    }
+
+    #[test]
+    fn tls_and_an_acl_user_are_options_of_a_spawned_server() {
+        let o = ok("tls=yes&user=edgex&password=s3cr:t&replicas=1");
+        assert!(o.security.tls);
+        let user = o.security.user.unwrap();
+        assert_eq!(
+            (user.user.as_deref(), user.password.as_str()),
+            (Some("edgex"), "s3cr:t")
+        );
+        assert_eq!(ok("tls=no").security, ServerSecurity::default());
+        assert_eq!(err("user=u"), "user= needs password=: add &password=PW");
+        assert!(err("password=p").starts_with("password= needs user="));
+        assert!(err("user=default&password=p").starts_with("user=default: the default user"));
+        assert_eq!(
+            err("user=a%20b&password=p"),
+            "bad user value \"a%20b\": use letters, digits, '_', '-' and '.'"
+        );
+        assert_eq!(err("tls=on"), "bad tls value \"on\": use yes or no");
+        assert_eq!(
+            parse("tls=yes", true).unwrap_err(),
+            "a spawned cluster takes no tls= (TLS and ACL users on a cluster's nodes are not \
+             implemented): drop it, or use redis-tcp?tls=…"
+        );
     }
 
     #[test]

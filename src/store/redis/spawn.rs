@@ -29,9 +29,10 @@ use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
 
+use crate::transport::certs::{write_private, PrivateCa};
 pub use crate::transport::child::{die_with_parent, free_port};
 use crate::transport::child::{find_on_path, is_executable};
-use crate::transport::Endpoint;
+use crate::transport::{Access, Credentials, Endpoint, ServerSecurity, TlsOptions};
 
 /// Environment variable naming the `redis-server` binary to spawn, instead of the one on
 /// `PATH`. Its value is a path (anything containing `/`, e.g. `/opt/redis-7.2/bin/redis-server`)
@@ -279,6 +280,8 @@ pub enum SpawnError {
 pub struct RedisServer {
     child: Child,
     endpoint: Endpoint,
+    /// How clients get in (TLS, an ACL user).
+    access: Access,
     /// The TCP port replicas reach it on (its endpoint's port, or the extra port of a
     /// Unix-socket primary with replicas).
     tcp_port: Option<u16>,
@@ -286,6 +289,8 @@ pub struct RedisServer {
     replicas: Vec<RedisServer>,
     /// What it was spawned with.
     options: ServerOptions,
+    /// What it requires of clients (TLS, a user).
+    security: ServerSecurity,
     // Dropped after `Drop::drop` has stopped the server, which removes the directory.
     dir: TempDir,
 }
@@ -306,7 +311,40 @@ impl RedisServer {
     /// the same persistence settings). Returns once the primary answers PING and every
     /// replica has finished its first sync. The same thread rule as [`RedisServer::spawn`].
     pub fn spawn_with(listen: Listen, options: &ServerOptions) -> Result<RedisServer, SpawnError> {
+        RedisServer::spawn_secured(listen, options, &ServerSecurity::default())
+    }
+
+    /// [`RedisServer::spawn_with`], and the servers require what `security` says: TLS only
+    /// (certificates of a private CA made now, one CA for the primary and its replicas, which
+    /// replicate over TLS), and an ACL user (the replicas authenticate as it to the primary).
+    /// [`RedisServer::access`] says how to get in.
+    pub fn spawn_secured(
+        listen: Listen,
+        options: &ServerOptions,
+        security: &ServerSecurity,
+    ) -> Result<RedisServer, SpawnError> {
         let binary = redis_server_binary()?;
+        if security.tls && listen == Listen::Unix {
+            return Err(SpawnError::Prepare {
+                what: "listen with TLS",
+                error: io::Error::other(
+                    "TLS is spoken on TCP only (redis-server's Unix socket is plain text): use \
+                     redis-tcp?tls=yes",
+                ),
+            });
+        }
+        let ca = match security.tls {
+            true => Some(PrivateCa::new().map_err(|error| SpawnError::Prepare {
+                what: "make a private CA",
+                error,
+            })?),
+            false => None,
+        };
+        let mut secured = Secured {
+            ca: ca.as_ref(),
+            user: security.user.as_ref(),
+            replica: false,
+        };
         let mut args = options.persistence_args();
         let with_replicas = options.replicas > 0;
         if with_replicas {
@@ -314,19 +352,23 @@ impl RedisServer {
             // ours are all started at once and wait for each other's sync anyway.
             args.extend(["--repl-diskless-sync-delay", "0"].map(str::to_string));
         }
-        let mut primary = Self::spawn_retrying(&binary, listen, with_replicas, &args)?;
+        let mut primary = Self::spawn_retrying(&binary, listen, with_replicas, &args, &secured)?;
         primary.options = options.clone();
+        primary.security = security.clone();
         let Some(port) = primary.tcp_port.filter(|_| with_replicas) else {
             return Ok(primary);
         };
         let mut replica_args = options.persistence_args();
         replica_args.extend(["--replicaof", "127.0.0.1", &port.to_string()].map(str::to_string));
+        secured.replica = true;
         for _ in 0..options.replicas {
-            let mut replica = Self::spawn_retrying(&binary, listen, false, &replica_args)?;
+            let mut replica =
+                Self::spawn_retrying(&binary, listen, false, &replica_args, &secured)?;
             replica.options = ServerOptions {
                 replicas: 0,
                 ..options.clone()
             };
+            replica.security = security.clone();
             // Pushed first, so an error below still stops the replica with the primary.
             primary.replicas.push(replica);
         }
@@ -338,12 +380,28 @@ impl RedisServer {
     /// `--name value` wins): a Redis Cluster node's settings, say, with
     /// [`ServerOptions::persistence_args`] among them.
     pub fn spawn_with_args(listen: Listen, args: &[String]) -> Result<RedisServer, SpawnError> {
-        Self::spawn_retrying(&redis_server_binary()?, listen, false, args)
+        Self::spawn_retrying(
+            &redis_server_binary()?,
+            listen,
+            false,
+            args,
+            &Secured::default(),
+        )
+    }
+
+    /// How a client gets in: the TLS files of its private CA and its ACL user, if any.
+    pub fn access(&self) -> &Access {
+        &self.access
     }
 
     /// What the server was spawned with.
     pub fn options(&self) -> &ServerOptions {
         &self.options
+    }
+
+    /// What it requires of clients.
+    pub fn security(&self) -> &ServerSecurity {
+        &self.security
     }
 
     /// The replicas, in the order they were started.
@@ -357,6 +415,7 @@ impl RedisServer {
         listen: Listen,
         extra_tcp: bool,
         args: &[String],
+        secured: &Secured<'_>,
     ) -> Result<RedisServer, SpawnError> {
         let attempts = match listen {
             Listen::Unix if !extra_tcp => 1,
@@ -364,7 +423,7 @@ impl RedisServer {
         };
         let mut attempt = 1;
         loop {
-            match Self::spawn_once(binary, listen, extra_tcp, args) {
+            match Self::spawn_once(binary, listen, extra_tcp, args, secured) {
                 // Most likely the port was taken before redis-server bound it: try another.
                 Err(SpawnError::Exited { .. } | SpawnError::PortTaken { .. })
                     if attempt < attempts =>
@@ -397,6 +456,7 @@ impl RedisServer {
         listen: Listen,
         extra_tcp: bool,
         args: &[String],
+        secured: &Secured<'_>,
     ) -> Result<RedisServer, SpawnError> {
         let port = match listen {
             Listen::Unix if !extra_tcp => None,
@@ -405,22 +465,46 @@ impl RedisServer {
                 error,
             })?),
         };
-        Self::spawn_at(binary, port, listen, args)
+        Self::spawn_at(binary, port, listen, args, secured)
     }
 
     /// Starts a server on TCP `port` (`listen` is `Tcp`), or on a Unix socket (`listen` is
     /// `Unix`; then also on `port` if given), with `args` after edgebench's own. `args` comes
-    /// last, so its settings win over the defaults set here.
+    /// last, so its settings win over the defaults set here. With `secured`, its TLS
+    /// certificates and ACL file are written into its private directory first.
     fn spawn_at(
         binary: &Path,
         port: Option<u16>,
         listen: Listen,
         args: &[String],
+        secured: &Secured<'_>,
     ) -> Result<RedisServer, SpawnError> {
         let prepare = |what| move |error| SpawnError::Prepare { what, error };
         let mut dir = temp_dir().map_err(prepare("create a temporary directory"))?;
+        if listen == Listen::Unix
+            && dir.path().join("redis.sock").as_os_str().len() > MAX_SOCKET_PATH
+        {
+            // $TMPDIR is too deep for a socket path; /tmp is always short enough.
+            dir = tempfile::Builder::new()
+                .prefix("edgebench-redis-")
+                .tempdir_in("/tmp")
+                .map_err(prepare("create a temporary directory in /tmp"))?;
+        }
         let mut cmd = Command::new(binary);
+        // A config file comes first on redis-server's command line; it holds what must not
+        // show in `ps` (the ACL file's path, the password replicas authenticate with).
+        let (access, secure_args) = secured
+            .prepare(dir.path(), &mut cmd)
+            .map_err(prepare("write its TLS certificates and ACL files"))?;
         let endpoint = match (listen, port) {
+            (Listen::Tcp, Some(port)) if access.tls.is_some() => {
+                cmd.args(["--port", "0", "--tls-port"])
+                    .arg(port.to_string());
+                Endpoint::Tcp {
+                    host: "127.0.0.1".to_string(),
+                    port,
+                }
+            }
             (Listen::Tcp, Some(port)) => {
                 cmd.arg("--port").arg(port.to_string());
                 Endpoint::Tcp {
@@ -430,15 +514,7 @@ impl RedisServer {
             }
             (Listen::Tcp, None) => unreachable!("a TCP server is spawned with a port"),
             (Listen::Unix, _) => {
-                let mut socket = dir.path().join("redis.sock");
-                if socket.as_os_str().len() > MAX_SOCKET_PATH {
-                    // $TMPDIR is too deep for a socket path; /tmp is always short enough.
-                    dir = tempfile::Builder::new()
-                        .prefix("edgebench-redis-")
-                        .tempdir_in("/tmp")
-                        .map_err(prepare("create a temporary directory in /tmp"))?;
-                    socket = dir.path().join("redis.sock");
-                }
+                let socket = dir.path().join("redis.sock");
                 cmd.arg("--port")
                     .arg(port.unwrap_or(0).to_string())
                     .arg("--unixsocket")
@@ -447,6 +523,7 @@ impl RedisServer {
                 Endpoint::Unix(socket)
             }
         };
+        cmd.args(secure_args);
         // `--save ""` and `--appendonly no`: a benchmark store is scratch, and a background
         // save would disturb the timings.
         cmd.args(["--save", "", "--appendonly", "no", "--bind", "127.0.0.1"])
@@ -473,9 +550,11 @@ impl RedisServer {
         let mut server = RedisServer {
             child,
             endpoint,
+            access,
             tcp_port: port,
             replicas: Vec::new(),
             options: ServerOptions::default(),
+            security: ServerSecurity::default(),
             dir,
         };
         server.wait_ready()?;
@@ -493,7 +572,9 @@ impl RedisServer {
                 });
             }
             // Any server that answers is ours only if it reports the child's pid.
-            if let Ok(answered) = crate::transport::ping_pid(&self.endpoint, PING_TIMEOUT) {
+            if let Ok(answered) =
+                crate::transport::ping_pid(&self.endpoint, &self.access, PING_TIMEOUT)
+            {
                 let pid = self.child.id();
                 if answered == Some(pid) {
                     return Ok(());
@@ -521,7 +602,7 @@ impl RedisServer {
         let deadline = Instant::now() + REPLICA_SYNC_TIMEOUT;
         for replica in &self.replicas {
             loop {
-                let state = replication_info(&replica.endpoint);
+                let state = replication_info(&replica.endpoint, &replica.access);
                 if state
                     .as_deref()
                     .is_ok_and(|info| info_field(info, "master_link_status") == Some("up"))
@@ -546,7 +627,7 @@ impl RedisServer {
             }
         }
         loop {
-            let online = replication_info(&self.endpoint)
+            let online = replication_info(&self.endpoint, &self.access)
                 .map(|info| online_replicas(&info))
                 .unwrap_or(0);
             if online >= self.replicas.len() {
@@ -588,9 +669,82 @@ impl Drop for RedisServer {
     }
 }
 
+/// What one server of a secured target is given: certificates from the target's CA (each
+/// server its own, signed by the one CA, so replicas and primary trust each other), and the
+/// ACL user; a replica also authenticates to its primary.
+#[derive(Default)]
+struct Secured<'a> {
+    ca: Option<&'a PrivateCa>,
+    user: Option<&'a Credentials>,
+    replica: bool,
+}
+
+impl Secured<'_> {
+    /// Writes the server's TLS files and ACL file into `dir` and, when there are users, a
+    /// config file (its path is `cmd`'s first argument, as redis-server wants it). Returns how
+    /// clients get in and the TLS arguments.
+    ///
+    /// The `default` user is protected as EdgeX's secure mode protects it (security-bootstrapper
+    /// writes `user default on allkeys allchannels +@all -@dangerous #<sha256 of the password>`):
+    /// the same password as edgebench's user, without the dangerous commands. edgebench's own
+    /// user has every key, channel and command: the benchmarks scrub with SCAN and DEL and read
+    /// INFO, which `-@dangerous` would refuse.
+    fn prepare(&self, dir: &Path, cmd: &mut Command) -> io::Result<(Access, Vec<String>)> {
+        let mut access = Access::default();
+        let mut args = Vec::new();
+        if let Some(user) = self.user {
+            let name = user.user.as_deref().unwrap_or("default");
+            let password = &user.password;
+            let acl = dir.join("users.acl");
+            write_private(
+                &acl,
+                &format!(
+                    "user default on allkeys allchannels +@all -@dangerous >{password}\n\
+                     user {name} on allkeys allchannels +@all >{password}\n"
+                ),
+            )?;
+            let mut conf = format!("aclfile {}\n", acl.display());
+            if self.replica {
+                conf.push_str(&format!("masteruser {name}\nmasterauth {password}\n"));
+            }
+            let conf_path = dir.join("secure.conf");
+            write_private(&conf_path, &conf)?;
+            cmd.arg(&conf_path);
+            access.credentials = Some(user.clone());
+        }
+        if let Some(ca) = self.ca {
+            let files = ca.write_files(dir)?;
+            let path = |p: &Path| p.display().to_string();
+            args = vec![
+                "--tls-cert-file".to_string(),
+                path(&files.server_cert),
+                "--tls-key-file".to_string(),
+                path(&files.server_key),
+                "--tls-ca-cert-file".to_string(),
+                path(&files.ca_cert),
+                // A replica is the primary's client: it shows the client certificate (the
+                // server one is for serverAuth only), and replicates over TLS.
+                "--tls-client-cert-file".to_string(),
+                path(&files.client_cert),
+                "--tls-client-key-file".to_string(),
+                path(&files.client_key),
+                "--tls-replication".to_string(),
+                "yes".to_string(),
+            ];
+            access.tls = Some(TlsOptions::private(
+                &files.ca_cert,
+                &files.client_cert,
+                &files.client_key,
+            ));
+        }
+        Ok((access, args))
+    }
+}
+
 /// `INFO replication` of the server at `endpoint`.
-fn replication_info(endpoint: &Endpoint) -> Result<String, String> {
-    let mut conn = crate::transport::connect(endpoint, PING_TIMEOUT).map_err(|e| e.to_string())?;
+fn replication_info(endpoint: &Endpoint, access: &Access) -> Result<String, String> {
+    let mut conn = crate::transport::connect_with(endpoint, access, PING_TIMEOUT)
+        .map_err(|e| e.to_string())?;
     redis::cmd("INFO")
         .arg("replication")
         .query(&mut conn)
@@ -801,7 +955,7 @@ mod tests {
         let binary = redis_server_binary().unwrap_or_else(|e| panic!("{e}"));
         // The second child cannot bind the port; whether it exits before the first server
         // answers our PING is a race, and either way the spawn must fail.
-        match RedisServer::spawn_at(&binary, Some(port), Listen::Tcp, &[]) {
+        match RedisServer::spawn_at(&binary, Some(port), Listen::Tcp, &[], &Secured::default()) {
             Err(e @ SpawnError::PortTaken { .. }) => {
                 let message = e.to_string();
                 assert!(!message.contains('\n'), "{message}");
@@ -820,7 +974,7 @@ mod tests {
         }
         // The first server is untouched.
         assert_eq!(
-            crate::transport::ping_pid(&first.endpoint(), PING_TIMEOUT),
+            crate::transport::ping_pid(&first.endpoint(), first.access(), PING_TIMEOUT),
             Ok(Some(first.pid()))
         );
     }

@@ -487,7 +487,7 @@ mod tests {
         let url = BusUrl::parse("mqtt://u:pw@127.0.0.1:1884").unwrap();
         assert!(!url.is_tls());
         assert_eq!(url.to_string(), "mqtt://u:***@127.0.0.1:1884");
-        // mqtts:// without a CA file trusts Mozilla's roots; cafile= is mosquitto_pub's name.
+        // mqtts:// without a CA file trusts the system's roots; cafile= is mosquitto_pub's name.
         let BusUrl::Mqtt(_, security) = BusUrl::parse("mqtts://h:1").unwrap() else {
             panic!()
         };

@@ -9,7 +9,7 @@
 //!
 //! EdgeX's secure bus ([`Security`]): CONNECT with a user name and password (`AuthMode:
 //! usernamepassword`), over TLS when the URL is `mqtts://` (the server's certificate checked
-//! against a CA file, as `mosquitto_pub --cafile` does, or Mozilla's roots).
+//! against a CA file, as `mosquitto_pub --cafile` does, or the system's roots).
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -87,8 +87,8 @@ pub struct Security {
 /// How an `mqtts://` client trusts its broker.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Tls {
-    /// The CA certificate (PEM) that signed the broker's (`?cacert=FILE`); `None`: Mozilla's
-    /// roots.
+    /// The CA certificate (PEM) that signed the broker's (`?cacert=FILE`); `None`: the
+    /// system's roots.
     pub ca_file: Option<PathBuf>,
 }
 
@@ -113,9 +113,17 @@ impl std::fmt::Debug for Credentials {
 
 impl Tls {
     /// The rustls config: the broker's chain and host name checked against the CA file, or
-    /// Mozilla's roots. Reads the file; the error names it.
+    /// the system's roots, as every edgebench client's ([`crate::transport::TlsOptions`]).
+    /// Reads the file; the error names it as the URL does (`cacert=FILE: …`).
     pub fn client_config(&self) -> io::Result<Arc<rustls::ClientConfig>> {
-        crate::transport::certs::client_config(self.ca_file.as_deref())
+        let options = crate::transport::TlsOptions {
+            cacert: self.ca_file.clone(),
+            ..Default::default()
+        };
+        let client = options
+            .client()
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.in_url()))?;
+        Ok(client.config())
     }
 }
 
@@ -181,7 +189,7 @@ impl Client {
                     let fix = match tls.ca_file {
                         Some(_) => "give the CA that signed it: ?cacert=FILE",
                         None => {
-                            "give the CA that signed it: ?cacert=FILE (none given: Mozilla's \
+                            "give the CA that signed it: ?cacert=FILE (none given: the system's \
                              roots were used)"
                         }
                     };
