@@ -416,7 +416,8 @@ pub struct CoreDataServiceArgs {
 
     /// Also take events from the message bus, as EdgeX 3.x/4.x's core-data does: subscribe to
     /// edgex/events/device/# on each broker and persist every valid event, one at a time.
-    /// mqtt://HOST:PORT, mqtt+unix:///PATH (MQTT 3.1.1, EdgeX 4.0's default), redis://HOST:PORT,
+    /// mqtt://[USER:PASSWORD@]HOST:PORT, mqtts://[USER:PASSWORD@]HOST:PORT[?cacert=FILE] (TLS),
+    /// mqtt+unix:///PATH (MQTT 3.1.1, EdgeX 4.0's default), redis://HOST:PORT,
     /// redis+unix:///PATH (Redis Pub/Sub, EdgeX 3.x's default), nats://HOST:PORT; embedded
     /// (the engine's Pub/Sub broker in this process, served to publishers over RESP on
     /// --bus-listen and/or --bus-unixsocket: they PUBLISH as to Redis).
@@ -504,9 +505,11 @@ pub struct FleetArgs {
 
     /// With --via bus, the buses, each a column per target: mqtt-tcp, mqtt-uds (a private
     /// Mosquitto configured as EdgeX ships it), mqtt-tcp-nodelay (with set_tcp_nodelay true),
-    /// nats (a private nats-server), redis-pubsub-tcp, redis-pubsub-uds (a private
-    /// redis-server), embedded (the engine's Pub/Sub in process), or a broker's URL
-    /// (mqtt://…, mqtt+unix://…, nats://…, redis://…, redis+unix://…).
+    /// mqtt-tls (Mosquitto as EdgeX's secure bus: TLS and a password), nats (a private
+    /// nats-server), redis-pubsub-tcp, redis-pubsub-uds (a private redis-server), embedded
+    /// (the engine's Pub/Sub in process), or a broker's URL (mqtt://[USER:PASSWORD@]…,
+    /// mqtts://[USER:PASSWORD@]…[?cacert=FILE], mqtt+unix://…, nats://…, redis://…,
+    /// redis+unix://…).
     #[arg(long, value_name = "BUS[,BUS...]")]
     pub bus: Option<String>,
 

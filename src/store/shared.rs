@@ -68,6 +68,21 @@ pub fn redact_password(url: &str) -> String {
     }
 }
 
+/// This process's command line as results files record it: each URL's password (`--target
+/// a=postgres://u:pw@h,b=…`, `--bus mqtts://u:pw@h`) replaced by `***`, so a results
+/// directory can be shared without the secrets of the run.
+pub fn recorded_command_line() -> String {
+    std::env::args()
+        .map(|arg| {
+            arg.split(',')
+                .map(redact_password)
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// A `limit` as SQL's `LIMIT` takes it: [`crate::store::UNLIMITED`] (and anything past
 /// `i64::MAX`) becomes `i64::MAX`, which no table reaches.
 pub fn sql_limit(limit: usize) -> i64 {

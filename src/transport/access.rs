@@ -263,6 +263,11 @@ impl fmt::Debug for TlsClient {
 }
 
 impl TlsClient {
+    /// The rustls config, for a blocking connection (the MQTT bus's, PostgreSQL's connector).
+    pub fn config(&self) -> Arc<rustls::ClientConfig> {
+        Arc::clone(&self.config)
+    }
+
     /// A rustls connector for a connection to `host` (the `--sni` name instead, if given).
     pub fn connector(
         &self,
@@ -372,7 +377,7 @@ impl TlsOptions {
     }
 
     /// `--cacert`'s certificates, or the system's roots.
-    fn roots(&self) -> Result<rustls::RootCertStore, TlsError> {
+    pub(crate) fn roots(&self) -> Result<rustls::RootCertStore, TlsError> {
         let mut roots = rustls::RootCertStore::empty();
         match &self.cacert {
             Some(path) => {
