@@ -138,6 +138,7 @@ const SERVE_EXAMPLES: &str = "\
 Examples:
   edgebench serve --port 7000
   edgebench serve --port 0 --unixsocket /tmp/edgebench.sock
+  edgebench serve --tls-port 6380 --tls-cert-file server.crt --tls-key-file server.key --tls-ca-cert-file ca.crt
   redis-benchmark -p 7000 -t set,get -n 100000 -P 16";
 
 /// `edgebench serve` flags, named as redis-server names them.
@@ -154,6 +155,33 @@ pub struct ServeArgs {
     /// Also (or only, with --port 0) listen on this Unix socket.
     #[arg(long, value_name = "PATH")]
     pub unixsocket: Option<PathBuf>,
+
+    /// Also (or only, with --port 0) listen on this TCP port for clients that speak TLS
+    /// (redis-server's tls-port); needs --tls-cert-file and --tls-key-file.
+    #[arg(long, value_name = "PORT")]
+    pub tls_port: Option<String>,
+
+    /// The TLS port's certificate chain (PEM).
+    #[arg(long, value_name = "FILE")]
+    pub tls_cert_file: Option<PathBuf>,
+
+    /// The private key of --tls-cert-file (PEM).
+    #[arg(long, value_name = "FILE")]
+    pub tls_key_file: Option<PathBuf>,
+
+    /// The CA (PEM) that signs the certificates clients show (--tls-auth-clients).
+    #[arg(long, value_name = "FILE")]
+    pub tls_ca_cert_file: Option<PathBuf>,
+
+    /// yes (the default, as redis-server): a client must show a certificate the CA signed;
+    /// optional: one without a certificate is let in; no: none is asked for.
+    #[arg(long, value_name = "yes|no|optional")]
+    pub tls_auth_clients: Option<String>,
+
+    /// The TLS versions offered, as redis.conf: "TLSv1.2 TLSv1.3" (the default; rustls
+    /// speaks no older one).
+    #[arg(long, value_name = "LIST")]
+    pub tls_protocols: Option<String>,
 
     /// Require AUTH with this password.
     #[arg(long, value_name = "PW")]
@@ -361,6 +389,16 @@ pub struct CoreDataServiceArgs {
     #[arg(long, value_name = "PATH")]
     pub unixsocket: Option<PathBuf>,
 
+    /// Serve --listen over HTTPS with this certificate chain (PEM), as EdgeX's secure mode
+    /// puts TLS in front of core-data; clients use https://HOST:PORT. The Unix socket stays
+    /// plain.
+    #[arg(long, alias = "tls-cert", value_name = "FILE")]
+    pub tls_cert_file: Option<PathBuf>,
+
+    /// The private key of --tls-cert-file (PEM).
+    #[arg(long, alias = "tls-key", value_name = "FILE")]
+    pub tls_key_file: Option<PathBuf>,
+
     /// false: answer 201 to every valid event and store nothing (EdgeX's
     /// Writable.PersistData), to measure HTTP and JSON alone.
     #[arg(long, value_name = "BOOL", default_value = "true")]
@@ -378,7 +416,8 @@ pub struct CoreDataServiceArgs {
 
     /// Also take events from the message bus, as EdgeX 3.x/4.x's core-data does: subscribe to
     /// edgex/events/device/# on each broker and persist every valid event, one at a time.
-    /// mqtt://HOST:PORT, mqtt+unix:///PATH (MQTT 3.1.1, EdgeX 4.0's default), redis://HOST:PORT,
+    /// mqtt://[USER:PASSWORD@]HOST:PORT, mqtts://[USER:PASSWORD@]HOST:PORT[?cacert=FILE] (TLS),
+    /// mqtt+unix:///PATH (MQTT 3.1.1, EdgeX 4.0's default), redis://HOST:PORT,
     /// redis+unix:///PATH (Redis Pub/Sub, EdgeX 3.x's default), nats://HOST:PORT; embedded
     /// (the engine's Pub/Sub broker in this process, served to publishers over RESP on
     /// --bus-listen and/or --bus-unixsocket: they PUBLISH as to Redis).
@@ -466,9 +505,11 @@ pub struct FleetArgs {
 
     /// With --via bus, the buses, each a column per target: mqtt-tcp, mqtt-uds (a private
     /// Mosquitto configured as EdgeX ships it), mqtt-tcp-nodelay (with set_tcp_nodelay true),
-    /// nats (a private nats-server), redis-pubsub-tcp, redis-pubsub-uds (a private
-    /// redis-server), embedded (the engine's Pub/Sub in process), or a broker's URL
-    /// (mqtt://…, mqtt+unix://…, nats://…, redis://…, redis+unix://…).
+    /// mqtt-tls (Mosquitto as EdgeX's secure bus: TLS and a password), nats (a private
+    /// nats-server), redis-pubsub-tcp, redis-pubsub-uds (a private redis-server), embedded
+    /// (the engine's Pub/Sub in process), or a broker's URL (mqtt://[USER:PASSWORD@]…,
+    /// mqtts://[USER:PASSWORD@]…[?cacert=FILE], mqtt+unix://…, nats://…, redis://…,
+    /// redis+unix://…).
     #[arg(long, value_name = "BUS[,BUS...]")]
     pub bus: Option<String>,
 

@@ -72,6 +72,12 @@ pub struct TargetResults {
     pub error: Option<String>,
     /// The benchmarks that finished, in run order.
     pub benchmarks: Vec<BenchResults>,
+    /// Connection setup, timed apart from the benchmarks: the median time to open one store
+    /// (connect, TLS handshake, AUTH, what the store checks on opening), over the clients'
+    /// own opens and a few more made only to be timed. What TLS or a password costs once per
+    /// connection shows here, not in the per-op figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connect_ns: Option<u64>,
 }
 
 /// One benchmark on one target, over `--count` repetitions.
@@ -173,6 +179,7 @@ impl Default for TargetResults {
             endpoint: String::new(),
             error: None,
             benchmarks: Vec::new(),
+            connect_ns: None,
         }
     }
 }

@@ -217,7 +217,10 @@ impl Level<'_> {
         let column = results.targets[idx].column();
         let clients = results.targets[idx].parallel;
         let mut stores = match self.open_stores(clients) {
-            Ok(stores) => stores,
+            Ok((stores, connect_ns)) => {
+                results.targets[idx].connect_ns = Some(connect_ns);
+                stores
+            }
             Err(msg) => return Ok(Err(LevelError::Failed(msg))),
         };
         // Coerced one by one: a `Box<dyn CoreData>` holds a `'static` object, and `&mut` of
@@ -291,22 +294,38 @@ impl Level<'_> {
         }))
     }
 
-    /// One store per client, each on its own connection, opened before anything is timed.
-    /// One client's error is the target's own, as without `--parallel`.
-    fn open_stores(&self, clients: u32) -> Result<Vec<Box<dyn CoreData>>, String> {
-        (1..=clients)
-            .map(|k| {
-                self.target.open_store().map_err(|e| match clients {
-                    1 => e.to_string(),
-                    _ => format!(
-                        "target {}: cannot open client {k} of {clients}: {e}",
-                        column_name(&self.spec.name, clients)
-                    ),
-                })
-            })
-            .collect()
+    /// One store per client, each on its own connection, opened before anything is timed,
+    /// and the median time one open took ([`crate::results::TargetResults::connect_ns`]):
+    /// over the clients' opens and, up to [`CONNECT_SAMPLES`], opens made only to be timed
+    /// and closed at once. One client's error is the target's own, as without `--parallel`.
+    fn open_stores(&self, clients: u32) -> Result<(Vec<Box<dyn CoreData>>, u64), String> {
+        let mut took = Vec::new();
+        let mut open = |k: u32| {
+            let start = Instant::now();
+            let store = self.target.open_store().map_err(|e| match clients {
+                1 => e.to_string(),
+                _ => format!(
+                    "target {}: cannot open client {k} of {clients}: {e}",
+                    column_name(&self.spec.name, clients)
+                ),
+            });
+            took.push(start.elapsed().as_nanos() as u64);
+            store
+        };
+        let stores = (1..=clients)
+            .map(&mut open)
+            .collect::<Result<Vec<_>, _>>()?;
+        for k in clients..CONNECT_SAMPLES {
+            drop(open(k + 1)?);
+        }
+        took.sort_unstable();
+        Ok((stores, took[took.len() / 2]))
     }
 }
+
+/// Store opens timed per target for its connection-setup figure (at least; `--parallel`
+/// above it times each client's).
+const CONNECT_SAMPLES: u32 = 5;
 
 /// How many of the ten benchmarks `--bench` selects for `spec`'s columns.
 fn benchmarks_of(cfg: &CoreDataConfig, spec: &TargetSpec) -> usize {

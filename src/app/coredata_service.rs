@@ -102,12 +102,18 @@ pub fn run(cfg: &CoreDataServiceConfig, status: &mut dyn Write) -> anyhow::Resul
             Some((bus, broker)) => Some(serve_embedded_bus(bus, broker, status).await?),
             None => None,
         };
-        let listeners = Listeners::bind(cfg.tcp, cfg.unixsocket.as_deref()).await?;
+        let mut listeners = Listeners::bind(cfg.tcp, cfg.unixsocket.as_deref()).await?;
+        listeners.tls = cfg.tls.clone();
         if let Some(l) = &listeners.tcp {
             let addr = l.local_addr()?;
+            let scheme = if listeners.tls.is_some() {
+                "https"
+            } else {
+                "http"
+            };
             let _ = writeln!(
                 status,
-                "edgebench coredata-service: listening on http://{addr}/api/v3"
+                "edgebench coredata-service: listening on {scheme}://{addr}/api/v3"
             );
         }
         if let Some(path) = &cfg.unixsocket {
@@ -214,5 +220,6 @@ fn bus_url(listener: &edgebench_engine::server::Listener) -> anyhow::Result<Stri
     Ok(match listener.endpoint()? {
         Address::Tcp(addr) => format!("redis://{addr}"),
         Address::Unix(path) => format!("redis+unix://{}", path.display()),
+        Address::Tls(addr) => format!("rediss://{addr}"),
     })
 }

@@ -1,4 +1,4 @@
-//! `edgebench serve`: the engine served over RESP on TCP and/or a Unix socket, on a tokio
+//! `edgebench serve`: the engine served over RESP on TCP, TLS and/or a Unix socket, on a tokio
 //! runtime of `--threads` workers, until Ctrl-C or SIGTERM (the server's shutdown future).
 
 use std::io::Write;
@@ -90,6 +90,14 @@ pub fn run(cfg: &ServeConfig, status: &mut dyn Write) -> anyhow::Result<()> {
             let l = Listener::bind_tcp(addr).await.with_context(|| {
                 format!("cannot listen on {addr} (is the port taken? try --port)")
             })?;
+            listeners.push(l);
+        }
+        if let Some((addr, acceptor)) = &cfg.tls {
+            let l = Listener::bind_tls(addr, acceptor.clone())
+                .await
+                .with_context(|| {
+                    format!("cannot listen on {addr} (is the port taken? try --tls-port)")
+                })?;
             listeners.push(l);
         }
         if let Some(path) = &cfg.unixsocket {

@@ -38,6 +38,9 @@ pub enum ConfigError {
     /// `serve --user` or `--aclfile` (the message names the flag, the line and the fix).
     #[error("{0}")]
     Acl(String),
+    /// `serve --tls-*` (the message names the flag or file and the fix).
+    #[error("{0}")]
+    Tls(String),
     /// A `serve` flag.
     #[error("--{flag} {value:?}: {fix}")]
     Serve {
@@ -222,6 +225,9 @@ pub struct ServeConfig {
     pub tcp: Option<String>,
     /// The Unix socket to listen on, if any.
     pub unixsocket: Option<PathBuf>,
+    /// `ADDR:PORT` to listen on for TLS clients, and the certificate they get (read and
+    /// checked already).
+    pub tls: Option<(String, crate::server::tls::TlsAcceptor)>,
     /// Limits and the password.
     pub server: crate::server::ServerConfig,
     /// Worker threads of the server's runtime (`--threads`); `None` = one per core.
@@ -247,11 +253,12 @@ impl ServeConfig {
             .port
             .parse()
             .map_err(|_| bad("port", &args.port, "expected a TCP port from 0 to 65535"))?;
-        if port == 0 && args.unixsocket.is_none() {
+        let tls = tls_flags(args)?;
+        if port == 0 && args.unixsocket.is_none() && tls.is_none() {
             return Err(bad(
                 "port",
                 &args.port,
-                "nothing to listen on: give a TCP port or --unixsocket PATH",
+                "nothing to listen on: give a TCP port, --tls-port or --unixsocket PATH",
             ));
         }
         // A bound well under tokio's semaphore limit (which panics above usize::MAX >> 3) and
@@ -301,16 +308,18 @@ impl ServeConfig {
         };
         let persistence = persistence_flags(args)?;
         check_acl_flags(args)?;
-        let tcp = (port != 0).then(|| {
+        let at = |port: u16| {
             if args.bind.contains(':') {
                 format!("[{}]:{port}", args.bind)
             } else {
                 format!("{}:{port}", args.bind)
             }
-        });
+        };
+        let tcp = (port != 0).then(|| at(port));
         Ok(ServeConfig {
             tcp,
             unixsocket: args.unixsocket.clone(),
+            tls: tls.map(|(port, acceptor)| (at(port), acceptor)),
             server: crate::server::ServerConfig {
                 maxclients,
                 proto_max_bulk_len,
@@ -330,6 +339,60 @@ impl ServeConfig {
     }
 }
 
+/// `--tls-port` and the files it needs, read and checked now: a missing file or a key that
+/// does not go with its certificate stops `serve` before it starts.
+fn tls_flags(
+    args: &ServeArgs,
+) -> Result<Option<(u16, crate::server::tls::TlsAcceptor)>, ConfigError> {
+    use crate::server::tls::{AuthClients, TlsAcceptor, TlsSettings};
+    let Some(port_text) = &args.tls_port else {
+        let stray = [
+            ("tls-cert-file", args.tls_cert_file.is_some()),
+            ("tls-key-file", args.tls_key_file.is_some()),
+            ("tls-ca-cert-file", args.tls_ca_cert_file.is_some()),
+            ("tls-auth-clients", args.tls_auth_clients.is_some()),
+            ("tls-protocols", args.tls_protocols.is_some()),
+        ];
+        if let Some((flag, _)) = stray.iter().find(|(_, given)| *given) {
+            return Err(ConfigError::Tls(format!(
+                "--{flag} without --tls-port: give --tls-port PORT to serve TLS clients"
+            )));
+        }
+        return Ok(None);
+    };
+    let port = match port_text.parse::<u16>() {
+        Ok(0) => return Ok(None),
+        Ok(port) => port,
+        Err(_) => {
+            return Err(ConfigError::Tls(format!(
+                "--tls-port {port_text:?}: expected a TCP port from 1 to 65535 (0: no TLS port)"
+            )))
+        }
+    };
+    let auth_clients = match &args.tls_auth_clients {
+        None => AuthClients::default(),
+        Some(text) => text
+            .parse()
+            .map_err(|e| ConfigError::Tls(format!("--tls-auth-clients {e}")))?,
+    };
+    let (Some(cert_file), Some(key_file)) = (&args.tls_cert_file, &args.tls_key_file) else {
+        return Err(ConfigError::Tls(
+            "--tls-port needs --tls-cert-file and --tls-key-file (the server's certificate \
+             and its key, PEM)"
+                .into(),
+        ));
+    };
+    let settings = TlsSettings {
+        cert_file: cert_file.clone(),
+        key_file: key_file.clone(),
+        ca_cert_file: args.tls_ca_cert_file.clone(),
+        auth_clients,
+        protocols: args.tls_protocols.clone(),
+    };
+    let acceptor = TlsAcceptor::load(&settings).map_err(|e| ConfigError::Tls(e.to_string()))?;
+    Ok(Some((port, acceptor)))
+}
+
 /// Checks `--user` lines and the `--aclfile` on a scratch engine, so a bad rule or file
 /// line stops `serve` before it starts, with one line naming the flag, the line and the fix.
 fn check_acl_flags(args: &ServeArgs) -> Result<(), ConfigError> {
@@ -338,6 +401,14 @@ fn check_acl_flags(args: &ServeArgs) -> Result<(), ConfigError> {
             "--aclfile and --user: users come from the ACL file or from --user lines, not \
              both (as redis-server refuses `user` lines beside `aclfile`); move the --user \
              lines into the file"
+                .into(),
+        ));
+    }
+    if args.aclfile.is_some() && args.requirepass.is_some() {
+        return Err(ConfigError::Acl(
+            "--requirepass and --aclfile: the ACL file's default user decides (redis-server \
+             ignores requirepass beside an aclfile); give the password in the file (user \
+             default on >PASSWORD ~* &* +@all) and drop --requirepass"
                 .into(),
         ));
     }
@@ -436,6 +507,8 @@ pub struct CoreDataServiceConfig {
     pub tcp: Option<std::net::SocketAddr>,
     /// The Unix socket to serve on, if any.
     pub unixsocket: Option<PathBuf>,
+    /// HTTPS on the TCP listener (`--tls-cert-file`, `--tls-key-file`), files read already.
+    pub tls: Option<crate::server::tls::TlsAcceptor>,
     /// What the service answers with.
     pub service: crate::service::ServiceConfig,
     /// The message buses to take events from (`--bus`); empty: REST only.
@@ -591,7 +664,9 @@ impl CoreDataServiceConfig {
         let subscriber = crate::service::bus::SubscriberMode::parse(&args.subscriber)
             .map_err(ConfigError::Bus)?;
         let retention = Self::retention(args)?;
+        let tls = Self::tls(args, tcp.is_some())?;
         Ok(CoreDataServiceConfig {
+            tls,
             embedded_bus,
             retention,
             subscriber,
@@ -607,6 +682,46 @@ impl CoreDataServiceConfig {
                 ..crate::service::ServiceConfig::default()
             },
         })
+    }
+
+    /// `coredata-service --tls-cert-file --tls-key-file`: the files read and checked now, as
+    /// `serve` reads its own (the same messages). Clients are not asked for certificates.
+    fn tls(
+        args: &CoreDataServiceArgs,
+        has_tcp: bool,
+    ) -> Result<Option<crate::server::tls::TlsAcceptor>, ConfigError> {
+        use crate::server::tls::{AuthClients, TlsAcceptor, TlsSettings};
+        let (cert_file, key_file) = match (&args.tls_cert_file, &args.tls_key_file) {
+            (None, None) => return Ok(None),
+            (Some(cert), Some(key)) => (cert.clone(), key.clone()),
+            (Some(_), None) => {
+                return Err(ConfigError::Tls(
+                    "--tls-cert-file without --tls-key-file: give the certificate's key too".into(),
+                ))
+            }
+            (None, Some(_)) => {
+                return Err(ConfigError::Tls(
+                    "--tls-key-file without --tls-cert-file: give the certificate too".into(),
+                ))
+            }
+        };
+        if !has_tcp {
+            return Err(ConfigError::Tls(
+                "--tls-cert-file with --listen none: HTTPS is served on --listen HOST:PORT \
+                 (the Unix socket stays plain); give --listen"
+                    .into(),
+            ));
+        }
+        let settings = TlsSettings {
+            cert_file,
+            key_file,
+            ca_cert_file: None,
+            auth_clients: AuthClients::No,
+            protocols: None,
+        };
+        TlsAcceptor::load(&settings)
+            .map(Some)
+            .map_err(|e| ConfigError::Tls(e.to_string()))
     }
 
     /// `coredata-service --retention*`: `None` when `--retention-interval` is 0s.

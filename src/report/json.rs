@@ -158,7 +158,8 @@ mod tests {
                         }
                       ]
                     }
-                  ]
+                  ],
+                  "connect_ns": 1234500
                 },
                 {
                   "name": "MongoDB",

@@ -293,6 +293,7 @@ pub(crate) mod fixture {
                     parallel: 1,
                     endpoint: "redis://127.0.0.1:6379".into(),
                     error: None,
+                    connect_ns: Some(1_234_500),
                     benchmarks: vec![
                         bench(
                             "AddReading",
@@ -356,6 +357,7 @@ pub(crate) mod fixture {
                     parallel: 1,
                     endpoint: "mongodb://127.0.0.1:27017".into(),
                     error: Some("connection reset by peer during Events".into()),
+                    connect_ns: None,
                     benchmarks: vec![
                         bench(
                             "AddReading",

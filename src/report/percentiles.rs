@@ -6,7 +6,9 @@
 //! `store B/op` is the store's growth per op in that round (the write benchmarks'), empty
 //! where it was not measured or the store cannot say.
 //! Targets that failed are listed under the table with their error, because the benchtomd table
-//! only shows what is missing, not why.
+//! only shows what is missing, not why. Last, each target's connection setup, timed apart from
+//! the benchmarks ([`crate::results::TargetResults::connect_ns`]): what a TLS handshake or an
+//! AUTH costs once per connection.
 
 use std::fmt::Write as _;
 use std::io;
@@ -60,6 +62,21 @@ pub fn table(results: &RunResults) -> String {
             let _ = writeln!(out, "- {}: {}", md_cell(&name), md_cell(error));
         }
     }
+    let connects: Vec<_> = results
+        .targets
+        .iter()
+        .filter_map(|t| t.connect_ns.map(|ns| (t.column(), ns)))
+        .collect();
+    if !connects.is_empty() {
+        out.push_str(
+            "\nConnection setup, timed apart from the benchmarks (opening one store: connect, \
+             TLS handshake, AUTH, the store's own checks; the median of at least 5 opens):\n\n\
+             | Target | connect (µs) |\n|-|-|\n",
+        );
+        for (name, ns) in connects {
+            let _ = writeln!(out, "| {} | {} |", md_cell(&name), micros_2dp(ns));
+        }
+    }
     out
 }
 
@@ -106,6 +123,12 @@ mod tests {
             | MongoDB | EventCount | 20,000 | 94,343.00 | 10,600 | 90.00 | 99.00 | 150.00 | 300.00 | 600.00 | 1,832 | 43 |  | 1 | ±0.0% |
 
             - MongoDB: connection reset by peer during Events
+
+            Connection setup, timed apart from the benchmarks (opening one store: connect, TLS handshake, AUTH, the store's own checks; the median of at least 5 opens):
+
+            | Target | connect (µs) |
+            |-|-|
+            | RedisDB_TCP | 1,234.50 |
             "#);
     }
 

@@ -357,7 +357,20 @@ impl BusSubscribers {
         let mut subscriptions = Vec::with_capacity(urls.len());
         for url in urls {
             let sub = bus::subscribe(url, EVENTS_FILTER, &cfg.options).map_err(|e| {
-                format!("--bus {url}: cannot subscribe: {e}; is the broker running there?")
+                // Only where nothing answered: a broker that refused us (a CONNACK's return
+                // code, a certificate, a hang-up) is running, and its reason says why.
+                use std::io::ErrorKind as K;
+                let hint = match e.kind() {
+                    K::ConnectionRefused
+                    | K::NotFound
+                    | K::TimedOut
+                    | K::WouldBlock
+                    | K::AddrNotAvailable
+                    | K::HostUnreachable
+                    | K::NetworkUnreachable => "; is the broker running there?",
+                    _ => "",
+                };
+                format!("--bus {url}: cannot subscribe: {e}{hint}")
             })?;
             subscriptions.push((url.to_string(), sub));
         }

@@ -20,6 +20,8 @@ pub struct Listeners {
     pub tcp: Option<TcpListener>,
     /// A socket file.
     pub unix: Option<UnixListener>,
+    /// Serve the TCP listener over TLS with this certificate (`--tls-cert-file`).
+    pub tls: Option<crate::server::tls::TlsAcceptor>,
 }
 
 impl Listeners {
@@ -48,7 +50,11 @@ impl Listeners {
             Some(path) => Some(bind_unix(path)?),
             None => None,
         };
-        Ok(Listeners { tcp, unix })
+        Ok(Listeners {
+            tcp,
+            unix,
+            tls: None,
+        })
     }
 }
 

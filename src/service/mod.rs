@@ -39,6 +39,7 @@ pub mod readings;
 pub mod retention;
 pub mod routes;
 pub mod system;
+pub mod tls;
 
 #[cfg(test)]
 mod tests;
@@ -69,7 +70,18 @@ pub async fn serve(
     }
     let app = routes::router(routes::AppState::new(stores, cfg));
     let stop = handle::fan_out(shutdown);
-    let tcp = serve_one(listeners.tcp, app.clone(), stop.clone());
+    let tcp = {
+        let (app, stop) = (app.clone(), stop.clone());
+        async move {
+            match (listeners.tcp, listeners.tls) {
+                (Some(tcp), Some(tls)) => {
+                    let listener = tls::TlsListener::new(tcp, tls.rustls_config())?;
+                    serve_one(Some(listener), app, stop).await
+                }
+                (tcp, _) => serve_one(tcp, app, stop).await,
+            }
+        }
+    };
     let unix = serve_one(listeners.unix, app, stop);
     let (tcp, unix) = tokio::join!(tcp, unix);
     tcp.and(unix)

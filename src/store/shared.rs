@@ -68,6 +68,52 @@ pub fn redact_password(url: &str) -> String {
     }
 }
 
+/// This process's command line as results files record it: each URL's password (`--target
+/// a=postgres://u:pw@h,b=…`, `--bus mqtts://u:pw@h`), a spawned target's `password=` and
+/// the value of `-a`/`--authenticate` replaced by `***`, so a results directory can be
+/// shared without the secrets of the run.
+pub fn recorded_command_line() -> String {
+    redact_command_line(std::env::args())
+}
+
+/// [`recorded_command_line`] of `args`.
+fn redact_command_line(args: impl Iterator<Item = String>) -> String {
+    let mut secret_next = false;
+    args.map(|arg| {
+        if std::mem::take(&mut secret_next) {
+            return "***".to_string();
+        }
+        if arg == "-a" || arg == "--authenticate" {
+            secret_next = true;
+            return arg;
+        }
+        if arg.starts_with("--authenticate=") {
+            return "--authenticate=***".to_string();
+        }
+        arg.split(',')
+            .map(|item| redact_option_password(&redact_password(item)))
+            .collect::<Vec<_>>()
+            .join(",")
+    })
+    .collect::<Vec<_>>()
+    .join(" ")
+}
+
+/// `…?user=u&password=PW&…` (a spawned target's options) with `PW` replaced by `***`.
+fn redact_option_password(item: &str) -> String {
+    let Some((base, query)) = item.split_once('?') else {
+        return item.to_string();
+    };
+    let pairs: Vec<String> = query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some(("password", _)) => "password=***".to_string(),
+            _ => pair.to_string(),
+        })
+        .collect();
+    format!("{base}?{}", pairs.join("&"))
+}
+
 /// A `limit` as SQL's `LIMIT` takes it: [`crate::store::UNLIMITED`] (and anything past
 /// `i64::MAX`) becomes `i64::MAX`, which no table reaches.
 pub fn sql_limit(limit: usize) -> i64 {
@@ -147,6 +193,27 @@ mod tests {
             "ERROR: x; DETAIL: y; HINT: z"
         );
         assert_eq!(one_line("a\n  b\tc \n", " "), "a b c");
+    }
+
+    #[test]
+    fn a_command_line_keeps_no_password() {
+        let args = [
+            "edgebench",
+            "coredata",
+            "--target",
+            "a=rediss://u:pw@h:1?cacert=/c,redis://:pw@h,redis-tcp?user=u&password=s3&tls=yes",
+            "-a",
+            "u:pw",
+            "--authenticate=pw",
+            "-u",
+            "redis://h:1",
+        ]
+        .map(String::from);
+        assert_eq!(
+            redact_command_line(args.into_iter()),
+            "edgebench coredata --target a=rediss://u:***@h:1?cacert=/c,redis://:***@h,\
+             redis-tcp?user=u&password=***&tls=yes -a *** --authenticate=*** -u redis://h:1"
+        );
     }
 
     #[test]

@@ -26,7 +26,7 @@ pub enum TargetError {
     /// A URL that does not parse.
     #[error("bad target URL {url:?}: {reason}")]
     BadUrl {
-        /// The URL as given.
+        /// The URL as given, its password (if any) shown as `***`.
         url: String,
         /// What is wrong with it, and the fix.
         reason: String,

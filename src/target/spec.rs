@@ -195,7 +195,7 @@ fn parse_kind(what: &str, item: &str) -> Result<TargetKind, TargetError> {
     match (parsed, what.split_once("://")) {
         (Some(Ok(kind)), _) => Ok(kind.into()),
         (Some(Err(ParseError::BadUrl(reason))), _) => Err(TargetError::BadUrl {
-            url: what.to_string(),
+            url: crate::store::shared::redact_password(what),
             reason,
         }),
         (Some(Err(ParseError::BadOption(reason))), _) => Err(TargetError::BadOption {
@@ -209,7 +209,7 @@ fn parse_kind(what: &str, item: &str) -> Result<TargetKind, TargetError> {
                 .filter(|u| !u.is_empty())
                 .collect();
             Err(TargetError::BadUrl {
-                url: what.to_string(),
+                url: crate::store::shared::redact_password(what),
                 reason: format!("unsupported scheme {scheme:?}: use {}", one_of(&urls)),
             })
         }
@@ -505,10 +505,10 @@ pub(super) mod tests {
         assert_eq!(
             error(&["foo"]),
             "unknown target \"foo\": use embedded, embedded-direct, embedded-tcp, \
-             embedded-uds, redis-tcp, redis-uds, redis-cluster, redis://HOST:PORT, \
+             embedded-uds, redis-tcp, redis-uds, redis-cluster, redis[s]://[USER:PW@]HOST:PORT, \
              redis+unix:///PATH, redis-cluster://HOST:PORT[,HOST:PORT…], sqlite, \
              sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://…, \
-             mongodb://HOST:PORT, http://HOST:PORT, http+unix:///PATH or NAME=any of these"
+             mongodb://HOST:PORT, http://HOST:PORT, https://HOST:PORT[?cacert=FILE], http+unix:///PATH or NAME=any of these"
         );
         assert_eq!(
             error(&["redis-cluster://"]),
@@ -524,10 +524,10 @@ pub(super) mod tests {
         assert_eq!(
             error(&["redis-cluster://h:1,h"]),
             "unknown target \"h\": use embedded, embedded-direct, embedded-tcp, \
-             embedded-uds, redis-tcp, redis-uds, redis-cluster, redis://HOST:PORT, \
+             embedded-uds, redis-tcp, redis-uds, redis-cluster, redis[s]://[USER:PW@]HOST:PORT, \
              redis+unix:///PATH, redis-cluster://HOST:PORT[,HOST:PORT…], sqlite, \
              sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://…, \
-             mongodb://HOST:PORT, http://HOST:PORT, http+unix:///PATH or NAME=any of these"
+             mongodb://HOST:PORT, http://HOST:PORT, https://HOST:PORT[?cacert=FILE], http+unix:///PATH or NAME=any of these"
         );
         assert_eq!(
             error(&["redis://h:xx"]),
@@ -586,10 +586,10 @@ pub(super) mod tests {
         assert_eq!(
             error(&["db=nope"]),
             "unknown target \"nope\": use embedded, embedded-direct, embedded-tcp, \
-             embedded-uds, redis-tcp, redis-uds, redis-cluster, redis://HOST:PORT, \
+             embedded-uds, redis-tcp, redis-uds, redis-cluster, redis[s]://[USER:PW@]HOST:PORT, \
              redis+unix:///PATH, redis-cluster://HOST:PORT[,HOST:PORT…], sqlite, \
              sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://…, \
-             mongodb://HOST:PORT, http://HOST:PORT, http+unix:///PATH or NAME=any of these"
+             mongodb://HOST:PORT, http://HOST:PORT, https://HOST:PORT[?cacert=FILE], http+unix:///PATH or NAME=any of these"
         );
         assert_eq!(
             error(&["redis-tcp,"]),
@@ -729,10 +729,15 @@ pub(super) mod tests {
              redis-uds?… for them"
         );
         assert_eq!(
-            error(&["embedded-tcp?tls=yes"]),
-            "bad target option in \"embedded-tcp?tls=yes\": tls=, user= and password= are not \
-             implemented on engine targets yet: use redis-tcp?tls=yes&user=NAME&password=PW \
-             for a secure server"
+            error(&["embedded-uds?tls=yes"]),
+            "bad target option in \"embedded-uds?tls=yes\": TLS is spoken on TCP only (the \
+             Unix socket stays plain, as redis-server's): use embedded-tcp?tls=yes"
+        );
+        assert_eq!(
+            error(&["embedded?user=u&password=p"]),
+            "bad target option in \"embedded?user=u&password=p\": tls= and user= are for a \
+             connection, and the in-process engine has none: use \
+             embedded-tcp?tls=yes&user=NAME&password=PW"
         );
         assert_eq!(
             error(&["embedded?appendfsync=no"]),

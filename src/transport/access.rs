@@ -102,58 +102,6 @@ impl fmt::Display for ServerSecurity {
     }
 }
 
-/// A command line with its passwords replaced by `…`, for pages and files that show it: the
-/// `PASSWORD` of `://USER:PASSWORD@` in a URL, of a target's `password=PASSWORD`, and the
-/// value of `-a`/`--authenticate`.
-pub fn redact_passwords(args: &[String]) -> Vec<String> {
-    let mut out = Vec::with_capacity(args.len());
-    let mut secret_next = false;
-    for arg in args {
-        if std::mem::take(&mut secret_next) {
-            out.push("…".to_string());
-            continue;
-        }
-        match arg.as_str() {
-            "-a" | "--authenticate" => {
-                secret_next = true;
-                out.push(arg.clone());
-            }
-            a if a.starts_with("--authenticate=") => out.push("--authenticate=…".to_string()),
-            a => out.push(redact_in(a)),
-        }
-    }
-    out
-}
-
-/// `://USER:PASSWORD@` and `password=PASSWORD` in one argument.
-fn redact_in(arg: &str) -> String {
-    let mut text = arg.to_string();
-    let mut from = 0;
-    while let Some(at) = text[from..].find("://").map(|i| i + from + 3) {
-        let end = text[at..].find([',', ' ']).map_or(text.len(), |i| i + at);
-        // The last '@' before the host ends the credentials, as the URL parser reads them.
-        if let Some(rel) = text[at..end].rfind('@') {
-            let userinfo = &text[at..at + rel];
-            if let Some(colon) = userinfo.find(':') {
-                text.replace_range(at + colon + 1..at + rel, "…");
-            }
-        }
-        from = at;
-    }
-    let mut from = 0;
-    while let Some(at) = text[from..]
-        .find("password=")
-        .map(|i| i + from + "password=".len())
-    {
-        let end = text[at..]
-            .find(['&', ',', ' '])
-            .map_or(text.len(), |i| i + at);
-        text.replace_range(at..end, "…");
-        from = at;
-    }
-    text
-}
-
 /// `AUTH PASSWORD` (redis-server's `default` user, or `requirepass`) or `AUTH USER PASSWORD`
 /// (an ACL user). Printed without the password.
 #[derive(Clone, PartialEq, Eq)]
@@ -315,6 +263,11 @@ impl fmt::Debug for TlsClient {
 }
 
 impl TlsClient {
+    /// The rustls config, for a blocking connection (the MQTT bus's, PostgreSQL's connector).
+    pub fn config(&self) -> Arc<rustls::ClientConfig> {
+        Arc::clone(&self.config)
+    }
+
     /// A rustls connector for a connection to `host` (the `--sni` name instead, if given).
     pub fn connector(
         &self,
@@ -424,7 +377,7 @@ impl TlsOptions {
     }
 
     /// `--cacert`'s certificates, or the system's roots.
-    fn roots(&self) -> Result<rustls::RootCertStore, TlsError> {
+    pub(crate) fn roots(&self) -> Result<rustls::RootCertStore, TlsError> {
         let mut roots = rustls::RootCertStore::empty();
         match &self.cacert {
             Some(path) => {
@@ -578,37 +531,6 @@ mod tests {
         assert_eq!(
             TlsVersion::parse_list("SSLv3").unwrap_err(),
             "unknown protocol \"SSLv3\": use TLSv1.2 and TLSv1.3 (space- or comma-separated)"
-        );
-    }
-
-    #[test]
-    fn passwords_are_left_out_of_shown_command_lines() {
-        let args: Vec<String> = [
-            "edgebench",
-            "coredata",
-            "--target",
-            "a=rediss://u:p@ss@h:1?cacert=/c,redis://:pw@h,redis-tcp?user=u&password=s3&tls=yes",
-            "-a",
-            "u:pw",
-            "--authenticate=pw",
-            "-u",
-            "redis://h:1",
-        ]
-        .map(String::from)
-        .to_vec();
-        assert_eq!(
-            redact_passwords(&args),
-            [
-                "edgebench",
-                "coredata",
-                "--target",
-                "a=rediss://u:…@h:1?cacert=/c,redis://:…@h,redis-tcp?user=u&password=…&tls=yes",
-                "-a",
-                "…",
-                "--authenticate=…",
-                "-u",
-                "redis://h:1",
-            ]
         );
     }
 

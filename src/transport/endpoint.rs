@@ -31,14 +31,17 @@ impl Endpoint {
     }
 }
 
-/// Where edgebench's own RESP server listens, as a target's endpoint.
+/// Where edgebench's own RESP server listens, as a target's endpoint (a TLS listener is a
+/// TCP endpoint: that it speaks TLS is the target's [`super::Access`]).
 impl From<crate::server::Address> for Endpoint {
     fn from(address: crate::server::Address) -> Endpoint {
         match address {
-            crate::server::Address::Tcp(addr) => Endpoint::Tcp {
-                host: addr.ip().to_string(),
-                port: addr.port(),
-            },
+            crate::server::Address::Tcp(addr) | crate::server::Address::Tls(addr) => {
+                Endpoint::Tcp {
+                    host: addr.ip().to_string(),
+                    port: addr.port(),
+                }
+            }
             crate::server::Address::Unix(path) => Endpoint::Unix(path),
         }
     }

@@ -32,9 +32,10 @@ enum Publisher {
 impl Publisher {
     fn new(url: &BusUrl, qos: mqtt::Qos, nats_headers: bool) -> Publisher {
         match url {
-            BusUrl::Mqtt(a) => {
+            BusUrl::Mqtt(a, security) => {
                 let options = mqtt::Options {
                     client_id: "device-virtual".into(),
+                    security: security.clone(),
                     ..mqtt::Options::default()
                 };
                 Publisher::Mqtt(mqtt::Client::connect(a, &options).unwrap(), qos)
@@ -249,7 +250,7 @@ fn mosquitto() -> Broker {
 #[test]
 fn mqtt_over_tcp_delivers_and_persists_exactly_at_qos_0_and_1() {
     let broker = mosquitto();
-    let url = BusUrl::Mqtt(broker.tcp().clone());
+    let url = BusUrl::mqtt(broker.tcp().clone());
     delivers_and_persists_exactly(&url, mqtt::Qos::AtMostOnce, false);
     delivers_and_persists_exactly(&url, mqtt::Qos::AtLeastOnce, false);
 }
@@ -257,7 +258,7 @@ fn mqtt_over_tcp_delivers_and_persists_exactly_at_qos_0_and_1() {
 #[test]
 fn mqtt_over_mosquittos_unix_socket_delivers_and_persists_exactly() {
     let broker = mosquitto();
-    let url = BusUrl::Mqtt(
+    let url = BusUrl::mqtt(
         broker
             .unix()
             .expect("mosquitto listens on a socket")
@@ -293,7 +294,7 @@ fn redis_pubsub_delivers_and_persists_exactly_over_tcp_and_a_unix_socket() {
 #[test]
 fn bad_messages_are_counted_as_rejected_and_the_loop_goes_on() {
     let broker = mosquitto();
-    let url = BusUrl::Mqtt(broker.tcp().clone());
+    let url = BusUrl::mqtt(broker.tcp().clone());
     let target = engine_store();
     let subs = subscribe(&url, &target, true, mqtt::Qos::AtMostOnce);
     let mut publisher = Publisher::new(&url, mqtt::Qos::AtMostOnce, false);
@@ -342,7 +343,7 @@ fn bad_messages_are_counted_as_rejected_and_the_loop_goes_on() {
 #[test]
 fn persist_false_receives_and_validates_but_stores_nothing() {
     let broker = mosquitto();
-    let url = BusUrl::Mqtt(broker.tcp().clone());
+    let url = BusUrl::mqtt(broker.tcp().clone());
     let target = engine_store();
     let subs = subscribe(&url, &target, false, mqtt::Qos::AtMostOnce);
     let mut publisher = Publisher::new(&url, mqtt::Qos::AtMostOnce, false);
@@ -371,14 +372,7 @@ fn persist_false_receives_and_validates_but_stores_nothing() {
 fn an_unreachable_broker_is_one_line_naming_it() {
     let port = edgebench::transport::child::free_port().unwrap();
     let url = BusUrl::parse(&format!("mqtt://127.0.0.1:{port}")).unwrap();
-    let target = engine_store();
-    let stores = target.event_store_opener().unwrap();
-    let cfg = SubscriberConfig {
-        persist: true,
-        options: SubscribeOptions::default(),
-        mode: SubscriberMode::EdgeX,
-    };
-    let e = BusSubscribers::start(&[url], &stores, &cfg).unwrap_err();
+    let e = subscribe_error(&url);
     assert!(
         e.contains(&format!("--bus mqtt://127.0.0.1:{port}: cannot subscribe")),
         "{e}"
@@ -450,7 +444,7 @@ fn coredata_service_with(
 #[test]
 fn coredata_service_persists_what_the_bus_brings_and_serves_it_over_rest() {
     let broker = mosquitto();
-    let url = BusUrl::Mqtt(broker.unix().unwrap().clone());
+    let url = BusUrl::mqtt(broker.unix().unwrap().clone());
     let (child, base, said, lines) = coredata_service(&url);
     assert!(
         said.iter()
@@ -586,7 +580,7 @@ fn count(v: &serde_json::Value) -> u64 {
 fn fleet_via_bus_persists_every_event_on_every_bus() {
     common::require_redis_server();
     let (status, stderr, json) = fleet(
-        "--target embedded --via bus --bus mqtt-tcp,mqtt-tcp-nodelay,mqtt-uds,nats,redis-pubsub-tcp,redis-pubsub-uds,embedded --events-per-second 200 --duration 1s --warmup 500ms --edgex 3",
+        "--target embedded --via bus --bus mqtt-tcp,mqtt-tcp-nodelay,mqtt-uds,mqtt-tls,nats,redis-pubsub-tcp,redis-pubsub-uds,embedded --events-per-second 200 --duration 1s --warmup 500ms --edgex 3",
     );
     assert_eq!(status, Some(0), "{stderr}");
     let json = json.expect("fleet.json");
@@ -602,6 +596,7 @@ fn fleet_via_bus_persists_every_event_on_every_bus() {
             "RedisDB_Embedded_EdgeX3+MQTT_TCP",
             "RedisDB_Embedded_EdgeX3+MQTT_TCP_NoDelay",
             "RedisDB_Embedded_EdgeX3+MQTT_UDS",
+            "RedisDB_Embedded_EdgeX3+MQTT_TLS",
             "RedisDB_Embedded_EdgeX3+NATS_TCP",
             "RedisDB_Embedded_EdgeX3+RedisPubSub_TCP",
             "RedisDB_Embedded_EdgeX3+RedisPubSub_UDS",
@@ -812,7 +807,7 @@ fn fleet_bus_flags_are_one_line_and_exit_2() {
 #[test]
 fn batch_and_workers_subscribers_persist_exactly_what_was_published() {
     let broker = mosquitto();
-    let url = BusUrl::Mqtt(broker.tcp().clone());
+    let url = BusUrl::mqtt(broker.tcp().clone());
     let modes = [
         SubscriberMode::Batch {
             size: 7,
@@ -839,7 +834,7 @@ fn batch_and_workers_subscribers_persist_exactly_what_was_published() {
 #[test]
 fn the_batch_subscriber_persists_exactly_what_it_acknowledged() {
     let broker = mosquitto();
-    let url = BusUrl::Mqtt(broker.tcp().clone());
+    let url = BusUrl::mqtt(broker.tcp().clone());
     let target = engine_store();
     let mode = SubscriberMode::Batch {
         size: 30,
@@ -882,7 +877,7 @@ fn the_batch_subscriber_persists_exactly_what_it_acknowledged() {
 #[test]
 fn a_refused_batch_counts_every_event_in_it_as_failed() {
     let broker = mosquitto();
-    let url = BusUrl::Mqtt(broker.tcp().clone());
+    let url = BusUrl::mqtt(broker.tcp().clone());
     let target = engine_store();
     // Batches go when 5 are there (the wait is longer than the test).
     let mode = SubscriberMode::Batch {
@@ -935,7 +930,7 @@ fn a_refused_batch_counts_every_event_in_it_as_failed() {
 #[test]
 fn fleet_via_bus_measures_a_core_data_service_subscribed_to_its_own_broker() {
     let broker = mosquitto();
-    let url = BusUrl::Mqtt(broker.unix().unwrap().clone());
+    let url = BusUrl::mqtt(broker.unix().unwrap().clone());
     let (mut child, base, _, _rest) = coredata_service(&url);
     let (status, stderr, json) = fleet(&format!(
         "--target {base} --via bus --bus {url} --events-per-second 200 --duration 1s --warmup 0s"
@@ -1071,7 +1066,7 @@ fn fleet_via_bus_with_persist_false_receives_everything_and_stores_nothing() {
 #[test]
 fn a_broker_killed_mid_run_is_reported_and_what_ran_is_kept() {
     let broker = mosquitto();
-    let url = BusUrl::Mqtt(broker.tcp().clone());
+    let url = BusUrl::mqtt(broker.tcp().clone());
     let killer = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(1500));
         drop(broker);
@@ -1160,4 +1155,157 @@ fn report_merge_adds_up_two_hosts_bus_runs() {
         "{bm}"
     );
     common::edgebench_ok(dir.path(), &["report", "html", "fb-merged"]);
+}
+
+// --- EdgeX's secure bus: Mosquitto with a TLS listener and a password file (issue 30) ---
+
+const BUS_USER: &str = "edgex-bus";
+const BUS_PASSWORD: &str = "bus-s3cret";
+
+fn secure_mosquitto() -> Broker {
+    Broker::spawn_secure(BUS_USER, BUS_PASSWORD).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Why subscribing to `url` failed, as the subscriber says it (one line).
+fn subscribe_error(url: &BusUrl) -> String {
+    let target = engine_store();
+    let stores = target.event_store_opener().unwrap();
+    let cfg = SubscriberConfig {
+        persist: true,
+        options: SubscribeOptions::default(),
+        mode: SubscriberMode::EdgeX,
+    };
+    let e = BusSubscribers::start(std::slice::from_ref(url), &stores, &cfg)
+        .err()
+        .unwrap_or_else(|| panic!("{url}: subscribed"));
+    assert!(!e.contains('\n'), "{e}");
+    assert!(!e.contains(BUS_PASSWORD), "{e}");
+    e
+}
+
+#[test]
+fn mqtts_with_a_password_delivers_and_persists_exactly_at_qos_0_and_1() {
+    let broker = secure_mosquitto();
+    let url = broker.url();
+    assert!(url
+        .to_string()
+        .starts_with(&format!("mqtts://{BUS_USER}:***@127.0.0.1:")));
+    delivers_and_persists_exactly(&url, mqtt::Qos::AtMostOnce, false);
+    delivers_and_persists_exactly(&url, mqtt::Qos::AtLeastOnce, false);
+    // The same URL, as a user types it, parses to the same thing.
+    let typed = format!(
+        "mqtts://{BUS_USER}:{BUS_PASSWORD}@{}?cacert={}",
+        broker.tcp(),
+        broker_ca(&url).display()
+    );
+    assert_eq!(BusUrl::parse(&typed).unwrap(), url);
+}
+
+/// The CA file a secure broker's URL trusts.
+fn broker_ca(url: &BusUrl) -> std::path::PathBuf {
+    match url {
+        BusUrl::Mqtt(_, security) => security.tls.clone().unwrap().ca_file.unwrap(),
+        other => panic!("{other}"),
+    }
+}
+
+#[test]
+fn a_secure_broker_refuses_a_wrong_password_no_password_and_plain_text_in_one_line() {
+    let broker = secure_mosquitto();
+    let BusUrl::Mqtt(addr, security) = broker.url() else {
+        panic!("mosquitto speaks MQTT")
+    };
+    let with = |credentials: Option<(&str, &str)>, tls: bool| {
+        BusUrl::Mqtt(
+            addr.clone(),
+            mqtt::Security {
+                tls: security.tls.clone().filter(|_| tls),
+                credentials: credentials.map(|(u, p)| mqtt::Credentials {
+                    username: u.into(),
+                    password: p.into(),
+                }),
+            },
+        )
+    };
+
+    let url = with(Some((BUS_USER, "wrong")), true);
+    let e = subscribe_error(&url);
+    assert!(
+        e.starts_with(&format!("--bus {url}: cannot subscribe")),
+        "names the broker's URL: {e}"
+    );
+    // Mosquitto 2 answers "not authorized" (5) to a wrong password, where MQTT 3.1.1 has 4.
+    assert!(
+        e.contains("the broker refused the connection: not authorized (CONNACK return code 5); check the user and password in the URL"),
+        "{e}"
+    );
+    assert!(!e.contains("is the broker running"), "it is: {e}");
+
+    // Mosquitto says "not authorized" (5) to a client without a user when anonymous is off.
+    let url = with(None, true);
+    let e = subscribe_error(&url);
+    assert!(e.contains("not authorized (CONNACK return code 5)"), "{e}");
+    assert!(
+        e.contains("mqtts://USER:PASSWORD@HOST:PORT"),
+        "the fix: {e}"
+    );
+
+    // Plain text to the TLS listener: refused, not a hang (the CONNACK wait has its deadline).
+    let url = with(Some((BUS_USER, BUS_PASSWORD)), false);
+    let e = subscribe_error(&url);
+    assert!(
+        e.starts_with(&format!("--bus {url}: cannot subscribe")),
+        "{e}"
+    );
+    assert!(
+        e.contains("use mqtts://") || e.contains("did not answer in time"),
+        "{e}"
+    );
+
+    // A CA that did not sign the broker's certificate fails the handshake.
+    let other = tempfile::tempdir().unwrap();
+    let files = edgebench::transport::certs::PrivateCa::new()
+        .unwrap()
+        .write_files(other.path())
+        .unwrap();
+    let url = BusUrl::parse(&format!(
+        "mqtts://{BUS_USER}:{BUS_PASSWORD}@{addr}?cacert={}",
+        files.ca_cert.display()
+    ))
+    .unwrap();
+    let e = subscribe_error(&url);
+    assert!(e.contains("TLS handshake: invalid peer certificate"), "{e}");
+    assert!(
+        e.contains("give the CA that signed it: ?cacert=FILE"),
+        "the fix: {e}"
+    );
+}
+
+/// `fleet --via bus` over the secure broker's URL: the column says MQTT_TLS and every event
+/// arrives.
+#[test]
+fn fleet_via_bus_over_mqtts_with_a_password_persists_every_event() {
+    let broker = secure_mosquitto();
+    let url = format!(
+        "mqtts://{BUS_USER}:{BUS_PASSWORD}@{}?cacert={}",
+        broker.tcp(),
+        broker_ca(&broker.url()).display()
+    );
+    let (status, stderr, json) = fleet(&format!(
+        "--target embedded --via bus --bus {url} --events-per-second 200 --duration 1s \
+         --warmup 0s --edgex 3"
+    ));
+    assert_eq!(status, Some(0), "{stderr}");
+    let json = json.expect("fleet.json");
+    let t = &json["targets"][0];
+    assert_eq!(t["name"], "RedisDB_Embedded_EdgeX3+MQTT_TLS", "{t}");
+    let s = &t["summary"];
+    let sent = count(&s["sent"]);
+    assert!(sent > 0, "{s}");
+    assert_eq!(count(&s["bus"]["persisted"]), sent, "{s}");
+    assert_eq!(count(&s["stored"]), sent, "{s}");
+    assert!(
+        !json.to_string().contains(BUS_PASSWORD),
+        "the password stays out of fleet.json"
+    );
 }

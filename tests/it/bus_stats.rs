@@ -44,11 +44,11 @@ fn closed<T>(mut next: impl FnMut() -> std::io::Result<Option<T>>) -> bool {
 #[test]
 fn mosquitto_counts_every_message_it_drops_for_a_subscriber_that_does_not_read() {
     let broker = Broker::spawn(BrokerKind::Mosquitto).unwrap_or_else(|e| panic!("{e}"));
-    let url = BusUrl::Mqtt(broker.tcp().clone());
+    let url = BusUrl::mqtt(broker.tcp().clone());
     let watch = stats::watch(&url, None, TIMEOUT).unwrap_or_else(|e| panic!("{e}"));
     // The same answer over the Unix socket, read at the same time: both wait for the next
     // $SYS pass.
-    let unix = BusUrl::Mqtt(broker.unix().unwrap().clone());
+    let unix = BusUrl::mqtt(broker.unix().unwrap().clone());
     let over_unix = std::thread::spawn(move || stats::broker_drops(&unix, None, TIMEOUT));
     let fresh = watch.read(TIMEOUT).unwrap();
     assert_eq!(
@@ -69,6 +69,7 @@ fn mosquitto_counts_every_message_it_drops_for_a_subscriber_that_does_not_read()
             client_id: id.into(),
             keep_alive,
             connect_timeout: TIMEOUT,
+            ..mqtt::Options::default()
         };
         mqtt::Client::connect(broker.tcp(), &options).unwrap()
     };

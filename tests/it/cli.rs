@@ -51,7 +51,7 @@ fn one_line_error(args: &[&str]) -> String {
 fn unknown_target_is_one_line() {
     assert_one_line_error(
         &["coredata", "--target", "redis-tcp,foo"],
-        "edgebench: --target: unknown target \"foo\": use embedded, embedded-direct, embedded-tcp, embedded-uds, redis-tcp, redis-uds, redis-cluster, redis://HOST:PORT, redis+unix:///PATH, redis-cluster://HOST:PORT[,HOST:PORT…], sqlite, sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://…, mongodb://HOST:PORT, http://HOST:PORT, http+unix:///PATH or NAME=any of these",
+        "edgebench: --target: unknown target \"foo\": use embedded, embedded-direct, embedded-tcp, embedded-uds, redis-tcp, redis-uds, redis-cluster, redis[s]://[USER:PW@]HOST:PORT, redis+unix:///PATH, redis-cluster://HOST:PORT[,HOST:PORT…], sqlite, sqlite:///PATH, sqlite::memory:, pg-tcp, pg-uds, postgres://…, mongodb://HOST:PORT, http://HOST:PORT, https://HOST:PORT[?cacert=FILE], http+unix:///PATH or NAME=any of these",
     );
 }
 
@@ -227,7 +227,8 @@ fn parallel_levels_get_a_column_each_and_go_names_like_go_test_cpu() {
         [("RedisDB_Embedded", 1, 10), ("RedisDB_Embedded", 2, 10)]
     );
     let pct = std::fs::read_to_string(out.join("percentiles.md")).unwrap();
-    assert_eq!(pct.matches("| RedisDB_Embedded-2 | ").count(), 10, "{pct}");
+    // Ten benchmark rows and the column's connection setup.
+    assert_eq!(pct.matches("| RedisDB_Embedded-2 | ").count(), 11, "{pct}");
 }
 
 #[test]
@@ -238,7 +239,7 @@ fn bad_serve_flags_are_one_line() {
     );
     assert_one_line_error(
         &["serve", "--port", "0"],
-        "edgebench: --port \"0\": nothing to listen on: give a TCP port or --unixsocket PATH",
+        "edgebench: --port \"0\": nothing to listen on: give a TCP port, --tls-port or --unixsocket PATH",
     );
     assert_one_line_error(
         &["serve", "--proto-max-bulk-len", "1kb"],
@@ -291,10 +292,35 @@ fn bad_acl_users_are_one_line() {
         "edgebench: --user \"bob on bogus\": Error in ACL SETUSER modifier 'bogus': Syntax \
          error (rules as ACL SETUSER takes them, e.g. \"alice on >secret ~* +@all\")",
     );
+    assert_one_line_error(
+        &[
+            "serve",
+            "--unixsocket",
+            "/tmp/unused.sock",
+            "--user",
+            "bob on \">unclosed",
+        ],
+        "edgebench: --user \"bob on \\\">unclosed\": unbalanced quotes in the user line (rules \
+         as ACL SETUSER takes them, e.g. \"alice on >secret ~* +@all\")",
+    );
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("users.acl");
     std::fs::write(&file, "user alice on >pw ~* +@all\nuser bob on +nosuch\n").unwrap();
     let path = file.to_string_lossy().into_owned();
+    assert_one_line_error(
+        &[
+            "serve",
+            "--unixsocket",
+            "/tmp/unused.sock",
+            "--aclfile",
+            &path,
+            "--requirepass",
+            "pw",
+        ],
+        "edgebench: --requirepass and --aclfile: the ACL file's default user decides \
+         (redis-server ignores requirepass beside an aclfile); give the password in the file \
+         (user default on >PASSWORD ~* &* +@all) and drop --requirepass",
+    );
     assert_one_line_error_prefix(
         &[
             "serve",
@@ -308,6 +334,177 @@ fn bad_acl_users_are_one_line() {
              Unknown command or category name in ACL."
         ),
     );
+}
+
+/// `serve --tls-*`: a file that cannot be read, a key that does not go with the
+/// certificate, a flag without --tls-port, an unsupported protocol: one line naming the
+/// flag or file and the fix, exit 2, before anything listens.
+#[test]
+fn bad_tls_flags_are_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let ca = edgebench::transport::certs::PrivateCa::new().unwrap();
+    let files = ca.write_files(dir.path()).unwrap();
+    let path = |p: &std::path::Path| p.to_string_lossy().into_owned();
+    let (cert, key, client_key) = (
+        path(&files.server_cert),
+        path(&files.server_key),
+        path(&files.client_key),
+    );
+    let missing = dir.path().join("missing.crt");
+    assert_one_line_error_prefix(
+        &[
+            "serve",
+            "--port",
+            "0",
+            "--tls-port",
+            "16399",
+            "--tls-cert-file",
+            &path(&missing),
+            "--tls-key-file",
+            &key,
+            "--tls-auth-clients",
+            "no",
+        ],
+        &format!(
+            "edgebench: --tls-cert-file {}: cannot read it (",
+            missing.display()
+        ),
+    );
+    assert_one_line_error_prefix(
+        &[
+            "serve",
+            "--port",
+            "0",
+            "--tls-port",
+            "16399",
+            "--tls-cert-file",
+            &cert,
+            "--tls-key-file",
+            &client_key,
+            "--tls-auth-clients",
+            "no",
+        ],
+        &format!("edgebench: --tls-key-file {client_key}: does not go with --tls-cert-file {cert}"),
+    );
+    assert_one_line_error(
+        &[
+            "serve",
+            "--port",
+            "0",
+            "--tls-port",
+            "16399",
+            "--tls-cert-file",
+            &cert,
+            "--tls-key-file",
+            &key,
+        ],
+        "edgebench: --tls-auth-clients yes (the default) needs --tls-ca-cert-file, the CA that \
+         signs client certificates; give it, or --tls-auth-clients no",
+    );
+    assert_one_line_error(
+        &["serve", "--tls-cert-file", &cert],
+        "edgebench: --tls-cert-file without --tls-port: give --tls-port PORT to serve TLS clients",
+    );
+    assert_one_line_error(
+        &["serve", "--tls-port", "16399"],
+        "edgebench: --tls-port needs --tls-cert-file and --tls-key-file (the server's \
+         certificate and its key, PEM)",
+    );
+    assert_one_line_error(
+        &["serve", "--tls-port", "70000"],
+        "edgebench: --tls-port \"70000\": expected a TCP port from 1 to 65535 (0: no TLS port)",
+    );
+    assert_one_line_error_prefix(
+        &[
+            "serve",
+            "--port",
+            "0",
+            "--tls-port",
+            "16399",
+            "--tls-cert-file",
+            &cert,
+            "--tls-key-file",
+            &key,
+            "--tls-auth-clients",
+            "no",
+            "--tls-protocols",
+            "TLSv1.1",
+        ],
+        "edgebench: --tls-protocols \"TLSv1.1\": TLSv1.1 is not offered",
+    );
+    assert_one_line_error(
+        &[
+            "serve",
+            "--tls-port",
+            "16399",
+            "--tls-auth-clients",
+            "sometimes",
+        ],
+        "edgebench: --tls-auth-clients \"sometimes\": expected yes, no or optional",
+    );
+}
+
+/// `serve --tls-port` with certificates from edgebench's own private CA: redis-cli --tls
+/// with a client certificate is served, one without is refused, and the plain port beside
+/// it still answers.
+#[test]
+fn serve_answers_redis_cli_over_tls_beside_its_plain_socket() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = edgebench::transport::certs::PrivateCa::new()
+        .unwrap()
+        .write_files(dir.path())
+        .unwrap();
+    let sock = dir.path().join("s.sock");
+    let port = edgebench::transport::child::free_port()
+        .unwrap()
+        .to_string();
+    let mut child = edgebench()
+        .args(["serve", "--port", "0", "--tls-port", &port, "--unixsocket"])
+        .arg(&sock)
+        .arg("--tls-cert-file")
+        .arg(&files.server_cert)
+        .arg("--tls-key-file")
+        .arg(&files.server_key)
+        .arg("--tls-ca-cert-file")
+        .arg(&files.ca_cert)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let cli = |with_cert: bool, args: &[&str]| {
+        let mut cmd = std::process::Command::new("redis-cli");
+        cmd.args(["--tls", "-h", "localhost", "-p", &port, "--cacert"])
+            .arg(&files.ca_cert);
+        if with_cert {
+            cmd.arg("--cert")
+                .arg(&files.client_cert)
+                .arg("--key")
+                .arg(&files.client_key);
+        }
+        let out = cmd.args(args).output().expect("redis-cli on PATH");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let mut pong = String::new();
+    for _ in 0..200 {
+        pong = cli(true, &["PING"]);
+        if pong == "PONG" {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    assert_eq!(pong, "PONG");
+    assert_eq!(cli(true, &["SET", "k", "over-tls"]), "OK");
+    assert_ne!(cli(false, &["GET", "k"]), "over-tls");
+    let url = format!("redis+unix://{}", sock.display());
+    let mut con = redis::Client::open(url.as_str())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let v: String = redis::cmd("GET").arg("k").query(&mut con).unwrap();
+    assert_eq!(v, "over-tls");
+    // SAFETY: kill(2) on the child we spawned and have not reaped.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    assert_eq!(child.wait().unwrap().code(), Some(0));
 }
 
 /// A file serve cannot load stops the start with one line naming it, as redis-server

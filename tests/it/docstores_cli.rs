@@ -2,27 +2,9 @@
 //! kind runs in one table, `--baseline` adds the ratio table, MongoDB runs in its EdgeX layout
 //! directly and behind the service, and each run's private database is gone afterwards.
 
-use std::path::Path;
-
 use edgebench::results::RunResults;
 
-use crate::common::{self, markdown_row};
-
-/// Runs `edgebench coredata ARGS --out OUT`: (exit code, stdout, stderr).
-fn coredata(args: &[&str], out: &Path) -> (Option<i32>, String, String) {
-    let output = crate::common::edgebench()
-        .arg("coredata")
-        .args(args)
-        .arg("--out")
-        .arg(out)
-        .output()
-        .unwrap();
-    (
-        output.status.code(),
-        String::from_utf8(output.stdout).unwrap(),
-        String::from_utf8(output.stderr).unwrap(),
-    )
-}
+use crate::common::{self, coredata, markdown_row};
 
 /// The database names the run's endpoints mention (`edgebench_<random>`).
 fn private_databases(results: &RunResults) -> Vec<String> {

@@ -303,6 +303,13 @@ fn spawned_tls_and_acl_servers_take_the_kv_load_and_hold_its_keys() {
             "RedisDB_TCP+TLS+ACL",
         ),
         ("redis-uds?user=u&password=pw", "RedisDB_UDS+ACL"),
+        // The engine behind edgebench's own server, secured the same way.
+        ("embedded-tcp?tls=yes", "Embedded_TCP+TLS"),
+        (
+            "embedded-tcp?tls=yes&user=u&password=pw",
+            "Embedded_TCP+TLS+ACL",
+        ),
+        ("embedded-uds?user=u&password=pw", "Embedded_UDS+ACL"),
     ] {
         let target = common::start(item);
         assert_eq!(target.name(), column);

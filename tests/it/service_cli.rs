@@ -50,10 +50,11 @@ impl Service {
         let mut store = String::new();
         for line in lines.by_ref() {
             let line = line.expect("utf-8 status");
-            if let Some(rest) =
-                line.strip_prefix("edgebench coredata-service: listening on http://")
-            {
-                url = Some(format!("http://{}", rest.trim_end_matches("/api/v3")));
+            for scheme in ["http", "https"] {
+                let prefix = format!("edgebench coredata-service: listening on {scheme}://");
+                if let Some(rest) = line.strip_prefix(&prefix) {
+                    url = Some(format!("{scheme}://{}", rest.trim_end_matches("/api/v3")));
+                }
             }
             if let Some(rest) = line.strip_prefix("edgebench coredata-service: store ") {
                 store = rest.to_string();
@@ -148,6 +149,109 @@ fn coredata_runs_against_a_running_service_over_tcp_and_a_unix_socket() {
     let unix = service.unix.clone().unwrap();
     assert_eq!(service.stop(), Some(0));
     assert!(!unix.exists(), "{} left behind", unix.display());
+}
+
+/// `coredata-service --tls-cert-file --tls-key-file` (certificates from edgebench's private
+/// CA): `coredata --target https://…?cacert=CA` runs every benchmark through HTTPS in an
+/// `EdgeX_HTTP_TCP+TLS` column beside the plain Unix socket; a plain-text client on the HTTPS
+/// port, a client that trusts another CA and 1,000 half-open handshakes are refused or
+/// waited out without stopping the next client.
+#[test]
+fn coredata_runs_against_a_service_over_https() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = edgebench::transport::certs::PrivateCa::new()
+        .unwrap()
+        .write_files(dir.path())
+        .unwrap();
+    let sock = dir.path().join("core-data.sock");
+    let (cert, key) = (
+        files.server_cert.to_string_lossy().into_owned(),
+        files.server_key.to_string_lossy().into_owned(),
+    );
+    let service = Service::start(
+        "sqlite::memory:",
+        Some(&sock),
+        &["--tls-cert-file", &cert, "--tls-key-file", &key],
+    );
+    let https = service.url.clone();
+    assert!(https.starts_with("https://127.0.0.1:"), "{https}");
+    let addr = https.trim_start_matches("https://").to_string();
+
+    // 1,000 connections that never finish a handshake, held open through the run.
+    let mut idle = Vec::new();
+    for i in 0..1000 {
+        let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+        if i % 2 == 0 {
+            use std::io::Write;
+            stream.write_all(&[0x16, 0x03, 0x01, 0x02, 0x00]).unwrap();
+        }
+        idle.push(stream);
+    }
+    let target = format!(
+        "{https}?cacert={},http+unix://{}",
+        files.ca_cert.display(),
+        sock.display()
+    );
+    let out = dir.path().join("results");
+    let (code, md, stderr) = run(&[
+        "coredata",
+        "--target",
+        &target,
+        "--benchtime",
+        "3x",
+        "--bench",
+        "AddEvent|EventCount|EventById",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        md.starts_with(
+            "| Benchmark | EdgeX_HTTP_TCP+TLS (micro/op) | EdgeX_HTTP_UDS (micro/op) |\n"
+        ),
+        "{md}"
+    );
+    for bench in ["AddEvent", "EventCount", "EventById"] {
+        let cells = row(&md, bench);
+        assert!(
+            cells
+                .iter()
+                .all(|c| c.chars().next().is_some_and(|ch| ch.is_ascii_digit())),
+            "{bench}: {cells:?}"
+        );
+    }
+    drop(idle);
+
+    // Plain HTTP to the HTTPS port, and a client that trusts the Mozilla roots only: the
+    // target is reported unreachable, the other target still runs.
+    let plain = https.replacen("https://", "http://", 1);
+    let (code, md, stderr) = run(&[
+        "coredata",
+        "--target",
+        &format!("{plain},{https},http+unix://{}", sock.display()),
+        "--benchtime",
+        "2x",
+        "--bench",
+        "EventCount",
+    ]);
+    assert_eq!(code, 1, "{md}{stderr}");
+    assert!(
+        stderr.matches("cannot connect").count() + stderr.matches("cannot reach").count() >= 2,
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&plain) && stderr.contains(&https),
+        "{stderr}"
+    );
+    assert!(stderr.contains("TLS handshake"), "{stderr}");
+    let cells = row(&md, "EventCount");
+    assert!(
+        cells
+            .iter()
+            .any(|c| c.starts_with(|ch: char| ch.is_ascii_digit())),
+        "{md}"
+    );
+    assert_eq!(service.stop(), Some(0));
 }
 
 /// `coredata-service --store mongodb://…` keeps EdgeX 4.0's records as documents in a private

@@ -27,7 +27,7 @@ const IN_BATCH: usize = 1000;
 #[derive(Debug, Clone)]
 pub enum Database {
     /// PostgreSQL (boxed: its config is large beside the MySQL handle).
-    Postgres(Box<postgres::Config>),
+    Postgres(Box<crate::store::postgres::PgConfig>),
     /// MariaDB or MySQL.
     MySql(mysql::Opts),
 }
@@ -40,11 +40,12 @@ impl Database {
             "postgres" | "postgresql" => {
                 let mut config = crate::store::postgres::config_from_url(url)
                     .map_err(|e| input(format!("--db: {e}")))?;
-                if config.get_connect_timeout().is_none() {
-                    config.connect_timeout(CONNECT_TIMEOUT);
+                let c = config.config_mut();
+                if c.get_connect_timeout().is_none() {
+                    c.connect_timeout(CONNECT_TIMEOUT);
                 }
-                if config.get_application_name().is_none() {
-                    config.application_name("edgebench-perf");
+                if c.get_application_name().is_none() {
+                    c.application_name("edgebench-perf");
                 }
                 Ok(Database::Postgres(Box::new(config)))
             }
@@ -90,10 +91,11 @@ impl Database {
     pub fn describe(&self) -> String {
         match self {
             Database::Postgres(c) => format!(
-                "postgres at {}, database {}, user {}",
-                crate::store::postgres::endpoint(c),
-                c.get_dbname().unwrap_or("(user name)"),
-                c.get_user().unwrap_or("(OS user)")
+                "postgres at {}, database {}, user {}{}",
+                crate::store::postgres::endpoint(c.config()),
+                c.config().get_dbname().unwrap_or("(user name)"),
+                c.config().get_user().unwrap_or("(OS user)"),
+                c.describe_tls()
             ),
             Database::MySql(o) => format!(
                 "mysql at {}:{}, database {}, user {}",
@@ -116,7 +118,7 @@ impl Database {
         };
         match self {
             Database::Postgres(c) => {
-                let client = c.connect(postgres::NoTls).map_err(|e| {
+                let client = c.connect().map_err(|e| {
                     let fix = if e.code() == Some(&postgres::error::SqlState::INVALID_CATALOG_NAME) {
                         "create the database first (createdb NAME) or name an existing one in the URL"
                     } else {

@@ -141,11 +141,12 @@ fn slug(title: &str) -> String {
     out.trim_end_matches('-').to_string()
 }
 
-/// The command line of this process, as the page records it: without its passwords.
+/// The command line of this process, as the page records it (passwords hidden).
 pub fn command_line() -> Vec<(String, String)> {
-    let args: Vec<String> = std::env::args().collect();
-    let shown = crate::transport::access::redact_passwords(&args);
-    vec![("command".into(), shown.join(" "))]
+    vec![(
+        "command".into(),
+        crate::store::shared::recorded_command_line(),
+    )]
 }
 
 /// The command line, edgebench's version and the machine, for the kinds whose results files

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use super::EngineStore;
 use crate::engine::{Engine, EngineConnection};
+use crate::server::tls::{AuthClients, TlsSettings};
 use crate::server::Bind;
 use crate::store::backend::{
     Backend, BackendError, Kind, ParseError, RedisProtocol, Started, StoreOpener,
@@ -21,7 +22,8 @@ use crate::store::redis::options;
 use crate::store::redis::spawn::{Listen, ServerOptions};
 use crate::store::redis::RedisStore;
 use crate::store::CoreData;
-use crate::transport::{Connector, RedisReach};
+use crate::transport::certs::PrivateCa;
+use crate::transport::{Access, Connector, RedisReach, ServerSecurity, TlsOptions};
 
 /// The engine's `--target` items: `embedded`, `embedded-direct`, `embedded-tcp`,
 /// `embedded-uds`, each also in a run without `--target`.
@@ -76,6 +78,8 @@ impl Backend for EngineBackend {
 pub struct EngineItem {
     way: EngineKind,
     persistence: ServerOptions,
+    /// `tls=yes`, `user=`, `password=`: served over TLS, with an ACL user (the served ways).
+    security: ServerSecurity,
 }
 
 impl EngineItem {
@@ -83,6 +87,7 @@ impl EngineItem {
         EngineItem {
             way,
             persistence: ServerOptions::default(),
+            security: ServerSecurity::default(),
         }
     }
 }
@@ -96,6 +101,7 @@ impl Kind for EngineItem {
             EngineKind::Uds => "Embedded_UDS",
         }
         .to_string()
+            + &self.security.column_suffix()
     }
 
     fn layouts(&self) -> &'static [Layout] {
@@ -130,15 +136,6 @@ impl Kind for EngineItem {
 
     fn with_options(&self, query: &str) -> Result<(Arc<dyn Kind>, u32), String> {
         let parsed = options::parse(query, false)?;
-        // Parsed with the spawned servers' options so the engine can take them when its
-        // server speaks TLS and has users; until then, refused rather than ignored.
-        if !parsed.security.is_plain() {
-            return Err(
-                "tls=, user= and password= are not implemented on engine targets yet: use \
-                 redis-tcp?tls=yes&user=NAME&password=PW for a secure server"
-                    .to_string(),
-            );
-        }
         if parsed.server.replicas > 0 || parsed.wait > 0 {
             return Err(
                 "the in-process engine has no replicas (out of scope for it): drop replicas= \
@@ -146,9 +143,27 @@ impl Kind for EngineItem {
                     .to_string(),
             );
         }
+        match (self.way, &parsed.security) {
+            (EngineKind::Uds, ServerSecurity { tls: true, .. }) => {
+                return Err(
+                    "TLS is spoken on TCP only (the Unix socket stays plain, as \
+                     redis-server's): use embedded-tcp?tls=yes"
+                        .to_string(),
+                )
+            }
+            (EngineKind::Embedded | EngineKind::Direct, security) if !security.is_plain() => {
+                return Err(
+                    "tls= and user= are for a connection, and the in-process engine \
+                     has none: use embedded-tcp?tls=yes&user=NAME&password=PW"
+                        .to_string(),
+                )
+            }
+            _ => {}
+        }
         let item = EngineItem {
             way: self.way,
             persistence: parsed.server,
+            security: parsed.security,
         };
         Ok((Arc::new(item), 0))
     }
@@ -166,8 +181,20 @@ impl Kind for EngineItem {
                 persistence: note,
                 _files: files,
             }),
-            EngineKind::Tcp => Box::new(serve_engine(Listen::Tcp.into(), engine, note, files)?),
-            EngineKind::Uds => Box::new(serve_engine(Listen::Unix.into(), engine, note, files)?),
+            EngineKind::Tcp => Box::new(serve_secured(
+                Listen::Tcp.into(),
+                engine,
+                note,
+                files,
+                &self.security,
+            )?),
+            EngineKind::Uds => Box::new(serve_secured(
+                Listen::Unix.into(),
+                engine,
+                note,
+                files,
+                &self.security,
+            )?),
         })
     }
 }
@@ -248,6 +275,84 @@ pub fn serve(bind: Bind, wait: u32) -> Result<RedisTarget, BackendError> {
         return Err(BackendError::Unsuitable(in_process_wait(wait)));
     }
     serve_engine(bind, Engine::new(), None, None)
+}
+
+/// `engine` behind edgebench's RESP server as `security` says: its users defined as a spawned
+/// redis-server's (the `default` user with the same password, without the dangerous
+/// commands, as EdgeX's secure mode has it), and with `tls` on a TLS listener whose
+/// certificates a private CA made for it, in a directory kept with the target.
+fn serve_secured(
+    bind: Bind,
+    engine: Engine,
+    persistence: Option<String>,
+    files: Option<tempfile::TempDir>,
+    security: &ServerSecurity,
+) -> Result<RedisTarget, BackendError> {
+    if security.is_plain() {
+        return serve_engine(bind, engine, persistence, files);
+    }
+    let failed = |reason: String| BackendError::Connect {
+        endpoint: "in-process RESP server".to_string(),
+        reason,
+    };
+    let mut access = Access::default();
+    if let Some(user) = &security.user {
+        let name = user.user.as_deref().unwrap_or("default");
+        let password = &user.password;
+        for line in [
+            format!("default on allkeys allchannels +@all -@dangerous >{password}"),
+            format!("{name} on allkeys allchannels +@all >{password}"),
+        ] {
+            engine
+                .acl_define_user(&line)
+                .map_err(|e| failed(format!("cannot define its users: {e}")))?;
+        }
+        access.credentials = Some(user.clone());
+    }
+    // The certificates go into the engine's data directory when it has one, else into a
+    // directory of their own; either goes with the target.
+    let mut files = files;
+    let bind = match (bind, security.tls) {
+        (Bind::Tcp(addr), true) => {
+            let dir = match &files {
+                Some(data) => data.path().join("tls"),
+                None => {
+                    let own = tempfile::Builder::new()
+                        .prefix("edgebench-tls-")
+                        .tempdir()
+                        .map_err(|e| {
+                            failed(format!("cannot make a directory for its certificates: {e}"))
+                        })?;
+                    let path = own.path().to_path_buf();
+                    files = Some(own);
+                    path
+                }
+            };
+            let made = std::fs::create_dir_all(&dir)
+                .and_then(|()| PrivateCa::new())
+                .and_then(|ca| ca.write_files(&dir))
+                .map_err(|e| failed(format!("cannot make its certificates: {e}")))?;
+            access.tls = Some(TlsOptions::private(
+                &made.ca_cert,
+                &made.client_cert,
+                &made.client_key,
+            ));
+            Bind::Tls(
+                addr,
+                TlsSettings {
+                    cert_file: made.server_cert,
+                    key_file: made.server_key,
+                    ca_cert_file: Some(made.ca_cert),
+                    auth_clients: AuthClients::Yes,
+                    protocols: None,
+                },
+            )
+        }
+        (bind, _) => bind,
+    };
+    let handle = crate::server::spawn_in_background(bind, engine)
+        .map_err(|e| failed(format!("cannot start it: {e}")))?;
+    Ok(RedisTarget::served_with(handle, persistence, files, access))
 }
 
 /// `engine` behind edgebench's RESP server, keeping its files' directory.

@@ -13,7 +13,7 @@ use crate::store::edgex::EventStore;
 use crate::store::layout::Layout;
 use crate::store::CoreData;
 
-/// The service's `--target` items: `http://HOST:PORT`, `http+unix:///PATH`.
+/// The service's `--target` items: `http://HOST:PORT`, `https://HOST:PORT`, `http+unix:///PATH`.
 pub struct ServiceBackend;
 
 /// A core-data service at its address (columns `EdgeX_HTTP_TCP`, `EdgeX_HTTP_UDS`).
@@ -22,7 +22,7 @@ pub struct ServiceKind(pub HttpBase);
 
 impl Backend for ServiceBackend {
     fn forms(&self) -> &'static str {
-        "http://HOST:PORT, http+unix:///PATH"
+        "http://HOST:PORT, https://HOST:PORT[?cacert=FILE], http+unix:///PATH"
     }
 
     fn urls(&self) -> &'static str {
@@ -31,7 +31,10 @@ impl Backend for ServiceBackend {
 
     fn parse(&self, what: &str) -> Option<Result<Arc<dyn Kind>, ParseError>> {
         let (scheme, _) = what.split_once("://")?;
-        if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("http+unix") {
+        if !["http", "https", "http+unix"]
+            .iter()
+            .any(|s| scheme.eq_ignore_ascii_case(s))
+        {
             return None;
         }
         Some(
@@ -46,6 +49,7 @@ impl Kind for ServiceKind {
     fn column(&self) -> String {
         match self.0 {
             HttpBase::Tcp { .. } => "EdgeX_HTTP_TCP",
+            HttpBase::Https { .. } => "EdgeX_HTTP_TCP+TLS",
             HttpBase::Unix(_) => "EdgeX_HTTP_UDS",
         }
         .to_string()

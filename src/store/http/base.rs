@@ -1,5 +1,6 @@
-//! Where a core-data service is: `http://HOST:PORT[/]` or `http+unix:///PATH`, parsed into
-//! [`HttpBase`] with errors that name the input and the fix.
+//! Where a core-data service is: `http://HOST:PORT[/]`, `https://HOST:PORT[/][?cacert=FILE]`
+//! or `http+unix:///PATH`, parsed into [`HttpBase`] with errors that name the input and the
+//! fix.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -19,9 +20,20 @@ pub enum HttpBase {
     },
     /// `http+unix:///PATH`: a Unix socket file.
     Unix(PathBuf),
+    /// `https://HOST:PORT`: TCP with TLS, the server checked against `cacert` (a PEM file,
+    /// as curl's `--cacert`) or, without one, the Mozilla roots.
+    Https {
+        /// Host name or address: also the name the certificate must carry.
+        host: String,
+        /// Port.
+        port: u16,
+        /// `?cacert=FILE`.
+        cacert: Option<PathBuf>,
+    },
 }
 
-const FORMS: &str = "use http://HOST:PORT or http+unix:///PATH/TO/SOCKET";
+const FORMS: &str =
+    "use http://HOST:PORT, https://HOST:PORT[?cacert=CA.pem] or http+unix:///PATH/TO/SOCKET";
 
 impl HttpBase {
     /// Parses `http://host:port[/]` (port 59880 when left out; IPv6 in brackets) or
@@ -36,8 +48,14 @@ impl HttpBase {
             }
             return Ok(HttpBase::Unix(PathBuf::from(path)));
         }
-        let Some(rest) = url.strip_prefix("http://") else {
-            return Err(format!("{url:?} is not a core-data service URL: {FORMS}"));
+        let (rest, tls) = match (url.strip_prefix("http://"), url.strip_prefix("https://")) {
+            (Some(rest), _) => (rest, false),
+            (_, Some(rest)) => (rest, true),
+            _ => return Err(format!("{url:?} is not a core-data service URL: {FORMS}")),
+        };
+        let (rest, cacert) = match rest.split_once('?') {
+            Some((rest, query)) if tls => (rest, Some(cacert_of(url, query)?)),
+            _ => (rest, None),
         };
         let authority = rest.strip_suffix('/').unwrap_or(rest);
         if authority.contains('/') || authority.contains('?') || authority.contains('@') {
@@ -59,6 +77,13 @@ impl HttpBase {
                 .filter(|p| *p != 0)
                 .ok_or_else(|| format!("{url:?}: port {p:?} is not 1..65535: {FORMS}"))?,
         };
+        if tls {
+            return Ok(HttpBase::Https {
+                host: host.to_string(),
+                port,
+                cacert,
+            });
+        }
         Ok(HttpBase::Tcp {
             host: host.to_string(),
             port,
@@ -69,8 +94,14 @@ impl HttpBase {
     /// Unix socket (HTTP/1.1 requires one; a socket has no host).
     pub fn host_header(&self) -> String {
         match self {
-            HttpBase::Tcp { host, port } if host.contains(':') => format!("[{host}]:{port}"),
-            HttpBase::Tcp { host, port } => format!("{host}:{port}"),
+            HttpBase::Tcp { host, port } | HttpBase::Https { host, port, .. }
+                if host.contains(':') =>
+            {
+                format!("[{host}]:{port}")
+            }
+            HttpBase::Tcp { host, port } | HttpBase::Https { host, port, .. } => {
+                format!("{host}:{port}")
+            }
             HttpBase::Unix(_) => "localhost".to_string(),
         }
     }
@@ -78,6 +109,19 @@ impl HttpBase {
     /// The URL of a path on this service, for messages.
     pub fn url(&self, path_and_query: &str) -> String {
         format!("{self}{path_and_query}")
+    }
+}
+
+/// The CA file of an `https://` URL's query: `cacert=FILE`, nothing else.
+fn cacert_of(url: &str, query: &str) -> Result<PathBuf, String> {
+    match query.split_once('=') {
+        Some(("cacert", file)) if !file.is_empty() && !file.contains('&') => {
+            Ok(PathBuf::from(file))
+        }
+        _ => Err(format!(
+            "{url:?}: the only option of an https:// URL is cacert=FILE (the CA that signed \
+             the service's certificate): {FORMS}"
+        )),
     }
 }
 
@@ -103,6 +147,10 @@ impl fmt::Display for HttpBase {
                 write!(f, "http://[{host}]:{port}")
             }
             HttpBase::Tcp { host, port } => write!(f, "http://{host}:{port}"),
+            HttpBase::Https { host, port, .. } if host.contains(':') => {
+                write!(f, "https://[{host}]:{port}")
+            }
+            HttpBase::Https { host, port, .. } => write!(f, "https://{host}:{port}"),
             HttpBase::Unix(path) => write!(f, "http+unix://{}", path.display()),
         }
     }
@@ -137,8 +185,22 @@ mod tests {
             HttpBase::Unix("/tmp/cd.sock".into()).url("/api/v3/ping"),
             "http+unix:///tmp/cd.sock/api/v3/ping"
         );
+        assert_eq!(
+            HttpBase::parse("https://localhost:8443/?cacert=/etc/ca.pem"),
+            Ok(HttpBase::Https {
+                host: "localhost".into(),
+                port: 8443,
+                cacert: Some("/etc/ca.pem".into())
+            })
+        );
+        assert_eq!(
+            HttpBase::parse("https://edgex").unwrap().to_string(),
+            "https://edgex:59880"
+        );
         for bad in [
-            "https://h:1",
+            "https://h:1?ca=x",
+            "https://h:1?cacert=",
+            "ftp://h:1",
             "h:1",
             "http://h:0",
             "http://h:x",

@@ -535,6 +535,30 @@ async fn connect(base: &HttpBase) -> Result<Sender, String> {
                     .map_err(|e| e.to_string())?;
                 handshake(stream).await
             }
+            HttpBase::Https { host, port, cacert } => {
+                let options = crate::transport::access::TlsOptions {
+                    cacert: cacert.clone(),
+                    ..Default::default()
+                };
+                let client = options.client().map_err(|e| e.to_string())?;
+                let (connector, name) = client.connector(host).map_err(|e| e.to_string())?;
+                let stream = tokio::net::TcpStream::connect((host.as_str(), *port))
+                    .await
+                    .map_err(|e| e.to_string())?;
+                stream.set_nodelay(true).map_err(|e| e.to_string())?;
+                let tls = connector.connect(name, stream).await.map_err(|e| {
+                    let why = error_chain(&e);
+                    if cacert.is_none() && why.contains("UnknownIssuer") {
+                        format!(
+                            "TLS handshake: {why}; give the CA that signed the service's \
+                                 certificate: https://{host}:{port}?cacert=FILE"
+                        )
+                    } else {
+                        format!("TLS handshake: {why}")
+                    }
+                })?;
+                handshake(tls).await
+            }
         }
     };
     match tokio::time::timeout(CONNECT_TIMEOUT, connecting).await {

@@ -55,9 +55,30 @@ impl Backend for MongoBackend {
     }
 }
 
+impl MongoKind {
+    /// Whether the URL asks for TLS (`tls=true` or its older name `ssl=true`, as the
+    /// driver reads them: names and values in any case).
+    pub fn uses_tls(&self) -> bool {
+        let Some((_, query)) = self.url.split_once('?') else {
+            return false;
+        };
+        query.split('&').any(|pair| {
+            pair.split_once('=').is_some_and(|(k, v)| {
+                (k.eq_ignore_ascii_case("tls") || k.eq_ignore_ascii_case("ssl"))
+                    && v.eq_ignore_ascii_case("true")
+            })
+        })
+    }
+}
+
 impl Kind for MongoKind {
+    /// `MongoDB`, or `MongoDB+TLS` when the URL asks for TLS.
     fn column(&self) -> String {
-        "MongoDB".to_string()
+        if self.uses_tls() {
+            "MongoDB+TLS".to_string()
+        } else {
+            "MongoDB".to_string()
+        }
     }
 
     fn layouts(&self) -> &'static [Layout] {
@@ -119,5 +140,27 @@ impl Database for Mongo4Database {
     }
     fn describe(&self) -> String {
         Mongo4Database::describe(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_column_says_tls_when_the_url_asks_for_it() {
+        let column = |url: &str| {
+            MongoKind {
+                url: url.to_string(),
+            }
+            .column()
+        };
+        assert_eq!(column("mongodb://h:27017"), "MongoDB");
+        assert_eq!(column("mongodb://h/?tls=false"), "MongoDB");
+        assert_eq!(
+            column("mongodb://h/?tls=true&tlsCAFile=/ca.crt"),
+            "MongoDB+TLS"
+        );
+        assert_eq!(column("mongodb://h/?appName=x&SSL=TRUE"), "MongoDB+TLS");
     }
 }

@@ -68,11 +68,18 @@ impl PrivateDatabase {
             .run_command(doc! { "ping": 1 })
             .run()
             .map_err(|e| {
-                backend_error(format!(
-                    "cannot reach MongoDB at {server}: {} (start mongod there, or point the \
-                     mongo target at a running server: mongo=mongodb://HOST:PORT)",
-                    one_line(&e.to_string(), " ")
-                ))
+                let said = one_line(&e.to_string(), " ");
+                let fix = if said.contains("invalid peer certificate") {
+                    "the server's certificate does not verify: give the CA that signed it, \
+                     tlsCAFile=FILE"
+                } else if said.contains("Connection reset by peer") && !server.contains("tls=") {
+                    "a server that takes only TLS does that to a plain client: add \
+                     tls=true&tlsCAFile=FILE to the URL"
+                } else {
+                    "start mongod there, or point the mongo target at a running server: \
+                     mongo=mongodb://HOST:PORT"
+                };
+                backend_error(format!("cannot reach MongoDB at {server}: {said} ({fix})"))
             })?;
         let db = client.database(&private_name());
         Ok(PrivateDatabase { client, db, server })

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::edgex4::{Pg4Database, Pg4Store};
-use super::{config_from_env, config_from_url, PgDatabase, PgStore, PgTransport};
+use super::{config_from_env, config_from_url, PgConfig, PgDatabase, PgStore, PgTransport};
 use crate::store::backend::{
     no_wait, Backend, BackendError, Database, InLayout, Kind, ParseError, Started,
 };
@@ -24,7 +24,7 @@ pub enum PgAt {
 
 impl PgAt {
     /// The connection settings of the server (its admin database).
-    pub fn config(&self) -> Result<postgres::Config, StoreError> {
+    pub fn config(&self) -> Result<PgConfig, StoreError> {
         match self {
             PgAt::Env(transport) => Ok(config_from_env(*transport)),
             PgAt::Url(url) => config_from_url(url).map_err(|message| StoreError::Backend {
@@ -82,7 +82,7 @@ impl Backend for PgBackend {
             if answers(&config) {
                 kinds.push(Arc::new(PgAt::Env(transport)));
             } else {
-                missing.push(super::endpoint(&config));
+                missing.push(super::endpoint(config.config()));
             }
         }
         if !missing.is_empty() {
@@ -107,30 +107,33 @@ impl Backend for PgBackend {
 const TCP_COLUMN: &str = "PostgreSQL_TCP";
 /// Column name of PostgreSQL over its Unix socket.
 const UDS_COLUMN: &str = "PostgreSQL_UDS";
+/// What a column's name gets when its connections are TLS, as `RedisDB_TCP+TLS`.
+const TLS_SUFFIX: &str = "+TLS";
 
 /// Whether a PostgreSQL server accepts a connection with `config` within [`PROBE_TIMEOUT`].
-fn answers(config: &postgres::Config) -> bool {
+fn answers(config: &PgConfig) -> bool {
     let mut config = config.clone();
-    config.connect_timeout(PROBE_TIMEOUT);
-    config.connect(postgres::NoTls).is_ok()
-}
-
-/// Whether a PostgreSQL config connects through a Unix socket (its first host is a socket
-/// directory).
-fn is_socket(config: &postgres::Config) -> bool {
-    matches!(
-        config.get_hosts().first(),
-        Some(postgres::config::Host::Unix(_))
-    )
+    config.config_mut().connect_timeout(PROBE_TIMEOUT);
+    config.connect().is_ok()
 }
 
 impl Kind for PgAt {
+    /// `PostgreSQL_TCP`, `PostgreSQL_UDS`, or `PostgreSQL_TCP+TLS` when every connection is
+    /// TLS (`sslmode` require, verify-ca or verify-full; `prefer` may or may not encrypt and
+    /// keeps the plain name, the run header says so).
     fn column(&self) -> String {
-        let uds = match self {
-            PgAt::Env(transport) => *transport == PgTransport::Uds,
-            PgAt::Url(url) => config_from_url(url).is_ok_and(|c| is_socket(&c)),
+        let (uds, tls) = match self {
+            PgAt::Env(transport) => (*transport == PgTransport::Uds, false),
+            PgAt::Url(url) => {
+                config_from_url(url).map_or((false, false), |c| (c.is_socket(), c.encrypts()))
+            }
         };
-        if uds { UDS_COLUMN } else { TCP_COLUMN }.to_string()
+        let column = if uds { UDS_COLUMN } else { TCP_COLUMN };
+        if tls {
+            format!("{column}{TLS_SUFFIX}")
+        } else {
+            column.to_string()
+        }
     }
 
     fn layouts(&self) -> &'static [Layout] {

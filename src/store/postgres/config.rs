@@ -2,12 +2,14 @@
 //! shortcuts with the standard libpq variables) turned into a connection config, and
 //! [`endpoint`], where a config connects, for messages and the run header.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use postgres::config::Host;
 use postgres::Config;
 
 use super::schema::{DEFAULT_PORT, DEFAULT_SOCKET_DIR, DEFAULT_TCP_HOST, URL_FORMS};
+use super::tls::{split_tls_params, PgConfig, PgTls, SslMode};
 use crate::store::shared::{chain, redact_password};
 
 /// Which transport a `pg-tcp` / `pg-uds` shortcut uses.
@@ -20,16 +22,32 @@ pub enum PgTransport {
 }
 
 /// The config of a `postgres://` or `postgresql://` URL, e.g.
-/// `postgres://user@127.0.0.1:5432/db` or `postgresql:///db?host=/var/run/postgresql`.
-/// A URL without a host uses the socket directory [`DEFAULT_SOCKET_DIR`], without a port
-/// 5432, and without a user the OS user (libpq's defaults); a URL without a database leaves
+/// `postgres://user:pass@127.0.0.1:5432/db?sslmode=verify-full&sslrootcert=ca.crt` or
+/// `postgresql:///db?host=/var/run/postgresql`, with the process environment's libpq
+/// variables as defaults: see [`config_from_url_with`].
+pub fn config_from_url(url: &str) -> Result<PgConfig, String> {
+    config_from_url_with(url, |name| std::env::var(name).ok())
+}
+
+/// The config of a URL, reading libpq's variables through `env`. A URL without a host uses
+/// the socket directory [`DEFAULT_SOCKET_DIR`], without a port 5432, without a user the OS
+/// user, without a password `PGPASSWORD` (libpq's defaults); a URL without a database leaves
 /// it unset ([`PgDatabase::create`](super::PgDatabase::create) then uses `postgres`).
-pub fn config_from_url(url: &str) -> Result<Config, String> {
+/// `sslmode` and `sslrootcert` are libpq's ([`PgTls`]); without `sslrootcert`,
+/// `PGSSLROOTCERT`. Without `sslmode` the connection is plain text, whatever `PGSSLMODE`
+/// says: see [`super::tls`]. The root certificate file is read now, so a wrong path fails
+/// before any benchmark runs.
+pub fn config_from_url_with(
+    url: &str,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<PgConfig, String> {
+    let var = |name: &str| env(name).filter(|v| !v.is_empty());
     let shown = redact_password(url);
     if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) {
         return Err(format!("invalid PostgreSQL URL {shown:?}: {URL_FORMS}"));
     }
-    let mut config: Config = url.parse().map_err(|e| {
+    let (rest, mode, root_cert) = split_tls_params(url);
+    let mut config: Config = rest.parse().map_err(|e| {
         format!(
             "invalid PostgreSQL URL {shown:?}: {}; {URL_FORMS}",
             chain(&e)
@@ -39,16 +57,37 @@ pub fn config_from_url(url: &str) -> Result<Config, String> {
         config.host(DEFAULT_SOCKET_DIR);
     }
     if config.get_user().is_none() {
-        if let Some(user) = os_user(&|name| std::env::var(name).ok()) {
+        if let Some(user) = os_user(&var) {
             config.user(&user);
         }
     }
+    if config.get_password().is_none() {
+        if let Some(password) = var("PGPASSWORD") {
+            config.password(password);
+        }
+    }
+    let mode = match mode {
+        Some(mode) => {
+            SslMode::parse(&mode).map_err(|e| format!("invalid PostgreSQL URL {shown:?}: {e}"))?
+        }
+        None => SslMode::Disable,
+    };
+    let tls = PgTls {
+        mode,
+        root_cert: root_cert
+            .or_else(|| var("PGSSLROOTCERT"))
+            .map(PathBuf::from),
+    };
+    let config = PgConfig::new(config, tls);
+    config
+        .check()
+        .map_err(|e| format!("PostgreSQL URL {shown:?}: {e}"))?;
     Ok(config)
 }
 
 /// The config of the `pg-tcp` / `pg-uds` shortcuts, from the process environment: see
 /// [`config_from_lookup`].
-pub fn config_from_env(transport: PgTransport) -> Config {
+pub fn config_from_env(transport: PgTransport) -> PgConfig {
     config_from_lookup(transport, |name| std::env::var(name).ok())
 }
 
@@ -64,8 +103,12 @@ pub fn config_from_env(transport: PgTransport) -> Config {
 /// - `PGPASSWORD`, `PGDATABASE` (unset: [`PgDatabase::create`](super::PgDatabase::create)
 ///   uses `postgres`), `PGCONNECT_TIMEOUT` (seconds) and `PGAPPNAME` (default `edgebench`) when set.
 ///
-/// Empty variables count as unset, as in libpq.
-pub fn config_from_lookup(transport: PgTransport, env: impl Fn(&str) -> Option<String>) -> Config {
+/// Empty variables count as unset, as in libpq. The shortcuts connect in plain text: TLS
+/// takes a URL with `sslmode` (see [`super::tls`]).
+pub fn config_from_lookup(
+    transport: PgTransport,
+    env: impl Fn(&str) -> Option<String>,
+) -> PgConfig {
     let var = |name: &str| env(name).filter(|v| !v.is_empty());
     let mut config = Config::new();
     let pghost = var("PGHOST").unwrap_or_default();
@@ -96,7 +139,7 @@ pub fn config_from_lookup(transport: PgTransport, env: impl Fn(&str) -> Option<S
         }
     }
     config.application_name(&var("PGAPPNAME").unwrap_or_else(|| "edgebench".into()));
-    config
+    PgConfig::plain(config)
 }
 
 /// The OS user, libpq's default role name: `USER`, else the password database's name for the

@@ -2,12 +2,13 @@
 //! dropped (`WITH (FORCE)`) when [`PgDatabase`] drops.
 
 use postgres::error::SqlState;
-use postgres::{Client, Config, NoTls};
+use postgres::Client;
 
 use super::config::endpoint;
 use super::errors::{backend_error, connect_error};
 use super::schema::{ADMIN_DATABASE, DROP_CONNECT_TIMEOUT, SCHEMA};
 use super::store::PgStore;
+use super::tls::PgConfig;
 use crate::store::shared::chain;
 use crate::store::shared::private_name;
 use crate::store::StoreResult;
@@ -17,30 +18,28 @@ use crate::store::StoreResult;
 /// still open do not keep it), through a fresh admin connection; a failure there is ignored.
 pub struct PgDatabase {
     /// How to reach the server for `CREATE`/`DROP DATABASE`.
-    admin: Config,
+    admin: PgConfig,
     /// How to reach the private database.
-    config: Config,
+    config: PgConfig,
     name: String,
 }
 
 impl PgDatabase {
     /// Creates a fresh database on the server `admin` points at (connecting to `admin`'s
     /// database, or `postgres` when it names none) and the store's schema in it.
-    pub fn create(admin: &Config) -> StoreResult<PgDatabase> {
+    pub fn create(admin: &PgConfig) -> StoreResult<PgDatabase> {
         PgDatabase::create_with_schema(admin, SCHEMA)
     }
 
     /// [`Self::create`] with another schema: `schema` is run (as one batch) in the fresh
     /// database. The EdgeX 4.0 layout ([`crate::store::postgres::edgex4`]) makes its private
     /// databases with it; [`Self::open_store`] is only for databases with the 2018 schema.
-    pub(crate) fn create_with_schema(admin: &Config, schema: &str) -> StoreResult<PgDatabase> {
+    pub(crate) fn create_with_schema(admin: &PgConfig, schema: &str) -> StoreResult<PgDatabase> {
         let mut admin = admin.clone();
-        if admin.get_dbname().is_none() {
-            admin.dbname(ADMIN_DATABASE);
+        if admin.config().get_dbname().is_none() {
+            admin.config_mut().dbname(ADMIN_DATABASE);
         }
-        let mut client = admin
-            .connect(NoTls)
-            .map_err(|e| connect_error(&admin, &e))?;
+        let mut client = admin.connect().map_err(|e| connect_error(&admin, &e))?;
         let name = private_name();
         // `name` is ours: lowercase letters, digits and `_`, no quoting needed.
         client
@@ -49,20 +48,20 @@ impl PgDatabase {
                 let fix = if e.code() == Some(&SqlState::INSUFFICIENT_PRIVILEGE) {
                     format!(
                         " (the role needs CREATEDB: ALTER ROLE {} CREATEDB)",
-                        admin.get_user().unwrap_or("<user>")
+                        admin.config().get_user().unwrap_or("<user>")
                     )
                 } else {
                     String::new()
                 };
                 backend_error(format!(
                     "cannot create database {name} at {}: {}{fix}",
-                    endpoint(&admin),
+                    endpoint(admin.config()),
                     chain(&e)
                 ))
             })?;
         drop(client);
         let mut config = admin.clone();
-        config.dbname(&name);
+        config.config_mut().dbname(&name);
         // From here on, `Drop` removes the database whatever fails next.
         let database = PgDatabase {
             admin,
@@ -89,10 +88,11 @@ impl PgDatabase {
     /// `postgres at /var/run/postgresql:5432, database edgebench_0123456789ab, user root`.
     pub fn describe(&self) -> String {
         format!(
-            "postgres at {}, database {}, user {}",
-            endpoint(&self.config),
+            "postgres at {}, database {}, user {}{}",
+            endpoint(self.config.config()),
             self.name,
-            self.config.get_user().unwrap_or("(OS user)")
+            self.config.config().get_user().unwrap_or("(OS user)"),
+            self.config.describe_tls()
         )
     }
 
@@ -102,14 +102,14 @@ impl PgDatabase {
     }
 
     /// The config that connects to this database.
-    pub fn config(&self) -> &Config {
+    pub fn config(&self) -> &PgConfig {
         &self.config
     }
 
     /// A fresh connection to this database.
     pub(crate) fn connect(&self) -> StoreResult<Client> {
         self.config
-            .connect(NoTls)
+            .connect()
             .map_err(|e| connect_error(&self.config, &e))
     }
 }
@@ -117,10 +117,10 @@ impl PgDatabase {
 impl Drop for PgDatabase {
     fn drop(&mut self) {
         let mut admin = self.admin.clone();
-        if admin.get_connect_timeout().is_none() {
-            admin.connect_timeout(DROP_CONNECT_TIMEOUT);
+        if admin.config().get_connect_timeout().is_none() {
+            admin.config_mut().connect_timeout(DROP_CONNECT_TIMEOUT);
         }
-        if let Ok(mut client) = admin.connect(NoTls) {
+        if let Ok(mut client) = admin.connect() {
             let sql = format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name);
             let _ = client.batch_execute(&sql);
         }

@@ -28,7 +28,8 @@
 //! [`config_from_env`] turn what the user gave into a connection config.
 //!
 //! The files, by job: `schema` (the constants, the schema and the statements), `config` (URLs
-//! and the libpq variables), `errors` (one-line error texts with their fix), `database`
+//! and the libpq variables), `tls` (`sslmode`, `sslrootcert` and [`PgConfig`], what
+//! everything connects with), `errors` (one-line error texts with their fix), `database`
 //! ([`PgDatabase`]), `store` ([`PgStore`]) and the unit tests, `tests`.
 
 pub use crate::store::shared::redact_password;
@@ -42,10 +43,15 @@ mod schema;
 mod store;
 #[cfg(test)]
 mod tests;
+mod tls;
 
 pub use crate::store::shared::chain;
-pub use config::{config_from_env, config_from_lookup, config_from_url, endpoint, PgTransport};
+pub use config::{
+    config_from_env, config_from_lookup, config_from_url, config_from_url_with, endpoint,
+    PgTransport,
+};
 pub use database::PgDatabase;
 pub use schema::{DEFAULT_PORT, DEFAULT_SOCKET_DIR, DEFAULT_TCP_HOST};
 pub(crate) use store::schema_bytes;
 pub use store::PgStore;
+pub use tls::{PgConfig, PgConnectError, PgTls, SslMode};

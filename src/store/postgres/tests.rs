@@ -3,7 +3,6 @@
 //! that every read, update and delete is served by an index without a sort).
 
 use postgres::config::Host;
-use postgres::NoTls;
 
 use std::time::Duration;
 
@@ -46,9 +45,17 @@ fn message(e: StoreError) -> String {
 
 // ---- pure parts ----
 
+/// The connection config of a URL that parses.
+fn url_config(url: &str) -> postgres::Config {
+    config_from_url(url)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .config()
+        .clone()
+}
+
 #[test]
 fn tcp_url_gives_host_port_user_and_database() {
-    let c = config_from_url("postgres://bob@127.0.0.1:5433/db1").unwrap_or_else(|e| panic!("{e}"));
+    let c = url_config("postgres://bob@127.0.0.1:5433/db1");
     assert_eq!(c.get_hosts(), [tcp("127.0.0.1")]);
     assert_eq!(c.get_ports(), [5433]);
     assert_eq!(c.get_user(), Some("bob"));
@@ -58,15 +65,14 @@ fn tcp_url_gives_host_port_user_and_database() {
 
 #[test]
 fn socket_url_gives_the_socket_directory_and_default_port() {
-    let c = config_from_url("postgresql:///db2?host=/var/run/postgresql")
-        .unwrap_or_else(|e| panic!("{e}"));
+    let c = url_config("postgresql:///db2?host=/var/run/postgresql");
     assert_eq!(c.get_hosts(), [unix("/var/run/postgresql")]);
     assert_eq!(c.get_dbname(), Some("db2"));
     assert!(c.get_user().is_some(), "the OS user by default");
     assert_eq!(endpoint(&c), "/var/run/postgresql:5432");
 
     // No host at all: libpq's default socket directory; no database: left unset.
-    let c = config_from_url("postgresql://").unwrap_or_else(|e| panic!("{e}"));
+    let c = url_config("postgresql://");
     assert_eq!(c.get_hosts(), [unix(DEFAULT_SOCKET_DIR)]);
     assert_eq!(c.get_dbname(), None);
 }
@@ -93,9 +99,50 @@ fn bad_urls_name_the_url_and_the_forms_without_the_password() {
 }
 
 #[test]
+fn a_url_takes_pgpassword_and_pgsslrootcert_as_libpq_does_but_not_pgsslmode() {
+    let dir = tempfile::tempdir().unwrap();
+    let ca = crate::transport::certs::PrivateCa::new()
+        .unwrap()
+        .write_files(dir.path())
+        .unwrap()
+        .ca_cert;
+    let ca_text = ca.display().to_string();
+    let env = lookup(&[
+        ("PGPASSWORD", "from-env"),
+        ("PGSSLROOTCERT", ca_text.as_str()),
+        ("PGSSLMODE", "verify-full"),
+        ("USER", "u"),
+    ]);
+    let c = config_from_url_with("postgres://u@127.0.0.1/db", &env).unwrap();
+    assert_eq!(c.config().get_password(), Some(&b"from-env"[..]));
+    // PGSSLMODE is not read: a plain URL stays plain.
+    assert_eq!(
+        c.tls(),
+        &PgTls {
+            mode: SslMode::Disable,
+            root_cert: Some(ca.clone())
+        }
+    );
+    assert!(!c.encrypts());
+    let c =
+        config_from_url_with("postgres://u:given@127.0.0.1/db?sslmode=verify-full", &env).unwrap();
+    assert_eq!(c.config().get_password(), Some(&b"given"[..]));
+    assert_eq!(c.tls().root_cert.as_deref(), Some(ca.as_path()));
+    assert!(c.encrypts());
+    assert_eq!(c.describe_tls(), ", TLS (sslmode verify-full)");
+
+    let e = config_from_url_with("postgres://u:pw@h/db?sslmode=allow", lookup(&[])).unwrap_err();
+    assert!(
+        e.contains("sslmode \"allow\": give disable, prefer, require"),
+        "{e}"
+    );
+    assert!(!e.contains("pw@"), "{e}");
+}
+
+#[test]
 fn env_defaults_are_libpqs_with_the_transports_host() {
     let env = lookup(&[("USER", "alice")]);
-    let c = config_from_lookup(PgTransport::Tcp, &env);
+    let c = config_from_lookup(PgTransport::Tcp, &env).config().clone();
     assert_eq!(c.get_hosts(), [tcp("127.0.0.1")]);
     assert_eq!(c.get_ports(), [5432]);
     assert_eq!(c.get_user(), Some("alice"));
@@ -103,12 +150,14 @@ fn env_defaults_are_libpqs_with_the_transports_host() {
     assert_eq!(c.get_dbname(), None);
     assert_eq!(c.get_connect_timeout(), None);
     assert_eq!(c.get_application_name(), Some("edgebench"));
-    let c = config_from_lookup(PgTransport::Uds, &env);
+    let c = config_from_lookup(PgTransport::Uds, &env).config().clone();
     assert_eq!(c.get_hosts(), [unix("/var/run/postgresql")]);
     assert_eq!(endpoint(&c), "/var/run/postgresql:5432");
 
     // No USER: the password database's name for our uid.
-    let c = config_from_lookup(PgTransport::Tcp, lookup(&[]));
+    let c = config_from_lookup(PgTransport::Tcp, lookup(&[]))
+        .config()
+        .clone();
     assert_eq!(c.get_user().map(str::to_owned), passwd_user());
     assert!(c.get_user().is_some());
 }
@@ -125,7 +174,7 @@ fn env_variables_take_precedence_and_pghost_is_picked_by_kind() {
         ("PGCONNECT_TIMEOUT", "3"),
         ("PGAPPNAME", "bench"),
     ]);
-    let c = config_from_lookup(PgTransport::Tcp, &env);
+    let c = config_from_lookup(PgTransport::Tcp, &env).config().clone();
     assert_eq!(c.get_hosts(), [tcp("db.example")]);
     assert_eq!(c.get_ports(), [6543]);
     assert_eq!(c.get_user(), Some("bob"));
@@ -133,7 +182,7 @@ fn env_variables_take_precedence_and_pghost_is_picked_by_kind() {
     assert_eq!(c.get_dbname(), Some("mydb"));
     assert_eq!(c.get_connect_timeout(), Some(&Duration::from_secs(3)));
     assert_eq!(c.get_application_name(), Some("bench"));
-    let c = config_from_lookup(PgTransport::Uds, &env);
+    let c = config_from_lookup(PgTransport::Uds, &env).config().clone();
     assert_eq!(c.get_hosts(), [unix("/tmp/pgsock")]);
 
     // A PGHOST of the other kind is not used; empty and unparsable values are unset.
@@ -144,12 +193,14 @@ fn env_variables_take_precedence_and_pghost_is_picked_by_kind() {
         ("USER", "alice"),
         ("PGCONNECT_TIMEOUT", "0"),
     ]);
-    let c = config_from_lookup(PgTransport::Uds, &env);
+    let c = config_from_lookup(PgTransport::Uds, &env).config().clone();
     assert_eq!(c.get_hosts(), [unix(DEFAULT_SOCKET_DIR)]);
     assert_eq!(c.get_ports(), [5432]);
     assert_eq!(c.get_user(), Some("alice"));
     assert_eq!(c.get_connect_timeout(), None);
-    let c = config_from_lookup(PgTransport::Tcp, lookup(&[("PGHOST", "/tmp/pgsock")]));
+    let c = config_from_lookup(PgTransport::Tcp, lookup(&[("PGHOST", "/tmp/pgsock")]))
+        .config()
+        .clone();
     assert_eq!(c.get_hosts(), [tcp(DEFAULT_TCP_HOST)]);
 }
 
@@ -194,11 +245,11 @@ fn private_database() -> PgDatabase {
 
 fn admin_client() -> Client {
     let mut admin = config_from_env(PgTransport::Uds);
-    if admin.get_dbname().is_none() {
-        admin.dbname(ADMIN_DATABASE);
+    if admin.config().get_dbname().is_none() {
+        admin.config_mut().dbname(ADMIN_DATABASE);
     }
     admin
-        .connect(NoTls)
+        .connect()
         .unwrap_or_else(|e| panic!("{}", connect_error(&admin, &e)))
 }
 

@@ -120,9 +120,20 @@ impl RedisTarget {
         persistence: Option<String>,
         files: Option<tempfile::TempDir>,
     ) -> RedisTarget {
+        RedisTarget::served_with(handle, persistence, files, Access::default())
+    }
+
+    /// [`RedisTarget::served_persisting`] whose clients get in as `access` says (TLS with
+    /// the files in `files`, an ACL user).
+    pub fn served_with(
+        handle: crate::server::ServerHandle,
+        persistence: Option<String>,
+        files: Option<tempfile::TempDir>,
+        access: Access,
+    ) -> RedisTarget {
         RedisTarget {
             endpoint: handle.endpoint().into(),
-            access: Access::default(),
+            access,
             owner: Owner::Served {
                 _handle: Box::new(handle),
                 persistence,

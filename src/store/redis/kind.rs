@@ -67,7 +67,7 @@ impl RedisKind {
 
 impl Backend for RedisBackend {
     fn forms(&self) -> &'static str {
-        "redis-tcp, redis-uds, redis-cluster, redis://HOST:PORT, redis+unix:///PATH, \
+        "redis-tcp, redis-uds, redis-cluster, redis[s]://[USER:PW@]HOST:PORT, redis+unix:///PATH, \
          redis-cluster://HOST:PORT[,HOST:PORT…]"
     }
 

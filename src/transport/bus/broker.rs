@@ -10,6 +10,11 @@
 //! (CONNACK, INFO) on every listener. Dropping the guard stops it (SIGTERM, then SIGKILL
 //! after 2 s) and removes the directory.
 //!
+//! [`Broker::spawn_secure`] starts Mosquitto as EdgeX's secure bus: one TLS listener (a
+//! private CA and server certificate made for it, [`crate::transport::certs`]) and
+//! `allow_anonymous false` with a password file made by `mosquitto_passwd`; [`Broker::url`]
+//! is then the `mqtts://USER:PASSWORD@…?cacert=…` a client needs.
+//!
 //! Invariants: a broker never outlives edgebench (`PR_SET_PDEATHSIG`, and its own process
 //! group so a terminal's Ctrl-C reaches edgebench alone, which stops it in order).
 
@@ -23,6 +28,8 @@ use tempfile::TempDir;
 
 use super::mqtt;
 use super::stream::{Addr, Stream};
+use super::BusUrl;
+use crate::transport::certs::PrivateCa;
 use crate::transport::child::{die_with_parent, find_on_path, free_port, stop};
 
 /// How long a spawned broker gets to answer.
@@ -88,6 +95,8 @@ pub struct Broker {
     tcp: Addr,
     unix: Option<Addr>,
     monitor_port: Option<u16>,
+    /// TLS and the user a client needs (a secure Mosquitto's); plain and anonymous otherwise.
+    security: mqtt::Security,
     dir: TempDir,
 }
 
@@ -102,6 +111,24 @@ impl Broker {
     /// nats-server: `write_deadline: "200ms"`). The listeners stay edgebench's: nats-server's
     /// command-line flags override its file, and a Mosquitto `listener` added here is one more.
     pub fn spawn_with(kind: BrokerKind, extra_config: &str) -> Result<Broker, BrokerError> {
+        Broker::start(kind, extra_config, None)
+    }
+
+    /// Mosquitto as EdgeX's secure bus: a TLS listener only, with a certificate from a private
+    /// CA made now, and `username` / `password` the only way in (`allow_anonymous false`).
+    pub fn spawn_secure(username: &str, password: &str) -> Result<Broker, BrokerError> {
+        let credentials = mqtt::Credentials {
+            username: username.into(),
+            password: password.into(),
+        };
+        Broker::start(BrokerKind::Mosquitto, "", Some(credentials))
+    }
+
+    fn start(
+        kind: BrokerKind,
+        extra_config: &str,
+        secure: Option<mqtt::Credentials>,
+    ) -> Result<Broker, BrokerError> {
         let program = find(kind)?;
         let start = |reason: String| BrokerError::Start {
             program: kind.program(),
@@ -119,8 +146,24 @@ impl Broker {
                 port,
             };
             let mut cmd = Command::new(&program);
-            let (unix, monitor_port) = match kind {
-                BrokerKind::Mosquitto => {
+            let mut security = mqtt::Security::default();
+            let (unix, monitor_port) = match (kind, &secure) {
+                (BrokerKind::Mosquitto, Some(credentials)) => {
+                    let conf = dir.path().join("mosquitto.conf");
+                    let (text, ca_file) =
+                        secure_conf(dir.path(), port, credentials).map_err(&start)?;
+                    std::fs::write(&conf, format!("{text}{extra_config}\n"))
+                        .map_err(|e| start(format!("cannot write its config: {e}")))?;
+                    cmd.arg("-c").arg(&conf);
+                    security = mqtt::Security {
+                        tls: Some(mqtt::Tls {
+                            ca_file: Some(ca_file),
+                        }),
+                        credentials: Some(credentials.clone()),
+                    };
+                    (None, None)
+                }
+                (BrokerKind::Mosquitto, None) => {
                     let socket = dir.path().join("mosquitto.sock");
                     let conf = dir.path().join("mosquitto.conf");
                     let text = format!("{}{extra_config}\n", mosquitto_conf(port, &socket));
@@ -129,7 +172,7 @@ impl Broker {
                     cmd.arg("-c").arg(&conf);
                     (Some(Addr::Unix(socket)), None)
                 }
-                BrokerKind::Nats => {
+                (BrokerKind::Nats, _) => {
                     let monitor = free_port()
                         .ok()
                         .filter(|m| *m != port)
@@ -169,6 +212,7 @@ impl Broker {
                 tcp,
                 unix,
                 monitor_port,
+                security,
                 dir,
             };
             match broker.wait_ready() {
@@ -184,9 +228,18 @@ impl Broker {
         self.kind
     }
 
-    /// Its TCP listener.
+    /// Its TCP listener (a secure Mosquitto's TLS listener).
     pub fn tcp(&self) -> &Addr {
         &self.tcp
+    }
+
+    /// The URL of its TCP listener, with the TLS and credentials a client needs when it is
+    /// secure (`mqtts://USER:PASSWORD@127.0.0.1:PORT?cacert=DIR/ca.crt`).
+    pub fn url(&self) -> BusUrl {
+        match self.kind {
+            BrokerKind::Mosquitto => BusUrl::Mqtt(self.tcp.clone(), self.security.clone()),
+            BrokerKind::Nats => BusUrl::Nats(self.tcp.clone()),
+        }
     }
 
     /// Its Unix-socket listener (Mosquitto's; nats-server has none).
@@ -218,7 +271,7 @@ impl Broker {
                 if let Ok(Some(status)) = self.child.try_wait() {
                     return Err(format!("it exited ({status}): {}", self.stderr_tail()));
                 }
-                match handshake(self.kind, addr) {
+                match handshake(self.kind, addr, &self.security) {
                     Ok(()) => break,
                     Err(e) => last = format!("{addr}: {e}"),
                 }
@@ -288,33 +341,100 @@ fn find_in(
 /// [`super::stats`] reads fresh; Mosquitto 2.0 republishes once `now - sys_interval >
 /// last` in whole seconds, so in practice every 2 s.
 fn mosquitto_conf(port: u16, socket: &Path) -> String {
+    format!(
+        "{}listener {port} 127.0.0.1\n\
+         listener 0 {}\n",
+        mosquitto_settings(true),
+        socket.display()
+    )
+}
+
+/// What every private Mosquitto's config starts with: who it runs as, whether anonymous
+/// clients get in, no persistence, errors and warnings on stderr, fresh `$SYS` counters.
+fn mosquitto_settings(allow_anonymous: bool) -> String {
     // SAFETY: geteuid has no preconditions.
     let as_root = unsafe { libc::geteuid() } == 0;
     format!(
         "# edgebench's private broker\n\
          {}\
          per_listener_settings false\n\
-         allow_anonymous true\n\
+         allow_anonymous {allow_anonymous}\n\
          persistence false\n\
          log_dest stderr\n\
          log_type error\n\
          log_type warning\n\
-         sys_interval 1\n\
-         listener {port} 127.0.0.1\n\
-         listener 0 {}\n",
+         sys_interval 1\n",
         if as_root { "user root\n" } else { "" },
-        socket.display()
     )
 }
 
-/// One handshake: an MQTT CONNECT answered by CONNACK, or NATS's INFO line.
-fn handshake(kind: BrokerKind, addr: &Addr) -> io::Result<()> {
+/// A secure Mosquitto's config, certificates and password file, written into `dir`: the
+/// config's text and the CA file a client trusts. Its one listener is TLS on `port`;
+/// `per_listener_settings false` makes `allow_anonymous false` and the password file hold
+/// for it.
+fn secure_conf(
+    dir: &Path,
+    port: u16,
+    credentials: &mqtt::Credentials,
+) -> Result<(String, PathBuf), String> {
+    let certs = PrivateCa::new()
+        .and_then(|ca| ca.write_files(dir))
+        .map_err(|e| format!("cannot make its certificates: {e}"))?;
+    let passwords = dir.join("passwords");
+    password_file(&passwords, credentials)?;
+    let text = format!(
+        "{}password_file {}\n\
+         listener {port} 127.0.0.1\n\
+         cafile {}\n\
+         certfile {}\n\
+         keyfile {}\n",
+        mosquitto_settings(false),
+        passwords.display(),
+        certs.ca_cert.display(),
+        certs.server_cert.display(),
+        certs.server_key.display(),
+    );
+    Ok((text, certs.ca_cert))
+}
+
+/// Writes Mosquitto's password file for one user with `mosquitto_passwd` (Mosquitto's own
+/// hashing, whatever its version prefers), readable by its owner only.
+fn password_file(path: &Path, credentials: &mqtt::Credentials) -> Result<(), String> {
+    let program = find_on_path(Path::new("mosquitto_passwd"))
+        .or_else(|| {
+            let p = Path::new("/usr/bin/mosquitto_passwd");
+            crate::transport::child::is_executable(p).then(|| p.to_path_buf())
+        })
+        .ok_or("mosquitto_passwd not found: it comes with Mosquitto (Debian: apt-get install mosquitto)")?;
+    std::fs::File::create(path)
+        .and_then(|f| f.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600)))
+        .map_err(|e| format!("cannot make its password file: {e}"))?;
+    let out = Command::new(&program)
+        .arg("-b")
+        .arg(path)
+        .args([&credentials.username, &credentials.password])
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("{}: {e}", program.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "mosquitto_passwd failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(())
+}
+
+/// One handshake: an MQTT CONNECT (with `security`'s TLS and user) answered by CONNACK, or
+/// NATS's INFO line.
+fn handshake(kind: BrokerKind, addr: &Addr, security: &mqtt::Security) -> io::Result<()> {
     match kind {
         BrokerKind::Mosquitto => {
             let options = mqtt::Options {
                 client_id: "edgebench-probe".into(),
                 keep_alive: Duration::ZERO,
                 connect_timeout: Duration::from_millis(500),
+                security: security.clone(),
             };
             mqtt::Client::connect(addr, &options)?.disconnect();
             Ok(())

@@ -33,8 +33,10 @@ pub use stream::{Addr, Stream};
 /// A bus given by URL.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum BusUrl {
-    /// `mqtt://HOST[:PORT]` (1883) or `mqtt+unix:///PATH`: MQTT 3.1.1.
-    Mqtt(Addr),
+    /// `mqtt://[USER:PASSWORD@]HOST[:PORT]` (1883), `mqtts://[USER:PASSWORD@]HOST[:PORT]
+    /// [?cacert=FILE]` (8883) or `mqtt+unix:///PATH`: MQTT 3.1.1, with EdgeX's secure bus's
+    /// TLS and credentials when given.
+    Mqtt(Addr, mqtt::Security),
     /// `nats://HOST[:PORT]` (4222): core NATS.
     Nats(Addr),
     /// `redis://HOST[:PORT]` (6379) or `redis+unix:///PATH`: Redis Pub/Sub (EdgeX 3.x).
@@ -42,15 +44,28 @@ pub enum BusUrl {
 }
 
 /// The forms [`BusUrl::parse`] reads, for error messages.
-pub const BUS_URL_FORMS: &str =
-    "mqtt://HOST:PORT, mqtt+unix:///PATH, nats://HOST:PORT, redis://HOST:PORT or redis+unix:///PATH";
+pub const BUS_URL_FORMS: &str = "mqtt://[USER:PASSWORD@]HOST:PORT, \
+     mqtts://[USER:PASSWORD@]HOST:PORT[?cacert=FILE], mqtt+unix:///PATH, nats://HOST:PORT, \
+     redis://HOST:PORT or redis+unix:///PATH";
 
 impl BusUrl {
-    /// Reads one bus URL; the error names the item and the forms.
+    /// MQTT at `addr`, plain and anonymous.
+    pub fn mqtt(addr: Addr) -> BusUrl {
+        BusUrl::Mqtt(addr, mqtt::Security::default())
+    }
+
+    /// Reads one bus URL; the error names the item (its password hidden) and the forms.
     pub fn parse(item: &str) -> Result<BusUrl, String> {
         let item = item.trim();
-        let bad = |why: &str| format!("--bus {item:?}: {why}; give {BUS_URL_FORMS}");
+        let shown = crate::store::shared::redact_password(item);
+        let bad = |why: &str| format!("--bus {shown:?}: {why}; give {BUS_URL_FORMS}");
         let (scheme, rest) = item.split_once("://").ok_or_else(|| bad("not a URL"))?;
+        let scheme = scheme.to_ascii_lowercase();
+        if scheme == "mqtt" || scheme == "tcp" || scheme == "mqtts" {
+            let (rest, security) = mqtt_security(rest, scheme == "mqtts").map_err(|e| bad(&e))?;
+            let default_port = if security.tls.is_some() { 8883 } else { 1883 };
+            return Ok(BusUrl::Mqtt(tcp_addr(rest, default_port, &bad)?, security));
+        }
         let unix = |rest: &str| -> Result<Addr, String> {
             if !rest.starts_with('/') || rest.len() < 2 {
                 return Err(bad(
@@ -59,36 +74,10 @@ impl BusUrl {
             }
             Ok(Addr::Unix(PathBuf::from(rest)))
         };
-        let tcp = |rest: &str, default: u16| -> Result<Addr, String> {
-            let rest = rest.trim_end_matches('/');
-            if rest.is_empty() || rest.contains('/') || rest.contains('@') || rest.contains('?') {
-                return Err(bad("expected HOST or HOST:PORT after the scheme"));
-            }
-            let (host, port) = match rest.rsplit_once(':') {
-                Some((h, p)) if !h.ends_with(']') || h.starts_with('[') => {
-                    let port = p
-                        .parse::<u16>()
-                        .ok()
-                        .filter(|p| *p > 0)
-                        .ok_or_else(|| bad("the port must be 1-65535"))?;
-                    (h, port)
-                }
-                _ => (rest, default),
-            };
-            let host = host.trim_start_matches('[').trim_end_matches(']');
-            if host.is_empty() {
-                return Err(bad("the host is empty"));
-            }
-            Ok(Addr::Tcp {
-                host: host.to_string(),
-                port,
-            })
-        };
-        match scheme.to_ascii_lowercase().as_str() {
-            "mqtt" | "tcp" => tcp(rest, 1883).map(BusUrl::Mqtt),
-            "mqtt+unix" => unix(rest).map(BusUrl::Mqtt),
-            "nats" => tcp(rest, 4222).map(BusUrl::Nats),
-            "redis" => tcp(rest, 6379).map(BusUrl::RedisPubSub),
+        match scheme.as_str() {
+            "mqtt+unix" => unix(rest).map(BusUrl::mqtt),
+            "nats" => tcp_addr(rest, 4222, &bad).map(BusUrl::Nats),
+            "redis" => tcp_addr(rest, 6379, &bad).map(BusUrl::RedisPubSub),
             "redis+unix" | "unix" => unix(rest).map(BusUrl::RedisPubSub),
             _ => Err(bad("an unknown scheme")),
         }
@@ -97,7 +86,7 @@ impl BusUrl {
     /// The protocol's name as a column suffix uses it: `MQTT`, `NATS`, `RedisPubSub`.
     pub fn protocol(&self) -> &'static str {
         match self {
-            BusUrl::Mqtt(_) => "MQTT",
+            BusUrl::Mqtt(..) => "MQTT",
             BusUrl::Nats(_) => "NATS",
             BusUrl::RedisPubSub(_) => "RedisPubSub",
         }
@@ -106,25 +95,133 @@ impl BusUrl {
     /// Where the broker listens.
     pub fn addr(&self) -> &Addr {
         match self {
-            BusUrl::Mqtt(a) | BusUrl::Nats(a) | BusUrl::RedisPubSub(a) => a,
+            BusUrl::Mqtt(a, _) | BusUrl::Nats(a) | BusUrl::RedisPubSub(a) => a,
         }
+    }
+
+    /// Whether the connection is TLS (`mqtts://`).
+    pub fn is_tls(&self) -> bool {
+        matches!(self, BusUrl::Mqtt(_, security) if security.tls.is_some())
     }
 }
 
+/// `HOST` or `HOST:PORT` (IPv6 in brackets), `default` when no port is given.
+fn tcp_addr(rest: &str, default: u16, bad: &dyn Fn(&str) -> String) -> Result<Addr, String> {
+    let rest = rest.trim_end_matches('/');
+    if rest.is_empty() || rest.contains('/') || rest.contains('@') || rest.contains('?') {
+        return Err(bad("expected HOST or HOST:PORT after the scheme"));
+    }
+    let (host, port) = match rest.rsplit_once(':') {
+        Some((h, p)) if !h.ends_with(']') || h.starts_with('[') => {
+            let port = p
+                .parse::<u16>()
+                .ok()
+                .filter(|p| *p > 0)
+                .ok_or_else(|| bad("the port must be 1-65535"))?;
+            (h, port)
+        }
+        _ => (rest, default),
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    if host.is_empty() {
+        return Err(bad("the host is empty"));
+    }
+    Ok(Addr::Tcp {
+        host: host.to_string(),
+        port,
+    })
+}
+
+/// Takes an MQTT URL's `USER:PASSWORD@` and `?cacert=FILE` (mqtts only) off `rest` (what
+/// follows `://`): the `HOST[:PORT]` left, and what they say. The values are
+/// percent-decoded, so a password may hold `@` or `:` as `%40`, `%3A`.
+fn mqtt_security(rest: &str, tls: bool) -> Result<(&str, mqtt::Security), String> {
+    let decode = |s: &str| {
+        percent_encoding::percent_decode_str(s)
+            .decode_utf8()
+            .map(|s| s.into_owned())
+            .map_err(|_| "the user or password is not UTF-8 once %-decoded".to_string())
+    };
+    let (rest, query) = match rest.split_once('?') {
+        Some((rest, query)) => (rest, Some(query)),
+        None => (rest, None),
+    };
+    let (userinfo, rest) = match rest.rsplit_once('@') {
+        Some((userinfo, rest)) => (Some(userinfo), rest),
+        None => (None, rest),
+    };
+    let credentials = match userinfo {
+        None => None,
+        Some(userinfo) => {
+            let (user, password) = userinfo.split_once(':').unwrap_or((userinfo, ""));
+            if user.is_empty() {
+                return Err("the user name before @ is empty".into());
+            }
+            Some(mqtt::Credentials {
+                username: decode(user)?,
+                password: decode(password)?,
+            })
+        }
+    };
+    let mut tls = tls.then(mqtt::Tls::default);
+    for pair in query.into_iter().flat_map(|q| q.split('&')) {
+        match (pair.split_once('='), &mut tls) {
+            // EdgeX's secret key and AuthMode are `cacert`; mosquitto_pub says `--cafile`.
+            (Some(("cacert" | "cafile", file)), Some(tls)) if !file.is_empty() => {
+                tls.ca_file = Some(decode(file)?.into());
+            }
+            (Some(("cacert" | "cafile", _)), None) => {
+                return Err("cacert= is for TLS: use mqtts://".into());
+            }
+            _ => {
+                return Err(format!(
+                    "unknown option {pair:?} (mqtts:// takes cacert=FILE)"
+                ))
+            }
+        }
+    }
+    Ok((rest, mqtt::Security { tls, credentials }))
+}
+
+/// The URL as it was given, with the password shown as `***`.
 impl std::fmt::Display for BusUrl {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let (scheme, unix) = match self {
-            BusUrl::Mqtt(_) => ("mqtt", "mqtt+unix"),
+            BusUrl::Mqtt(_, s) if s.tls.is_some() => ("mqtts", "mqtt+unix"),
+            BusUrl::Mqtt(..) => ("mqtt", "mqtt+unix"),
             BusUrl::Nats(_) => ("nats", "nats"),
             BusUrl::RedisPubSub(_) => ("redis", "redis+unix"),
         };
+        let user = match self {
+            BusUrl::Mqtt(
+                _,
+                mqtt::Security {
+                    credentials: Some(c),
+                    ..
+                },
+            ) => format!("{}:***@", c.username),
+            _ => String::new(),
+        };
         match self.addr() {
             Addr::Tcp { host, port } if host.contains(':') => {
-                write!(f, "{scheme}://[{host}]:{port}")
+                write!(f, "{scheme}://{user}[{host}]:{port}")
             }
-            Addr::Tcp { host, port } => write!(f, "{scheme}://{host}:{port}"),
+            Addr::Tcp { host, port } => write!(f, "{scheme}://{user}{host}:{port}"),
             Addr::Unix(path) => write!(f, "{unix}://{}", path.display()),
+        }?;
+        if let BusUrl::Mqtt(
+            _,
+            mqtt::Security {
+                tls: Some(mqtt::Tls {
+                    ca_file: Some(file),
+                }),
+                ..
+            },
+        ) = self
+        {
+            write!(f, "?cacert={}", file.display())?;
         }
+        Ok(())
     }
 }
 
@@ -184,13 +281,14 @@ pub fn subscribe(
     options: &SubscribeOptions,
 ) -> io::Result<Box<dyn Subscriber>> {
     match url {
-        BusUrl::Mqtt(addr) => {
+        BusUrl::Mqtt(addr, security) => {
             let mut client = mqtt::Client::connect(
                 addr,
                 &mqtt::Options {
                     client_id: options.client_id.clone(),
                     keep_alive: Duration::from_secs(10),
                     connect_timeout: options.timeout,
+                    security: security.clone(),
                 },
             )?;
             client.subscribe(filter, options.qos, options.timeout)?;
@@ -293,15 +391,15 @@ mod tests {
         };
         assert_eq!(
             BusUrl::parse("mqtt://127.0.0.1"),
-            Ok(BusUrl::Mqtt(tcp("127.0.0.1", 1883)))
+            Ok(BusUrl::mqtt(tcp("127.0.0.1", 1883)))
         );
         assert_eq!(
             BusUrl::parse("mqtt://broker:1884"),
-            Ok(BusUrl::Mqtt(tcp("broker", 1884)))
+            Ok(BusUrl::mqtt(tcp("broker", 1884)))
         );
         assert_eq!(
             BusUrl::parse("mqtt+unix:///run/mosquitto.sock"),
-            Ok(BusUrl::Mqtt(Addr::Unix("/run/mosquitto.sock".into())))
+            Ok(BusUrl::mqtt(Addr::Unix("/run/mosquitto.sock".into())))
         );
         assert_eq!(BusUrl::parse("nats://h"), Ok(BusUrl::Nats(tcp("h", 4222))));
         assert_eq!(
@@ -314,7 +412,7 @@ mod tests {
         );
         assert_eq!(
             BusUrl::parse("mqtt://[::1]:1883"),
-            Ok(BusUrl::Mqtt(tcp("::1", 1883)))
+            Ok(BusUrl::mqtt(tcp("::1", 1883)))
         );
         for url in [
             "mqtt://127.0.0.1:1883",
@@ -335,14 +433,69 @@ mod tests {
             ("mqtt://h:x", "1-65535"),
             ("mqtt://", "HOST or HOST:PORT"),
             ("mqtt+unix://rel.sock", "absolute path"),
-            ("mqtt://user:pw@h", "HOST or HOST:PORT"),
+            ("nats://user:pw@h", "HOST or HOST:PORT"),
+            ("mqtt://:pw@h", "user name before @ is empty"),
+            (
+                "mqtt://h?cacert=/ca.crt",
+                "cacert= is for TLS: use mqtts://",
+            ),
+            ("mqtts://h?insecure=1", "unknown option \"insecure=1\""),
         ] {
             let e = BusUrl::parse(item).unwrap_err();
             assert!(e.contains(says), "{item}: {e}");
-            assert!(e.contains(item), "{e}");
-            assert!(e.contains("mqtt://HOST:PORT"), "{e}");
+            assert!(
+                e.contains(&crate::store::shared::redact_password(item)),
+                "{e}"
+            );
+            assert!(!e.contains("pw@"), "the password is hidden: {e}");
+            assert!(e.contains("mqtts://[USER:PASSWORD@]HOST:PORT"), "{e}");
             assert!(!e.contains('\n'));
         }
+    }
+
+    #[test]
+    fn mqtt_urls_take_credentials_and_tls_and_show_no_password() {
+        let url = BusUrl::parse("mqtts://edgex:p%40ss%3Aw@broker?cacert=/etc/ca.crt").unwrap();
+        let BusUrl::Mqtt(addr, security) = &url else {
+            panic!("{url:?}")
+        };
+        assert_eq!(
+            addr,
+            &Addr::Tcp {
+                host: "broker".into(),
+                port: 8883
+            }
+        );
+        let credentials = security.credentials.as_ref().unwrap();
+        assert_eq!(
+            (credentials.username.as_str(), credentials.password.as_str()),
+            ("edgex", "p@ss:w")
+        );
+        assert_eq!(
+            security.tls,
+            Some(mqtt::Tls {
+                ca_file: Some("/etc/ca.crt".into())
+            })
+        );
+        assert!(url.is_tls());
+        assert_eq!(
+            url.to_string(),
+            "mqtts://edgex:***@broker:8883?cacert=/etc/ca.crt"
+        );
+        assert!(!format!("{url:?}").contains("p@ss"));
+
+        let url = BusUrl::parse("mqtt://u:pw@127.0.0.1:1884").unwrap();
+        assert!(!url.is_tls());
+        assert_eq!(url.to_string(), "mqtt://u:***@127.0.0.1:1884");
+        // mqtts:// without a CA file trusts the system's roots; cafile= is mosquitto_pub's name.
+        let BusUrl::Mqtt(_, security) = BusUrl::parse("mqtts://h:1").unwrap() else {
+            panic!()
+        };
+        assert_eq!(security.tls, Some(mqtt::Tls { ca_file: None }));
+        assert_eq!(
+            BusUrl::parse("mqtts://h?cafile=/x.crt"),
+            BusUrl::parse("mqtts://h?cacert=/x.crt")
+        );
     }
 
     #[test]

@@ -3,11 +3,17 @@
 //! PUBACK, PINGREQ to keep the connection alive, DISCONNECT. EdgeX's Go bus (paho.mqtt.golang)
 //! speaks 3.1.1 and nothing newer; QoS 2 is refused where it is asked for.
 //!
-//! Blocking, over TCP or a Unix socket ([`Stream`]): the subscriber's loop handles one message
-//! at a time, as core-data's does, and a publisher thread writes without waiting for its
-//! acknowledgements ([`Client::publish`] counts them as they come back).
+//! Blocking, over TCP, TLS or a Unix socket ([`Stream`]): the subscriber's loop handles one
+//! message at a time, as core-data's does, and a publisher thread writes without waiting for
+//! its acknowledgements ([`Client::publish`] counts them as they come back).
+//!
+//! EdgeX's secure bus ([`Security`]): CONNECT with a user name and password (`AuthMode:
+//! usernamepassword`), over TLS when the URL is `mqtts://` (the server's certificate checked
+//! against a CA file, as `mosquitto_pub --cafile` does, or the system's roots).
 
 use std::io::{self, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::stream::{no_answer, Addr, Framed, Reader, Stream};
@@ -51,8 +57,10 @@ pub struct Options {
     pub client_id: String,
     /// Keep-alive: a PINGREQ goes out when nothing was sent for this long; 0 turns it off.
     pub keep_alive: Duration,
-    /// How long connecting and the CONNACK may take.
+    /// How long connecting, the TLS handshake and the CONNACK may take.
     pub connect_timeout: Duration,
+    /// TLS and credentials (none by default: plain, anonymous).
+    pub security: Security,
 }
 
 impl Default for Options {
@@ -61,7 +69,61 @@ impl Default for Options {
             client_id: "edgebench".into(),
             keep_alive: Duration::from_secs(10),
             connect_timeout: Duration::from_secs(5),
+            security: Security::default(),
         }
+    }
+}
+
+/// What EdgeX's secure bus adds to a connection: TLS (`mqtts://`) and CONNECT's user name and
+/// password (`mqtt://USER:PASSWORD@…`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Security {
+    /// TLS, when the URL is `mqtts://`.
+    pub tls: Option<Tls>,
+    /// The user name and password CONNECT carries.
+    pub credentials: Option<Credentials>,
+}
+
+/// How an `mqtts://` client trusts its broker.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Tls {
+    /// The CA certificate (PEM) that signed the broker's (`?cacert=FILE`); `None`: the
+    /// system's roots.
+    pub ca_file: Option<PathBuf>,
+}
+
+/// CONNECT's user name and password (MQTT 3.1.1 §3.1.3.4, §3.1.3.5).
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Credentials {
+    /// The user name.
+    pub username: String,
+    /// The password.
+    pub password: String,
+}
+
+// The password never reaches a log or an error message through `{:?}`.
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Credentials")
+            .field("username", &self.username)
+            .field("password", &"***")
+            .finish()
+    }
+}
+
+impl Tls {
+    /// The rustls config: the broker's chain and host name checked against the CA file, or
+    /// the system's roots, as every edgebench client's ([`crate::transport::TlsOptions`]).
+    /// Reads the file; the error names it as the URL does (`cacert=FILE: …`).
+    pub fn client_config(&self) -> io::Result<Arc<rustls::ClientConfig>> {
+        let options = crate::transport::TlsOptions {
+            cacert: self.ca_file.clone(),
+            ..Default::default()
+        };
+        let client = options
+            .client()
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.in_url()))?;
+        Ok(client.config())
     }
 }
 
@@ -113,9 +175,31 @@ pub struct Client {
 }
 
 impl Client {
-    /// Connects with a clean session and waits for the broker's CONNACK.
+    /// Connects (over TLS when `options.security` says so) with a clean session, and waits
+    /// for the broker's CONNACK; a refusal is an error that says why in words.
     pub fn connect(addr: &Addr, options: &Options) -> io::Result<Client> {
-        let stream = Stream::connect(addr, options.connect_timeout)?;
+        let stream = match &options.security.tls {
+            None => Stream::connect(addr, options.connect_timeout)?,
+            Some(tls) => {
+                let config = tls.client_config()?;
+                Stream::connect_tls(addr, config, options.connect_timeout).map_err(|e| {
+                    if !e.to_string().contains("invalid peer certificate") {
+                        return e;
+                    }
+                    let fix = match tls.ca_file {
+                        Some(_) => "give the CA that signed it: ?cacert=FILE",
+                        None => {
+                            "give the CA that signed it: ?cacert=FILE (none given: the system's \
+                             roots were used)"
+                        }
+                    };
+                    io::Error::new(
+                        e.kind(),
+                        format!("{e} (the broker's certificate does not verify: {fix})"),
+                    )
+                })?
+            }
+        };
         let mut client = Client {
             stream,
             reader: Reader::default(),
@@ -127,16 +211,43 @@ impl Client {
             pending: Default::default(),
         };
         client.out.clear();
-        encode_connect(&mut client.out, &options.client_id, options.keep_alive);
-        client.send()?;
+        encode_connect(
+            &mut client.out,
+            &options.client_id,
+            options.keep_alive,
+            options.security.credentials.as_ref(),
+        );
         let deadline = Instant::now() + options.connect_timeout;
-        match client.wait(deadline, |p| matches!(p, Packet::ConnAck { .. }))? {
+        let answer = client
+            .send()
+            .and_then(|()| client.wait(deadline, |p| matches!(p, Packet::ConnAck { .. })))
+            .map_err(|e| {
+                let hung_up = matches!(
+                    e.kind(),
+                    io::ErrorKind::UnexpectedEof | io::ErrorKind::ConnectionReset
+                );
+                if !hung_up || options.security.tls.is_some() {
+                    return e;
+                }
+                // Mosquitto's TLS listener takes a plain CONNECT for a bad handshake and hangs
+                // up: say what that most likely means.
+                io::Error::new(
+                    e.kind(),
+                    format!(
+                        "the broker hung up before its CONNACK ({e}; a TLS listener does that \
+                         to a plain client: use mqtts://)"
+                    ),
+                )
+            })?;
+        match answer {
             Packet::ConnAck { code: 0 } => Ok(client),
+            // Not `ConnectionRefused`, which is TCP's: the broker is there and said no.
             Packet::ConnAck { code } => Err(io::Error::new(
-                io::ErrorKind::ConnectionRefused,
+                io::ErrorKind::PermissionDenied,
                 format!(
-                    "the broker refused the connection: {}",
-                    connack_reason(code)
+                    "the broker refused the connection: {} (CONNACK return code {code}){}",
+                    connack_reason(code),
+                    connack_fix(code, &options.security)
                 ),
             )),
             _ => unreachable!("wait returns what it was asked for"),
@@ -293,6 +404,26 @@ fn connack_reason(code: u8) -> &'static str {
     }
 }
 
+/// What to do about a refusal, for the codes a secure broker gives.
+fn connack_fix(code: u8, security: &Security) -> String {
+    let scheme = if security.tls.is_some() {
+        "mqtts"
+    } else {
+        "mqtt"
+    };
+    match (code, &security.credentials) {
+        (4 | 5, None) => format!(
+            "; the broker wants a user name and password: give them in the URL, \
+             {scheme}://USER:PASSWORD@HOST:PORT"
+        ),
+        // Mosquitto answers 5, not 4, to a wrong password.
+        (4 | 5, Some(_)) => {
+            "; check the user and password in the URL against the broker's password file".into()
+        }
+        _ => String::new(),
+    }
+}
+
 /// Appends a length-prefixed UTF-8 string.
 fn put_str(out: &mut Vec<u8>, s: &str) {
     let len = u16::try_from(s.len()).unwrap_or(u16::MAX);
@@ -321,14 +452,29 @@ fn put_packet(out: &mut Vec<u8>, first: u8, body: &[u8]) {
     out.extend_from_slice(body);
 }
 
-fn encode_connect(out: &mut Vec<u8>, client_id: &str, keep_alive: Duration) {
+/// CONNECT, with a clean session, and the user name and password when given (§3.1.2.8,
+/// §3.1.2.9: both flags, then both strings after the client id).
+fn encode_connect(
+    out: &mut Vec<u8>,
+    client_id: &str,
+    keep_alive: Duration,
+    credentials: Option<&Credentials>,
+) {
     let mut body = Vec::with_capacity(12 + client_id.len());
     put_str(&mut body, "MQTT");
     body.push(4); // protocol level: 3.1.1
-    body.push(0x02); // clean session
+    let mut flags = 0x02; // clean session
+    if credentials.is_some() {
+        flags |= 0x80 | 0x40; // user name, password
+    }
+    body.push(flags);
     let keep = u16::try_from(keep_alive.as_secs()).unwrap_or(u16::MAX);
     body.extend_from_slice(&keep.to_be_bytes());
     put_str(&mut body, client_id);
+    if let Some(c) = credentials {
+        put_str(&mut body, &c.username);
+        put_str(&mut body, &c.password);
+    }
     put_packet(out, 0x10, &body);
 }
 
@@ -477,7 +623,7 @@ mod tests {
     #[test]
     fn connect_is_mqtt_3_1_1_with_a_clean_session() {
         let mut out = Vec::new();
-        encode_connect(&mut out, "core-data", Duration::from_secs(10));
+        encode_connect(&mut out, "core-data", Duration::from_secs(10), None);
         assert_eq!(
             out,
             [
@@ -485,6 +631,24 @@ mod tests {
                 b'e', b'-', b'd', b'a', b't', b'a'
             ]
         );
+    }
+
+    #[test]
+    fn connect_carries_the_user_name_and_password_after_the_client_id() {
+        let mut out = Vec::new();
+        let credentials = Credentials {
+            username: "u".into(),
+            password: "pw".into(),
+        };
+        encode_connect(&mut out, "c", Duration::from_secs(10), Some(&credentials));
+        assert_eq!(
+            out,
+            [
+                0x10, 20, 0, 4, b'M', b'Q', b'T', b'T', 4, 0xC2, 0, 10, 0, 1, b'c', 0, 1, b'u', 0,
+                2, b'p', b'w'
+            ]
+        );
+        assert!(!format!("{credentials:?}").contains("pw"));
     }
 
     #[test]

@@ -157,8 +157,8 @@ pub fn watch(
     timeout: Duration,
 ) -> Result<DropsWatch, StatsError> {
     let watched = match url {
-        BusUrl::Mqtt(addr) => {
-            Watched::Sys(SysWatch::start(addr, timeout).map_err(|e| fail(url, e))?)
+        BusUrl::Mqtt(addr, security) => {
+            Watched::Sys(SysWatch::start(addr, security, timeout).map_err(|e| fail(url, e))?)
         }
         BusUrl::Nats(addr) => Watched::Varz(addr.clone(), nats_monitor),
         BusUrl::RedisPubSub(addr) => Watched::Info(addr.clone()),
@@ -236,7 +236,7 @@ struct SysWatch {
 }
 
 impl SysWatch {
-    fn start(addr: &Addr, timeout: Duration) -> io::Result<SysWatch> {
+    fn start(addr: &Addr, security: &mqtt::Security, timeout: Duration) -> io::Result<SysWatch> {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
@@ -245,6 +245,7 @@ impl SysWatch {
             client_id: format!("edgebench-stats-{}-{nanos}", std::process::id()),
             keep_alive: Duration::from_secs(30),
             connect_timeout: timeout,
+            security: security.clone(),
         };
         let mut client = mqtt::Client::connect(addr, &options)?;
         // The count first, then the clock: the count's retained value is in before the first

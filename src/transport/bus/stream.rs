@@ -1,11 +1,22 @@
-//! A byte stream to a broker: TCP or a Unix socket, read into a buffer that a protocol's
-//! framing consumes, with a bound on how much one frame may make it hold.
+//! A byte stream to a broker: TCP, TLS over TCP (rustls, ring) or a Unix socket, read into a
+//! buffer that a protocol's framing consumes, with a bound on how much one frame may make it
+//! hold.
+//!
+//! TLS is blocking rustls over the same `TcpStream` ([`rustls::StreamOwned`]): the handshake
+//! is done in [`Stream::connect_tls`], under the connect timeout, so a server that never
+//! answers (or a plain one that does not speak TLS) cannot hang a caller; after it, reads and
+//! writes go through rustls with the socket's own timeouts, and every write is flushed to the
+//! socket before it returns, as a plain socket's is.
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use rustls::pki_types::ServerName;
+use rustls::{ClientConfig, ClientConnection, StreamOwned};
 
 /// Where a broker listens.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -37,27 +48,59 @@ pub enum Stream {
     Tcp(TcpStream),
     /// Over a Unix socket.
     Unix(UnixStream),
+    /// TLS over TCP (boxed: rustls's connection state is large beside a socket).
+    Tls(Box<StreamOwned<ClientConnection, TcpStream>>),
 }
 
 impl Stream {
     /// Connects, giving up after `timeout` on TCP.
     pub fn connect(addr: &Addr, timeout: Duration) -> io::Result<Stream> {
         match addr {
-            Addr::Tcp { host, port } => {
-                let mut last = io::Error::new(io::ErrorKind::NotFound, "no address");
-                for a in std::net::ToSocketAddrs::to_socket_addrs(&(host.as_str(), *port))? {
-                    match TcpStream::connect_timeout(&a, timeout) {
-                        Ok(s) => {
-                            s.set_nodelay(true)?;
-                            return Ok(Stream::Tcp(s));
-                        }
-                        Err(e) => last = e,
-                    }
-                }
-                Err(last)
-            }
+            Addr::Tcp { host, port } => connect_tcp(host, *port, timeout).map(Stream::Tcp),
             Addr::Unix(path) => UnixStream::connect(path).map(Stream::Unix),
         }
+    }
+
+    /// Connects over TCP and completes a TLS handshake with `config`, checking the server's
+    /// certificate against the address's host name; both within `timeout`.
+    pub fn connect_tls(
+        addr: &Addr,
+        config: Arc<ClientConfig>,
+        timeout: Duration,
+    ) -> io::Result<Stream> {
+        let Addr::Tcp { host, port } = addr else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "TLS is over TCP: a Unix socket URL cannot be mqtts://",
+            ));
+        };
+        let name = ServerName::try_from(host.clone()).map_err(|e| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{host} is not a host name TLS can check: {e}"),
+            )
+        })?;
+        let deadline = Instant::now() + timeout;
+        let mut sock = connect_tcp(host, *port, timeout)?;
+        let mut conn = ClientConnection::new(config, name).map_err(io::Error::other)?;
+        while conn.is_handshaking() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(no_answer("the TLS handshake"));
+            }
+            sock.set_read_timeout(Some(left))?;
+            sock.set_write_timeout(Some(left))?;
+            conn.complete_io(&mut sock).map_err(|e| {
+                if is_timeout(&e) {
+                    no_answer("the TLS handshake")
+                } else {
+                    io::Error::new(e.kind(), format!("TLS handshake: {e}"))
+                }
+            })?;
+        }
+        sock.set_read_timeout(None)?;
+        sock.set_write_timeout(None)?;
+        Ok(Stream::Tls(Box::new(StreamOwned::new(conn, sock))))
     }
 
     /// Sets how long a read waits (`None`: for ever).
@@ -65,25 +108,31 @@ impl Stream {
         match self {
             Stream::Tcp(s) => s.set_read_timeout(timeout),
             Stream::Unix(s) => s.set_read_timeout(timeout),
+            Stream::Tls(s) => s.sock.set_read_timeout(timeout),
         }
     }
 
-    /// Reads what has arrived, without waiting: `WouldBlock` when nothing has (one `recv`
-    /// with `MSG_DONTWAIT`, whatever the socket's timeout: a timeout rounds up to the
-    /// kernel's tick, milliseconds, however short it is set).
+    /// Reads what has arrived, without waiting: `WouldBlock` when nothing has ([`recv_now`];
+    /// over TLS, what rustls has decrypted, else what one such `recv` brings it).
     pub fn read_now(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        use std::os::fd::AsRawFd;
-        let fd = match self {
-            Stream::Tcp(s) => s.as_raw_fd(),
-            Stream::Unix(s) => s.as_raw_fd(),
-        };
-        // SAFETY: `buf` is valid for `buf.len()` bytes of writes, and `fd` is this stream's
-        // open socket for the duration of the call.
-        let n = unsafe { libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), libc::MSG_DONTWAIT) };
-        if n < 0 {
-            Err(io::Error::last_os_error())
-        } else {
-            Ok(n as usize)
+        match self {
+            Stream::Tcp(s) => recv_now(s, buf),
+            Stream::Unix(s) => recv_now(s, buf),
+            Stream::Tls(s) => {
+                // What rustls decrypted already, else one record's worth from the socket.
+                match s.conn.reader().read(buf) {
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                    done => return done,
+                }
+                let mut sock = NowReader(&s.sock);
+                if s.conn.read_tls(&mut sock)? == 0 {
+                    return Ok(0);
+                }
+                s.conn
+                    .process_new_packets()
+                    .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+                s.conn.reader().read(buf)
+            }
         }
     }
 
@@ -92,7 +141,53 @@ impl Stream {
         let _ = match self {
             Stream::Tcp(s) => s.shutdown(std::net::Shutdown::Both),
             Stream::Unix(s) => s.shutdown(std::net::Shutdown::Both),
+            Stream::Tls(s) => s.sock.shutdown(std::net::Shutdown::Both),
         };
+    }
+}
+
+/// A TCP connection to the first of `host`'s addresses that answers within `timeout`, Nagle
+/// off (a bus sends many small messages).
+fn connect_tcp(host: &str, port: u16, timeout: Duration) -> io::Result<TcpStream> {
+    let mut last = io::Error::new(io::ErrorKind::NotFound, "no address");
+    for a in std::net::ToSocketAddrs::to_socket_addrs(&(host, port))? {
+        match TcpStream::connect_timeout(&a, timeout) {
+            Ok(s) => {
+                s.set_nodelay(true)?;
+                return Ok(s);
+            }
+            Err(e) => last = e,
+        }
+    }
+    Err(last)
+}
+
+/// One `recv` with `MSG_DONTWAIT`: what has arrived, or `WouldBlock`, whatever the socket's
+/// timeout (a timeout rounds up to the kernel's tick, milliseconds, however short it is set).
+fn recv_now(socket: &impl std::os::fd::AsRawFd, buf: &mut [u8]) -> io::Result<usize> {
+    // SAFETY: `buf` is valid for `buf.len()` bytes of writes, and the descriptor is the
+    // socket's, open for the duration of the call.
+    let n = unsafe {
+        libc::recv(
+            socket.as_raw_fd(),
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+            libc::MSG_DONTWAIT,
+        )
+    };
+    if n < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(n as usize)
+    }
+}
+
+/// A socket read that never waits, for rustls to read TLS records from.
+struct NowReader<'a>(&'a TcpStream);
+
+impl Read for NowReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        recv_now(self.0, buf)
     }
 }
 
@@ -101,6 +196,7 @@ impl Read for Stream {
         match self {
             Stream::Tcp(s) => s.read(buf),
             Stream::Unix(s) => s.read(buf),
+            Stream::Tls(s) => s.read(buf),
         }
     }
 }
@@ -110,6 +206,11 @@ impl Write for Stream {
         match self {
             Stream::Tcp(s) => s.write(buf),
             Stream::Unix(s) => s.write(buf),
+            Stream::Tls(s) => {
+                let n = s.write(buf)?;
+                s.flush()?;
+                Ok(n)
+            }
         }
     }
 
@@ -117,6 +218,12 @@ impl Write for Stream {
         match self {
             Stream::Tcp(s) => s.write_all(buf),
             Stream::Unix(s) => s.write_all(buf),
+            // rustls buffers what it encrypts: flushed here, so a publish is on the wire when
+            // this returns, as it is over a plain socket.
+            Stream::Tls(s) => {
+                s.write_all(buf)?;
+                s.flush()
+            }
         }
     }
 

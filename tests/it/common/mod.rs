@@ -11,6 +11,7 @@
 pub mod cluster;
 pub mod mongo;
 pub mod postgres;
+pub mod private_pg;
 pub mod resp;
 pub mod sqlite;
 
@@ -232,6 +233,58 @@ pub fn http_get(base: &str, path: &str) -> String {
     let mut text = String::new();
     s.read_to_string(&mut text).unwrap();
     text
+}
+
+/// Runs `edgebench coredata ARGS --out OUT`: (exit code, stdout, stderr).
+pub fn coredata(args: &[&str], out: &std::path::Path) -> (Option<i32>, String, String) {
+    let output = edgebench()
+        .arg("coredata")
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
+    (
+        output.status.code(),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+/// `edgebench coredata --target TARGETS --layout 2018,edgex` with three benchmarks that store
+/// and read back (AddEvent, EventById, EventCount, 5 times each), its results in `DIR/run`:
+/// (the temp `DIR`, exit code, stdout, stderr).
+pub fn store_and_read_back(targets: &str) -> (tempfile::TempDir, Option<i32>, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "--target",
+        targets,
+        "--bench",
+        "AddEvent|EventById|EventCount",
+        "--benchtime",
+        "5x",
+        "--layout",
+        "2018,edgex",
+    ];
+    let (code, stdout, stderr) = coredata(&args, &dir.path().join("run"));
+    (dir, code, stdout, stderr)
+}
+
+/// The results of a [`store_and_read_back`] run in `dir`, after checking that each target in
+/// `names` ran its three benchmarks without an error.
+pub fn ran_all_three(dir: &std::path::Path, names: &[&str]) -> edgebench::results::RunResults {
+    let text = std::fs::read_to_string(dir.join("run/results.json")).unwrap();
+    let results: edgebench::results::RunResults = serde_json::from_str(&text).unwrap();
+    for name in names {
+        let target = results
+            .targets
+            .iter()
+            .find(|t| t.name == *name)
+            .unwrap_or_else(|| panic!("no target {name} in {:?}", results.targets));
+        assert!(target.error.is_none(), "{name}: {:?}", target.error);
+        assert_eq!(target.benchmarks.len(), 3, "{name}");
+    }
+    results
 }
 
 /// Runs the built edgebench with `args` in `dir`; its output when it succeeded.

@@ -301,11 +301,113 @@ fn is_file(path: &Path) -> bool {
 
 /// Whether a MongoDB-wire server on `port` answers `ping`.
 fn mongo_ping(port: u16) -> bool {
-    let url = format!("mongodb://127.0.0.1:{port}/?serverSelectionTimeoutMS=2000");
+    ping(&format!(
+        "mongodb://127.0.0.1:{port}/?serverSelectionTimeoutMS=2000"
+    ))
+}
+
+/// A SecantusDB of one test's own that serves TLS only (`--tls-cert-file`, `--tls-key-file`,
+/// with certificates from [`edgebench::transport::certs`]), on a free port. Stopped (its
+/// process group: SIGTERM, then SIGKILL) when dropped, and spawned with `PR_SET_PDEATHSIG`,
+/// so a killed test takes it along.
+pub struct TlsServer {
+    child: std::process::Child,
+    port: u16,
+    certs: edgebench::transport::certs::CertFiles,
+    // Last: removed once the server has stopped.
+    _dir: tempfile::TempDir,
+}
+
+impl TlsServer {
+    /// Starts one and waits until a TLS `ping` answers. Panics with the fix when
+    /// `secantusd-py` is missing: the test fails rather than skips.
+    pub fn start() -> TlsServer {
+        assert!(
+            on_path(BINARY),
+            "{BINARY} not found on PATH: install it (pip install --pre SecantusDB); the \
+             MongoDB tests fail rather than skip without it"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let certs = edgebench::transport::certs::PrivateCa::new()
+            .unwrap()
+            .write_files(dir.path())
+            .unwrap();
+        let port = free_port().unwrap();
+        let child = super::child(BINARY)
+            .args(["--port", &port.to_string(), "--host", "127.0.0.1"])
+            .arg("--storage-path")
+            .arg(dir.path().join("data"))
+            .args(["--log-level", "WARNING", "--tls-cert-file"])
+            .arg(&certs.server_cert)
+            .arg("--tls-key-file")
+            .arg(&certs.server_key)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let mut server = TlsServer {
+            child,
+            port,
+            certs,
+            _dir: dir,
+        };
+        let deadline = Instant::now() + START_TIMEOUT;
+        while !ping(&server.url("serverSelectionTimeoutMS=2000")) {
+            if let Ok(Some(status)) = server.child.try_wait() {
+                panic!("{BINARY} with TLS on port {port} exited during startup ({status})");
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{BINARY} with TLS on port {port} did not answer within {}s",
+                START_TIMEOUT.as_secs()
+            );
+            std::thread::sleep(POLL_INTERVAL);
+        }
+        server
+    }
+
+    /// `mongodb://127.0.0.1:PORT/?tls=true&tlsCAFile=CA`, then `&` and `more` when given.
+    pub fn url(&self, more: &str) -> String {
+        let mut url = format!(
+            "mongodb://127.0.0.1:{}/?tls=true&tlsCAFile={}",
+            self.port,
+            self.certs.ca_cert.display()
+        );
+        if !more.is_empty() {
+            url.push('&');
+            url.push_str(more);
+        }
+        url
+    }
+
+    /// Its port on 127.0.0.1.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+}
+
+impl Drop for TlsServer {
+    fn drop(&mut self) {
+        let pid = self.child.id() as libc::pid_t;
+        if matches!(self.child.try_wait(), Ok(None)) {
+            // SAFETY: our unreaped child leads its own process group, which names no other
+            // process.
+            unsafe {
+                libc::kill(-pid, libc::SIGTERM);
+            }
+        }
+        edgebench::transport::child::stop(&mut self.child, STOP_GRACE);
+    }
+}
+
+/// Whether the server at `url` answers `ping`.
+fn ping(url: &str) -> bool {
     mongodb::sync::Client::with_uri_str(url).is_ok_and(|client| {
         client
             .database("admin")
-            .run_command(mongodb::bson::doc! { "ping": 1 })
+            .run_command(doc! { "ping": 1 })
             .run()
             .is_ok()
     })

@@ -981,7 +981,8 @@ impl<S: Socket> Connection<S> {
                 self.session.output = Vec::new();
             }
         }
-        Ok(())
+        // A TLS session's ciphertext the socket did not take (a plain socket has none).
+        self.stream.flush().await
     }
 
     /// Waits until the blocked command is served or times out (its reply is then in the

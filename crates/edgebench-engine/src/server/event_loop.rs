@@ -62,6 +62,8 @@ const EVENTS_PER_POLL: usize = 1024;
 pub(super) enum StdStream {
     Tcp(std::net::TcpStream),
     Unix(std::os::unix::net::UnixStream),
+    /// A TCP client that speaks TLS, with its session (mid-handshake, perhaps).
+    Tls(std::net::TcpStream, Box<rustls::ServerConnection>),
 }
 
 /// A new client for a loop: its stream, its session and its `maxclients` permit.
@@ -215,43 +217,68 @@ impl Drop for Loops {
     }
 }
 
-/// A loop's stream: TCP or a Unix socket, registered with its `Poll`.
+/// A loop's stream: TCP, a Unix socket, or TCP with a TLS session, registered with its
+/// `Poll`.
 enum LoopStream {
     Tcp(mio::net::TcpStream),
     Unix(mio::net::UnixStream),
+    Tls(mio::net::TcpStream, Box<rustls::ServerConnection>),
 }
 
 impl LoopStream {
     fn source(&mut self) -> &mut dyn Source {
         match self {
-            LoopStream::Tcp(s) => s,
+            LoopStream::Tcp(s) | LoopStream::Tls(s, _) => s,
             LoopStream::Unix(s) => s,
         }
     }
 
-    fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
+    /// Reads what the client sent: for TLS, the plaintext, as much as fits (so a full
+    /// `buf` means more may wait, as for a plain socket).
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         match self {
             LoopStream::Tcp(s) => (&*s).read(buf),
             LoopStream::Unix(s) => (&*s).read(buf),
+            LoopStream::Tls(s, tls) => super::tls::read_plain(tls, &mut &*s, buf),
         }
     }
 
-    fn write(&self, buf: &[u8]) -> io::Result<usize> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
             LoopStream::Tcp(s) => (&*s).write(buf),
             LoopStream::Unix(s) => (&*s).write(buf),
+            LoopStream::Tls(s, tls) => super::tls::write_plain(tls, &mut &*s, buf),
         }
     }
 
     /// Writes what the socket takes without waiting; returns how many bytes it took.
-    fn write_now(&self, bytes: &[u8]) -> io::Result<usize> {
+    fn write_now(&mut self, bytes: &[u8]) -> io::Result<usize> {
         write_now(|b| self.write(b), bytes)
     }
 
-    fn shutdown_write(&self) {
+    /// Ciphertext a TLS session holds that the socket did not take yet.
+    fn holds_output(&self) -> bool {
+        matches!(self, LoopStream::Tls(_, tls) if tls.wants_write())
+    }
+
+    /// Writes what [`LoopStream::holds_output`] holds, as far as the socket takes it; true
+    /// when nothing is left.
+    fn flush_held(&mut self) -> io::Result<bool> {
+        match self {
+            LoopStream::Tls(s, tls) => super::tls::flush_tls(tls, &mut &*s),
+            _ => Ok(true),
+        }
+    }
+
+    fn shutdown_write(&mut self) {
         let _ = match self {
             LoopStream::Tcp(s) => s.shutdown(Shutdown::Write),
             LoopStream::Unix(s) => s.shutdown(Shutdown::Write),
+            LoopStream::Tls(s, tls) => {
+                tls.send_close_notify();
+                let _ = super::tls::flush_tls(tls, &mut &*s);
+                s.shutdown(Shutdown::Write)
+            }
         };
     }
 }
@@ -404,7 +431,11 @@ impl EventLoop {
         let mut stream = match client.stream {
             StdStream::Tcp(s) => LoopStream::Tcp(mio::net::TcpStream::from_std(s)),
             StdStream::Unix(s) => LoopStream::Unix(mio::net::UnixStream::from_std(s)),
+            StdStream::Tls(s, tls) => LoopStream::Tls(mio::net::TcpStream::from_std(s), tls),
         };
+        // A TLS session may hold plaintext its task did not read (no readiness announces
+        // it), or a new client's handshake may be in the socket already: read it once now.
+        let tls = matches!(stream, LoopStream::Tls(..));
         let entry = self.conns.vacant_entry();
         // Dropping the stream on failure closes the connection; the client sees it closed.
         if self
@@ -413,6 +444,7 @@ impl EventLoop {
             .register(stream.source(), Token(entry.key()), Interest::READABLE)
             .is_ok()
         {
+            let key = entry.key();
             entry.insert(LoopConn {
                 stream,
                 input,
@@ -422,6 +454,9 @@ impl EventLoop {
                 writing: false,
                 fate: Fate::Serve,
             });
+            if tls {
+                self.again.push(key);
+            }
         }
     }
 
@@ -445,7 +480,13 @@ impl EventLoop {
         let (n, filled) = match read {
             Ok((0, _)) => return self.decide(key, Fate::Close),
             Ok(read) => read,
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                // A TLS handshake's answer the socket did not take waits for WRITABLE.
+                if conn.stream.holds_output() {
+                    self.wait_writable(key);
+                }
+                return;
+            }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => return self.again.push(key),
             Err(_) => return self.decide(key, Fate::Close),
         };
@@ -531,17 +572,8 @@ impl EventLoop {
                     continue;
                 }
             }
-            if !conn.session.output.is_empty() && !conn.writing {
-                conn.writing = true;
-                let interest = Interest::READABLE | Interest::WRITABLE;
-                if self
-                    .poll
-                    .registry()
-                    .reregister(conn.stream.source(), Token(key), interest)
-                    .is_err()
-                {
-                    self.decide(key, Fate::Close);
-                }
+            if !conn.session.output.is_empty() || conn.stream.holds_output() {
+                self.wait_writable(key);
             }
         }
         self.pending = pending;
@@ -549,6 +581,27 @@ impl EventLoop {
         if self.replies.capacity() > MAX_IDLE_BUFFER {
             // One huge reply must not pin its memory to the thread.
             self.replies = Vec::new();
+        }
+    }
+
+    /// Registers `key` for WRITABLE: its replies (or a TLS session's ciphertext) wait for
+    /// the socket, and it reads nothing more until they are out.
+    fn wait_writable(&mut self, key: usize) {
+        let Some(conn) = self.conns.get_mut(key) else {
+            return;
+        };
+        if conn.writing {
+            return;
+        }
+        conn.writing = true;
+        let interest = Interest::READABLE | Interest::WRITABLE;
+        if self
+            .poll
+            .registry()
+            .reregister(conn.stream.source(), Token(key), interest)
+            .is_err()
+        {
+            self.decide(key, Fate::Close);
         }
     }
 
@@ -561,11 +614,15 @@ impl EventLoop {
         if !conn.writing || conn.fate == Fate::Close {
             return;
         }
-        match conn.stream.write_now(&conn.session.output) {
+        let written = conn
+            .stream
+            .flush_held()
+            .and_then(|_| conn.stream.write_now(&conn.session.output));
+        match written {
             Ok(n) => drop(conn.session.output.drain(..n)),
             Err(_) => return self.decide(key, Fate::Close),
         }
-        if !conn.session.output.is_empty() {
+        if !conn.session.output.is_empty() || conn.stream.holds_output() {
             return;
         }
         conn.session.output = Vec::new();
@@ -642,6 +699,14 @@ impl EventLoop {
                     }
                     Err(e) => Err(e),
                 },
+                LoopStream::Tls(s, tls) => match tokio::net::TcpStream::from_std(s.into()) {
+                    Ok(s) => {
+                        let s = super::tls::TlsSocket::new(s, tls);
+                        let connection = Connection::handed_over(s, session, parser, input);
+                        resume(connection, run_held, shutdown).await
+                    }
+                    Err(e) => Err(e),
+                },
             };
             if let Ok(Some(parts)) = served {
                 give_back.give(Returned { parts, permit });
@@ -683,7 +748,7 @@ impl EventLoop {
     /// Shutdown: every batch has run (a pass runs whole); what the sockets take of their
     /// replies goes out, then every connection closes.
     fn close_all(&mut self) {
-        for (_, conn) in self.conns.iter() {
+        for (_, conn) in self.conns.iter_mut() {
             if !conn.session.output.is_empty() {
                 let _ = conn.stream.write_now(&conn.session.output);
             }

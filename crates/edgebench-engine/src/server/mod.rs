@@ -30,6 +30,7 @@ mod blocking;
 mod connection;
 mod event_loop;
 pub mod pubsub;
+pub mod tls;
 
 use std::fmt;
 use std::future::Future;
@@ -48,6 +49,7 @@ use crate::resp::DEFAULT_MAX_BULK_LEN;
 use connection::{Connection, Session};
 use event_loop::{Accepted, LoopContext, Loops, StdStream};
 use pubsub::Broker;
+use tls::{TlsAcceptor, TlsSocket};
 
 /// Redis's default `maxclients`.
 pub const DEFAULT_MAX_CLIENTS: usize = 10_000;
@@ -172,16 +174,20 @@ pub enum Bind {
     Unix(PathBuf),
     /// A Unix socket in a new temporary directory, removed when the server stops.
     TempUnixSocket,
+    /// A TCP address served over TLS (redis-server's `tls-port`); port 0 picks a free one.
+    Tls(SocketAddr, tls::TlsSettings),
 }
 
 /// Where clients reach a listener. Displayed as a Redis URL: `redis://127.0.0.1:6379`,
-/// `redis+unix:///tmp/redis.sock`.
+/// `redis+unix:///tmp/redis.sock`, `rediss://127.0.0.1:6380`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Address {
     /// A TCP address.
     Tcp(SocketAddr),
     /// A Unix socket path.
     Unix(PathBuf),
+    /// A TCP address that speaks TLS.
+    Tls(SocketAddr),
 }
 
 impl fmt::Display for Address {
@@ -190,6 +196,7 @@ impl fmt::Display for Address {
             // An IPv6 socket address displays in brackets, as the URL needs it.
             Address::Tcp(addr) => write!(f, "redis://{addr}"),
             Address::Unix(path) => write!(f, "redis+unix://{}", path.display()),
+            Address::Tls(addr) => write!(f, "rediss://{addr}"),
         }
     }
 }
@@ -201,6 +208,8 @@ pub enum Listener {
     Tcp(TcpListener),
     /// A bound Unix socket.
     Unix(UnixListener),
+    /// A bound TCP socket whose clients speak TLS.
+    Tls(TcpListener, TlsAcceptor),
 }
 
 impl Listener {
@@ -222,6 +231,15 @@ impl Listener {
         }))
     }
 
+    /// Binds a TCP address whose clients speak TLS, with `acceptor`'s certificate. Needs a
+    /// tokio runtime.
+    pub async fn bind_tls(addr: &str, acceptor: TlsAcceptor) -> io::Result<Listener> {
+        match Listener::bind_tcp(addr).await? {
+            Listener::Tcp(l) => Ok(Listener::Tls(l, acceptor)),
+            other => Ok(other),
+        }
+    }
+
     /// Binds a Unix socket at `path`, replacing a stale socket file left there by a server
     /// that did not clean up (redis-server does the same). Needs a tokio runtime.
     pub fn bind_unix(path: &Path) -> io::Result<Listener> {
@@ -240,6 +258,7 @@ impl Listener {
     pub fn endpoint(&self) -> io::Result<Address> {
         match self {
             Listener::Tcp(l) => Ok(Address::Tcp(l.local_addr()?)),
+            Listener::Tls(l, _) => Ok(Address::Tls(l.local_addr()?)),
             Listener::Unix(l) => {
                 let addr = l.local_addr()?;
                 let path = addr.as_pathname().ok_or_else(|| {
@@ -260,6 +279,19 @@ impl Listener {
                 let local = stream.local_addr()?;
                 Ok((Stream::Tcp(stream), peer.to_string(), local.to_string()))
             }
+            Listener::Tls(l, acceptor) => {
+                let (stream, peer) = l.accept().await?;
+                stream.set_nodelay(true)?;
+                let local = stream.local_addr()?;
+                // The handshake runs where the client's requests will: on its loop or task,
+                // without waiting, so a client that never finishes it holds nothing here.
+                let session = acceptor.session()?;
+                Ok((
+                    Stream::Tls(stream, session),
+                    peer.to_string(),
+                    local.to_string(),
+                ))
+            }
             Listener::Unix(l) => {
                 let (stream, _) = l.accept().await?;
                 // Redis shows a Unix socket client as `<socket path>:0`, both ways.
@@ -274,7 +306,7 @@ impl Listener {
 
     fn socket_path(&self) -> Option<PathBuf> {
         match self {
-            Listener::Tcp(_) => None,
+            Listener::Tcp(_) | Listener::Tls(..) => None,
             Listener::Unix(l) => l.local_addr().ok()?.as_pathname().map(Path::to_path_buf),
         }
     }
@@ -283,6 +315,7 @@ impl Listener {
 enum Stream {
     Tcp(TcpStream),
     Unix(UnixStream),
+    Tls(TcpStream, Box<rustls::ServerConnection>),
 }
 
 impl Stream {
@@ -290,7 +323,7 @@ impl Stream {
     fn raw_fd(&self) -> i64 {
         use std::os::fd::AsRawFd;
         match self {
-            Stream::Tcp(s) => i64::from(s.as_raw_fd()),
+            Stream::Tcp(s) | Stream::Tls(s, _) => i64::from(s.as_raw_fd()),
             Stream::Unix(s) => i64::from(s.as_raw_fd()),
         }
     }
@@ -300,6 +333,7 @@ impl Stream {
         Ok(match self {
             Stream::Tcp(s) => StdStream::Tcp(s.into_std()?),
             Stream::Unix(s) => StdStream::Unix(s.into_std()?),
+            Stream::Tls(s, session) => StdStream::Tls(s.into_std()?, session),
         })
     }
 }
@@ -472,12 +506,20 @@ impl Server {
                                     .serve(shutdown)
                                     .await
                             }
+                            Stream::Tls(s, tls) => {
+                                Connection::new(TlsSocket::new(s, tls), session, max_bulk_len)
+                                    .serve(shutdown)
+                                    .await
+                            }
                         };
                     }
                     Err(_) => {
                         let _ = match stream {
                             Stream::Tcp(s) => refuse(s).await,
                             Stream::Unix(s) => refuse(s).await,
+                            // Before its handshake a TLS client can be told nothing:
+                            // closed, as redis-server closes it.
+                            Stream::Tls(..) => Ok(()),
                         };
                     }
                 }
@@ -588,6 +630,11 @@ pub fn spawn_in_background_with(
         let _context = runtime.enter();
         match bind {
             Bind::Tcp(addr) => (Listener::Tcp(listen_tcp(addr)?), None),
+            Bind::Tls(addr, settings) => {
+                let acceptor = TlsAcceptor::load(&settings)
+                    .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+                (Listener::Tls(listen_tcp(addr)?, acceptor), None)
+            }
             Bind::Unix(path) => {
                 check_socket_path(&path, "use a shorter path")?;
                 (Listener::bind_unix(&path)?, None)

@@ -48,6 +48,7 @@ mod set;
 mod sort;
 mod stream;
 mod strings;
+mod tls;
 mod tracking;
 mod tx;
 mod zset;

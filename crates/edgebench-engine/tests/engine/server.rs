@@ -87,6 +87,58 @@ fn hello_errors_match_redis() {
     ]);
 }
 
+/// MEMORY STATS names the fields redis-server names (allocator internals left out), in its
+/// order, with the engine's figures; DOCTOR answers in words; the arity errors and PURGE are
+/// redis-server's.
+#[test]
+fn memory_stats_and_doctor_answer_as_redis_shapes_them() {
+    let mut d = Diff::new();
+    d.check(&[
+        &["SET", "k", "v"],
+        &["MEMORY", "PURGE"],
+        &["MEMORY", "STATS", "x"],
+        &["MEMORY", "DOCTOR", "x"],
+        &["MEMORY", "MALLOC-STATS", "x"],
+    ]);
+    let (theirs, ours) = d.both(&["MEMORY", "STATS"]);
+    let names = |text: &str| -> Vec<String> {
+        crate::support::diff::elements(text)
+            .into_iter()
+            .step_by(2)
+            .collect()
+    };
+    let (theirs, ours_names) = (names(&theirs), names(&ours));
+    let mut rest = theirs.iter();
+    for name in &ours_names {
+        assert!(
+            rest.any(|t| t == name),
+            "{name} is not among redis-server's fields, in order: {theirs:?}"
+        );
+    }
+    for required in [
+        "peak.allocated",
+        "total.allocated",
+        "db.0",
+        "keys.count",
+        "dataset.bytes",
+    ] {
+        assert!(
+            ours_names.iter().any(|n| n.contains(required)),
+            "{required}: {ours_names:?}"
+        );
+    }
+    let count = match d.engine.execute(&mut d.client, &[b"MEMORY", b"STATS"]) {
+        Reply::Map(pairs) => pairs
+            .into_iter()
+            .find(|(k, _)| matches!(k, Reply::Bulk(b) if b == b"keys.count"))
+            .map(|(_, v)| v),
+        other => panic!("not a map: {other:?}"),
+    };
+    assert_eq!(count, Some(Reply::Int(1)));
+    let doctor = text(d.engine.execute(&mut d.client, &[b"MEMORY", b"DOCTOR"]));
+    assert!(doctor.ends_with('\n') && doctor.len() > 20, "{doctor:?}");
+}
+
 #[test]
 fn auth_without_password_matches_redis() {
     let mut d = Diff::new();

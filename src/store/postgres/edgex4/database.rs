@@ -4,12 +4,10 @@
 
 use std::sync::Arc;
 
-use postgres::Config;
-
 use super::schema::SCHEMA;
 use super::store::Pg4Store;
 use crate::store::edgex::sql4::DeviceInfoCache;
-use crate::store::postgres::PgDatabase;
+use crate::store::postgres::{PgConfig, PgDatabase};
 use crate::store::StoreResult;
 
 /// A private database (`edgebench_<random>`) with EdgeX 4.0's `core_data` schema, dropped
@@ -25,7 +23,7 @@ impl Pg4Database {
     /// database, or `postgres` when it names none) with the schema in it. `admin` comes from
     /// [`crate::store::postgres::config_from_url`] or
     /// [`crate::store::postgres::config_from_env`].
-    pub fn create(admin: &Config) -> StoreResult<Pg4Database> {
+    pub fn create(admin: &PgConfig) -> StoreResult<Pg4Database> {
         Ok(Pg4Database {
             database: PgDatabase::create_with_schema(admin, SCHEMA)?,
             device_infos: Arc::default(),
@@ -50,7 +48,7 @@ impl Pg4Database {
     }
 
     /// The config that connects to this database.
-    pub fn config(&self) -> &Config {
+    pub fn config(&self) -> &PgConfig {
         self.database.config()
     }
 }

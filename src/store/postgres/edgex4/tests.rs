@@ -4,7 +4,7 @@
 //! it, the device_info rows of the 2018 dataset, the shared device_info cache, and the binary
 //! `numeric` codec against the server's own parser.
 
-use postgres::{Client, NoTls};
+use postgres::Client;
 
 use super::suite;
 use super::wire::Numeric;
@@ -27,7 +27,7 @@ fn store(database: &Pg4Database) -> Pg4Store {
 fn client(database: &Pg4Database) -> Client {
     database
         .config()
-        .connect(NoTls)
+        .connect()
         .unwrap_or_else(|e| panic!("{e}"))
 }
 

@@ -50,9 +50,141 @@ pub(crate) struct Catalog {
     /// Whether the command runs before authentication (Redis's `no_auth` flag: AUTH,
     /// HELLO), which no rule can deny.
     pub(crate) no_auth: Vec<bool>,
+    /// How to find each command's keys for the check, without looking the command up by
+    /// name again ([`KeyPlan`]).
+    pub(crate) key_plans: Vec<KeyPlan>,
+    /// Which arguments of each command are channels.
+    pub(crate) channel_plans: Vec<ChannelPlan>,
+    /// Commands whose one key is their first argument (GET, SET, HSET, INCR...), with the
+    /// access it needs: the check's fast path ([`Catalog::single_key`]).
+    single_keys: Vec<SingleKey>,
     by_name: HashMap<String, usize>,
     /// The id of each dispatched command, by its index in [`all_commands`].
     by_dispatch: Vec<Option<usize>>,
+}
+
+/// How the ACL check finds a command's keys and the access each needs, worked out once per
+/// command from its key specs: for most commands a few ranges of argument positions, walked
+/// without allocating or comparing flag names per request (a check that did so cost a
+/// restricted user 9–15% of `serve`'s GET/SET throughput; docs/PERFORMANCE.md).
+#[derive(Debug, Clone)]
+pub(crate) enum KeyPlan {
+    /// Key specs that start at an index and find a range: what `keys_from_specs` computes,
+    /// in arithmetic.
+    Ranges(Vec<RangeSpec>),
+    /// SET: key 1, written; also read with GET among its options (`variable_flags`).
+    Set,
+    /// Anything else (keywords, key counts, key functions): the metadata's general walk.
+    General(&'static meta::CommandMeta),
+    /// No metadata: no keys.
+    None,
+}
+
+/// Whether a command's one key is its first argument, and the access it needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SingleKey {
+    No,
+    Needs(u8),
+    /// SET: written, and read too with GET among its options.
+    Set,
+}
+
+impl SingleKey {
+    fn of(plan: &KeyPlan, channels: ChannelPlan) -> SingleKey {
+        if channels != ChannelPlan::None {
+            return SingleKey::No;
+        }
+        match plan {
+            KeyPlan::Set => SingleKey::Set,
+            KeyPlan::Ranges(specs) => match specs.as_slice() {
+                [spec] if spec.first == 1 && spec.lastkey == 0 => SingleKey::Needs(spec.need),
+                _ => SingleKey::No,
+            },
+            _ => SingleKey::No,
+        }
+    }
+}
+
+/// Which arguments of a command are Pub/Sub channels, for the check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ChannelPlan {
+    /// None.
+    None,
+    /// The first argument (PUBLISH, SPUBLISH).
+    First,
+    /// Every argument (SUBSCRIBE, SSUBSCRIBE).
+    All,
+    /// Every argument, a pattern compared literally (PSUBSCRIBE).
+    Patterns,
+}
+
+impl ChannelPlan {
+    fn of(name: &str) -> ChannelPlan {
+        match name {
+            "publish" | "spublish" => ChannelPlan::First,
+            "subscribe" | "ssubscribe" => ChannelPlan::All,
+            "psubscribe" => ChannelPlan::Patterns,
+            _ => ChannelPlan::None,
+        }
+    }
+}
+
+/// One key spec of [`KeyPlan::Ranges`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RangeSpec {
+    pub(crate) first: i64,
+    pub(crate) lastkey: i64,
+    pub(crate) keystep: i64,
+    pub(crate) limit: i64,
+    /// [`super::READ`] and/or [`super::WRITE`], from the spec's flags.
+    pub(crate) need: u8,
+}
+
+/// The access a key spec's flags need: `access` reads, `insert`/`delete`/`update` write.
+pub(crate) fn need_of<'a>(flags: impl IntoIterator<Item = &'a str>) -> u8 {
+    flags.into_iter().fold(0, |need, f| match f {
+        "access" => need | super::READ,
+        "insert" | "delete" | "update" => need | super::WRITE,
+        _ => need,
+    })
+}
+
+impl KeyPlan {
+    fn of(m: Option<&'static meta::CommandMeta>) -> KeyPlan {
+        let Some(m) = m else {
+            return KeyPlan::None;
+        };
+        if m.name == "set" {
+            return KeyPlan::Set;
+        }
+        // Key functions of their own (command.rs's `keys_of`), and specs whose flags vary.
+        if matches!(m.name.as_str(), "sort" | "bitfield" | "migrate")
+            || m.key_specs.iter().any(|s| s.has_flag("variable_flags"))
+        {
+            return KeyPlan::General(m);
+        }
+        let mut ranges = Vec::new();
+        for spec in m.key_specs.iter().filter(|s| !s.has_flag("not_key")) {
+            match (&spec.begin, &spec.find) {
+                (
+                    meta::BeginSearch::Index(first),
+                    meta::FindKeys::Range {
+                        lastkey,
+                        keystep,
+                        limit,
+                    },
+                ) if !spec.has_flag("incomplete") => ranges.push(RangeSpec {
+                    first: *first,
+                    lastkey: *lastkey,
+                    keystep: *keystep,
+                    limit: *limit,
+                    need: need_of(spec.flags.iter().map(String::as_str)),
+                }),
+                _ => return KeyPlan::General(m),
+            }
+        }
+        KeyPlan::Ranges(ranges)
+    }
 }
 
 impl Catalog {
@@ -73,6 +205,9 @@ impl Catalog {
             parent: Vec::new(),
             children: Vec::new(),
             no_auth: Vec::new(),
+            key_plans: Vec::new(),
+            channel_plans: Vec::new(),
+            single_keys: Vec::new(),
             by_name: HashMap::new(),
             by_dispatch: Vec::new(),
         };
@@ -99,8 +234,35 @@ impl Catalog {
         self.parent.push(parent);
         self.children.push(Vec::new());
         self.no_auth.push(m.has_flag("no_auth"));
+        let plan = KeyPlan::of(meta::table().get(&m.name));
+        let channels = ChannelPlan::of(&m.name);
+        self.single_keys.push(SingleKey::of(&plan, channels));
+        self.key_plans.push(plan);
+        self.channel_plans.push(channels);
         self.by_name.insert(m.name.clone(), id);
         id
+    }
+
+    /// The access the one key of request `args` needs, when command `id` has one key and it
+    /// is argument 1 (the keys [`super::request::Request`] would find: exactly that one);
+    /// `None` for any other command.
+    #[inline]
+    pub(crate) fn single_key(&self, id: usize, args: &[&[u8]]) -> Option<u8> {
+        if args.len() < 2 {
+            return None;
+        }
+        match self.single_keys[id] {
+            SingleKey::No => None,
+            SingleKey::Needs(need) => Some(need),
+            SingleKey::Set => {
+                let get = args.iter().skip(3).any(|a| a.eq_ignore_ascii_case(b"get"));
+                Some(if get {
+                    super::READ | super::WRITE
+                } else {
+                    super::WRITE
+                })
+            }
+        }
     }
 
     /// How many commands and subcommands there are.
@@ -116,11 +278,18 @@ impl Catalog {
     /// The id of the command a request runs: the subcommand's for a container (`None`
     /// when the subcommand is unknown: the command itself then replies with its error,
     /// as Redis rejects an unknown subcommand before it checks permissions).
+    #[inline]
     pub(crate) fn request_id(&self, dispatch_index: usize, args: &[&[u8]]) -> Option<usize> {
         let id = self.by_dispatch.get(dispatch_index).copied().flatten()?;
         if self.children[id].is_empty() {
             return Some(id);
         }
+        self.subcommand_id(id, args)
+    }
+
+    /// The subcommand a request of container `id` names (by name: the rare path).
+    #[cold]
+    fn subcommand_id(&self, id: usize, args: &[&[u8]]) -> Option<usize> {
         let sub = std::str::from_utf8(args.get(1)?).ok()?;
         self.id(&format!("{}|{sub}", self.names[id]))
     }

@@ -19,14 +19,23 @@ pub(crate) fn parse(path: &str, text: &str, all_channels: bool) -> Result<Vec<Us
         if line.is_empty() {
             continue;
         }
-        let words: Vec<&str> = line.split_ascii_whitespace().collect();
-        if words.first() != Some(&"user") || words.len() < 2 {
+        // Words as Redis's `sdssplitargs` splits them: "quoted words" and 'single' ones, so
+        // a password with a space can be written (`">my pass"`).
+        let Ok(words) = crate::resp::parse::split_args(line.as_bytes()) else {
+            errors.push_str(&format!("{path}:{n}: unbalanced quotes in acl line. "));
+            continue;
+        };
+        let words: Vec<String> = words
+            .into_iter()
+            .map(|w| String::from_utf8_lossy(&w).into_owned())
+            .collect();
+        if words.first().map(String::as_str) != Some("user") || words.len() < 2 {
             errors.push_str(&format!(
                 "{path}:{n} should start with user keyword followed by the username. "
             ));
             continue;
         }
-        let name = words[1];
+        let name = words[1].as_str();
         if !valid_name(name.as_bytes()) {
             errors.push_str(&format!(
                 "'{path}:{n}: username '{name}' contains invalid characters. "
@@ -39,7 +48,7 @@ pub(crate) fn parse(path: &str, text: &str, all_channels: bool) -> Result<Vec<Us
             ));
             continue;
         }
-        let rules: Vec<&[u8]> = words[2..].iter().map(|w| w.as_bytes()).collect();
+        let rules: Vec<&[u8]> = words[2..].iter().map(String::as_bytes).collect();
         let Ok(rules) = merge_selectors(&rules) else {
             errors.push_str(&format!(
                 "{path}:{n}: Unmatched parenthesis in selector definition."
@@ -124,6 +133,21 @@ mod tests {
         );
         assert!(
             err.contains("f:3: Error in applying operation '+nosuch': Unknown command"),
+            "{err}"
+        );
+        let quoted = parse("f", "user carol on \">two words\" '~a*' +get\n", false).unwrap();
+        assert!(
+            quoted[0].describe().contains("~a* "),
+            "{}",
+            quoted[0].describe()
+        );
+        assert_eq!(
+            quoted[0].passwords,
+            [crate::engine::acl::hash_password(b"two words")]
+        );
+        let err = parse("f", "user carol on \">unclosed\n", false).unwrap_err();
+        assert!(
+            err.starts_with("f:1: unbalanced quotes in acl line. "),
             "{err}"
         );
         let dup = parse("f", "user a on\nuser a off\n", false).unwrap_err();

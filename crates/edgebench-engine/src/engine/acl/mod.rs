@@ -17,6 +17,7 @@ pub(crate) mod catalog;
 pub(crate) mod describe;
 pub(crate) mod file;
 pub(crate) mod log;
+pub(crate) mod request;
 pub(crate) mod selector;
 pub(crate) mod user;
 
@@ -28,11 +29,12 @@ use sha2::{Digest, Sha256};
 
 use self::catalog::Catalog;
 use self::log::{AclLog, Context, Entry, Reason};
+use self::request::Request;
 pub(crate) use self::selector::READ;
-use self::selector::{Denied, Touches, WRITE};
+use self::selector::{Denied, WRITE};
 use self::user::{merge_selectors, User};
 use crate::engine::client::Client;
-use crate::engine::cmd::server::{client_info_line, command, meta};
+use crate::engine::cmd::server::client_info_line;
 use crate::engine::handle::Engine;
 use crate::resp::reply::Reply;
 
@@ -329,8 +331,14 @@ pub(crate) fn refusal(
     context: Context,
 ) -> Option<(Denied, usize)> {
     let handle = client.user.as_ref()?;
-    let id = Catalog::get().request_id(index, args)?;
-    let denied = check(&handle.read(), id, args).err()?;
+    let cat = Catalog::get();
+    let id = cat.request_id(index, args)?;
+    let user = handle.read();
+    if allowed_at_once(&user, cat, id, args) {
+        return None;
+    }
+    let denied = check(&user, id, args).err()?;
+    drop(user);
     log_refusal(engine, client, id, args, denied, context);
     Some((denied, id))
 }
@@ -398,11 +406,10 @@ pub(crate) fn now_ms() -> u64 {
 /// [`Catalog`] id. Allowed when one selector allows the command and all its keys and
 /// channels; otherwise the refusal Redis would pick (see [`Denied::worse`]).
 pub(crate) fn check(user: &User, id: usize, args: &[&[u8]]) -> Result<(), Denied> {
-    let mut touches = None;
-    let find = || touches_of(id, args);
+    let request = Request::new(id, args);
     let mut worst: Option<Denied> = None;
     for s in user.all_selectors() {
-        match s.check(id, args, &mut touches, &find) {
+        match s.check(&request) {
             Ok(()) => return Ok(()),
             Err(d) => worst = Some(worst.map_or(d, |w| w.worse(d))),
         }
@@ -410,48 +417,31 @@ pub(crate) fn check(user: &User, id: usize, args: &[&[u8]]) -> Result<(), Denied
     Err(worst.unwrap_or(Denied::Command))
 }
 
+/// The check's fast path: a command whose one key is its first argument, allowed by some
+/// selector (its command bit, and its key by a pattern). True only where [`check`] allows
+/// too; false leaves the answer (and the refusal's reason) to [`check`]. A restricted user's
+/// GET or SET costs a hundred-odd instructions this way (docs/PERFORMANCE.md).
+#[inline]
+fn allowed_at_once(user: &User, cat: &Catalog, id: usize, args: &[&[u8]]) -> bool {
+    // Such a command names no channel, so no selector's channel rules apply to it.
+    let Some(need) = cat.single_key(id, args) else {
+        return false;
+    };
+    user.all_selectors()
+        .any(|s| (s.all_commands || s.bit(id)) && s.key_allowed(args[1], need))
+}
+
 /// Whether one selector allows the request and gives `needed` access ([`READ`], [`WRITE`])
 /// to every key (Redis's test before SORT reads keys named by values).
 pub(crate) fn full_key_access(user: &User, id: usize, args: &[&[u8]], needed: u8) -> bool {
-    let mut touches = None;
-    let find = || touches_of(id, args);
+    let request = Request::new(id, args);
     user.all_selectors().any(|s| {
-        s.check(id, args, &mut touches, &find).is_ok()
+        s.check(&request).is_ok()
             && (s.all_keys
                 || s.keys
                     .iter()
                     .any(|(p, f)| f & needed == needed && p == b"*"))
     })
-}
-
-/// The keys (with the access each needs) and channels a request names.
-fn touches_of(id: usize, args: &[&[u8]]) -> Touches {
-    let cat = Catalog::get();
-    let name = &cat.names[id];
-    let mut t = Touches::default();
-    if let Some(m) = meta::lookup(name.as_bytes()) {
-        for (at, flags) in command::keys_of(m, args) {
-            let mut need = 0;
-            for f in flags {
-                match f {
-                    "access" => need |= READ,
-                    "insert" | "delete" | "update" => need |= WRITE,
-                    _ => {}
-                }
-            }
-            if at < args.len() {
-                t.keys.push((at, need));
-            }
-        }
-    }
-    let (channels, pattern) = match name.as_str() {
-        "publish" | "spublish" => (1..2.min(args.len()), false),
-        "subscribe" | "ssubscribe" => (1..args.len(), false),
-        "psubscribe" => (1..args.len(), true),
-        _ => (0..0, false),
-    };
-    t.channels.extend(channels.map(|at| (at, pattern)));
-    t
 }
 
 /// The reply to a refused command at top level or while queuing (Redis's `processCommand`).
@@ -541,15 +531,18 @@ impl Engine {
     /// Defines a user as redis.conf's `user` directive does (`name rule rule...`), at
     /// startup: the error says which rule is wrong.
     pub fn acl_define_user(&self, line: &str) -> Result<(), String> {
-        let words: Vec<&str> = line.split_ascii_whitespace().collect();
+        // Split as redis.conf's lines are (`sdssplitargs`): quotes keep spaces in a word.
+        let words = crate::resp::parse::split_args(line.as_bytes())
+            .map_err(|_| "unbalanced quotes in the user line".to_string())?;
         let Some((name, rules)) = words.split_first() else {
             return Err("a user line needs a name and rules (\"alice on >pass ~* +@all\")".into());
         };
+        let name = String::from_utf8_lossy(name);
         if !user::valid_name(name.as_bytes()) {
             return Err(format!("username '{name}' contains invalid characters"));
         }
-        let rules: Vec<&[u8]> = rules.iter().map(|r| r.as_bytes()).collect();
-        self.inner().server.acl.set_user(name, &rules).map(|_| ())
+        let rules: Vec<&[u8]> = rules.iter().map(Vec::as_slice).collect();
+        self.inner().server.acl.set_user(&name, &rules).map(|_| ())
     }
 
     /// Loads the users of an ACL file (the `aclfile` parameter is set to `path`): all or
@@ -607,5 +600,93 @@ mod tests {
             check(&u, publish, &[b"publish", b"ch", b"m"]),
             Err(Denied::Channel(1))
         );
+    }
+
+    /// The per-command key plans find exactly the keys and access the metadata's general
+    /// walk finds (`command::keys_of`), for every command and subcommand, over argument
+    /// lists of every length up to 9 made of words that are keywords somewhere.
+    #[test]
+    fn key_plans_find_what_the_general_walk_finds() {
+        let cat = Catalog::get();
+        let words: [&[u8]; 6] = [b"k", b"GET", b"2", b"STREAMS", b"STORE", b"-1"];
+        let mut compared = 0;
+        for id in 0..cat.len() {
+            let Some(m) = crate::engine::cmd::server::meta::table().get(&cat.names[id]) else {
+                continue;
+            };
+            let name = cat.names[id].as_bytes();
+            for len in 0..9usize {
+                for rotate in 0..words.len() {
+                    let mut args: Vec<&[u8]> = name.split(|&b| b == b'|').collect();
+                    args.extend((0..len).map(|i| words[(i + rotate) % words.len()]));
+                    let want: Vec<(usize, u8)> =
+                        crate::engine::cmd::server::command::keys_of(m, &args)
+                            .into_iter()
+                            .filter(|(at, _)| *at < args.len())
+                            .map(|(at, flags)| (at, catalog::need_of(flags)))
+                            .collect();
+                    let got = Request::new(id, &args).keys();
+                    if let Some(need) = cat.single_key(id, &args) {
+                        assert_eq!(
+                            got,
+                            [(1, need)],
+                            "{}",
+                            String::from_utf8_lossy(&args.concat())
+                        );
+                    }
+                    assert_eq!(got, want, "{:?}", String::from_utf8_lossy(&args.concat()));
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 10_000, "{compared}");
+    }
+
+    /// The fast path answers "allowed" exactly where the full check does, for every command
+    /// whose one key is its first argument, under users with read-only, write-only, literal
+    /// and glob patterns, denied commands and a second selector.
+    #[test]
+    fn the_fast_path_allows_exactly_what_the_check_allows() {
+        let cat = Catalog::get();
+        let users: Vec<User> = [
+            &["+@all", "-@dangerous", "~key:*", "%R~ro:*"][..],
+            &["+@read", "~*"],
+            &["+get", "+set", "%W~w?", "~exact", "(+@write ~sel:*)"],
+            &["allcommands", "resetkeys"],
+        ]
+        .iter()
+        .map(|rules| {
+            let mut u = User::new("u", false);
+            for r in *rules {
+                u.apply(r.as_bytes(), false).unwrap();
+            }
+            u
+        })
+        .collect();
+        let keys: [&[u8]; 8] = [
+            b"key:1", b"ro:1", b"w1", b"exact", b"sel:9", b"other", b"", b"key:",
+        ];
+        let mut fast = 0;
+        for id in 0..cat.len() {
+            let name = cat.names[id].clone();
+            let words: Vec<&[u8]> = name.as_bytes().split(|&b| b == b'|').collect();
+            for key in keys {
+                for tail in [&[][..], &[&b"v"[..]][..], &[&b"v"[..], &b"GET"[..]][..]] {
+                    let mut args = words.clone();
+                    args.push(key);
+                    args.extend_from_slice(tail);
+                    if cat.single_key(id, &args).is_none() {
+                        continue;
+                    }
+                    for u in &users {
+                        let at_once = allowed_at_once(u, cat, id, &args);
+                        let full = check(u, id, &args).is_ok();
+                        assert_eq!(at_once, full, "{name} {args:?} under {}", u.describe());
+                        fast += usize::from(at_once);
+                    }
+                }
+            }
+        }
+        assert!(fast > 100, "{fast}");
     }
 }

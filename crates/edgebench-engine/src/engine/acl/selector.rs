@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 
 use super::catalog::{category_bit, Catalog};
+use super::request::Request;
 use super::RuleError;
 use crate::engine::cmd::keys::glob_match;
 
@@ -34,6 +35,8 @@ pub(crate) struct Selector {
     pub(crate) all_keys: bool,
     /// Key patterns with their [`READ`] / [`WRITE`] flags, in the order given.
     pub(crate) keys: Vec<(Vec<u8>, u8)>,
+    /// How each of `keys` is matched, worked out when it was added.
+    key_kinds: Vec<PatternKind>,
     /// `&*` / `allchannels`.
     pub(crate) all_channels: bool,
     /// Channel patterns, in the order given.
@@ -71,14 +74,6 @@ impl Denied {
     }
 }
 
-/// What a request touches, found once for all selectors: each key with the flags its
-/// access needs, and each channel with whether it is a pattern (PSUBSCRIBE).
-#[derive(Debug, Default)]
-pub(crate) struct Touches {
-    pub(crate) keys: Vec<(usize, u8)>,
-    pub(crate) channels: Vec<(usize, bool)>,
-}
-
 impl Selector {
     /// A selector allowing nothing (with `allchannels` when `acl-pubsub-default` says so).
     pub(crate) fn empty(all_channels: bool) -> Selector {
@@ -88,6 +83,7 @@ impl Selector {
             first_args: BTreeMap::new(),
             all_keys: false,
             keys: Vec::new(),
+            key_kinds: Vec::new(),
             all_channels,
             channels: Vec::new(),
         }
@@ -148,9 +144,11 @@ impl Selector {
         if is("allkeys") || op == b"~*" {
             self.all_keys = true;
             self.keys.clear();
+            self.key_kinds.clear();
         } else if is("resetkeys") {
             self.all_keys = false;
             self.keys.clear();
+            self.key_kinds.clear();
         } else if is("allchannels") || op == b"&*" {
             self.all_channels = true;
             self.channels.clear();
@@ -250,20 +248,19 @@ impl Selector {
         }
         match self.keys.iter_mut().find(|(p, _)| p == pattern) {
             Some((_, f)) => *f |= flags,
-            None => self.keys.push((pattern.to_vec(), flags)),
+            None => {
+                self.keys.push((pattern.to_vec(), flags));
+                self.key_kinds.push(PatternKind::of(pattern));
+            }
         }
         self.all_keys = false;
         Ok(())
     }
 
-    /// Checks a request against this selector; `id` is its command's [`Catalog`] id.
-    pub(crate) fn check(
-        &self,
-        id: usize,
-        args: &[&[u8]],
-        touches: &mut Option<Touches>,
-        find: &dyn Fn() -> Touches,
-    ) -> Result<(), Denied> {
+    /// Checks a request against this selector.
+    #[inline]
+    pub(crate) fn check(&self, request: &Request<'_>) -> Result<(), Denied> {
+        let (id, args) = (request.id, request.args);
         let cat = Catalog::get();
         if !self.all_commands && !cat.no_auth[id] && !self.bit(id) {
             let at = if cat.parent[id].is_some() { 2 } else { 1 };
@@ -276,40 +273,82 @@ impl Selector {
                 return Err(Denied::Command);
             }
         }
-        if self.all_keys && self.all_channels {
-            return Ok(());
-        }
-        let touches = touches.get_or_insert_with(find);
         if !self.all_keys {
-            for &(at, flags) in &touches.keys {
-                if !self.key_allowed(args[at], flags) {
-                    return Err(Denied::Key(at));
-                }
+            if let Some(at) = request.first_key_where(|at, need| !self.key_allowed(args[at], need))
+            {
+                return Err(Denied::Key(at));
             }
         }
         if !self.all_channels {
-            for &(at, pattern) in &touches.channels {
-                if !self.channel_allowed(args[at], pattern) {
-                    return Err(Denied::Channel(at));
-                }
+            if let Some(at) =
+                request.first_channel_where(|at, pattern| !self.channel_allowed(args[at], pattern))
+            {
+                return Err(Denied::Channel(at));
             }
         }
         Ok(())
     }
 
     /// Whether a pattern with the flags `needed` (or more) matches `key`.
+    #[inline]
     pub(crate) fn key_allowed(&self, key: &[u8], needed: u8) -> bool {
         self.all_keys
             || self
                 .keys
                 .iter()
-                .any(|(p, f)| f & needed == needed && glob_match(p, key))
+                .zip(&self.key_kinds)
+                .any(|((p, f), kind)| f & needed == needed && kind.matches(p, key))
     }
 
     /// Whether a channel (or, for PSUBSCRIBE, a pattern, compared literally) is allowed.
     pub(crate) fn channel_allowed(&self, channel: &[u8], pattern: bool) -> bool {
         self.all_channels || channel_in(&self.channels, channel, pattern)
     }
+}
+
+/// How a key pattern is matched: Redis's glob matching, with the patterns rules mostly hold
+/// done without the general matcher.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PatternKind {
+    /// `prefix*`: a key that starts with the prefix (and is not empty: Redis's matcher never
+    /// matches an empty string against a pattern).
+    Prefix,
+    /// No `*?[\\`: the key itself.
+    Literal,
+    /// Anything else: [`glob_match`].
+    Glob,
+}
+
+impl PatternKind {
+    fn of(pattern: &[u8]) -> PatternKind {
+        let special = |b: &u8| matches!(b, b'*' | b'?' | b'[' | b'\\');
+        match pattern.split_last() {
+            Some((b'*', prefix)) if !prefix.iter().any(special) => PatternKind::Prefix,
+            _ if !pattern.iter().any(special) => PatternKind::Literal,
+            _ => PatternKind::Glob,
+        }
+    }
+
+    #[inline]
+    fn matches(self, pattern: &[u8], key: &[u8]) -> bool {
+        match self {
+            PatternKind::Prefix => {
+                let prefix = &pattern[..pattern.len() - 1];
+                // Byte by byte: prefixes are a few bytes, for which a call to memcmp costs
+                // more than the comparison.
+                !key.is_empty()
+                    && key.len() >= prefix.len()
+                    && prefix.iter().zip(key).all(|(p, k)| p == k)
+            }
+            PatternKind::Literal => pattern == key,
+            PatternKind::Glob => glob_match(pattern, key),
+        }
+    }
+}
+
+#[cfg(test)]
+fn pattern_matches(pattern: &[u8], key: &[u8]) -> bool {
+    PatternKind::of(pattern).matches(pattern, key)
 }
 
 /// Whether `channel` is allowed by `patterns`: a channel by glob matching, a subscription
@@ -345,13 +384,9 @@ mod tests {
         assert!(s.bit(cat.id("hset").unwrap()));
         assert!(!s.bit(cat.id("hdel").unwrap()));
         let select = cat.id("select").unwrap();
-        let mut t = None;
-        let none = || Touches::default();
-        assert_eq!(s.check(select, &[b"select", b"0"], &mut t, &none), Ok(()));
-        assert_eq!(
-            s.check(select, &[b"select", b"1"], &mut None, &none),
-            Err(Denied::Command)
-        );
+        let check = |args: &[&[u8]]| s.check(&Request::new(select, args));
+        assert_eq!(check(&[b"select", b"0"]), Ok(()));
+        assert_eq!(check(&[b"select", b"1"]), Err(Denied::Command));
         assert!(s.key_allowed(b"rx", READ));
         assert!(!s.key_allowed(b"rx", WRITE));
         assert!(s.key_allowed(b"rwx", READ_WRITE));
@@ -373,6 +408,43 @@ mod tests {
             s.apply(b"+config|get|x"),
             Err(RuleError::SubcommandFirstArg)
         );
+    }
+
+    #[test]
+    fn key_patterns_match_as_redis_globs() {
+        for (pattern, key, want) in [
+            (&b"key:*"[..], &b"key:1"[..], true),
+            (b"key:*", b"key:", true),
+            (b"key:*", b"kex:1", false),
+            (b"*", b"", false),
+            (b"*", b"x", true),
+            (b"", b"", true),
+            (b"exact", b"exact", true),
+            (b"exact", b"exactly", false),
+            (b"k?y*", b"key:1", true),
+            (b"k[ab]*", b"kb", true),
+            (b"k\\*", b"k*", true),
+            (b"k\\*", b"kx", false),
+            (b"a*b", b"axxb", true),
+        ] {
+            assert_eq!(pattern_matches(pattern, key), want, "{pattern:?} {key:?}");
+            assert_eq!(glob_match(pattern, key), want, "{pattern:?} {key:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The fast paths answer what Redis's matcher answers, for any pattern and key over
+        /// an alphabet with every special character.
+        #[test]
+        fn the_fast_paths_agree_with_the_glob_matcher(
+            pattern in "[ab*?\\[\\]\\\\]{0,6}",
+            key in "[ab*?]{0,6}",
+        ) {
+            proptest::prop_assert_eq!(
+                pattern_matches(pattern.as_bytes(), key.as_bytes()),
+                glob_match(pattern.as_bytes(), key.as_bytes())
+            );
+        }
     }
 
     #[test]

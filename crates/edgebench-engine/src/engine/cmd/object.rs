@@ -205,6 +205,31 @@ fn memory(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
     if is(sub, "help") && args.len() == 2 {
         return Ok(help(args, MEMORY_HELP));
     }
+    if args.len() == 2 {
+        if is(sub, "stats") {
+            return Ok(memory_stats(ctx.engine));
+        }
+        if is(sub, "doctor") {
+            return Ok(Reply::Verbatim(memory_doctor(ctx.engine)));
+        }
+        if is(sub, "malloc-stats") {
+            return Ok(Reply::bulk(
+                b"Stats not available: the allocator keeps no report".as_slice(),
+            ));
+        }
+        if is(sub, "purge") {
+            return Ok(Reply::ok());
+        }
+    }
+    if ["stats", "doctor", "malloc-stats", "purge"]
+        .iter()
+        .any(|s| is(sub, s))
+    {
+        return Err(CmdError::Arity(format!(
+            "memory|{}",
+            lossy(sub).to_lowercase()
+        )));
+    }
     if !is(sub, "usage") || args.len() < 3 {
         return Err(if is(sub, "usage") || is(sub, "help") {
             CmdError::Arity(format!("memory|{}", lossy(sub).to_lowercase()))
@@ -232,6 +257,136 @@ fn memory(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
         None => Reply::Nil,
         Some(e) => Reply::Int(estimate(key, &e.value, samples) as i64),
     })
+}
+
+/// What one key costs the keyspace beyond its name and value: its entry and its slot in the
+/// table (MEMORY STATS's `overhead.hashtable.main`, per key).
+const KEY_OVERHEAD: usize = HEAP + std::mem::size_of::<Entry>() + MAP_SLOT;
+
+/// MEMORY STATS: Redis's fields, with the engine's figures (the heap and peak INFO reports;
+/// per database, each key's entry and table slot as overhead). What the engine does not
+/// have (a replication backlog, replicas, cluster links) is zero; what it does not measure
+/// (Lua's caches) is zero as INFO reports it; allocator internals are left out.
+fn memory_stats(engine: &Engine) -> Reply {
+    let now = engine.memory_now();
+    let (used, rss, peak) = (now.used as f64, now.rss as f64, now.peak as f64);
+    let mut fields: Vec<(&str, Reply)> = vec![
+        ("peak.allocated", Reply::Int(now.peak as i64)),
+        ("total.allocated", Reply::Int(now.used as i64)),
+        ("startup.allocated", Reply::Int(0)),
+        ("replication.backlog", Reply::Int(0)),
+        ("clients.slaves", Reply::Int(0)),
+        ("clients.normal", Reply::Int(0)),
+        ("cluster.links", Reply::Int(0)),
+        ("aof.buffer", Reply::Int(0)),
+        ("lua.caches", Reply::Int(0)),
+        ("functions.caches", Reply::Int(0)),
+    ];
+    let mut dbs = Vec::new();
+    let (mut overhead, mut keys) = (0usize, 0usize);
+    for (i, (n, expires)) in engine.keyspace_counts().into_iter().enumerate() {
+        if n == 0 {
+            continue;
+        }
+        let main = n * KEY_OVERHEAD;
+        let exp = expires * MAP_SLOT;
+        overhead += main + exp;
+        keys += n;
+        dbs.push((
+            format!("db.{i}"),
+            Reply::Map(vec![
+                (
+                    Reply::bulk(b"overhead.hashtable.main".as_slice()),
+                    Reply::Int(main as i64),
+                ),
+                (
+                    Reply::bulk(b"overhead.hashtable.expires".as_slice()),
+                    Reply::Int(exp as i64),
+                ),
+            ]),
+        ));
+    }
+    let dataset = now.used.saturating_sub(overhead as u64);
+    let tail: Vec<(&str, Reply)> = vec![
+        ("overhead.total", Reply::Int(overhead as i64)),
+        ("keys.count", Reply::Int(keys as i64)),
+        (
+            "keys.bytes-per-key",
+            Reply::Int(if keys == 0 {
+                0
+            } else {
+                (now.used / keys as u64) as i64
+            }),
+        ),
+        ("dataset.bytes", Reply::Int(dataset as i64)),
+        (
+            "dataset.percentage",
+            Reply::Double(if used > 0.0 {
+                dataset as f64 * 100.0 / used
+            } else {
+                0.0
+            }),
+        ),
+        (
+            "peak.percentage",
+            Reply::Double(if peak > 0.0 { used * 100.0 / peak } else { 0.0 }),
+        ),
+        (
+            "fragmentation",
+            Reply::Double(if used > 0.0 { rss / used } else { 0.0 }),
+        ),
+        (
+            "fragmentation.bytes",
+            Reply::Int(now.rss as i64 - now.used as i64),
+        ),
+    ];
+    let mut map: Vec<(Reply, Reply)> = fields
+        .drain(..)
+        .map(|(k, v)| (Reply::bulk(k.as_bytes()), v))
+        .collect();
+    map.extend(dbs.into_iter().map(|(k, v)| (Reply::bulk(k.as_bytes()), v)));
+    map.extend(
+        tail.into_iter()
+            .map(|(k, v)| (Reply::bulk(k.as_bytes()), v)),
+    );
+    Reply::Map(map)
+}
+
+/// Below this much heap the doctor has nothing to judge (as redis-server's threshold).
+const DOCTOR_MIN_BYTES: u64 = 5 << 20;
+
+/// MEMORY DOCTOR: what looks wrong in MEMORY STATS's figures, in words.
+fn memory_doctor(engine: &Engine) -> String {
+    let now = engine.memory_now();
+    if now.used < DOCTOR_MIN_BYTES {
+        return format!(
+            "This instance holds little data ({} bytes of heap): too little for the memory \
+             doctor to judge. Fill it with data and ask again.\n",
+            now.used
+        );
+    }
+    let mut findings = Vec::new();
+    if now.peak as f64 > now.used as f64 * 1.5 {
+        findings.push(format!(
+            " * Peak: the heap once reached {} bytes, more than 150% of the {} in use now; the \
+             process may keep pages it freed since.",
+            now.peak, now.used
+        ));
+    }
+    if now.rss as f64 > now.used as f64 * 1.4 {
+        findings.push(format!(
+            " * Fragmentation: the resident set ({} bytes) is {:.2} times the heap in use.",
+            now.rss,
+            now.rss as f64 / now.used as f64
+        ));
+    }
+    if findings.is_empty() {
+        return format!(
+            "No memory issue found: {} bytes of heap in use, peak {}, resident {}.\n",
+            now.used, now.peak, now.rss
+        );
+    }
+    format!("Memory findings:\n\n{}\n", findings.join("\n"))
 }
 
 /// Bytes the engine's structures spend per element of a hash map or set (the slot and its

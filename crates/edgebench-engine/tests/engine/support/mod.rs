@@ -10,6 +10,7 @@
 pub mod diff;
 pub mod redis_server;
 pub mod served;
+pub mod tls;
 
 use std::time::Duration;
 
@@ -21,6 +22,7 @@ pub fn connect(address: &Address, timeout: Duration) -> RedisResult<redis::Conne
     let addr = match address {
         Address::Tcp(addr) => ConnectionAddr::Tcp(addr.ip().to_string(), addr.port()),
         Address::Unix(path) => ConnectionAddr::Unix(path.clone()),
+        Address::Tls(_) => panic!("a TLS address: connect with support::tls"),
     };
     redis::Client::open(addr.into_connection_info()?)?.get_connection_with_timeout(timeout)
 }

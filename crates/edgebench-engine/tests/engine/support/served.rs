@@ -149,9 +149,44 @@ pub struct TestServer {
     task: Option<JoinHandle<io::Result<()>>>,
     _dir: tempfile::TempDir,
     pub engine: Engine,
+    /// How clients of a TLS server connect.
+    tls_client: Option<std::sync::Arc<rustls::ClientConfig>>,
 }
 
 impl TestServer {
+    /// A server on a TLS port with `settings`, whose [`TestServer::connect`] connects as
+    /// `client` says.
+    pub async fn start_tls(
+        config: ServerConfig,
+        settings: &server::tls::TlsSettings,
+        client: std::sync::Arc<rustls::ClientConfig>,
+    ) -> TestServer {
+        let acceptor = server::tls::TlsAcceptor::load(settings).expect("TLS settings");
+        let listener = Listener::bind_tls("127.0.0.1:0", acceptor)
+            .await
+            .expect("bind");
+        let mut server = TestServer::on(listener, config);
+        server.tls_client = Some(client);
+        server
+    }
+
+    fn on(listener: Listener, config: ServerConfig) -> TestServer {
+        let endpoint = listener.endpoint().expect("endpoint");
+        let engine = Engine::new();
+        let (tx, rx) = oneshot::channel::<()>();
+        let task = tokio::spawn(server::run(listener, engine.clone(), config, async {
+            let _ = rx.await;
+        }));
+        TestServer {
+            endpoint,
+            shutdown: Some(tx),
+            task: Some(task),
+            _dir: tempfile::tempdir().expect("temp dir"),
+            engine,
+            tls_client: None,
+        }
+    }
+
     /// A server with `config`, on the I/O model [`io_model`] says unless `config` asks for
     /// a model other than the default.
     pub async fn start(transport: Transport, mut config: ServerConfig) -> TestServer {
@@ -176,6 +211,7 @@ impl TestServer {
             task: Some(task),
             _dir: dir,
             engine,
+            tls_client: None,
         }
     }
 
@@ -187,6 +223,13 @@ impl TestServer {
         Ok(match &self.endpoint {
             Address::Tcp(addr) => Conn(Box::new(TcpStream::connect(addr).await?)),
             Address::Unix(path) => Conn(Box::new(UnixStream::connect(path).await?)),
+            Address::Tls(addr) => {
+                let client = self
+                    .tls_client
+                    .clone()
+                    .expect("a TLS server's client config");
+                super::tls::connect(*addr, client).await?
+            }
         })
     }
 
@@ -197,7 +240,7 @@ impl TestServer {
     pub fn socket_path(&self) -> Option<PathBuf> {
         match &self.endpoint {
             Address::Unix(path) => Some(path.clone()),
-            Address::Tcp(_) => None,
+            Address::Tcp(_) | Address::Tls(_) => None,
         }
     }
 
@@ -235,6 +278,7 @@ impl TestServer {
             task: None,
             _dir: tempfile::tempdir().expect("temp dir"),
             engine: Engine::new(),
+            tls_client: None,
         }
     }
 

@@ -179,12 +179,7 @@ impl Engine {
                 );
             }
             "memory" => {
-                let rss = process_rss_bytes();
-                let used = heap_bytes().unwrap_or(rss);
-                let peak = server
-                    .peak_memory
-                    .fetch_max(used, Ordering::Relaxed)
-                    .max(used);
+                let MemoryNow { used, rss, peak } = self.memory_now();
                 let total = total_system_memory();
                 let maxmemory = server.number(Param::MAXMEMORY);
                 put("used_memory", used.to_string());
@@ -329,6 +324,20 @@ impl Engine {
     /// (keys, keys with a TTL) of every database. Locks one whole database at a time while
     /// holding nothing else, so it cannot close a lock cycle with another caller. It must not
     /// run while the caller holds shards itself (inside an EXEC that locked the queue's keys).
+    /// The heap the engine's process holds now, its RSS, and the peak seen (updated): what
+    /// INFO memory and MEMORY STATS report.
+    pub(crate) fn memory_now(&self) -> MemoryNow {
+        let rss = process_rss_bytes();
+        let used = heap_bytes().unwrap_or(rss);
+        let peak = self
+            .inner()
+            .server
+            .peak_memory
+            .fetch_max(used, Ordering::Relaxed)
+            .max(used);
+        MemoryNow { used, rss, peak }
+    }
+
     pub fn keyspace_counts(&self) -> Vec<(usize, usize)> {
         let now = self.now_ms();
         (0..DATABASES)
@@ -366,6 +375,16 @@ pub fn bytes_to_human(n: u64) -> String {
         || format!("{n}B"),
         |(size, unit)| format!("{:.2}{unit}", n as f64 / *size as f64),
     )
+}
+
+/// [`Engine::memory_now`]'s figures, in bytes.
+pub(crate) struct MemoryNow {
+    /// The live heap (`used_memory`).
+    pub(crate) used: u64,
+    /// The resident set (`used_memory_rss`).
+    pub(crate) rss: u64,
+    /// The largest `used` seen (`used_memory_peak`).
+    pub(crate) peak: u64,
 }
 
 /// Where `used_memory` comes from when the host process can say: its allocator's live bytes.
