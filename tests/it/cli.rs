@@ -350,57 +350,63 @@ fn bad_tls_flags_are_one_line() {
         path(&files.server_key),
         path(&files.client_key),
     );
-    let missing = dir.path().join("missing.crt");
-    assert_one_line_error_prefix(
-        &[
+    let missing = path(&dir.path().join("missing.crt"));
+    // `serve --port 0 --tls-port 16399 --tls-cert-file CERT --tls-key-file KEY MORE...`
+    let serve = |cert: &str, key: &str, more: &[&str]| -> Vec<String> {
+        [
             "serve",
             "--port",
             "0",
             "--tls-port",
             "16399",
             "--tls-cert-file",
-            &path(&missing),
-            "--tls-key-file",
-            &key,
-            "--tls-auth-clients",
-            "no",
-        ],
-        &format!(
-            "edgebench: --tls-cert-file {}: cannot read it (",
-            missing.display()
+            cert,
+        ]
+        .iter()
+        .chain(&["--tls-key-file", key])
+        .chain(more)
+        .map(|a| a.to_string())
+        .collect()
+    };
+    let no_clients = ["--tls-auth-clients", "no"];
+    let cases: [(Vec<String>, String, bool); 4] = [
+        (
+            serve(&missing, &key, &no_clients),
+            format!("edgebench: --tls-cert-file {missing}: cannot read it ("),
+            true,
         ),
-    );
-    assert_one_line_error_prefix(
-        &[
-            "serve",
-            "--port",
-            "0",
-            "--tls-port",
-            "16399",
-            "--tls-cert-file",
-            &cert,
-            "--tls-key-file",
-            &client_key,
-            "--tls-auth-clients",
-            "no",
-        ],
-        &format!("edgebench: --tls-key-file {client_key}: does not go with --tls-cert-file {cert}"),
-    );
-    assert_one_line_error(
-        &[
-            "serve",
-            "--port",
-            "0",
-            "--tls-port",
-            "16399",
-            "--tls-cert-file",
-            &cert,
-            "--tls-key-file",
-            &key,
-        ],
-        "edgebench: --tls-auth-clients yes (the default) needs --tls-ca-cert-file, the CA that \
-         signs client certificates; give it, or --tls-auth-clients no",
-    );
+        (
+            serve(&cert, &client_key, &no_clients),
+            format!(
+                "edgebench: --tls-key-file {client_key}: does not go with --tls-cert-file {cert}"
+            ),
+            true,
+        ),
+        (
+            serve(&cert, &key, &[]),
+            "edgebench: --tls-auth-clients yes (the default) needs --tls-ca-cert-file, the CA \
+             that signs client certificates; give it, or --tls-auth-clients no"
+                .to_string(),
+            false,
+        ),
+        (
+            serve(
+                &cert,
+                &key,
+                &["--tls-auth-clients", "no", "--tls-protocols", "TLSv1.1"],
+            ),
+            "edgebench: --tls-protocols \"TLSv1.1\": TLSv1.1 is not offered".to_string(),
+            true,
+        ),
+    ];
+    for (args, message, prefix) in &cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        if *prefix {
+            assert_one_line_error_prefix(&args, message);
+        } else {
+            assert_one_line_error(&args, message);
+        }
+    }
     assert_one_line_error(
         &["serve", "--tls-cert-file", &cert],
         "edgebench: --tls-cert-file without --tls-port: give --tls-port PORT to serve TLS clients",
@@ -413,24 +419,6 @@ fn bad_tls_flags_are_one_line() {
     assert_one_line_error(
         &["serve", "--tls-port", "70000"],
         "edgebench: --tls-port \"70000\": expected a TCP port from 1 to 65535 (0: no TLS port)",
-    );
-    assert_one_line_error_prefix(
-        &[
-            "serve",
-            "--port",
-            "0",
-            "--tls-port",
-            "16399",
-            "--tls-cert-file",
-            &cert,
-            "--tls-key-file",
-            &key,
-            "--tls-auth-clients",
-            "no",
-            "--tls-protocols",
-            "TLSv1.1",
-        ],
-        "edgebench: --tls-protocols \"TLSv1.1\": TLSv1.1 is not offered",
     );
     assert_one_line_error(
         &[

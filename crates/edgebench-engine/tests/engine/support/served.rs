@@ -165,12 +165,14 @@ impl TestServer {
         let listener = Listener::bind_tls("127.0.0.1:0", acceptor)
             .await
             .expect("bind");
-        let mut server = TestServer::on(listener, config);
+        let mut server = TestServer::on(listener, config, tempfile::tempdir().expect("temp dir"));
         server.tls_client = Some(client);
         server
     }
 
-    fn on(listener: Listener, config: ServerConfig) -> TestServer {
+    /// Serves a fresh engine on `listener` in the test's runtime; `dir` (a Unix socket's)
+    /// goes with the server.
+    fn on(listener: Listener, config: ServerConfig, dir: tempfile::TempDir) -> TestServer {
         let endpoint = listener.endpoint().expect("endpoint");
         let engine = Engine::new();
         let (tx, rx) = oneshot::channel::<()>();
@@ -181,7 +183,7 @@ impl TestServer {
             endpoint,
             shutdown: Some(tx),
             task: Some(task),
-            _dir: tempfile::tempdir().expect("temp dir"),
+            _dir: dir,
             engine,
             tls_client: None,
         }
@@ -199,20 +201,7 @@ impl TestServer {
             Transport::Unix => Listener::bind_unix(&dir.path().join("s.sock")),
         }
         .expect("bind");
-        let endpoint = listener.endpoint().expect("endpoint");
-        let engine = Engine::new();
-        let (tx, rx) = oneshot::channel::<()>();
-        let task = tokio::spawn(server::run(listener, engine.clone(), config, async {
-            let _ = rx.await;
-        }));
-        TestServer {
-            endpoint,
-            shutdown: Some(tx),
-            task: Some(task),
-            _dir: dir,
-            engine,
-            tls_client: None,
-        }
+        TestServer::on(listener, config, dir)
     }
 
     pub async fn new(transport: Transport) -> TestServer {
