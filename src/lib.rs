@@ -42,6 +42,7 @@
 //! - [`transport`]: how edgebench talks to a Redis-protocol server, below every store:
 //!   endpoints, Redis URLs, connections, `WAIT` after writes, Redis Cluster's routing.
 //! - [`results`]: the core-data results model (beneath the runner, which fills it).
+//! - [`redact`]: passwords out of printed URLs and recorded command lines, at the bottom.
 //! - [`report`]: what no workload owns: the [`report::Exporter`] trait and
 //!   [`report::write_all`] (every results file written whole), the core-data file formats,
 //!   the HTML page and its charts, the merge machinery, `report compare` and `benchtomd`, and
@@ -58,6 +59,7 @@ pub mod edgex;
 pub mod fleet;
 pub mod kv;
 pub mod perf;
+pub mod redact;
 pub mod report;
 pub mod results;
 pub mod runner;

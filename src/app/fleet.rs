@@ -33,7 +33,7 @@ pub fn main(
         None => super::shared::fresh_run_dir(Path::new("results"), "fleet"),
     };
     let mut run = FleetRun {
-        command: crate::store::shared::recorded_command_line(),
+        command: crate::redact::recorded_command_line(),
         started: chrono::Utc::now().to_rfc3339(),
         fleet: FleetSettings::of(&cfg.spec),
         targets: Vec::new(),

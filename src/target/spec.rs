@@ -195,7 +195,7 @@ fn parse_kind(what: &str, item: &str) -> Result<TargetKind, TargetError> {
     match (parsed, what.split_once("://")) {
         (Some(Ok(kind)), _) => Ok(kind.into()),
         (Some(Err(ParseError::BadUrl(reason))), _) => Err(TargetError::BadUrl {
-            url: crate::store::shared::redact_password(what),
+            url: crate::redact::redact_password(what),
             reason,
         }),
         (Some(Err(ParseError::BadOption(reason))), _) => Err(TargetError::BadOption {
@@ -209,7 +209,7 @@ fn parse_kind(what: &str, item: &str) -> Result<TargetKind, TargetError> {
                 .filter(|u| !u.is_empty())
                 .collect();
             Err(TargetError::BadUrl {
-                url: crate::store::shared::redact_password(what),
+                url: crate::redact::redact_password(what),
                 reason: format!("unsupported scheme {scheme:?}: use {}", one_of(&urls)),
             })
         }

@@ -143,10 +143,7 @@ fn slug(title: &str) -> String {
 
 /// The command line of this process, as the page records it (passwords hidden).
 pub fn command_line() -> Vec<(String, String)> {
-    vec![(
-        "command".into(),
-        crate::store::shared::recorded_command_line(),
-    )]
+    vec![("command".into(), crate::redact::recorded_command_line())]
 }
 
 /// The command line, edgebench's version and the machine, for the kinds whose results files

@@ -14,7 +14,8 @@ use mongodb::IndexModel;
 use super::base::{
     backend_error, Fidelity, MongoLayout, MongoStore, EVENTS, READINGS, SERVER_SELECTION_TIMEOUT,
 };
-use crate::store::shared::{one_line, private_name, redact_password};
+use crate::redact::redact_password;
+use crate::store::shared::{one_line, private_name};
 use crate::store::StoreResult;
 
 /// A run's private `edgebench_<random>` database on a MongoDB server, whatever its layout:

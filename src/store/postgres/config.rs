@@ -10,7 +10,8 @@ use postgres::Config;
 
 use super::schema::{DEFAULT_PORT, DEFAULT_SOCKET_DIR, DEFAULT_TCP_HOST, URL_FORMS};
 use super::tls::{split_tls_params, PgConfig, PgTls, SslMode};
-use crate::store::shared::{chain, redact_password};
+use crate::redact::redact_password;
+use crate::store::shared::chain;
 
 /// Which transport a `pg-tcp` / `pg-uds` shortcut uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

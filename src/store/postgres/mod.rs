@@ -32,7 +32,7 @@
 //! everything connects with), `errors` (one-line error texts with their fix), `database`
 //! ([`PgDatabase`]), `store` ([`PgStore`]) and the unit tests, `tests`.
 
-pub use crate::store::shared::redact_password;
+pub use crate::redact::redact_password;
 
 pub mod backend;
 mod config;

@@ -57,7 +57,7 @@ impl BusUrl {
     /// Reads one bus URL; the error names the item (its password hidden) and the forms.
     pub fn parse(item: &str) -> Result<BusUrl, String> {
         let item = item.trim();
-        let shown = crate::store::shared::redact_password(item);
+        let shown = crate::redact::redact_password(item);
         let bad = |why: &str| format!("--bus {shown:?}: {why}; give {BUS_URL_FORMS}");
         let (scheme, rest) = item.split_once("://").ok_or_else(|| bad("not a URL"))?;
         let scheme = scheme.to_ascii_lowercase();
@@ -443,10 +443,7 @@ mod tests {
         ] {
             let e = BusUrl::parse(item).unwrap_err();
             assert!(e.contains(says), "{item}: {e}");
-            assert!(
-                e.contains(&crate::store::shared::redact_password(item)),
-                "{e}"
-            );
+            assert!(e.contains(&crate::redact::redact_password(item)), "{e}");
             assert!(!e.contains("pw@"), "the password is hidden: {e}");
             assert!(e.contains("mqtts://[USER:PASSWORD@]HOST:PORT"), "{e}");
             assert!(!e.contains('\n'));
