@@ -6,8 +6,11 @@
 //! A SIGKILL ends the process, not the machine: what the process had written survives in
 //! the page cache whatever was synced, so with every policy every acknowledged write must
 //! survive. That holds only if a write reaches the file before its reply leaves, which is
-//! what the test shows for both servers; what `always` adds over `everysec` (an fsync before
-//! the reply) matters only when the operating system dies, which a test cannot do here.
+//! what the test shows for `serve` under every policy and for redis-server under `always` and
+//! `no`; redis-server under `everysec` may lose the tail of what it acknowledged while a slow
+//! fsync makes it postpone its writes (see `crash_and_check`). What `always` adds over
+//! `everysec` (an fsync before the reply) matters only when the operating system dies, which a
+//! test cannot do here.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
@@ -128,19 +131,39 @@ fn crash_and_check(server: Server, fsync: &str) {
     let _ = std::fs::remove_file(&sock);
     let mut again = start(server, &dir, &sock, fsync);
     let mut con = connect(&sock);
-    for (w, &last) in acked.iter().enumerate() {
-        let keys: Vec<String> = (0..=last).map(|n| format!("w{w}:{n}")).collect();
+    // redis-server under `everysec` postpones its write() while a background fsync is still
+    // running (up to 2 s: `aof_flush_postponed_start` in aof.c) and replies meanwhile, so on
+    // a loaded disk a SIGKILL can take the tail of what it acknowledged (seen once in CI:
+    // 5,966 of a writer's SETs acknowledged, the last missing). What holds for it then is a
+    // prefix: no acknowledged write missing before one that survived. Every other case, and
+    // `serve` under every policy (it writes before it replies), loses nothing.
+    let tail_may_go = server == Server::Redis && fsync == "everysec";
+    for (w, &acked_last) in acked.iter().enumerate() {
+        let keys: Vec<String> = (0..=acked_last).map(|n| format!("w{w}:{n}")).collect();
+        let mut present = Vec::with_capacity(keys.len());
         for chunk in keys.chunks(1000) {
             let values: Vec<Option<i64>> = redis::cmd("MGET").arg(chunk).query(&mut con).unwrap();
             for (k, v) in chunk.iter().zip(values) {
                 let n: i64 = k.rsplit(':').next().unwrap().parse().unwrap();
-                assert_eq!(
-                    v,
-                    Some(n),
-                    "{server:?} appendfsync {fsync}: acknowledged {k} lost after SIGKILL"
+                assert!(
+                    v.is_none() || v == Some(n),
+                    "{server:?} {fsync}: {k} holds {v:?}"
                 );
+                present.push(v.is_some());
             }
         }
+        let kept = present.iter().take_while(|p| **p).count();
+        if let Some(lost) = present.iter().position(|p| !p) {
+            assert!(
+                tail_may_go,
+                "{server:?} appendfsync {fsync}: acknowledged w{w}:{lost} lost after SIGKILL"
+            );
+            assert!(
+                present[kept..].iter().all(|p| !p),
+                "{server:?} appendfsync {fsync}: w{w}:{lost} lost while a later write survived"
+            );
+        }
+        let last = kept as i64 - 1;
         // Each transaction is whole: the counter counts exactly the SETs made in one.
         let count: Option<i64> = redis::cmd("GET")
             .arg(format!("w{w}:count"))
