@@ -50,6 +50,10 @@ pub struct Conn(pub Box<dyn Io>);
 impl Conn {
     pub async fn send(&mut self, bytes: &[u8]) {
         self.0.write_all(bytes).await.expect("write to the server");
+        // A TLS client (tokio-rustls) keeps the ciphertext its socket did not take until it is
+        // flushed: without this, the end of a large request could stay in the client while
+        // the test waits for the reply (a TCP stream's flush does nothing).
+        self.0.flush().await.expect("flush to the server");
     }
 
     /// Reads exactly `n` bytes.
