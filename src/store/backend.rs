@@ -24,6 +24,7 @@ use std::sync::Arc;
 
 use super::edgex::EventStore;
 use super::layout::Layout;
+use super::ycsb::{Binding, Setup, YcsbOpener};
 use super::redis::spawn::SpawnError;
 use super::redis::ClusterSpawnError;
 use super::{CoreData, StoreError, StoreResult};
@@ -56,6 +57,12 @@ pub trait Started: fmt::Debug + Send + Sync + Any {
     /// How a Redis-protocol workload reaches it; `None` when it does not speak the protocol.
     fn redis(&self) -> Option<&dyn RedisProtocol> {
         None
+    }
+
+    /// Opens YCSB stores of `setup.binding` (one of its kind's
+    /// [`Kind::ycsb_bindings`]) on connections of their own, having laid out the table.
+    fn ycsb(&self, setup: &Setup) -> Result<YcsbOpener, BackendError> {
+        Err(no_ycsb(setup.binding))
     }
 
     /// Itself, for the few callers that ask for one backend's own handles (a test asking a
@@ -123,6 +130,20 @@ pub trait Database: Send + Sync + 'static {
     fn open(&self) -> StoreResult<Self::Store>;
     /// Where and what it is, for the run header.
     fn describe(&self) -> String;
+    /// Opens YCSB stores of `setup.binding` in this database (its tables beside the
+    /// layout's).
+    fn ycsb(&self, setup: &Setup) -> Result<YcsbOpener, BackendError> {
+        Err(no_ycsb(setup.binding))
+    }
+}
+
+/// A target without `binding`.
+pub fn no_ycsb(binding: Binding) -> BackendError {
+    BackendError::Unsuitable(format!(
+        "this target has no YCSB {} binding: drop -db {} or choose a target that has it",
+        binding.name(),
+        binding.name()
+    ))
 }
 
 /// A document store's private database in the layout it was made for: the 2018 layout's
@@ -170,6 +191,13 @@ where
                     db.open().map(|s| Box::new(s) as Box<dyn EventStore>)
                 }))
             }
+        }
+    }
+
+    fn ycsb(&self, setup: &Setup) -> Result<YcsbOpener, BackendError> {
+        match self {
+            InLayout::V2018(db) => db.ycsb(setup),
+            InLayout::EdgeX4(db) => db.ycsb(setup),
         }
     }
 
@@ -239,6 +267,12 @@ pub trait Kind: fmt::Debug + Send + Sync + KindBase {
     /// than the list of layouts.
     fn no_edgex_layout(&self) -> Option<&'static str> {
         None
+    }
+
+    /// The YCSB bindings it has (`-db`), its own first: what a `ycsb` run without `-db` uses.
+    /// Empty when it has none (a core-data service).
+    fn ycsb_bindings(&self) -> &'static [Binding] {
+        &[]
     }
 
     /// Whether it is a core-data service: it runs once, in whatever layout its store has.

@@ -44,6 +44,7 @@ pub mod redis;
 pub(crate) mod rules;
 pub mod shared;
 pub mod sqlite;
+pub mod ycsb;
 
 use crate::v2018::{Event, Reading};
 

@@ -328,6 +328,14 @@ impl Target {
         }
     }
 
+    /// Opens YCSB stores of `setup`'s binding, the table laid out (one per client thread).
+    pub fn ycsb_opener(
+        &self,
+        setup: &crate::store::ycsb::Setup,
+    ) -> Result<crate::store::ycsb::YcsbOpener, TargetError> {
+        self.backend.ycsb(setup).map_err(|e| self.error(e))
+    }
+
     fn unsuitable(&self, why: &str) -> TargetError {
         TargetError::Unsuitable {
             name: self.name.clone(),
