@@ -87,6 +87,11 @@ pub enum Command {
     /// and edgebench's --target T.
     #[command(after_help = PERF_EXAMPLES)]
     Perf(PerfArgs),
+    /// YCSB's core workloads A-F against each target, with YCSB's own flags (-P FILE,
+    /// -p NAME=VALUE, -threads N, -target OPS, -s, -db NAME) and edgebench's --target T;
+    /// YCSB's output per target, and a table of workloads x targets.
+    #[command(after_help = YCSB_EXAMPLES, disable_help_flag = true)]
+    Ycsb(YcsbCliArgs),
     /// Turn results into tables.
     #[command(subcommand)]
     Report(ReportCommand),
@@ -107,6 +112,31 @@ Examples:
   edgebench perf create_csv -all
       results/perf/results-group-all.csv (a row per group, run and target) and
       results-group-all.md (the targets compared).";
+
+const YCSB_EXAMPLES: &str = "\
+Examples:
+  edgebench ycsb load run -P etc/ycsb/workloada --target embedded,redis-uds
+      YCSB's load and workload A on the in-process engine and a private redis-server.
+  edgebench ycsb suite -p recordcount=100000 -p operationcount=100000 -threads 4
+      YCSB's recommended sequence (load, A, B, C, F, D; reload; E) on every target.
+  edgebench ycsb run -P etc/ycsb/workloadc -target 100000 -p measurement.interval=both
+      Throttled to 100,000 ops/s: latency also from each operation's intended start.
+  edgebench ycsb --help
+      Every flag.";
+
+/// `edgebench ycsb STEP… [YCSB flags]`: YCSB's single-dash flags, taken as they come and
+/// checked by `ycsb::args`.
+#[derive(Debug, Args)]
+pub struct YcsbCliArgs {
+    /// load, run, `load run`, or suite, then YCSB's flags (-P, -p, -threads, -target, -s, -l,
+    /// -db) and edgebench's (--target, --ycsb-redis-layout, --out, --run-id); --help for all.
+    #[arg(
+        value_name = "STEP AND FLAGS",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub words: Vec<String>,
+}
 
 /// `edgebench perf TOOL [PadoGrid flags]`: the flags are PadoGrid's single-dash words, so
 /// they are taken as they come and checked by the tool.

@@ -9,6 +9,7 @@
 //! - [`kv`]: memtier_benchmark's key-value load;
 //! - [`perf`]: PadoGrid's perf_test tools;
 //! - [`fleet`]: a device fleet, open loop, against each target;
+//! - [`ycsb`]: YCSB's core workloads against each target;
 //! - [`report`]: `report html`, `report compare` and `report benchtomd`.
 //!
 //! [`run`] dispatches a parsed command line. How a command ended is an [`Ending`] and why it
@@ -25,6 +26,7 @@ pub mod report;
 pub mod serve;
 mod shared;
 pub mod status;
+pub mod ycsb;
 
 use crate::cli::{Cli, Command};
 use crate::report::Workload;
@@ -50,6 +52,7 @@ pub fn run(cli: Cli, interrupts: &Interrupts<'_>) -> Result<Ending, Error> {
         Command::Fleet(args) => fleet::main(&args, interrupts, stderr),
         Command::Kv(args) => kv::main(&args, interrupts, stderr),
         Command::Perf(args) => perf::main(&args, interrupts),
+        Command::Ycsb(args) => ycsb::main(&args.words, interrupts, stderr),
         Command::Report(command) => report::main(&command),
     }
 }

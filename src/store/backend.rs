@@ -24,9 +24,9 @@ use std::sync::Arc;
 
 use super::edgex::EventStore;
 use super::layout::Layout;
-use super::ycsb::{Binding, Setup, YcsbOpener};
 use super::redis::spawn::SpawnError;
 use super::redis::ClusterSpawnError;
+use super::ycsb::{Binding, Setup, YcsbOpener};
 use super::{CoreData, StoreError, StoreResult};
 use crate::transport::cluster::ClusterError;
 use crate::transport::{Connector, RedisReach};

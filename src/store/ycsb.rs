@@ -53,9 +53,7 @@ impl Binding {
             "redis" | "site.ycsb.db.RedisClient" => Binding::Redis,
             "go-ycsb" => Binding::GoYcsb,
             "jdbc" | "site.ycsb.db.JdbcDBClient" => Binding::Jdbc,
-            "postgrenosql" | "site.ycsb.postgrenosql.PostgreNoSQLDBClient" => {
-                Binding::PostgreNoSql
-            }
+            "postgrenosql" | "site.ycsb.postgrenosql.PostgreNoSQLDBClient" => Binding::PostgreNoSql,
             "mongodb" | "site.ycsb.db.MongoDbClient" => Binding::MongoDb,
             _ => return None,
         })

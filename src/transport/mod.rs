@@ -39,7 +39,7 @@ pub enum RedisReach {
 }
 
 /// A source of connections to a target, one per call (one per worker).
-pub type Connector = dyn Fn() -> Result<Box<dyn ConnectionLike + Send>, String> + Sync;
+pub type Connector = dyn Fn() -> Result<Box<dyn ConnectionLike + Send>, String> + Send + Sync;
 
 /// A connection a Redis store runs on: any [`redis::ConnectionLike`] that is `Send`, with two
 /// hooks a transport may override.

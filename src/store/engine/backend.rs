@@ -7,6 +7,7 @@
 use std::any::Any;
 use std::sync::Arc;
 
+use super::ycsb::EngineYcsb;
 use super::EngineStore;
 use crate::engine::{Engine, EngineConnection};
 use crate::server::tls::{AuthClients, TlsSettings};
@@ -21,6 +22,7 @@ use crate::store::redis::edgex3::Redis3Store;
 use crate::store::redis::options;
 use crate::store::redis::spawn::{Listen, ServerOptions};
 use crate::store::redis::RedisStore;
+use crate::store::ycsb::{Binding, Setup, YcsbOpener, YcsbStore};
 use crate::store::CoreData;
 use crate::transport::certs::PrivateCa;
 use crate::transport::{Access, Connector, RedisReach, ServerSecurity, TlsOptions};
@@ -121,6 +123,10 @@ impl Kind for EngineItem {
 
     fn memory_only(&self) -> bool {
         self.persistence.is_default()
+    }
+
+    fn ycsb_bindings(&self) -> &'static [Binding] {
+        crate::store::redis::ycsb::BINDINGS
     }
 
     fn configures_server(&self) -> bool {
@@ -401,6 +407,18 @@ impl Started for EngineTarget {
 
     fn in_process(&self) -> bool {
         true
+    }
+
+    fn ycsb(&self, setup: &Setup) -> Result<YcsbOpener, BackendError> {
+        if !self.direct {
+            return crate::store::redis::ycsb::opener_of(self, setup);
+        }
+        let (engine, setup) = (self.engine.clone(), setup.clone());
+        EngineYcsb::new(engine.clone(), &setup)
+            .map_err(|e| BackendError::Unsuitable(e.to_string()))?;
+        Ok(Arc::new(move || {
+            Ok(Box::new(EngineYcsb::new(engine.clone(), &setup)?) as Box<dyn YcsbStore>)
+        }))
     }
 
     fn redis(&self) -> Option<&dyn RedisProtocol> {

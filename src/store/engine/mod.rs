@@ -44,6 +44,7 @@ pub mod backend;
 mod batch;
 #[cfg(test)]
 mod tests;
+pub mod ycsb;
 
 use batch::{engine_error, Batch, KeyBuf, Op};
 

@@ -16,6 +16,7 @@ use super::spawn::{self, Listen, RedisServer, ServerOptions};
 use super::{ClusterStore, RedisStore};
 use crate::store::backend::{BackendError, RedisProtocol, Started, StoreOpener};
 use crate::store::edgex::EventStore;
+use crate::store::ycsb::{Setup, YcsbOpener};
 use crate::store::{CoreData, StoreError};
 use crate::transport::cluster::ClusterConnection;
 use crate::transport::{
@@ -338,6 +339,11 @@ impl Started for RedisTarget {
         }))
     }
 
+    fn ycsb(&self, setup: &Setup) -> Result<YcsbOpener, BackendError> {
+        self.refuse_mini_redis()?;
+        super::ycsb::opener_of(self, setup)
+    }
+
     fn redis(&self) -> Option<&dyn RedisProtocol> {
         Some(self)
     }
@@ -490,6 +496,10 @@ impl Started for ClusterTarget {
                     message: e.to_string(),
                 })
         }))
+    }
+
+    fn ycsb(&self, setup: &Setup) -> Result<YcsbOpener, BackendError> {
+        super::ycsb::opener_of(self, setup)
     }
 
     fn redis(&self) -> Option<&dyn RedisProtocol> {

@@ -277,6 +277,13 @@ impl Kind for RedisKind {
         )
     }
 
+    fn ycsb_bindings(&self) -> &'static [crate::store::ycsb::Binding] {
+        match self {
+            RedisKind::MiniRedis => &[],
+            _ => super::ycsb::BINDINGS,
+        }
+    }
+
     fn is_cluster(&self) -> bool {
         matches!(self, RedisKind::SpawnCluster { .. } | RedisKind::Cluster(_))
     }

@@ -19,6 +19,7 @@ pub(crate) mod records2018;
 pub mod spawn;
 mod v2018;
 mod v2018_cluster;
+pub mod ycsb;
 
 pub use cluster_spawn::{ClusterShape, ClusterSpawnError, SpawnedCluster};
 pub use v2018::*;

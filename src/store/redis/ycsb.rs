@@ -1,0 +1,328 @@
+//! YCSB's Redis bindings on any Redis-protocol connection (a spawned `redis-server`, a URL, a
+//! cluster, the engine served over RESP or called in process through redis-rs):
+//!
+//! - [`Binding::Redis`], YCSB's Jedis `RedisClient`: a record is the hash at its key
+//!   (`HMSET key field0 v0 …`), and every key is also a member of the sorted set `_indices`,
+//!   scored by Java's `String.hashCode()` of the key. Insert is two round trips (HMSET, then
+//!   ZADD), as Jedis sends them; a read of every field is `HGETALL`, of some `HMGET`; a scan
+//!   is `ZRANGEBYSCORE _indices <hash(start)> +inf LIMIT 0 <n>`, then a read per key; delete
+//!   is `DEL` then `ZREM`.
+//! - [`Binding::GoYcsb`], go-ycsb's `redis` binding (`redis.datatype=hash`): the hash at
+//!   `<table>/<key>`, `HSET` to write, `HMGET` of the asked fields (every field by name when
+//!   all are read), no index and no scan.
+
+use redis::{Cmd, ConnectionLike, Value};
+
+use crate::store::backend::{BackendError, Started};
+use crate::store::ycsb::{
+    java_string_hash, Binding, Record, Records, Setup, YcsbError, YcsbOpener, YcsbResult,
+    YcsbStore, GO_YCSB_NO_SCAN,
+};
+use crate::transport::Connector;
+
+/// The sorted set YCSB's Redis binding indexes every key in.
+pub const INDEX_KEY: &str = "_indices";
+
+/// The YCSB bindings every Redis-protocol kind has, its own (Jedis's) first.
+pub const BINDINGS: &[Binding] = &[Binding::Redis, Binding::GoYcsb];
+
+/// YCSB stores of `setup` on connections from `connector` (the started target's).
+pub fn opener(connector: Box<Connector>, setup: &Setup) -> Result<YcsbOpener, BackendError> {
+    if !BINDINGS.contains(&setup.binding) {
+        return Err(crate::store::backend::no_ycsb(setup.binding));
+    }
+    let setup = setup.clone();
+    Ok(std::sync::Arc::new(move || {
+        let conn = connector().map_err(YcsbError::Backend)?;
+        Ok(Box::new(RedisYcsb::new(conn, &setup)) as Box<dyn YcsbStore>)
+    }))
+}
+
+/// [`opener`] for a started target that speaks the protocol.
+pub fn opener_of(started: &dyn Started, setup: &Setup) -> Result<YcsbOpener, BackendError> {
+    match started.redis() {
+        Some(redis) => opener(redis.connector()?, setup),
+        None => Err(crate::store::backend::no_ycsb(setup.binding)),
+    }
+}
+
+/// One YCSB client connection in one of the Redis layouts.
+pub struct RedisYcsb {
+    conn: Box<dyn ConnectionLike + Send>,
+    binding: Binding,
+    /// go-ycsb's key prefix, `<table>/`.
+    prefix: String,
+    /// Every field name, for go-ycsb's `HMGET` of every field.
+    fields: Vec<String>,
+    /// The key being built (go-ycsb's prefixed key).
+    key: String,
+    /// Keys a scan listed.
+    scanned: Vec<Vec<u8>>,
+}
+
+impl RedisYcsb {
+    /// A client on `conn`, laid out as `setup` says.
+    pub fn new(conn: Box<dyn ConnectionLike + Send>, setup: &Setup) -> RedisYcsb {
+        RedisYcsb {
+            conn,
+            binding: setup.binding,
+            prefix: format!("{}/", setup.table),
+            fields: setup.fields.clone(),
+            key: String::new(),
+            scanned: Vec::new(),
+        }
+    }
+
+    /// The key a record lives at.
+    fn key<'a>(&'a mut self, key: &'a str) -> &'a str {
+        if self.binding == Binding::GoYcsb {
+            self.key.clear();
+            self.key.push_str(&self.prefix);
+            self.key.push_str(key);
+            &self.key
+        } else {
+            key
+        }
+    }
+
+    fn run(&mut self, cmd: &Cmd) -> YcsbResult<Value> {
+        match self.conn.req_command(cmd) {
+            Ok(Value::ServerError(e)) => Err(YcsbError::Backend(format!("{e:?}"))),
+            Ok(v) => Ok(v),
+            Err(e) => Err(YcsbError::Backend(e.to_string())),
+        }
+    }
+
+    fn write(&mut self, key: &str, values: &[(String, Vec<u8>)]) -> YcsbResult<()> {
+        let verb = if self.binding == Binding::GoYcsb {
+            "HSET"
+        } else {
+            "HMSET"
+        };
+        let mut cmd = redis::cmd(verb);
+        cmd.arg(self.key(key));
+        for (name, value) in values {
+            cmd.arg(name.as_str()).arg(value.as_slice());
+        }
+        self.run(&cmd).map(drop)
+    }
+
+    /// Reads the hash at `stored` (a stored key) into `out`; `false` when it is missing.
+    fn read_stored(
+        &mut self,
+        stored: &[u8],
+        fields: Option<&[String]>,
+        out: &mut Record,
+    ) -> YcsbResult<bool> {
+        out.clear();
+        if fields.is_none() && self.binding == Binding::GoYcsb {
+            // go-ycsb reads every field by name (HMGET of all of them).
+            let all = std::mem::take(&mut self.fields);
+            let found = self.read_stored(stored, Some(&all), out);
+            self.fields = all;
+            return found;
+        }
+        match fields {
+            None => {
+                let mut cmd = redis::cmd("HGETALL");
+                cmd.arg(stored);
+                match self.run(&cmd)? {
+                    Value::Array(items) => {
+                        for pair in items.chunks_exact(2) {
+                            out.push(bytes(&pair[0]), bytes(&pair[1]));
+                        }
+                    }
+                    Value::Map(pairs) => {
+                        for (n, v) in &pairs {
+                            out.push(bytes(n), bytes(v));
+                        }
+                    }
+                    other => return Err(unexpected("HGETALL", &other)),
+                }
+                Ok(!out.is_empty())
+            }
+            Some(names) => {
+                let mut cmd = redis::cmd("HMGET");
+                cmd.arg(stored);
+                for name in names {
+                    cmd.arg(name.as_str());
+                }
+                match self.run(&cmd)? {
+                    Value::Array(items) => {
+                        for (name, value) in names.iter().zip(&items) {
+                            if !matches!(value, Value::Nil) {
+                                out.push(name.as_bytes(), bytes(value));
+                            }
+                        }
+                    }
+                    other => return Err(unexpected("HMGET", &other)),
+                }
+                Ok(!out.is_empty())
+            }
+        }
+    }
+}
+
+/// A bulk string's bytes (a status's text; nothing for anything else).
+fn bytes(v: &Value) -> &[u8] {
+    match v {
+        Value::BulkString(b) => b,
+        Value::SimpleString(s) => s.as_bytes(),
+        _ => &[],
+    }
+}
+
+fn unexpected(what: &str, v: &Value) -> YcsbError {
+    YcsbError::Backend(format!("{what} answered {v:?}"))
+}
+
+impl YcsbStore for RedisYcsb {
+    fn insert(&mut self, key: &str, values: &[(String, Vec<u8>)]) -> YcsbResult<()> {
+        self.write(key, values)?;
+        if self.binding == Binding::Redis {
+            let mut cmd = redis::cmd("ZADD");
+            cmd.arg(INDEX_KEY)
+                .arg(f64::from(java_string_hash(key)))
+                .arg(key);
+            self.run(&cmd)?;
+        }
+        Ok(())
+    }
+
+    fn read(&mut self, key: &str, fields: Option<&[String]>, out: &mut Record) -> YcsbResult<()> {
+        let stored = self.key(key).as_bytes().to_vec();
+        match self.read_stored(&stored, fields, out)? {
+            true => Ok(()),
+            false => Err(YcsbError::NotFound(key.to_string())),
+        }
+    }
+
+    fn update(&mut self, key: &str, values: &[(String, Vec<u8>)]) -> YcsbResult<()> {
+        self.write(key, values)
+    }
+
+    fn scan(
+        &mut self,
+        start: &str,
+        count: usize,
+        fields: Option<&[String]>,
+        out: &mut Records,
+    ) -> YcsbResult<()> {
+        out.clear();
+        if self.binding == Binding::GoYcsb {
+            return Err(YcsbError::Unsupported(GO_YCSB_NO_SCAN));
+        }
+        let mut cmd = redis::cmd("ZRANGEBYSCORE");
+        cmd.arg(INDEX_KEY)
+            .arg(f64::from(java_string_hash(start)))
+            .arg("+inf")
+            .arg("LIMIT")
+            .arg(0)
+            .arg(count);
+        let mut keys = std::mem::take(&mut self.scanned);
+        keys.clear();
+        match self.run(&cmd)? {
+            Value::Array(items) => keys.extend(items.iter().map(|k| bytes(k).to_vec())),
+            other => return Err(unexpected("ZRANGEBYSCORE", &other)),
+        }
+        let mut result = Ok(());
+        for key in &keys {
+            let record = out.next(key);
+            match self.read_stored(key, fields, record) {
+                Ok(true) => {}
+                // Deleted between the index and its read: skipped, as the binding's
+                // caller sees only what it read.
+                Ok(false) => out.pop(),
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        self.scanned = keys;
+        result
+    }
+
+    fn delete(&mut self, key: &str) -> YcsbResult<()> {
+        let mut cmd = redis::cmd("DEL");
+        cmd.arg(self.key(key));
+        let deleted = self.run(&cmd)?;
+        let removed = if self.binding == Binding::Redis {
+            let mut cmd = redis::cmd("ZREM");
+            cmd.arg(INDEX_KEY).arg(key);
+            self.run(&cmd)?
+        } else {
+            Value::Int(0)
+        };
+        match (deleted, removed) {
+            (Value::Int(0), Value::Int(0)) => Err(YcsbError::NotFound(key.to_string())),
+            _ => Ok(()),
+        }
+    }
+
+    fn count(&mut self) -> YcsbResult<u64> {
+        let cmd = if self.binding == Binding::Redis {
+            let mut cmd = redis::cmd("ZCARD");
+            cmd.arg(INDEX_KEY);
+            cmd
+        } else {
+            // go-ycsb keeps no index: the keys of the database (one node's on a cluster).
+            redis::cmd("DBSIZE")
+        };
+        match self.run(&cmd)? {
+            Value::Int(n) => Ok(u64::try_from(n).unwrap_or(0)),
+            other => Err(unexpected("count", &other)),
+        }
+    }
+
+    fn clear(&mut self) -> YcsbResult<()> {
+        if self.binding == Binding::GoYcsb {
+            // Every key under the table's prefix, a SCAN page at a time.
+            let pattern = format!("{}*", self.prefix);
+            let mut cursor = b"0".to_vec();
+            loop {
+                let mut cmd = redis::cmd("SCAN");
+                cmd.arg(&cursor[..])
+                    .arg("MATCH")
+                    .arg(&pattern)
+                    .arg("COUNT")
+                    .arg(1000);
+                let Value::Array(reply) = self.run(&cmd)? else {
+                    return Err(YcsbError::Backend("SCAN answered no array".into()));
+                };
+                let (next, keys) = match reply.as_slice() {
+                    [next, Value::Array(keys)] => (bytes(next).to_vec(), keys.clone()),
+                    _ => return Err(YcsbError::Backend("SCAN answered no page".into())),
+                };
+                for key in &keys {
+                    let mut del = redis::cmd("DEL");
+                    del.arg(bytes(key));
+                    self.run(&del)?;
+                }
+                if next == b"0" {
+                    return Ok(());
+                }
+                cursor = next;
+            }
+        }
+        // Every key the index lists, a page at a time, then the index.
+        loop {
+            let mut cmd = redis::cmd("ZRANGE");
+            cmd.arg(INDEX_KEY).arg(0).arg(999);
+            let Value::Array(keys) = self.run(&cmd)? else {
+                return Err(YcsbError::Backend("ZRANGE answered no array".into()));
+            };
+            if keys.is_empty() {
+                return Ok(());
+            }
+            for key in &keys {
+                let mut del = redis::cmd("DEL");
+                del.arg(bytes(key));
+                self.run(&del)?;
+                let mut zrem = redis::cmd("ZREM");
+                zrem.arg(INDEX_KEY).arg(bytes(key));
+                self.run(&zrem)?;
+            }
+        }
+    }
+}
