@@ -240,6 +240,9 @@ mod tests {
         m.record(Op::Read, Status::Ok, 0, 0, 1_000);
         m.record(Op::Read, Status::Ok, 0, 500, 2_000);
         m.record(Op::Read, Status::NotFound, 0, 0, 1_999);
+        for _ in 0..3 {
+            m.done();
+        }
         let result = PhaseResult {
             measurements: m,
             runtime: Duration::from_millis(1500),

@@ -106,6 +106,8 @@ pub struct OpMeasure {
     pub failed_intended: Histogram<u64>,
     /// How many ended with each [`Status`], in [`Status::ALL`]'s order.
     pub returns: [u64; 5],
+    /// How many were timed without a status ([`Measurements::record_timing`]).
+    pub timed: u64,
 }
 
 impl Default for OpMeasure {
@@ -116,6 +118,7 @@ impl Default for OpMeasure {
             failed: latency_histogram(),
             failed_intended: latency_histogram(),
             returns: [0; 5],
+            timed: 0,
         }
     }
 }
@@ -123,7 +126,7 @@ impl Default for OpMeasure {
 impl OpMeasure {
     /// How many were measured.
     pub fn count(&self) -> u64 {
-        self.returns.iter().sum()
+        self.returns.iter().sum::<u64>() + self.timed
     }
 
     fn add(&mut self, other: &OpMeasure) {
@@ -135,6 +138,7 @@ impl OpMeasure {
         for (a, b) in self.returns.iter_mut().zip(other.returns) {
             *a += b;
         }
+        self.timed += other.timed;
     }
 }
 
@@ -144,6 +148,8 @@ pub struct Measurements {
     ops: [OpMeasure; 7],
     /// How late each operation started after its intended start, ns (0 when unthrottled).
     pub lag: Histogram<u64>,
+    /// Operations of the workload done ([`Measurements::done`]).
+    done: u64,
 }
 
 impl Default for Measurements {
@@ -151,6 +157,7 @@ impl Default for Measurements {
         Measurements {
             ops: Default::default(),
             lag: latency_histogram(),
+            done: 0,
         }
     }
 }
@@ -171,6 +178,23 @@ impl Measurements {
         let _ = hi.record(from_intended);
     }
 
+    /// Records the timing of `op` without a status (YCSB's READ-MODIFY-WRITE, which counts
+    /// no `Return=` of its own), in its OK series.
+    #[inline]
+    pub fn record_timing(&mut self, op: Op, intended: u64, start: u64, end: u64) {
+        let m = &mut self.ops[op as usize];
+        m.timed += 1;
+        let _ = m.ok.record(end.saturating_sub(start));
+        let _ = m.ok_intended.record(end.saturating_sub(intended));
+    }
+
+    /// Counts one operation of the workload done (a load's insert, a run's transaction:
+    /// YCSB's `opsDone`, which counts a read-modify-write once).
+    #[inline]
+    pub fn done(&mut self) {
+        self.done += 1;
+    }
+
     /// Records how late an operation started (ns).
     #[inline]
     pub fn record_lag(&mut self, late: u64) {
@@ -183,6 +207,7 @@ impl Measurements {
             a.add(b);
         }
         let _ = self.lag.add(&other.lag);
+        self.done += other.done;
     }
 
     /// One operation's measurements.
@@ -198,12 +223,10 @@ impl Measurements {
             .filter(|(_, m)| m.count() > 0)
     }
 
-    /// Every operation counted (not CLEANUP).
+    /// Operations of the workload done: a load's inserts, a run's transactions (a
+    /// read-modify-write once, not its read and update again; not CLEANUP).
     pub fn operations(&self) -> u64 {
-        self.measured()
-            .filter(|(op, _)| *op != Op::Cleanup)
-            .map(|(_, m)| m.count())
-            .sum()
+        self.done
     }
 
     /// Empties it, keeping its histograms' memory.
@@ -214,8 +237,10 @@ impl Measurements {
             m.failed.reset();
             m.failed_intended.reset();
             m.returns = [0; 5];
+            m.timed = 0;
         }
         self.lag.reset();
+        self.done = 0;
     }
 }
 
@@ -235,13 +260,19 @@ mod tests {
         assert!(read.ok.equivalent(read.ok.max(), 4_000));
         assert!(read.ok_intended.equivalent(read.ok_intended.max(), 5_000));
         assert!(read.failed.equivalent(read.failed.max(), 2_000));
+        for _ in 0..3 {
+            m.done();
+        }
+        m.record_timing(Op::ReadModifyWrite, 0, 10, 20);
+        assert_eq!(m.op(Op::ReadModifyWrite).returns, [0; 5]);
+        assert_eq!(m.op(Op::ReadModifyWrite).count(), 1);
         let mut all = Measurements::default();
         all.add(&m);
         all.add(&m);
         assert_eq!(all.operations(), 6);
         assert_eq!(
             all.measured().map(|(op, _)| op).collect::<Vec<_>>(),
-            vec![Op::Read, Op::Update]
+            vec![Op::Read, Op::ReadModifyWrite, Op::Update]
         );
         all.reset();
         assert_eq!(all.operations(), 0);

@@ -153,6 +153,7 @@ pub fn run_phase(
                     } else {
                         failed_in_a_row = 0;
                     }
+                    m.done();
                     i += 1;
                     done.0.store(i, Ordering::Relaxed);
                     let now_epoch = epoch.load(Ordering::Relaxed);

@@ -49,3 +49,4 @@ mod service_cli;
 mod store_size;
 mod workload;
 mod ycsb_cli;
+mod ycsb_redis;
