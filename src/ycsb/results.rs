@@ -82,6 +82,10 @@ pub struct StepResults {
     /// How late operations started after their intended start (throttled runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule_lag: Option<Series>,
+    /// The share of operations that started within 1 ms of their intended start
+    /// (throttled runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule_within_1ms: Option<f64>,
     /// YCSB's export of this step (its text exporter's lines).
     pub export: String,
 }
@@ -168,6 +172,9 @@ impl StepResults {
             stopped: result.stopped.clone(),
             ops,
             schedule_lag: (w.target > 0.0).then(|| Series::of(&m.lag)),
+            schedule_within_1ms: (w.target > 0.0 && !m.lag.is_empty()).then(|| {
+                m.lag.count_between(0, 1_000_000) as f64 / m.lag.len() as f64
+            }),
             export: export::render(&export::rows(result, w), super::config::Exporter::Text),
         }
     }
@@ -327,6 +334,36 @@ impl Exporter<YcsbResults> for Percentiles {
                         micros(op.intended.p99_ns),
                     ));
                 }
+            }
+        }
+        let throttled: Vec<(&str, &TargetResults, &StepResults)> = r
+            .steps
+            .iter()
+            .flat_map(|step| {
+                r.targets.iter().filter_map(move |t| {
+                    let s = t.steps.iter().find(|s| &s.step == step)?;
+                    s.schedule_lag.as_ref().map(|_| (step.as_str(), t, s))
+                })
+            })
+            .collect();
+        if !throttled.is_empty() {
+            out.push_str(
+                "\nHow late operations started after their intended start (-target's schedule):\n\n\
+                 | step | target | -target ops/s | operations | p50 µs | p99 µs | max µs | within 1 ms |\n\
+                 |-|-|-:|-:|-:|-:|-:|-:|\n",
+            );
+            for (step, t, s) in throttled {
+                let lag = s.schedule_lag.as_ref().expect("filtered on it");
+                out.push_str(&format!(
+                    "| {step} | {} | {} | {} | {} | {} | {} | {:.2}% |\n",
+                    t.column,
+                    group(s.target_ops.round() as u64),
+                    group(lag.count),
+                    micros(lag.p50_ns),
+                    micros(lag.p99_ns),
+                    micros(lag.max_ns),
+                    s.schedule_within_1ms.unwrap_or(0.0) * 100.0,
+                ));
             }
         }
         Ok(out.into_bytes())
