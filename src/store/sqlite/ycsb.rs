@@ -18,7 +18,7 @@ use rusqlite::{CachedStatement, Connection};
 use super::v2018::Connector;
 use crate::store::backend::{no_ycsb, BackendError};
 use crate::store::postgres::ycsb::{
-    fill_from_columns, invert, text, value_fields, JdbcSql, KEY_COLUMN,
+    changed, fill_from_columns, invert, text, value_fields, JdbcSql, KEY_COLUMN,
 };
 use crate::store::shared::chain;
 use crate::store::ycsb::{
@@ -149,14 +149,6 @@ fn bind_values(
     Ok(())
 }
 
-/// Not found when no row changed, as the PostgreSQL bindings answer.
-fn changed(key: &str, rows: usize) -> YcsbResult<()> {
-    match rows {
-        0 => Err(YcsbError::NotFound(key.to_string())),
-        _ => Ok(()),
-    }
-}
-
 /// Column `c` of `row` as text (`None` when NULL).
 fn column<'r>(row: &'r rusqlite::Row<'_>, c: usize, name: &str) -> YcsbResult<Option<&'r str>> {
     row.get_ref(c)
@@ -212,7 +204,7 @@ impl YcsbStore for SqliteJdbcStore {
         let rows = statement
             .raw_execute()
             .map_err(|e| failed("ycsb update", &e))?;
-        changed(key, rows)
+        changed(key, rows as u64)
     }
 
     fn scan(
@@ -248,7 +240,7 @@ impl YcsbStore for SqliteJdbcStore {
         let rows = prepared(&self.conn, &self.texts.delete, "ycsb delete")?
             .execute([key])
             .map_err(|e| failed("ycsb delete", &e))?;
-        changed(key, rows)
+        changed(key, rows as u64)
     }
 
     fn count(&mut self) -> YcsbResult<u64> {
