@@ -7,7 +7,7 @@ use edgebench::store::backend::no_ycsb;
 use edgebench::store::ycsb::{
     java_string_hash, Binding, Record, Records, Setup, YcsbError, YcsbOpener, YcsbStore,
 };
-use edgebench::target::{parse_targets, Target};
+use edgebench::target::{parse_targets, Layout, Target};
 
 use super::common;
 
@@ -283,6 +283,18 @@ fn mongodb() {
     let opener = opener(&target, Binding::MongoDb);
     suite(opener.clone());
     missing_records_are_not_found(&opener);
+}
+
+#[test]
+fn beside_edgex4s_layout_too() {
+    let mongo = common::mongo::server_url();
+    for item in ["pg-uds", "sqlite", mongo.as_str()] {
+        let mut spec = parse_targets(&[item.to_string()]).unwrap_or_else(|e| panic!("{e}"));
+        spec[0].layout = Layout::EdgeX4;
+        let target = Target::start(&spec[0]).unwrap_or_else(|e| panic!("{item}: {e}"));
+        let binding = spec[0].kind.ycsb_bindings()[0];
+        suite(opener(&target, binding));
+    }
 }
 
 #[test]
