@@ -22,7 +22,6 @@
 //! first use, kept by the field set in the order given, as YCSB's `cachedStatements` are.
 //! The table is created with `IF NOT EXISTS`, so a second setup on one database (a reload)
 //! keeps its records; a table left by another binding fails setup with the server's message.
-
 //!
 //! The files: this one opens stores and holds what both share ([`PgTable`]: the delete,
 //! count and truncate; statements kept by field set); `sql` the JDBC table's SQL text and
