@@ -172,9 +172,8 @@ impl StepResults {
             stopped: result.stopped.clone(),
             ops,
             schedule_lag: (w.target > 0.0).then(|| Series::of(&m.lag)),
-            schedule_within_1ms: (w.target > 0.0 && !m.lag.is_empty()).then(|| {
-                m.lag.count_between(0, 1_000_000) as f64 / m.lag.len() as f64
-            }),
+            schedule_within_1ms: (w.target > 0.0 && !m.lag.is_empty())
+                .then(|| m.lag.count_between(0, 1_000_000) as f64 / m.lag.len() as f64),
             export: export::render(&export::rows(result, w), super::config::Exporter::Text),
         }
     }

@@ -50,3 +50,4 @@ mod store_size;
 mod workload;
 mod ycsb_cli;
 mod ycsb_redis;
+mod ycsb_stores;

@@ -145,7 +145,9 @@ fn a_throttled_run_keeps_ycsbs_schedule_and_reports_intended_latency() {
     let doc = json(&out);
     let lag = &doc["targets"][0]["steps"][1]["schedule_lag"];
     assert_eq!(lag["count"], 400, "{lag}");
-    let share = doc["targets"][0]["steps"][1]["schedule_within_1ms"].as_f64().unwrap();
+    let share = doc["targets"][0]["steps"][1]["schedule_within_1ms"]
+        .as_f64()
+        .unwrap();
     assert!((0.0..=1.0).contains(&share), "{share}");
     let pct = std::fs::read_to_string(out.join("percentiles.md")).unwrap();
     assert!(

@@ -10,6 +10,7 @@ use crate::store::backend::{
     no_wait, Backend, BackendError, Database, InLayout, Kind, ParseError, Started,
 };
 use crate::store::layout::Layout;
+use crate::store::ycsb::{Binding, Setup, YcsbOpener};
 use crate::store::StoreResult;
 
 /// MongoDB's `--target` item: `mongodb://HOST:PORT[,HOST:PORT…][/…]`.
@@ -90,6 +91,10 @@ impl Kind for MongoKind {
         ]
     }
 
+    fn ycsb_bindings(&self) -> &'static [Binding] {
+        &[Binding::MongoDb]
+    }
+
     fn start(&self, layout: Layout, wait: u32) -> Result<Box<dyn Started>, BackendError> {
         no_wait(wait)?;
         let (v2018, fidelity) = match layout {
@@ -131,6 +136,9 @@ impl Database for MongoDatabase {
     fn describe(&self) -> String {
         format!("mongodb {}", MongoDatabase::describe(self))
     }
+    fn ycsb(&self, setup: &Setup) -> Result<YcsbOpener, BackendError> {
+        super::ycsb::opener(self.client(), self.name(), setup)
+    }
 }
 
 impl Database for Mongo4Database {
@@ -140,6 +148,9 @@ impl Database for Mongo4Database {
     }
     fn describe(&self) -> String {
         Mongo4Database::describe(self)
+    }
+    fn ycsb(&self, setup: &Setup) -> Result<YcsbOpener, BackendError> {
+        super::ycsb::opener(self.client(), self.name(), setup)
     }
 }
 

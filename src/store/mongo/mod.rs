@@ -26,7 +26,8 @@
 //! This file holds the layouts, the store's fields and the ids, limits and errors every
 //! part uses; `database` is [`MongoDatabase`] (and the private database it shares with
 //! [`crate::store::mongo::edgex4`]), `documents` the BSON documents, `store` the queries, and
-//! `tests` the unit tests.
+//! `tests` the unit tests; `ycsb` is YCSB's `mongodb` binding, a collection of the same
+//! private database.
 
 pub mod backend;
 mod base;
@@ -36,6 +37,7 @@ pub mod edgex4;
 mod store;
 #[cfg(test)]
 mod tests;
+mod ycsb;
 
 pub use base::{Fidelity, MongoLayout, MongoStore};
 pub use database::MongoDatabase;

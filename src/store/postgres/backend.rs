@@ -11,6 +11,7 @@ use crate::store::backend::{
     no_wait, Backend, BackendError, Database, InLayout, Kind, ParseError, Started,
 };
 use crate::store::layout::Layout;
+use crate::store::ycsb::{Binding, Setup, YcsbOpener};
 use crate::store::{StoreError, StoreResult};
 
 /// Which PostgreSQL server a target uses.
@@ -144,6 +145,10 @@ impl Kind for PgAt {
         &[Layout::Y2018, Layout::EdgeX4]
     }
 
+    fn ycsb_bindings(&self) -> &'static [Binding] {
+        &[Binding::Jdbc, Binding::PostgreNoSql]
+    }
+
     fn start(&self, layout: Layout, wait: u32) -> Result<Box<dyn Started>, BackendError> {
         no_wait(wait)?;
         Ok(Box::new(start(self, layout == Layout::EdgeX4)?))
@@ -171,6 +176,9 @@ impl Database for PgDatabase {
     fn describe(&self) -> String {
         PgDatabase::describe(self)
     }
+    fn ycsb(&self, setup: &Setup) -> Result<YcsbOpener, BackendError> {
+        super::ycsb::opener(self.config(), setup)
+    }
 }
 
 impl Database for Pg4Database {
@@ -180,5 +188,8 @@ impl Database for Pg4Database {
     }
     fn describe(&self) -> String {
         Pg4Database::describe(self)
+    }
+    fn ycsb(&self, setup: &Setup) -> Result<YcsbOpener, BackendError> {
+        super::ycsb::opener(self.config(), setup)
     }
 }

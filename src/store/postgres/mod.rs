@@ -30,7 +30,8 @@
 //! The files, by job: `schema` (the constants, the schema and the statements), `config` (URLs
 //! and the libpq variables), `tls` (`sslmode`, `sslrootcert` and [`PgConfig`], what
 //! everything connects with), `errors` (one-line error texts with their fix), `database`
-//! ([`PgDatabase`]), `store` ([`PgStore`]) and the unit tests, `tests`.
+//! ([`PgDatabase`]), `store` ([`PgStore`]), `ycsb` (YCSB's `jdbc` and `postgrenosql`
+//! bindings, in the same private database) and the unit tests, `tests`.
 
 pub use crate::redact::redact_password;
 
@@ -44,6 +45,7 @@ mod store;
 #[cfg(test)]
 mod tests;
 mod tls;
+pub(crate) mod ycsb;
 
 pub use crate::store::shared::chain;
 pub use config::{

@@ -11,6 +11,7 @@ use crate::store::backend::{
     no_wait, Backend, BackendError, Database, InLayout, Kind, ParseError, Started,
 };
 use crate::store::layout::Layout;
+use crate::store::ycsb::{Binding, Setup, YcsbOpener};
 use crate::store::StoreResult;
 
 /// Where a SQLite target keeps its database.
@@ -77,6 +78,10 @@ impl Kind for SqliteAt {
         0
     }
 
+    fn ycsb_bindings(&self) -> &'static [Binding] {
+        &[Binding::Jdbc]
+    }
+
     fn start(&self, layout: Layout, wait: u32) -> Result<Box<dyn Started>, BackendError> {
         no_wait(wait)?;
         Ok(Box::new(start(self, layout == Layout::EdgeX4)?))
@@ -111,6 +116,9 @@ impl Database for SqliteDatabase {
     fn describe(&self) -> String {
         format!("sqlite {}", SqliteDatabase::describe(self))
     }
+    fn ycsb(&self, setup: &Setup) -> Result<YcsbOpener, BackendError> {
+        super::ycsb::opener(self.connector(), setup)
+    }
 }
 
 impl Database for Sqlite4Database {
@@ -120,5 +128,8 @@ impl Database for Sqlite4Database {
     }
     fn describe(&self) -> String {
         format!("sqlite {}", Sqlite4Database::describe(self))
+    }
+    fn ycsb(&self, setup: &Setup) -> Result<YcsbOpener, BackendError> {
+        super::ycsb::opener(self.connector(), setup)
     }
 }

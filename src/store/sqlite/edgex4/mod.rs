@@ -72,6 +72,11 @@ impl Sqlite4Database {
     }
 
     /// Where the data lives, for the run header: the file's path, or `:memory:`.
+    /// What opens connections to this database (YCSB's openers).
+    pub(crate) fn connector(&self) -> super::v2018::Connector {
+        self.database.connector()
+    }
+
     pub fn describe(&self) -> String {
         self.database.describe()
     }

@@ -262,9 +262,32 @@ impl SqliteDatabase {
     /// A new connection to this database, set up as every store's is (busy timeout, a
     /// statement cache with room for every statement of a store).
     pub(crate) fn connect(&self) -> StoreResult<Connection> {
-        let conn = match &self.kind {
-            Kind::File(path) => open_file(path)?,
-            Kind::Memory { uri, .. } => open_memory(uri)?,
+        self.connector().connect()
+    }
+
+    /// What opens connections to this database without borrowing it (YCSB's openers). It
+    /// does not keep the database: once this value drops, its connections fail.
+    pub(crate) fn connector(&self) -> Connector {
+        match &self.kind {
+            Kind::File(path) => Connector::File(path.clone()),
+            Kind::Memory { uri, .. } => Connector::Memory(uri.clone()),
+        }
+    }
+}
+
+/// Where [`SqliteDatabase::connect`] opens its connections, as an owned value.
+#[derive(Debug, Clone)]
+pub(crate) enum Connector {
+    File(PathBuf),
+    Memory(String),
+}
+
+impl Connector {
+    /// A new connection, set up as every store's is.
+    pub(crate) fn connect(&self) -> StoreResult<Connection> {
+        let conn = match self {
+            Connector::File(path) => open_file(path)?,
+            Connector::Memory(uri) => open_memory(uri)?,
         };
         conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         Ok(conn)
