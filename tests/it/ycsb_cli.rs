@@ -327,7 +327,7 @@ fn a_target_that_dies_mid_run_keeps_what_was_measured_and_says_why() {
     require_redis_server();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r");
-    let mut child = edgebench()
+    let child = edgebench()
         .args([
             "ycsb",
             "load",

@@ -17,10 +17,10 @@ use rusqlite::{CachedStatement, Connection};
 
 use super::v2018::Connector;
 use crate::store::backend::{no_ycsb, BackendError};
-use crate::store::postgres::ycsb::{
+use crate::store::shared::chain;
+use crate::store::ycsb::jdbc::{
     changed, fill_from_columns, invert, text, value_fields, JdbcSql, KEY_COLUMN,
 };
-use crate::store::shared::chain;
 use crate::store::ycsb::{
     Binding, Record, Records, Setup, YcsbError, YcsbOpener, YcsbResult, YcsbStore,
 };

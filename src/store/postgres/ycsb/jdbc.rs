@@ -7,8 +7,9 @@ use std::sync::Arc;
 use postgres::types::ToSql;
 use postgres::{Client, Statement};
 
-use super::sql::{fill_from_columns, invert, text, value_fields, JdbcSql};
-use super::{changed, failed, limit, ByFields, PgTable};
+use super::{failed, limit, ByFields, PgTable};
+use crate::store::ycsb::jdbc::changed;
+use crate::store::ycsb::jdbc::{fill_from_columns, invert, text, value_fields, JdbcSql};
 use crate::store::ycsb::{Record, Records, YcsbError, YcsbResult, YcsbStore};
 
 /// YCSB's JDBC binding over one PostgreSQL connection.

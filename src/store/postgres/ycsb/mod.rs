@@ -29,7 +29,6 @@
 
 mod jdbc;
 mod nosql;
-mod sql;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -39,10 +38,10 @@ use postgres::{Client, Statement};
 use super::errors::{connect_error, query_error};
 use super::tls::PgConfig;
 use crate::store::backend::{no_ycsb, BackendError};
+use crate::store::ycsb::jdbc::{self as sql, changed, JdbcSql};
 use crate::store::ycsb::{Binding, Setup, YcsbError, YcsbOpener, YcsbResult, YcsbStore};
 use jdbc::PgJdbcStore;
 use nosql::{NoSqlSql, PgNoSqlStore};
-pub(crate) use sql::{changed, fill_from_columns, invert, text, value_fields, JdbcSql, KEY_COLUMN};
 
 /// Opens YCSB stores of `setup.binding` on the database `config` connects to, having created
 /// the binding's table there.

@@ -8,9 +8,10 @@ use postgres::types::Json;
 use postgres::{Client, Row, Statement};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
-use super::sql::{columns, field_index, identifier, text, KEY_COLUMN, VALUE_COLUMN};
-use super::{changed, failed, limit, ByFields, PgTable};
+use super::{failed, limit, ByFields, PgTable};
 use crate::store::backend::BackendError;
+use crate::store::ycsb::jdbc::changed;
+use crate::store::ycsb::jdbc::{columns, field_index, identifier, text, KEY_COLUMN, VALUE_COLUMN};
 use crate::store::ycsb::{Record, Records, Setup, YcsbError, YcsbResult, YcsbStore};
 
 /// YCSB's PostgreNoSQL table and its fixed statements.

@@ -144,7 +144,7 @@ impl JdbcSql {
 
 /// `name` when it is a plain SQL identifier (letters, digits, `_`, not first a digit), which
 /// every statement can name unquoted.
-pub(super) fn identifier<'a>(what: &str, name: &'a str) -> Result<&'a str, BackendError> {
+pub(crate) fn identifier<'a>(what: &str, name: &'a str) -> Result<&'a str, BackendError> {
     let mut chars = name.chars();
     let plain = chars
         .next()
@@ -161,7 +161,7 @@ pub(super) fn identifier<'a>(what: &str, name: &'a str) -> Result<&'a str, Backe
 }
 
 /// The fields' columns (uppercased names), checked as identifiers and distinct.
-pub(super) fn columns(fields: &[String]) -> Result<Vec<String>, BackendError> {
+pub(crate) fn columns(fields: &[String]) -> Result<Vec<String>, BackendError> {
     let mut columns: Vec<String> = Vec::with_capacity(fields.len());
     for field in fields {
         let column = identifier("field", field)?.to_ascii_uppercase();

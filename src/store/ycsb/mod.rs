@@ -18,6 +18,8 @@
 
 use std::sync::Arc;
 
+pub(crate) mod jdbc;
+
 /// YCSB's binding names, as `-db` takes them; each backend says which it has
 /// ([`super::backend::Kind::ycsb_bindings`], its own binding first).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
