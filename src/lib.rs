@@ -68,5 +68,6 @@ pub mod store;
 pub mod target;
 pub mod transport;
 pub mod v2018;
+pub mod ycsb;
 
 pub use edgebench_engine::{engine, keyslot, resp, server};
