@@ -648,3 +648,16 @@ fn next_keynum_chooses_acknowledged_records_only() {
     let mut lengths = FieldLength::Uniform(UniformLong::new(1, 100));
     assert!((0..1000).all(|_| (1..=100).contains(&lengths.next(&mut rng))));
 }
+
+#[test]
+fn per_thread_generators_are_send_and_counters_are_shared() {
+    fn send<T: Send>() {}
+    fn shared<T: Send + Sync>() {}
+    send::<KeyChooser>();
+    send::<FieldLength>();
+    send::<Discrete<u8>>();
+    send::<Zipfian>();
+    shared::<Counter>();
+    shared::<AcknowledgedCounter>();
+    shared::<Sequential>();
+}
