@@ -73,7 +73,6 @@ pub struct ClientWorkload {
     scan_length: ScanChooser,
     ops: Discrete<Choice>,
     inserts: Arc<AcknowledgedCounter>,
-    exponential: bool,
     names: Vec<String>,
     /// Buffers reused by every call.
     key: String,
@@ -157,7 +156,6 @@ impl ClientWorkload {
             scan_length,
             ops,
             inserts: Arc::clone(&shared.inserts),
-            exponential: w.requestdistribution == Distribution::Exponential,
             values: Vec::with_capacity(names.len()),
             names,
             key: String::new(),
@@ -170,21 +168,7 @@ impl ClientWorkload {
 
     /// `nextKeynum`: a key number no higher than the last acknowledged insert.
     fn next_keynum(&mut self) -> u64 {
-        let last = self.inserts.last_value();
-        if self.exponential {
-            loop {
-                let back = self.keys.next(&mut self.rng);
-                if back <= last {
-                    return last - back;
-                }
-            }
-        }
-        loop {
-            let k = self.keys.next(&mut self.rng);
-            if k <= last {
-                return k;
-            }
-        }
+        self.keys.next_keynum(&mut self.rng, &self.inserts)
     }
 
     fn set_key(&mut self, keynum: u64) {
