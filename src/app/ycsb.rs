@@ -308,54 +308,42 @@ fn run(
     let mut failed = 0usize;
     let mut unloaded = 0usize;
     let mut exportfile = String::new();
-    let mut i = 0;
-    while i < columns.len() {
+    // Each column its own start of its target: a fresh private database, server or engine,
+    // so two bindings of one target never share a table.
+    for (j, column) in columns.iter().enumerate() {
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        // Columns of one target are next to each other: start it once for them.
-        let spec = &columns[i].spec;
-        let same: Vec<usize> = (i..columns.len())
-            .take_while(|&j| columns[j].spec.name == spec.name)
-            .collect();
-        i += same.len();
-        let target = match Target::start(spec) {
+        let target = match Target::start(&column.spec) {
             Ok(t) => t,
             Err(e) => {
                 writeln!(status, "edgebench: {e}").ok();
-                for &j in &same {
-                    results.targets[j].error = Some(e.to_string());
-                }
-                failed += same.len();
+                results.targets[j].error = Some(e.to_string());
+                failed += 1;
                 save(&results)?;
                 continue;
             }
         };
-        for &j in &same {
-            results.targets[j].describe = target.endpoint();
-            let ran = run_column(
-                &target,
-                &columns[j],
-                plan,
-                &options,
-                stop,
-                status,
-                (&mut results, j),
-                dir,
-                &mut exportfile,
-                &save,
-            );
-            match ran {
-                ColumnEnd::Done => {}
-                ColumnEnd::Failed(why, no_records) => {
-                    writeln!(status, "edgebench: {}: {why}", columns[j].name).ok();
-                    results.targets[j].error = Some(why);
-                    failed += 1;
-                    unloaded += usize::from(no_records);
-                }
-            }
-            save(&results)?;
+        results.targets[j].describe = target.endpoint();
+        let ran = run_column(
+            &target,
+            column,
+            plan,
+            &options,
+            stop,
+            status,
+            (&mut results, j),
+            dir,
+            &mut exportfile,
+            &save,
+        );
+        if let ColumnEnd::Failed(why, no_records) = ran {
+            writeln!(status, "edgebench: {}: {why}", column.name).ok();
+            results.targets[j].error = Some(why);
+            failed += 1;
+            unloaded += usize::from(no_records);
         }
+        save(&results)?;
     }
     save(&results)?;
     let table = results::table(&results);

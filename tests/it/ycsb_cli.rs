@@ -399,3 +399,37 @@ fn sigkill(pid: i32) {
         .unwrap();
     assert!(status.success());
 }
+
+#[test]
+fn postgresql_as_both_of_ycsbs_bindings_and_sqlite_scan_workload_e() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r");
+    let (code, stdout, stderr) = run(&[
+        "load",
+        "run",
+        "-P",
+        "workloads/workloade",
+        "-p",
+        "recordcount=100",
+        "-p",
+        "operationcount=100",
+        "-p",
+        "maxscanlength=10",
+        "-db",
+        "jdbc,postgrenosql",
+        "--target",
+        "pg-uds,sqlite",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    for column in ["PostgreSQL_UDS", "PostgreSQL_UDS_NoSQL", "SQLite_Embedded"] {
+        let text = std::fs::read_to_string(out.join(column).join("run-workloade.txt")).unwrap();
+        let (scans, inserts) = (
+            count(&text, "SCAN", "Return=OK"),
+            count(&text, "INSERT", "Return=OK"),
+        );
+        assert_eq!(scans + inserts, 100, "{column}: {text}");
+        assert!(stdout.contains(&format!("# {column} (")), "{stdout}");
+    }
+}
