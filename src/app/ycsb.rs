@@ -489,7 +489,14 @@ fn run_column(
         exportfile.push_str(&text);
         let file = dir
             .join(&column.name)
-            .join(format!("{}.txt", step.name.replace(' ', "-")));
+            .join(format!(
+                "{}.{}",
+                step.name.replace(' ', "-"),
+                match w.exporter {
+                    config::Exporter::Text => "txt",
+                    _ => "json",
+                }
+            ));
         let written = std::fs::create_dir_all(dir.join(&column.name))
             .and_then(|()| write_whole_file(&file, text.as_bytes()));
         if let Err(e) = written {
