@@ -84,6 +84,23 @@ pub struct StepResults {
     pub schedule_lag: Option<Series>,
     /// YCSB's export of this step (its text exporter's lines).
     pub export: String,
+    /// Each load host's own figures, in a merge of several hosts (`report merge`); empty in
+    /// one host's run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_host: Vec<HostStep>,
+}
+
+/// One load host's own figures of a step, kept beside the hosts' total in a merge.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct HostStep {
+    /// The host (its results directory's name, as `report merge` labels it).
+    pub host: String,
+    /// Its operations.
+    pub operations: u64,
+    /// Its `RunTime(ms)`.
+    pub runtime_ms: u64,
+    /// Its `Throughput(ops/sec)`.
+    pub throughput: f64,
 }
 
 /// One operation of a step.
@@ -169,6 +186,7 @@ impl StepResults {
             ops,
             schedule_lag: (w.target > 0.0).then(|| Series::of(&m.lag)),
             export: export::render(&export::rows(result, w), super::config::Exporter::Text),
+            per_host: Vec::new(),
         }
     }
 
@@ -222,6 +240,12 @@ pub fn group(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+/// Every file of a results directory ([`Table`], [`Percentiles`], [`Json`]), in the order
+/// they are written; `results.md` first.
+pub fn exporters() -> [&'static dyn Exporter<YcsbResults>; 3] {
+    [&Table, &Percentiles, &Json]
 }
 
 /// `results.md`: steps × targets.
