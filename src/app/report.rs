@@ -55,7 +55,7 @@ fn benchtomd(file: Option<&Path>) -> anyhow::Result<()> {
 
 /// The workloads `report compare` compares with a table of their own; any other input is a
 /// core-data run or a Go text, compared as benchstat does.
-const COMPARED: &[&dyn Compared] = &[];
+const COMPARED: &[&dyn Compared] = &[&crate::ycsb::slice::Ycsb];
 
 /// Compares the two runs and prints the table. An input that cannot be read or compared is a
 /// usage error: the message names the path and what to give instead.

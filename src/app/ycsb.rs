@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::shared::{Ending, Error, Interrupts};
-use crate::report::{write_all, write_whole_file, Exporter};
+use crate::report::write_whole_file;
 use crate::store::ycsb::{Binding, Setup, YcsbOpener};
 use crate::target::{default_targets, parse_targets, Target, TargetSpec};
 use crate::ycsb::args::{self, Step, YcsbArgs};
@@ -263,10 +263,6 @@ fn available_memory() -> Option<u64> {
     Some(kib * 1024)
 }
 
-fn exporters() -> [&'static dyn Exporter<YcsbResults>; 3] {
-    [&results::Table, &results::Percentiles, &results::Json]
-}
-
 fn run(
     a: &YcsbArgs,
     plan: &[Planned],
@@ -296,7 +292,7 @@ fn run(
             .collect(),
     };
     let save = |results: &YcsbResults| -> Result<(), Error> {
-        write_all(dir, results, &exporters()).map_err(|e| Error::Failed(e.into()))?;
+        crate::ycsb::slice::write(dir, results).map_err(|e| Error::Failed(e.into()))?;
         Ok(())
     };
     save(&results)?;
