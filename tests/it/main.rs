@@ -48,3 +48,4 @@ mod secure;
 mod service_cli;
 mod store_size;
 mod workload;
+mod ycsb_reports;
