@@ -726,14 +726,14 @@ Examples:
 /// `edgebench report ...`
 #[derive(Debug, Subcommand)]
 pub enum ReportCommand {
-    /// Merge the results of several load hosts of one run (kv, coredata or fleet; the same
-    /// --run-id) into one results directory: counts and throughputs add, percentiles come
+    /// Merge the results of several load hosts of one run (kv, coredata, fleet or ycsb; the
+    /// same --run-id) into one results directory: counts and throughputs add, percentiles come
     /// from the hosts' HDR histograms added together, and each host's figures are kept beside
     /// the total.
     #[command(after_help = MERGE_EXAMPLES)]
     Merge {
-        /// Results directories of edgebench kv, coredata or fleet, or kv's --json-out-file
-        /// files.
+        /// Results directories of edgebench kv, coredata, fleet or ycsb, or kv's
+        /// --json-out-file files.
         #[arg(value_name = "PATH", required = true, num_args = 2..)]
         paths: Vec<PathBuf>,
         /// Write the merged results into DIR [default: results/<timestamp>-merge].
@@ -747,7 +747,7 @@ pub enum ReportCommand {
     /// page comparing several.
     #[command(after_help = HTML_EXAMPLES)]
     Html {
-        /// Results directories: what coredata, kv or fleet wrote, or results/perf after
+        /// Results directories: what coredata, kv, fleet or ycsb wrote, or results/perf after
         /// `perf create_csv -all`.
         #[arg(value_name = "DIR", required = true)]
         dirs: Vec<PathBuf>,
@@ -767,11 +767,12 @@ pub enum ReportCommand {
         file: Option<PathBuf>,
     },
     /// Compare two runs as benchstat does: each benchmark's old and new median, the change,
-    /// and whether it is significant (two-sided Mann-Whitney U test over the repetitions).
+    /// and whether it is significant (two-sided Mann-Whitney U test over the repetitions);
+    /// two ycsb runs: each step and target's ops/s and p99, old, new and new/old.
     #[command(after_help = COMPARE_EXAMPLES)]
     Compare {
         /// The old run: a results directory of edgebench coredata (its bench.txt is read) or
-        /// a Go benchmark text.
+        /// ycsb, or a Go benchmark text.
         #[arg(value_name = "OLD")]
         old: PathBuf,
         /// The new run, likewise.

@@ -40,6 +40,8 @@ pub const WORKLOADS: &[&dyn Workload] = &[
     &crate::kv::Kv,
     &crate::fleet::Fleet,
     &crate::perf::Perf,
+    // After core-data: a YCSB directory holds a results.json too (of `"kind": "ycsb"`).
+    &crate::ycsb::slice::Ycsb,
 ];
 
 /// Runs the parsed command line.

@@ -1,5 +1,6 @@
 //! `edgebench report benchtomd [FILE|-]`: Go benchmark text in, benchtomd's markdown table
-//! out. `edgebench report compare OLD NEW`: two runs in, benchstat's comparison out.
+//! out. `edgebench report compare OLD NEW`: two runs in, benchstat's comparison out (or, for
+//! YCSB's runs, their own table of old against new).
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -8,7 +9,7 @@ use anyhow::Context as _;
 
 use super::shared::{Ending, Error};
 use crate::cli::ReportCommand;
-use crate::report::compare::Comparison;
+use crate::report::compare::Compared;
 use crate::report::{self, Format};
 
 /// Runs a `report` subcommand.
@@ -52,12 +53,16 @@ fn benchtomd(file: Option<&Path>) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The workloads `report compare` compares with a table of their own; any other input is a
+/// core-data run or a Go text, compared as benchstat does.
+const COMPARED: &[&dyn Compared] = &[&crate::ycsb::slice::Ycsb];
+
 /// Compares the two runs and prints the table. An input that cannot be read or compared is a
 /// usage error: the message names the path and what to give instead.
 fn compare(old: &Path, new: &Path) -> Result<(), Error> {
-    let comparison = Comparison::read(old, new).map_err(Error::usage)?;
+    let table = report::compare::markdown(COMPARED, old, new).map_err(Error::usage)?;
     std::io::stdout()
-        .write_all(comparison.markdown().as_bytes())
+        .write_all(table.as_bytes())
         .context("cannot write to stdout")?;
     Ok(())
 }

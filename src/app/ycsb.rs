@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::shared::{Ending, Error, Interrupts};
-use crate::report::{write_all, write_whole_file, Exporter};
+use crate::report::write_whole_file;
 use crate::store::ycsb::{Binding, Setup, YcsbOpener};
 use crate::target::{default_targets, parse_targets, Target, TargetSpec};
 use crate::ycsb::args::{self, Step, YcsbArgs};
@@ -263,10 +263,6 @@ fn available_memory() -> Option<u64> {
     Some(kib * 1024)
 }
 
-fn exporters() -> [&'static dyn Exporter<YcsbResults>; 3] {
-    [&results::Table, &results::Percentiles, &results::Json]
-}
-
 fn run(
     a: &YcsbArgs,
     plan: &[Planned],
@@ -296,7 +292,7 @@ fn run(
             .collect(),
     };
     let save = |results: &YcsbResults| -> Result<(), Error> {
-        write_all(dir, results, &exporters()).map_err(|e| Error::Failed(e.into()))?;
+        crate::ycsb::slice::write(dir, results).map_err(|e| Error::Failed(e.into()))?;
         Ok(())
     };
     save(&results)?;
@@ -487,16 +483,14 @@ fn run_column(
         print!("{header}{text}");
         exportfile.push_str(&header);
         exportfile.push_str(&text);
-        let file = dir
-            .join(&column.name)
-            .join(format!(
-                "{}.{}",
-                step.name.replace(' ', "-"),
-                match w.exporter {
-                    config::Exporter::Text => "txt",
-                    _ => "json",
-                }
-            ));
+        let file = dir.join(&column.name).join(format!(
+            "{}.{}",
+            step.name.replace(' ', "-"),
+            match w.exporter {
+                config::Exporter::Text => "txt",
+                _ => "json",
+            }
+        ));
         let written = std::fs::create_dir_all(dir.join(&column.name))
             .and_then(|()| write_whole_file(&file, text.as_bytes()));
         if let Err(e) = written {

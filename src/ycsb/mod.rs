@@ -7,7 +7,9 @@
 //! - [`generator`]: YCSB's generators and key names; [`workload`]: `CoreWorkload` for one
 //!   client thread; [`run`]: the client threads, throttling and status lines;
 //! - [`measure`]: what a run measures; [`export`]: YCSB's export; [`results`]: edgebench's
-//!   own files.
+//!   own files;
+//! - [`slice`]: YCSB as the reports see it (`report html`, `report merge`, `report
+//!   compare`); [`html`]: its page; [`merge`]: several load hosts as one run.
 //!
 //! The stores answer YCSB's `DB` calls through [`crate::store::ycsb::YcsbStore`], each
 //! backend in its own folder.
@@ -16,9 +18,12 @@ pub mod args;
 pub mod config;
 pub mod export;
 pub mod generator;
+pub mod html;
 pub mod measure;
+pub mod merge;
 pub mod properties;
 pub mod results;
 pub mod run;
+pub mod slice;
 pub mod workload;
 pub mod workloads;

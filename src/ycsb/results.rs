@@ -88,6 +88,23 @@ pub struct StepResults {
     pub schedule_within_1ms: Option<f64>,
     /// YCSB's export of this step (its text exporter's lines).
     pub export: String,
+    /// Each load host's own figures, in a merge of several hosts (`report merge`); empty in
+    /// one host's run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_host: Vec<HostStep>,
+}
+
+/// One load host's own figures of a step, kept beside the hosts' total in a merge.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct HostStep {
+    /// The host (its results directory's name, as `report merge` labels it).
+    pub host: String,
+    /// Its operations.
+    pub operations: u64,
+    /// Its `RunTime(ms)`.
+    pub runtime_ms: u64,
+    /// Its `Throughput(ops/sec)`.
+    pub throughput: f64,
 }
 
 /// One operation of a step.
@@ -175,6 +192,7 @@ impl StepResults {
             schedule_within_1ms: (w.target > 0.0 && !m.lag.is_empty())
                 .then(|| m.lag.count_between(0, 1_000_000) as f64 / m.lag.len() as f64),
             export: export::render(&export::rows(result, w), super::config::Exporter::Text),
+            per_host: Vec::new(),
         }
     }
 
@@ -228,6 +246,12 @@ pub fn group(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+/// Every file of a results directory ([`Table`], [`Percentiles`], [`Json`]), in the order
+/// they are written; `results.md` first.
+pub fn exporters() -> [&'static dyn Exporter<YcsbResults>; 3] {
+    [&Table, &Percentiles, &Json]
 }
 
 /// `results.md`: steps × targets.

@@ -50,4 +50,5 @@ mod store_size;
 mod workload;
 mod ycsb_cli;
 mod ycsb_redis;
+mod ycsb_reports;
 mod ycsb_stores;

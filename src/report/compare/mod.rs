@@ -28,6 +28,10 @@
 //!
 //! [`Comparison`] is plain data, public so that other renderers (the HTML report) can show
 //! it; [`Comparison::markdown`] is the benchstat-like table.
+//!
+//! Other workloads' runs have no repetitions to test, so benchstat's verdict does not apply
+//! to them: a workload that `report compare` knows implements [`Compared`] (its own table of
+//! old against new), and [`markdown`] hands it two directories that are both its results.
 
 mod markdown;
 pub mod samples;
@@ -36,6 +40,43 @@ pub mod utest;
 use std::path::Path;
 
 pub use samples::Samples;
+
+use super::workload::Workload;
+
+/// A workload whose runs `report compare` compares with a table of its own (the binary lists
+/// them: `app::report`). Core-data runs and Go texts need none: they are benchstat's.
+pub trait Compared: Workload {
+    /// The markdown comparison of the runs in `old` and `new`, two directories this workload
+    /// [recognises](Workload::recognises).
+    fn compare(&self, old: &Path, new: &Path) -> Result<String, CompareError>;
+}
+
+/// `report compare OLD NEW`: the table of the one of `workloads` whose results both inputs
+/// are, or benchstat's comparison ([`Comparison`]) when neither is any of theirs; inputs of
+/// two workloads are refused.
+pub fn markdown(
+    workloads: &[&dyn Compared],
+    old: &Path,
+    new: &Path,
+) -> Result<String, CompareError> {
+    // The last that recognises a directory, as `report html` and `report merge` decide.
+    let of = |p: &Path| {
+        p.is_dir()
+            .then(|| workloads.iter().rposition(|w| w.recognises(p)))
+            .flatten()
+    };
+    let kind = |i: Option<usize>| i.map_or("coredata (or Go text)", |i| workloads[i].name());
+    match (of(old), of(new)) {
+        (None, None) => Ok(Comparison::read(old, new)?.markdown()),
+        (Some(i), Some(j)) if i == j => workloads[i].compare(old, new),
+        (i, j) => Err(CompareError::Mixed {
+            old: old.display().to_string(),
+            old_kind: kind(i),
+            new: new.display().to_string(),
+            new_kind: kind(j),
+        }),
+    }
+}
 
 /// benchstat's default α: a change is significant when p ≤ this.
 pub const ALPHA: f64 = 0.05;
@@ -83,6 +124,25 @@ pub enum CompareError {
         /// The new side's label.
         new: String,
     },
+    /// Runs of two workloads.
+    #[error(
+        "{old} holds {old_kind} results but {new} holds {new_kind} results: compare two runs \
+         of one workload"
+    )]
+    Mixed {
+        /// The old input as given.
+        old: String,
+        /// Its workload.
+        old_kind: &'static str,
+        /// The new input as given.
+        new: String,
+        /// Its workload.
+        new_kind: &'static str,
+    },
+    /// A workload's own reason (a file it cannot read, nothing in common), whose message
+    /// names the input and the fix.
+    #[error("{0}")]
+    Workload(String),
 }
 
 /// One side of one benchmark.

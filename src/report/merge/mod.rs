@@ -5,8 +5,8 @@
 //! host's operations, never an average of percentiles. Each host's own figures are kept
 //! beside the total.
 //!
-//! Inputs are results directories of `kv`, `coredata` or `fleet`, or kv's `--json-out-file`
-//! files.
+//! Inputs are results directories of `kv`, `coredata`, `fleet` or `ycsb`, or kv's
+//! `--json-out-file` files.
 //! Invariants: every input is of one workload; every input carries the same run id unless
 //! `--force`; a merge is never merged again (its hosts would count twice); files are read
 //! whole up to [`LARGEST_INPUT`].
