@@ -112,6 +112,19 @@ fn total_target(
     })
 }
 
+/// The share of every host's throttled operations that started within 1 ms of their
+/// intended start; `None` when no host was throttled.
+fn within_1ms(hosts: &[(&str, &Path, &StepResults)]) -> Option<f64> {
+    let (mut within, mut all) = (0.0, 0u64);
+    for (_, _, s) in hosts {
+        if let (Some(share), Some(lag)) = (s.schedule_within_1ms, &s.schedule_lag) {
+            within += share * lag.count as f64;
+            all += lag.count;
+        }
+    }
+    (all > 0).then(|| within / all as f64)
+}
+
 /// One step of every host added up (see the module doc).
 fn total_step(hosts: &[(&str, &Path, &StepResults)]) -> Result<StepResults, MergeError> {
     let first = hosts[0].2;
@@ -157,6 +170,8 @@ fn total_step(hosts: &[(&str, &Path, &StepResults)]) -> Result<StepResults, Merg
         } else {
             Some(sum(&first.step, "schedule lag", &lags)?)
         },
+        // Each host's share weighted by its operations: the share of all of them.
+        schedule_within_1ms: within_1ms(hosts),
         export: String::new(),
         per_host: hosts
             .iter()
