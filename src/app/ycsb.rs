@@ -59,6 +59,8 @@ pub fn main(
     let columns = columns(&a).map_err(Error::Usage)?;
     check_memory(&plan, &columns).map_err(Error::Usage)?;
     let stop = interrupts.watch()?;
+    // No B/op is reported; counting would cost every allocation of every thread (as kv).
+    crate::runner::alloc::set_counting(false);
     let dir = a
         .out
         .clone()

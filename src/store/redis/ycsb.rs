@@ -58,6 +58,17 @@ pub struct RedisYcsb {
     key: String,
     /// Keys a scan listed.
     scanned: Vec<Vec<u8>>,
+    /// The command being built, kept so its buffers are reused.
+    cmd: Cmd,
+}
+
+/// Runs `cmd` on `conn`, a server's error as the binding's.
+fn request(conn: &mut (dyn ConnectionLike + Send), cmd: &Cmd) -> YcsbResult<Value> {
+    match conn.req_command(cmd) {
+        Ok(Value::ServerError(e)) => Err(YcsbError::Backend(format!("{e:?}"))),
+        Ok(v) => Ok(v),
+        Err(e) => Err(YcsbError::Backend(e.to_string())),
+    }
 }
 
 impl RedisYcsb {
@@ -70,6 +81,16 @@ impl RedisYcsb {
             fields: setup.fields.clone(),
             key: String::new(),
             scanned: Vec::new(),
+            cmd: Cmd::new(),
+        }
+    }
+
+    /// Sets `self.key` to go-ycsb's key of `key` (YCSB's layout stores at the key itself).
+    fn prefix_key(&mut self, key: &str) {
+        if self.binding == Binding::GoYcsb {
+            self.key.clear();
+            self.key.push_str(&self.prefix);
+            self.key.push_str(key);
         }
     }
 
@@ -86,25 +107,19 @@ impl RedisYcsb {
     }
 
     fn run(&mut self, cmd: &Cmd) -> YcsbResult<Value> {
-        match self.conn.req_command(cmd) {
-            Ok(Value::ServerError(e)) => Err(YcsbError::Backend(format!("{e:?}"))),
-            Ok(v) => Ok(v),
-            Err(e) => Err(YcsbError::Backend(e.to_string())),
-        }
+        request(&mut *self.conn, cmd)
     }
 
     fn write(&mut self, key: &str, values: &[(String, Vec<u8>)]) -> YcsbResult<()> {
-        let verb = if self.binding == Binding::GoYcsb {
-            "HSET"
-        } else {
-            "HMSET"
-        };
-        let mut cmd = redis::cmd(verb);
-        cmd.arg(self.key(key));
+        let go = self.binding == Binding::GoYcsb;
+        self.prefix_key(key);
+        let stored = if go { self.key.as_str() } else { key };
+        self.cmd.clear();
+        self.cmd.arg(if go { "HSET" } else { "HMSET" }).arg(stored);
         for (name, value) in values {
-            cmd.arg(name.as_str()).arg(value.as_slice());
+            self.cmd.arg(name.as_str()).arg(value.as_slice());
         }
-        self.run(&cmd).map(drop)
+        request(&mut *self.conn, &self.cmd).map(drop)
     }
 
     /// Reads the hash at `stored` (a stored key) into `out`; `false` when it is missing.
@@ -124,9 +139,9 @@ impl RedisYcsb {
         }
         match fields {
             None => {
-                let mut cmd = redis::cmd("HGETALL");
-                cmd.arg(stored);
-                match self.run(&cmd)? {
+                self.cmd.clear();
+                self.cmd.arg("HGETALL").arg(stored);
+                match request(&mut *self.conn, &self.cmd)? {
                     Value::Array(items) => {
                         for pair in items.chunks_exact(2) {
                             out.push(bytes(&pair[0]), bytes(&pair[1]));
@@ -142,12 +157,12 @@ impl RedisYcsb {
                 Ok(!out.is_empty())
             }
             Some(names) => {
-                let mut cmd = redis::cmd("HMGET");
-                cmd.arg(stored);
+                self.cmd.clear();
+                self.cmd.arg("HMGET").arg(stored);
                 for name in names {
-                    cmd.arg(name.as_str());
+                    self.cmd.arg(name.as_str());
                 }
-                match self.run(&cmd)? {
+                match request(&mut *self.conn, &self.cmd)? {
                     Value::Array(items) => {
                         for (name, value) in names.iter().zip(&items) {
                             if !matches!(value, Value::Nil) {
@@ -180,18 +195,28 @@ impl YcsbStore for RedisYcsb {
     fn insert(&mut self, key: &str, values: &[(String, Vec<u8>)]) -> YcsbResult<()> {
         self.write(key, values)?;
         if self.binding == Binding::Redis {
-            let mut cmd = redis::cmd("ZADD");
-            cmd.arg(INDEX_KEY)
+            self.cmd.clear();
+            self.cmd
+                .arg("ZADD")
+                .arg(INDEX_KEY)
                 .arg(f64::from(java_string_hash(key)))
                 .arg(key);
-            self.run(&cmd)?;
+            request(&mut *self.conn, &self.cmd)?;
         }
         Ok(())
     }
 
     fn read(&mut self, key: &str, fields: Option<&[String]>, out: &mut Record) -> YcsbResult<()> {
-        let stored = self.key(key).as_bytes().to_vec();
-        match self.read_stored(&stored, fields, out)? {
+        self.prefix_key(key);
+        let found = if self.binding == Binding::GoYcsb {
+            let stored = std::mem::take(&mut self.key);
+            let found = self.read_stored(stored.as_bytes(), fields, out);
+            self.key = stored;
+            found
+        } else {
+            self.read_stored(key.as_bytes(), fields, out)
+        };
+        match found? {
             true => Ok(()),
             false => Err(YcsbError::NotFound(key.to_string())),
         }

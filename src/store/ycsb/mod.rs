@@ -111,50 +111,52 @@ pub enum YcsbError {
 pub type YcsbResult<T> = Result<T, YcsbError>;
 
 /// One record read back: field names and values, in the order the store gave them. Kept and
-/// refilled by the caller: [`Record::clear`] keeps every buffer.
+/// refilled by the caller: every field lives in one buffer, which [`Record::clear`] keeps, so
+/// a read at steady state copies its bytes once and allocates nothing.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Record {
-    names: Vec<Vec<u8>>,
-    values: Vec<Vec<u8>>,
-    len: usize,
+    /// Each field's name then value, back to back.
+    data: Vec<u8>,
+    /// Per field: where its name ends and where its value ends in `data` (each starts where
+    /// the one before ends).
+    ends: Vec<(u32, u32)>,
 }
 
 impl Record {
     /// Empties it, keeping its buffers.
     pub fn clear(&mut self) {
-        self.len = 0;
+        self.data.clear();
+        self.ends.clear();
     }
 
-    /// Appends one field, copying into a kept buffer when there is one.
+    /// Appends one field.
+    #[inline]
     pub fn push(&mut self, name: &[u8], value: &[u8]) {
-        if self.len == self.names.len() {
-            self.names.push(Vec::new());
-            self.values.push(Vec::new());
-        }
-        let (n, v) = (&mut self.names[self.len], &mut self.values[self.len]);
-        n.clear();
-        n.extend_from_slice(name);
-        v.clear();
-        v.extend_from_slice(value);
-        self.len += 1;
+        self.data.extend_from_slice(name);
+        let name_end = self.data.len() as u32;
+        self.data.extend_from_slice(value);
+        self.ends.push((name_end, self.data.len() as u32));
     }
 
     /// How many fields it holds.
     pub fn len(&self) -> usize {
-        self.len
+        self.ends.len()
     }
 
     /// Whether it holds no field.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.ends.is_empty()
     }
 
     /// Its fields, (name, value), in the order pushed.
     pub fn fields(&self) -> impl Iterator<Item = (&[u8], &[u8])> {
-        self.names[..self.len]
-            .iter()
-            .zip(&self.values[..self.len])
-            .map(|(n, v)| (n.as_slice(), v.as_slice()))
+        let mut start = 0usize;
+        self.ends.iter().map(move |&(name_end, value_end)| {
+            let (n, v) = (name_end as usize, value_end as usize);
+            let field = (&self.data[start..n], &self.data[n..v]);
+            start = v;
+            field
+        })
     }
 
     /// The value of field `name`, if it was read.

@@ -1,8 +1,6 @@
 //! Record keys as YCSB names them: `"user"` followed by the record number, hashed with
 //! 64-bit FNV-1a unless inserts are ordered (`Utils.fnvhash64`, `CoreWorkload.buildKeyName`).
 
-use std::fmt::Write;
-
 /// FNV-1a's 64-bit offset basis and prime (Fowler, Noll and Vo; the constants of
 /// `Utils.FNV_OFFSET_BASIS_64` and `Utils.FNV_PRIME_64`).
 const FNV_OFFSET_BASIS: u64 = 0xCBF2_9CE4_8422_2325;
@@ -47,8 +45,28 @@ pub fn build_key_into(keynum: u64, zeropadding: usize, ordered: bool, out: &mut 
     for _ in decimal_len(number)..zeropadding {
         out.push('0');
     }
-    // Writing an integer into a String cannot fail.
-    let _ = write!(out, "{number}");
+    push_decimal(number, out);
+}
+
+/// Appends Java's `Long.toString(n)` to `out`: the digits written backwards into a stack
+/// buffer, one `push_str`, no formatter (a key is built for every operation).
+fn push_decimal(n: i64, out: &mut String) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut left = n.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (left % 10) as u8;
+        left /= 10;
+        if left == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        out.push('-');
+    }
+    // Only ASCII digits were written.
+    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
 }
 
 /// How many characters Java's `Long.toString` gives `n`, the sign included.

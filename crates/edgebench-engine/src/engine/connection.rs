@@ -262,12 +262,16 @@ impl Reply {
                     .map(|(k, v)| (k.into_redis_value(resp), v.into_redis_value(resp)))
                     .collect(),
             ),
-            Reply::Map(pairs) => V::Array(
-                pairs
-                    .into_iter()
-                    .flat_map(|(k, v)| [k.into_redis_value(resp), v.into_redis_value(resp)])
-                    .collect(),
-            ),
+            Reply::Map(pairs) => {
+                // Sized once: `flat_map` cannot tell `collect` how many, so the list grew
+                // (and was copied) several times for a hash's fields.
+                let mut flat = Vec::with_capacity(pairs.len() * 2);
+                for (k, v) in pairs {
+                    flat.push(k.into_redis_value(resp));
+                    flat.push(v.into_redis_value(resp));
+                }
+                V::Array(flat)
+            }
             Reply::Set(items) if resp3 => V::Set(
                 items
                     .into_iter()

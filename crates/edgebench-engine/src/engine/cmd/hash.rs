@@ -431,13 +431,15 @@ fn hmget(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
 }
 
 fn hgetall(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
-    let pairs = ctx.ks.hgetall(args[1])?;
-    Ok(Reply::Map(
-        pairs
-            .into_iter()
-            .map(|(f, v)| (Reply::Bulk(f), Reply::Bulk(v)))
+    // The reply straight from the hash: one copy of each field and value, no list between.
+    let pairs = match ctx.ks.get_hash(args[1])? {
+        Some(h) => h
+            .iter()
+            .map(|(f, v)| (Reply::Bulk(f.to_vec()), Reply::Bulk(v.clone())))
             .collect(),
-    ))
+        None => Vec::new(),
+    };
+    Ok(Reply::Map(pairs))
 }
 
 fn hdel(ctx: &mut Ctx<'_, '_>, args: &[&[u8]]) -> Result<Reply, CmdError> {
