@@ -8,8 +8,11 @@
 #            -c 1 -P 1 doing HGETALL of one loaded record (the same request and reply)
 #   schedule workload C at -target 100000 on embedded-direct: the share of operations that
 #            started within 1 ms of their intended start
+#   instructions  the same comparison as cpu in user-space instructions per operation under
+#            callgrind (stable on a noisy machine; the kernel's socket path is left out): each
+#            client run at 10,000 and 30,000 operations, the difference over 20,000
 #
-# Usage: EDGEBENCH=target/release/edgebench REPEAT=5 scripts/ycsb-speed.sh [direct] [cpu] [schedule]
+# Usage: EDGEBENCH=target/release/edgebench REPEAT=5 scripts/ycsb-speed.sh [direct] [cpu] [schedule] [instructions]
 set -euo pipefail
 
 EDGEBENCH=${EDGEBENCH:-target/release/edgebench}
@@ -18,7 +21,7 @@ RECORDS=${RECORDS:-100000}
 OPS=${OPS:-5000000}
 CPU_OPS=${CPU_OPS:-300000}
 cases=("$@")
-[ ${#cases[@]} -eq 0 ] && cases=(direct cpu schedule)
+[ ${#cases[@]} -eq 0 ] && cases=(direct cpu schedule instructions)
 work=$(mktemp -d)
 trap 'kill $(cat "$work/redis.pid" 2>/dev/null) 2>/dev/null || true; rm -rf "$work"' EXIT
 
@@ -78,6 +81,26 @@ for case in "${cases[@]}"; do
     done
     echo "schedule: median share within 1 ms $(cut -d' ' -f1 < "$work/share" | median)"
     ;;
-  *) echo "unknown case $case: use direct, cpu, schedule" >&2; exit 2 ;;
+  instructions)
+    sock="$work/redis.sock"
+    redis-server --port 0 --unixsocket "$sock" --save '' --appendonly no --daemonize no \
+      >/dev/null 2>&1 & echo $! > "$work/redis.pid"
+    for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
+    "$EDGEBENCH" ycsb load -P etc/ycsb/workloadc -p recordcount="$RECORDS" \
+      --target "redis+unix://$sock" --out "$work/load" >/dev/null 2>&1
+    key=$(redis-cli -s "$sock" zrange _indices 0 0)
+    ir() { callgrind_annotate "$1" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}'; }
+    for n in 10000 30000; do
+      valgrind --tool=callgrind --callgrind-out-file="$work/eb-$n.cg" "$EDGEBENCH" ycsb run \
+        -P etc/ycsb/workloadc -p recordcount="$RECORDS" -p operationcount=$n -threads 1 \
+        --target "redis+unix://$sock" --out "$work/cg-$n" >/dev/null 2>&1
+      valgrind --tool=callgrind --callgrind-out-file="$work/rb-$n.cg" redis-benchmark -s "$sock" \
+        -c 1 -P 1 -n $n -q HGETALL "$key" >/dev/null 2>&1
+    done
+    e=$(( ($(ir "$work/eb-30000.cg") - $(ir "$work/eb-10000.cg")) / 20000 ))
+    r=$(( ($(ir "$work/rb-30000.cg") - $(ir "$work/rb-10000.cg")) / 20000 ))
+    echo "instructions: edgebench $e per op, redis-benchmark $r per op, ratio $(awk -v e="$e" -v r="$r" 'BEGIN {printf "%.2f", e/r}')x"
+    ;;
+  *) echo "unknown case $case: use direct, cpu, schedule, instructions" >&2; exit 2 ;;
   esac
 done

@@ -17,6 +17,7 @@ pub mod child;
 pub mod cluster;
 mod connect;
 mod endpoint;
+pub mod resp_client;
 pub mod url;
 mod wait;
 

@@ -18,6 +18,7 @@ use crate::store::ycsb::{
     java_string_hash, Binding, Record, Records, Setup, YcsbError, YcsbOpener, YcsbResult,
     YcsbStore, GO_YCSB_NO_SCAN,
 };
+use crate::transport::resp_client::RespClient;
 use crate::transport::Connector;
 
 /// The sorted set YCSB's Redis binding indexes every key in.
@@ -34,21 +35,49 @@ pub fn opener(connector: Box<Connector>, setup: &Setup) -> Result<YcsbOpener, Ba
     let setup = setup.clone();
     Ok(std::sync::Arc::new(move || {
         let conn = connector().map_err(YcsbError::Backend)?;
-        Ok(Box::new(RedisYcsb::new(conn, &setup)) as Box<dyn YcsbStore>)
+        Ok(Box::new(RedisYcsb::new(Conn::Rs(conn), &setup)) as Box<dyn YcsbStore>)
     }))
 }
 
-/// [`opener`] for a started target that speaks the protocol.
+/// [`opener`] for a started target that speaks the protocol: on the lean RESP client when it
+/// is one server on a plain socket with nothing to do after a write (no TLS, no AUTH, no
+/// `WAIT`), on redis-rs otherwise.
 pub fn opener_of(started: &dyn Started, setup: &Setup) -> Result<YcsbOpener, BackendError> {
-    match started.redis() {
-        Some(redis) => opener(redis.connector()?, setup),
-        None => Err(crate::store::backend::no_ycsb(setup.binding)),
+    let Some(redis) = started.redis() else {
+        return Err(crate::store::backend::no_ycsb(setup.binding));
+    };
+    let plain = started
+        .as_any()
+        .downcast_ref::<super::backend::RedisTarget>()
+        .filter(|t| t.wait() == 0 && *t.access() == crate::transport::Access::default());
+    match (plain, redis.reach()) {
+        (Some(_), crate::transport::RedisReach::Socket(endpoint, _)) if !redis.is_cluster() => {
+            if !BINDINGS.contains(&setup.binding) {
+                return Err(crate::store::backend::no_ycsb(setup.binding));
+            }
+            let setup = setup.clone();
+            Ok(std::sync::Arc::new(move || {
+                let c = RespClient::connect(&endpoint, std::time::Duration::from_secs(30))
+                    .map_err(|e| YcsbError::Backend(format!("{endpoint}: {e}")))?;
+                Ok(Box::new(RedisYcsb::new(Conn::Raw(c), &setup)) as Box<dyn YcsbStore>)
+            }))
+        }
+        _ => opener(redis.connector()?, setup),
     }
+}
+
+/// How a client reaches its server: redis-rs (any target), or the lean RESP client on a
+/// plain socket to one server ([`RespClient`]), which reads replies in place.
+pub enum Conn {
+    /// A redis-rs connection (TLS, AUTH, a cluster, WAIT, the engine in process).
+    Rs(Box<dyn ConnectionLike + Send>),
+    /// A plain TCP or Unix socket to one server.
+    Raw(RespClient),
 }
 
 /// One YCSB client connection in one of the Redis layouts.
 pub struct RedisYcsb {
-    conn: Box<dyn ConnectionLike + Send>,
+    conn: Conn,
     binding: Binding,
     /// go-ycsb's key prefix, `<table>/`.
     prefix: String,
@@ -63,17 +92,39 @@ pub struct RedisYcsb {
 }
 
 /// Runs `cmd` on `conn`, a server's error as the binding's.
-fn request(conn: &mut (dyn ConnectionLike + Send), cmd: &Cmd) -> YcsbResult<Value> {
-    match conn.req_command(cmd) {
-        Ok(Value::ServerError(e)) => Err(YcsbError::Backend(format!("{e:?}"))),
-        Ok(v) => Ok(v),
-        Err(e) => Err(YcsbError::Backend(e.to_string())),
+fn request(conn: &mut Conn, cmd: &Cmd) -> YcsbResult<Value> {
+    let value = match conn {
+        Conn::Rs(c) => c
+            .req_command(cmd)
+            .map_err(|e| YcsbError::Backend(e.to_string()))?,
+        Conn::Raw(c) => {
+            let reply = c
+                .call(cmd.args_iter().count(), args_of(cmd))
+                .map_err(io_error)?;
+            reply.value().map_err(io_error)?
+        }
+    };
+    match value {
+        Value::ServerError(e) => Err(YcsbError::Backend(format!("{e:?}"))),
+        v => Ok(v),
     }
+}
+
+/// A command's arguments as bytes (the binding builds no cursor arguments).
+fn args_of(cmd: &Cmd) -> impl Iterator<Item = &[u8]> {
+    cmd.args_iter().map(|a| match a {
+        redis::Arg::Simple(b) => b,
+        _ => &b""[..],
+    })
+}
+
+fn io_error(e: std::io::Error) -> YcsbError {
+    YcsbError::Backend(e.to_string())
 }
 
 impl RedisYcsb {
     /// A client on `conn`, laid out as `setup` says.
-    pub fn new(conn: Box<dyn ConnectionLike + Send>, setup: &Setup) -> RedisYcsb {
+    pub fn new(conn: Conn, setup: &Setup) -> RedisYcsb {
         RedisYcsb {
             conn,
             binding: setup.binding,
@@ -107,7 +158,7 @@ impl RedisYcsb {
     }
 
     fn run(&mut self, cmd: &Cmd) -> YcsbResult<Value> {
-        request(&mut *self.conn, cmd)
+        request(&mut self.conn, cmd)
     }
 
     fn write(&mut self, key: &str, values: &[(String, Vec<u8>)]) -> YcsbResult<()> {
@@ -119,7 +170,7 @@ impl RedisYcsb {
         for (name, value) in values {
             self.cmd.arg(name.as_str()).arg(value.as_slice());
         }
-        request(&mut *self.conn, &self.cmd).map(drop)
+        request(&mut self.conn, &self.cmd).map(drop)
     }
 
     /// Reads the hash at `stored` (a stored key) into `out`; `false` when it is missing.
@@ -137,11 +188,14 @@ impl RedisYcsb {
             self.fields = all;
             return found;
         }
+        if let Conn::Raw(c) = &mut self.conn {
+            return read_raw(c, stored, fields, out);
+        }
         match fields {
             None => {
                 self.cmd.clear();
                 self.cmd.arg("HGETALL").arg(stored);
-                match request(&mut *self.conn, &self.cmd)? {
+                match request(&mut self.conn, &self.cmd)? {
                     Value::Array(items) => {
                         for pair in items.chunks_exact(2) {
                             out.push(bytes(&pair[0]), bytes(&pair[1]));
@@ -162,7 +216,7 @@ impl RedisYcsb {
                 for name in names {
                     self.cmd.arg(name.as_str());
                 }
-                match request(&mut *self.conn, &self.cmd)? {
+                match request(&mut self.conn, &self.cmd)? {
                     Value::Array(items) => {
                         for (name, value) in names.iter().zip(&items) {
                             if !matches!(value, Value::Nil) {
@@ -174,6 +228,51 @@ impl RedisYcsb {
                 }
                 Ok(!out.is_empty())
             }
+        }
+    }
+}
+
+/// A read on the lean client: `HGETALL` or `HMGET`, the reply's bulks copied straight into
+/// `out`; `false` when the record is missing.
+fn read_raw(
+    c: &mut RespClient,
+    stored: &[u8],
+    fields: Option<&[String]>,
+    out: &mut Record,
+) -> YcsbResult<bool> {
+    let walked = match fields {
+        None => {
+            let reply = c
+                .call(2, [&b"HGETALL"[..], stored].into_iter())
+                .map_err(io_error)?;
+            let mut name: Option<&[u8]> = None;
+            let walked = reply.bulks(|b| match name.take() {
+                None => name = Some(b.unwrap_or_default()),
+                Some(n) => out.push(n, b.unwrap_or_default()),
+            });
+            (walked, reply)
+        }
+        Some(names) => {
+            let args = [&b"HMGET"[..], stored]
+                .into_iter()
+                .chain(names.iter().map(|n| n.as_bytes()));
+            let reply = c.call(2 + names.len(), args).map_err(io_error)?;
+            let mut at = 0;
+            let walked = reply.bulks(|b| {
+                if let (Some(v), Some(n)) = (b, names.get(at)) {
+                    out.push(n.as_bytes(), v);
+                }
+                at += 1;
+            });
+            (walked, reply)
+        }
+    };
+    match walked {
+        (true, _) => Ok(!out.is_empty()),
+        (false, reply) => {
+            Err(YcsbError::Backend(reply.error().unwrap_or_else(|| {
+                "the server answered a read with no array".to_string()
+            })))
         }
     }
 }
@@ -201,7 +300,7 @@ impl YcsbStore for RedisYcsb {
                 .arg(INDEX_KEY)
                 .arg(f64::from(java_string_hash(key)))
                 .arg(key);
-            request(&mut *self.conn, &self.cmd)?;
+            request(&mut self.conn, &self.cmd)?;
         }
         Ok(())
     }

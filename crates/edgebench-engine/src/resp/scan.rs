@@ -174,20 +174,60 @@ fn find_crlf(buf: &[u8], from: usize) -> Result<Option<usize>, BadReply> {
 }
 
 fn int(line: &[u8]) -> Result<i64, BadReply> {
-    std::str::from_utf8(line)
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| {
-            BadReply(format!(
-                "invalid length {:?}",
-                String::from_utf8_lossy(line)
-            ))
-        })
+    parse_i64(line).ok_or_else(|| {
+        BadReply(format!(
+            "invalid length {:?}",
+            String::from_utf8_lossy(line)
+        ))
+    })
+}
+
+/// A decimal `i64` (an optional `-` or `+`, then digits), as `str::parse` reads it, without
+/// the UTF-8 check and the generic parser: every length of every reply goes through here.
+pub fn parse_i64(line: &[u8]) -> Option<i64> {
+    let (negative, digits) = match line.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        Some((b'+', rest)) => (false, rest),
+        _ => (false, line),
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    let mut n: i64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        let d = i64::from(d - b'0');
+        n = if negative {
+            n.checked_mul(10)?.checked_sub(d)?
+        } else {
+            n.checked_mul(10)?.checked_add(d)?
+        };
+    }
+    Some(n)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lengths_parse_as_str_parse_does() {
+        for text in [
+            "0",
+            "7",
+            "-1",
+            "+5",
+            "9223372036854775807",
+            "-9223372036854775808",
+        ] {
+            assert_eq!(parse_i64(text.as_bytes()), text.parse().ok(), "{text}");
+        }
+        for bad in ["", "-", "1x", "9223372036854775808", " 1", "--1"] {
+            assert_eq!(parse_i64(bad.as_bytes()), None, "{bad}");
+        }
+    }
 
     fn scan(bytes: &[u8]) -> Option<Scanned> {
         scan_reply(bytes).unwrap_or_else(|e| panic!("{bytes:?}: {e}"))
