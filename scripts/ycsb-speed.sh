@@ -25,6 +25,20 @@ cases=("$@")
 work=$(mktemp -d)
 trap 'kill $(cat "$work/redis.pid" 2>/dev/null) 2>/dev/null || true; rm -rf "$work"' EXIT
 
+# A private redis-server on a Unix socket in $work (the previous one stopped), loaded with
+# RECORDS records; sets sock and key (a loaded record's key).
+loaded_redis() {
+  sock="$work/redis.sock"
+  kill "$(cat "$work/redis.pid" 2>/dev/null)" 2>/dev/null || true
+  rm -f "$sock"; sleep 0.2
+  redis-server --port 0 --unixsocket "$sock" --save '' --appendonly no --daemonize no \
+    >/dev/null 2>&1 & echo $! > "$work/redis.pid"
+  for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
+  "$EDGEBENCH" ycsb load -P etc/ycsb/workloadc -p recordcount="$RECORDS" \
+    --target "redis+unix://$sock" --out "$work/load" >/dev/null 2>&1
+  key=$(redis-cli -s "$sock" zrange _indices 0 0)
+}
+
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
 # ops/s of the run step of one column from a results directory.
@@ -48,13 +62,7 @@ for case in "${cases[@]}"; do
     done
     ;;
   cpu)
-    sock="$work/redis.sock"
-    redis-server --port 0 --unixsocket "$sock" --save '' --appendonly no --daemonize no \
-      >/dev/null 2>&1 & echo $! > "$work/redis.pid"
-    for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
-    "$EDGEBENCH" ycsb load -P etc/ycsb/workloadc -p recordcount="$RECORDS" \
-      --target "redis+unix://$sock" --out "$work/load" >/dev/null 2>&1
-    key=$(redis-cli -s "$sock" zrange _indices 0 0)
+    loaded_redis
     : > "$work/eb"; : > "$work/rb"
     for i in $(seq "$REPEAT"); do
       /usr/bin/time -f "%U %S" -o "$work/t" "$EDGEBENCH" ycsb run -P etc/ycsb/workloadc \
@@ -82,13 +90,7 @@ for case in "${cases[@]}"; do
     echo "schedule: median share within 1 ms $(cut -d' ' -f1 < "$work/share" | median)"
     ;;
   instructions)
-    sock="$work/redis.sock"
-    redis-server --port 0 --unixsocket "$sock" --save '' --appendonly no --daemonize no \
-      >/dev/null 2>&1 & echo $! > "$work/redis.pid"
-    for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
-    "$EDGEBENCH" ycsb load -P etc/ycsb/workloadc -p recordcount="$RECORDS" \
-      --target "redis+unix://$sock" --out "$work/load" >/dev/null 2>&1
-    key=$(redis-cli -s "$sock" zrange _indices 0 0)
+    loaded_redis
     ir() { callgrind_annotate "$1" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}'; }
     for n in 10000 30000; do
       valgrind --tool=callgrind --callgrind-out-file="$work/eb-$n.cg" "$EDGEBENCH" ycsb run \
