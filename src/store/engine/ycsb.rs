@@ -189,18 +189,10 @@ impl YcsbStore for EngineYcsb {
                 );
             }
         }
-        let mut result = Ok(());
-        for key in &keys {
-            let record = out.next(key);
-            match EngineYcsb::read_stored(&self.engine, key, fields, record) {
-                Ok(true) => {}
-                Ok(false) => out.pop(),
-                Err(e) => {
-                    result = Err(e);
-                    break;
-                }
-            }
-        }
+        let engine = &self.engine;
+        let result = out.read_each(&keys, |key, record| {
+            EngineYcsb::read_stored(engine, key, fields, record)
+        });
         self.scanned = keys;
         result
     }

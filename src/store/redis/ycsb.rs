@@ -349,20 +349,7 @@ impl YcsbStore for RedisYcsb {
             Value::Array(items) => keys.extend(items.iter().map(|k| bytes(k).to_vec())),
             other => return Err(unexpected("ZRANGEBYSCORE", &other)),
         }
-        let mut result = Ok(());
-        for key in &keys {
-            let record = out.next(key);
-            match self.read_stored(key, fields, record) {
-                Ok(true) => {}
-                // Deleted between the index and its read: skipped, as the binding's
-                // caller sees only what it read.
-                Ok(false) => out.pop(),
-                Err(e) => {
-                    result = Err(e);
-                    break;
-                }
-            }
-        }
+        let result = out.read_each(&keys, |key, record| self.read_stored(key, fields, record));
         self.scanned = keys;
         result
     }

@@ -205,6 +205,25 @@ impl Records {
         record
     }
 
+    /// Reads the record of each of `keys` in turn with `read` (which fills the record it is
+    /// given and says whether it found one), keeping those found: a key an index listed but
+    /// whose record was deleted before its read is skipped, as a scan's caller sees only
+    /// what it read. Stops at the first error.
+    pub fn read_each<K: AsRef<[u8]>>(
+        &mut self,
+        keys: &[K],
+        mut read: impl FnMut(&[u8], &mut Record) -> YcsbResult<bool>,
+    ) -> YcsbResult<()> {
+        for key in keys {
+            let key = key.as_ref();
+            let record = self.next(key);
+            if !read(key, record)? {
+                self.pop();
+            }
+        }
+        Ok(())
+    }
+
     /// Drops the last record appended (a key the scan listed that was deleted before its read).
     pub fn pop(&mut self) {
         self.len = self.len.saturating_sub(1);
