@@ -31,7 +31,8 @@ loaded_redis() {
   sock="$work/redis.sock"
   kill "$(cat "$work/redis.pid" 2>/dev/null)" 2>/dev/null || true
   rm -f "$sock"; sleep 0.2
-  redis-server --port 0 --unixsocket "$sock" --save '' --appendonly no --daemonize no \
+  # setpriv: the server dies with this script, however the script ends.
+  setpriv --pdeathsig KILL redis-server --port 0 --unixsocket "$sock" --save '' --appendonly no --daemonize no \
     >/dev/null 2>&1 & echo $! > "$work/redis.pid"
   for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
   "$EDGEBENCH" ycsb load -P etc/ycsb/workloadc -p recordcount="$RECORDS" \

@@ -3,6 +3,7 @@
 //! it. What the threads share is in [`Shared`] (the load's key sequence, the acknowledged
 //! insert counter `latest` reads, the `sequential` counter); everything else is the thread's.
 
+use std::ops::Range;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::Instant;
@@ -77,7 +78,6 @@ pub struct ClientWorkload {
     /// Buffers reused by every call.
     key: String,
     values: Vec<(String, Vec<u8>)>,
-    single: Vec<String>,
     record: Record,
     records: Records,
 }
@@ -159,7 +159,6 @@ impl ClientWorkload {
             values: Vec::with_capacity(names.len()),
             names,
             key: String::new(),
-            single: Vec::with_capacity(1),
             record: Record::default(),
             records: Records::default(),
             w,
@@ -212,16 +211,14 @@ impl ClientWorkload {
         self.values = values;
     }
 
-    /// The fields a read or scan asks for: one the chooser picks, every field by name, or
-    /// every field (`None`).
-    fn read_fields(&mut self) -> Option<usize> {
+    /// The fields a read or scan asks for, as a range of the field names: one the chooser
+    /// picks, every field by name, or every field without names (`None`).
+    fn read_fields(&mut self) -> Option<Range<usize>> {
         if !self.w.readallfields {
             let field = self.field.next(&mut self.rng) as usize;
-            self.single.clear();
-            self.single.push(self.names[field].clone());
-            Some(1)
+            Some(field..field + 1)
         } else if self.w.readallfieldsbyname {
-            Some(self.names.len())
+            Some(0..self.names.len())
         } else {
             None
         }
@@ -354,7 +351,7 @@ impl ClientWorkload {
                     intended,
                     |me, db| {
                         let mut records = std::mem::take(&mut me.records);
-                        let fields = fields.map(|n| me.fields_slice(n));
+                        let fields = fields.map(|r| &me.names[r]);
                         let result = db.scan(&me.key, len, fields, &mut records);
                         me.records = records;
                         result
@@ -394,27 +391,18 @@ impl ClientWorkload {
         }
     }
 
-    /// The names a read asks for: `n` is 1 (the chosen field in `single`) or every field.
-    fn fields_slice(&self, n: usize) -> &[String] {
-        if n == 1 && !self.single.is_empty() && !self.w.readallfieldsbyname {
-            &self.single
-        } else {
-            &self.names
-        }
-    }
-
     fn read(
         &mut self,
         db: &mut dyn YcsbStore,
         m: &mut Measurements,
         clock: &Clock,
         intended: Option<u64>,
-        fields: Option<usize>,
+        fields: Option<Range<usize>>,
     ) -> Status {
         let start = clock.now();
         let mut record = std::mem::take(&mut self.record);
         let result = {
-            let fields = fields.map(|n| self.fields_slice(n));
+            let fields = fields.map(|r| &self.names[r]);
             db.read(&self.key, fields, &mut record)
         };
         let end = clock.now();

@@ -147,10 +147,8 @@ impl RedisYcsb {
 
     /// The key a record lives at.
     fn key<'a>(&'a mut self, key: &'a str) -> &'a str {
+        self.prefix_key(key);
         if self.binding == Binding::GoYcsb {
-            self.key.clear();
-            self.key.push_str(&self.prefix);
-            self.key.push_str(key);
             &self.key
         } else {
             key
